@@ -1,0 +1,387 @@
+"""Compiled twin of :mod:`refsvm.kernels`: row arithmetic, kernels, a row store.
+
+Every function here computes exactly what its reference counterpart computes,
+in the same order of summation where it matters (the RBF squared distance is
+summed directly over coordinates, never expanded into norms).
+"""
+from libc.math cimport exp, pow
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
+
+import numpy as np
+cimport numpy as cnp
+import scipy.sparse as sp
+
+cnp.import_array()
+
+from refsvm.kernels import KERNEL_CODES, SparseRow
+
+
+# ---------------------------------------------------------------- row arithmetic
+cdef double dense_dot(const double* x, const double* z, Py_ssize_t n) noexcept nogil:
+    cdef double s = 0.0
+    cdef Py_ssize_t i
+    for i in range(n):
+        s += x[i] * z[i]
+    return s
+
+
+cdef double dense_sqnorm(const double* x, Py_ssize_t n) noexcept nogil:
+    return dense_dot(x, x, n)
+
+
+cdef double dense_sqdist(const double* x, const double* z, Py_ssize_t n) noexcept nogil:
+    cdef double s = 0.0, d
+    cdef Py_ssize_t i
+    for i in range(n):
+        d = x[i] - z[i]
+        s += d * d
+    return s
+
+
+cdef double csr_dot_dense(const int* idx, const double* val, Py_ssize_t nnz,
+                          const double* w) noexcept nogil:
+    cdef double s = 0.0
+    cdef Py_ssize_t p
+    for p in range(nnz):
+        s += val[p] * w[idx[p]]
+    return s
+
+
+cdef double csr_dot_csr(const int* xi, const double* xv, Py_ssize_t xn,
+                        const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    cdef double s = 0.0
+    cdef Py_ssize_t a = 0, b = 0
+    while a < xn and b < zn:
+        if xi[a] == zi[b]:
+            s += xv[a] * zv[b]
+            a += 1
+            b += 1
+        elif xi[a] < zi[b]:
+            a += 1
+        else:
+            b += 1
+    return s
+
+
+cdef double csr_sqdist(const int* xi, const double* xv, Py_ssize_t xn,
+                       const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    cdef double s = 0.0, d
+    cdef Py_ssize_t a = 0, b = 0
+    while a < xn or b < zn:
+        if b >= zn or (a < xn and xi[a] < zi[b]):
+            d = xv[a]
+            a += 1
+        elif a >= xn or zi[b] < xi[a]:
+            d = -zv[b]
+            b += 1
+        else:
+            d = xv[a] - zv[b]
+            a += 1
+            b += 1
+        s += d * d
+    return s
+
+
+cdef inline double _finish(const KernelSpec* k, double dot_or_dist) noexcept nogil:
+    if k.kind == 0:
+        return dot_or_dist
+    if k.kind == 1:
+        return exp(-k.gamma * dot_or_dist)
+    return pow(k.gamma * dot_or_dist + k.coef0, k.degree)
+
+
+cdef double kernel_dense(const KernelSpec* k, const double* x, const double* z,
+                         Py_ssize_t n) noexcept nogil:
+    if k.kind == 1:
+        return _finish(k, dense_sqdist(x, z, n))
+    return _finish(k, dense_dot(x, z, n))
+
+
+cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_ssize_t xn,
+                       const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    if k.kind == 1:
+        return _finish(k, csr_sqdist(xi, xv, xn, zi, zv, zn))
+    return _finish(k, csr_dot_csr(xi, xv, xn, zi, zv, zn))
+
+
+# ---------------------------------------------------------------- row store
+cdef class RowStore:
+    """Growable store of examples, dense or CSR, in C buffers (appendable nogil).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+        Store CSR rows (True) or dense rows (False).
+    """
+
+    def __cinit__(self, Py_ssize_t n_features, bint sparse=False):
+        self.n_features = n_features
+        self.sparse = sparse
+        self.n_rows = 0
+        self.capacity = 0
+        self.nnz_capacity = 0
+        self.dense = NULL
+        self.data = NULL
+        self.indices = NULL
+        self.indptr = <Py_ssize_t*> malloc(sizeof(Py_ssize_t))
+        if self.indptr == NULL:
+            raise MemoryError()
+        self.indptr[0] = 0
+
+    def __dealloc__(self):
+        free(self.dense)
+        free(self.data)
+        free(self.indices)
+        free(self.indptr)
+
+    cdef int _reserve(self, Py_ssize_t rows, Py_ssize_t nnz) except -1 nogil:
+        cdef Py_ssize_t cap
+        cdef void* p
+        if rows > self.capacity:
+            cap = max(rows, 2 * self.capacity, 16)
+            if self.sparse:
+                p = realloc(self.indptr, (cap + 1) * sizeof(Py_ssize_t))
+                if p == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.indptr = <Py_ssize_t*> p
+            else:
+                p = realloc(self.dense, cap * max(self.n_features, 1) * sizeof(double))
+                if p == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.dense = <double*> p
+            self.capacity = cap
+        if self.sparse and nnz > self.nnz_capacity:
+            cap = max(nnz, 2 * self.nnz_capacity, 64)
+            p = realloc(self.data, cap * sizeof(double))
+            if p == NULL:
+                with gil:
+                    raise MemoryError()
+            self.data = <double*> p
+            p = realloc(self.indices, cap * sizeof(int))
+            if p == NULL:
+                with gil:
+                    raise MemoryError()
+            self.indices = <int*> p
+            self.nnz_capacity = cap
+        return 0
+
+    cdef int append_dense(self, const double* x) except -1 nogil:
+        self._reserve(self.n_rows + 1, 0)
+        memcpy(self.dense + self.n_rows * self.n_features, x, self.n_features * sizeof(double))
+        self.n_rows += 1
+        return 0
+
+    cdef int append_csr(self, const int* idx, const double* val, Py_ssize_t nnz) except -1 nogil:
+        cdef Py_ssize_t start = self.indptr[self.n_rows]
+        self._reserve(self.n_rows + 1, start + nnz)
+        memcpy(self.data + start, val, nnz * sizeof(double))
+        memcpy(self.indices + start, idx, nnz * sizeof(int))
+        self.indptr[self.n_rows + 1] = start + nnz
+        self.n_rows += 1
+        return 0
+
+    cdef int keep(self, const Py_ssize_t* rows, Py_ssize_t n) except -1 nogil:
+        """Keep only the listed rows, in that order (rows must be increasing)."""
+        cdef Py_ssize_t r, src, start, nnz, pos = 0
+        for r in range(n):
+            src = rows[r]
+            if self.sparse:
+                start = self.indptr[src]
+                nnz = self.indptr[src + 1] - start
+                if pos != start:
+                    memcpy(self.data + pos, self.data + start, nnz * sizeof(double))
+                    memcpy(self.indices + pos, self.indices + start, nnz * sizeof(int))
+                self.indptr[r] = pos
+                pos += nnz
+            elif src != r:
+                memcpy(self.dense + r * self.n_features, self.dense + src * self.n_features,
+                       self.n_features * sizeof(double))
+        if self.sparse:
+            self.indptr[n] = pos
+        self.n_rows = n
+        return 0
+
+    cdef double kernel_rows(self, const KernelSpec* k, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t d = self.n_features
+        if self.sparse:
+            return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
+                              self.indptr[i + 1] - self.indptr[i],
+                              self.indices + self.indptr[j], self.data + self.indptr[j],
+                              self.indptr[j + 1] - self.indptr[j])
+        return kernel_dense(k, self.dense + i * d, self.dense + j * d, d)
+
+    cdef double kernel_row_dense(self, const KernelSpec* k, Py_ssize_t i,
+                                 const double* x) noexcept nogil:
+        return kernel_dense(k, self.dense + i * self.n_features, x, self.n_features)
+
+    cdef double kernel_row_csr(self, const KernelSpec* k, Py_ssize_t i, const int* xi,
+                               const double* xv, Py_ssize_t xn) noexcept nogil:
+        return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
+                          self.indptr[i + 1] - self.indptr[i], xi, xv, xn)
+
+    # ---- Python-level helpers (tests, estimators, pickling) ----
+    def append(self, X, Py_ssize_t i):
+        """Append row ``i`` of a C-contiguous float64 array or a CSR matrix."""
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef Py_ssize_t start, stop
+        if self.sparse:
+            data = X.data
+            indices = X.indices
+            start = X.indptr[i]
+            stop = X.indptr[i + 1]
+            self.append_csr(&indices[start] if stop > start else NULL,
+                            &data[start] if stop > start else NULL, stop - start)
+        else:
+            Xd = X
+            self.append_dense(&Xd[i, 0])
+
+    def keep_rows(self, rows):
+        cdef Py_ssize_t[::1] r = np.ascontiguousarray(rows, dtype=np.intp)
+        if r.shape[0]:
+            self.keep(&r[0], r.shape[0])
+        else:
+            self.n_rows = 0
+            if self.sparse:
+                self.indptr[0] = 0
+
+    def get_row(self, Py_ssize_t i):
+        """Row ``i`` as a dense array or a SparseRow (copies)."""
+        cdef Py_ssize_t j, start, stop
+        if i < 0 or i >= self.n_rows:
+            raise IndexError(i)
+        if self.sparse:
+            start, stop = self.indptr[i], self.indptr[i + 1]
+            idx = np.empty(stop - start, dtype=np.int32)
+            val = np.empty(stop - start, dtype=np.float64)
+            for j in range(stop - start):
+                idx[j] = self.indices[start + j]
+                val[j] = self.data[start + j]
+            return SparseRow(idx, val)
+        out = np.empty(self.n_features, dtype=np.float64)
+        for j in range(self.n_features):
+            out[j] = self.dense[i * self.n_features + j]
+        return out
+
+    def to_matrix(self, rows=None):
+        """The stored rows (all, or those listed) as a 2-D array or a CSR matrix."""
+        if rows is None:
+            rows = range(self.n_rows)
+        got = [self.get_row(i) for i in rows]
+        if not self.sparse:
+            if not got:
+                return np.zeros((0, self.n_features))
+            return np.vstack(got)
+        indptr = np.zeros(len(got) + 1, dtype=np.int64)
+        for r, row in enumerate(got):
+            indptr[r + 1] = indptr[r] + row.indices.shape[0]
+        if got:
+            indices = np.concatenate([g.indices for g in got])
+            data = np.concatenate([g.data for g in got])
+        else:
+            indices, data = np.zeros(0, np.int32), np.zeros(0)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(got), self.n_features))
+
+    def __len__(self):
+        return self.n_rows
+
+    def __reduce__(self):
+        return (_rebuild_store, (self.n_features, self.sparse, self.to_matrix()))
+
+
+def _rebuild_store(n_features, sparse, M):
+    s = RowStore(n_features, sparse)
+    if sparse:
+        M = sp.csr_matrix(M)
+        M.indices = M.indices.astype(np.int32)
+    for i in range(M.shape[0]):
+        s.append(M, i)
+    return s
+
+
+# ---------------------------------------------------------------- counting kernel
+cdef class CKernel:
+    """Compiled twin of :class:`refsvm.kernels.Kernel` (counts ``n_evals``)."""
+
+    def __init__(self, kind="rbf", gamma=1.0, degree=3, coef0=0.0):
+        if kind not in KERNEL_CODES:
+            raise ValueError(f"unknown kernel {kind!r}")
+        self.spec.kind = KERNEL_CODES[kind]
+        self.spec.gamma = gamma
+        self.spec.degree = degree
+        self.spec.coef0 = coef0
+        self.n_evals = 0
+
+    @property
+    def kind(self):
+        return ("linear", "rbf", "poly")[self.spec.kind]
+
+    @property
+    def gamma(self):
+        return self.spec.gamma
+
+    @property
+    def degree(self):
+        return self.spec.degree
+
+    @property
+    def coef0(self):
+        return self.spec.coef0
+
+    cdef double k_rows(self, RowStore s, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        self.n_evals += 1
+        return s.kernel_rows(&self.spec, i, j)
+
+    cdef double k_row_dense(self, RowStore s, Py_ssize_t i, const double* x) noexcept nogil:
+        self.n_evals += 1
+        return s.kernel_row_dense(&self.spec, i, x)
+
+    cdef double k_row_csr(self, RowStore s, Py_ssize_t i, const int* xi, const double* xv,
+                          Py_ssize_t xn) noexcept nogil:
+        self.n_evals += 1
+        return s.kernel_row_csr(&self.spec, i, xi, xv, xn)
+
+    def __call__(self, x, z):
+        """k(x, z) for two dense arrays or two SparseRows; one counted evaluation."""
+        cdef const double[::1] xd, zd, xv, zv
+        cdef const int[::1] xi, zi
+        self.n_evals += 1
+        if isinstance(x, SparseRow):
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            zi = np.ascontiguousarray(z.indices, dtype=np.int32)
+            zv = np.ascontiguousarray(z.data, dtype=np.float64)
+            return kernel_csr(&self.spec, &xi[0] if xi.shape[0] else NULL,
+                              &xv[0] if xv.shape[0] else NULL, xi.shape[0],
+                              &zi[0] if zi.shape[0] else NULL,
+                              &zv[0] if zv.shape[0] else NULL, zi.shape[0])
+        xd = np.ascontiguousarray(x, dtype=np.float64)
+        zd = np.ascontiguousarray(z, dtype=np.float64)
+        if xd.shape[0] != zd.shape[0]:
+            raise ValueError("rows of different lengths")
+        if xd.shape[0] == 0:
+            return kernel_dense(&self.spec, NULL, NULL, 0)
+        return kernel_dense(&self.spec, &xd[0], &zd[0], xd.shape[0])
+
+    def row(self, RowStore store, x):
+        """[k(store[i], x) for every stored row], counted as n_rows evaluations."""
+        cdef Py_ssize_t i, n = store.n_rows
+        cdef double[::1] out = np.empty(n)
+        cdef const double[::1] xd, xv
+        cdef const int[::1] xi
+        if store.sparse:
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            for i in range(n):
+                out[i] = self.k_row_csr(store, i, &xi[0] if xi.shape[0] else NULL,
+                                        &xv[0] if xv.shape[0] else NULL, xi.shape[0])
+        else:
+            xd = np.ascontiguousarray(x, dtype=np.float64)
+            for i in range(n):
+                out[i] = self.k_row_dense(store, i, &xd[0])
+        return np.asarray(out)

@@ -1,0 +1,139 @@
+"""Parameter and input validation, shared by every estimator.
+
+Everything a user can get wrong is checked here, in Python, before any
+algorithm state is touched; the compiled twins receive only numbers and typed
+memoryviews.
+"""
+
+from __future__ import annotations
+
+import importlib
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+BACKENDS = ("cython", "python")
+
+
+def check_positive(name, value, *, allow_inf=False):
+    """A real number > 0 (a clear ValueError otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a positive number; got {value!r}")
+    value = float(value)
+    if not (value > 0) or (not allow_inf and not np.isfinite(value)):
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+    return value
+
+
+def check_nonnegative(name, value):
+    """A finite real number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a non-negative number; got {value!r}")
+    value = float(value)
+    if not (value >= 0) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a non-negative finite number; got {value!r}")
+    return value
+
+
+def check_int(name, value, *, minimum=1, allow_none=False):
+    """An integer >= minimum (or None when allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def check_option(name, value, options):
+    """One of a fixed set of strings."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}; got {value!r}")
+    return value
+
+
+def check_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def load_backend(backend, reference, compiled):
+    """The module implementing an algorithm for the requested backend.
+
+    Parameters
+    ----------
+    backend : {"cython", "python"}
+    reference : module
+        The pure-Python reference module.
+    compiled : str
+        Dotted name of the compiled twin module (e.g. ``"refsvm._core"``).
+
+    Asking for ``"cython"`` when the compiled module is not built is an
+    ImportError: there is never a silent fallback to the reference.
+    """
+    check_option("backend", backend, BACKENDS)
+    if backend == "python":
+        return reference
+    try:
+        return importlib.import_module(compiled)
+    except ImportError as exc:
+        raise ImportError(
+            f"backend='cython' needs the compiled module {compiled}, which is not built "
+            f"or failed to load ({exc}). Build it with `pip install -e .` from the source "
+            "tree, or pass backend='python' to use the pure-Python reference."
+        ) from exc
+
+
+def as_csr(X):
+    """A canonical CSR matrix: float64 data, int32 sorted indices, no duplicates."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+        X.sort_indices()
+    if X.indices.dtype != np.int32:
+        X = X.copy()
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+def as_format(X, sparse):
+    """Convert validated input to the storage format a model was fitted with."""
+    if sparse:
+        return as_csr(X)
+    if sp.issparse(X):
+        X = X.toarray()
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def check_kernel_params(kernel, gamma, degree, coef0):
+    """Validate kernel hyper-parameters; ``gamma`` may be "scale", "auto" or > 0."""
+    from .kernels import KERNELS
+
+    check_option("kernel", kernel, KERNELS)
+    if isinstance(gamma, str):
+        check_option("gamma", gamma, ("scale", "auto"))
+    else:
+        check_positive("gamma", gamma)
+    check_int("degree", degree, minimum=1)
+    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be a finite number; got {coef0!r}")
+
+
+def resolve_gamma(gamma, X):
+    """The numeric gamma: "scale" = 1 / (n_features * X.var()), "auto" = 1 / n_features
+    (as scikit-learn's SVC); a number is returned as it is."""
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    if gamma == "scale":
+        if sp.issparse(X):
+            mean = X.mean()
+            var = X.multiply(X).mean() - mean**2
+        else:
+            var = X.var()
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    return float(gamma)

@@ -1,0 +1,262 @@
+"""The scikit-learn layer shared by every refsvm classifier.
+
+A refsvm estimator is a thin shell around one *state* object per binary
+problem (one for two classes, one per class for one-vs-rest when there are
+more).  A state is the algorithm itself: the pure-Python reference or its
+compiled twin, both with the same interface::
+
+    state.step(x, y)            # one example: dense 1-D row or SparseRow, y = +-1
+    state.run(X, y, order)      # the whole stream, rows taken in `order`
+    state.decision_function(X)  # f(x) for every row
+    state.get_state()           # dict of arrays/scalars, for comparing twins
+
+The shell validates parameters and data, maps labels to +-1, chooses the
+backend (``backend="cython"`` never falls back to Python silently), orders the
+stream (``shuffle``/``random_state``), and makes ``partial_fit`` atomic: on any
+error the estimator is left exactly as it was before the call.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import as_format, load_backend
+
+
+class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: ``fit``, ``partial_fit``, ``decision_function``, ``predict``.
+
+    Subclasses implement
+
+    - ``_check_params(self)``: validate hyper-parameters (raise ValueError);
+    - ``_make_state(self, n_features, sparse, X)``: a fresh state for one
+      binary problem (``X`` is the first batch, for data-derived settings);
+    - optionally ``_fit_states(self, X, Y)`` (default: passes from
+      ``_n_passes()`` over a possibly shuffled order).
+
+    ``_reference`` (a module) and ``_compiled`` (a dotted module name) say
+    where the twins live; ``self.module_`` is the one in use.
+    """
+
+    _reference = None
+    _compiled = "refsvm._core"
+    #: Deep-copy the states before each ``partial_fit`` so that an error
+    #: raised inside the algorithm can be rolled back.  Kernel models whose
+    #: state grows with the stream turn this off; their inputs are fully
+    #: validated before any state changes.
+    _snapshot_states = True
+
+    # ------------------------------------------------------------------ hooks
+    def _check_params(self):
+        raise NotImplementedError
+
+    def _make_state(self, n_features, sparse, X):
+        raise NotImplementedError
+
+    def _n_passes(self):
+        return 1
+
+    def _fit_states(self, X, Y):
+        n = X.shape[0]
+        rng = check_random_state(getattr(self, "random_state", None))
+        for _ in range(self._n_passes()):
+            order = self._order(n, rng)
+            for state, y in zip(self._states, Y):
+                state.run(X, y, order)
+
+    # ------------------------------------------------------------------ helpers
+    def _order(self, n, rng):
+        if getattr(self, "shuffle", False):
+            return rng.permutation(n).astype(np.intp)
+        return np.arange(n, dtype=np.intp)
+
+    def _module(self):
+        return load_backend(self.backend, self._reference, self._compiled)
+
+    def _validate_X(self, X, reset):
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
+            ensure_all_finite=True,
+        )
+        return X
+
+    def _encode(self, y):
+        """+-1 targets, one row per binary problem."""
+        if len(self.classes_) == 2:
+            return [np.where(y == self.classes_[1], 1.0, -1.0)]
+        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+
+    def _validate_xy(self, X, y, reset):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            reset=reset,
+            ensure_all_finite=True,
+            y_numeric=False,
+        )
+        check_classification_targets(y)
+        return X, y
+
+    def _start(self, X, classes):
+        classes = np.unique(classes)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes; got only "
+                f"{classes.shape[0]} class ({classes.tolist()})"
+            )
+        self.classes_ = classes
+        self.module_ = self._module()
+        self._sparse_ = sp.issparse(X)
+        n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
+        self._states = [
+            self._make_state(X.shape[1], self._sparse_, X) for _ in range(n_problems)
+        ]
+
+    # ------------------------------------------------------------------ public API
+    def fit(self, X, y):
+        """Train from scratch on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = self._validate_xy(X, y, reset=True)
+        self._start(X, np.unique(y))
+        X = as_format(X, self._sparse_)
+        self._fit_states(X, self._encode(y))
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over ``(X, y)``, continuing from the current model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All the labels the stream can contain.  Required on the first
+            call (as in scikit-learn); on later calls it must match.
+
+        Returns
+        -------
+        self
+
+        Notes
+        -----
+        The call is atomic: if it raises (bad data, a label outside
+        ``classes``, a change in the number of features, ...), the model is
+        exactly what it was before the call.
+        """
+        saved = self.__dict__.copy()
+        backup = None
+        try:
+            self._check_params()
+            first = not hasattr(self, "classes_")
+            if first and classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(all the labels the stream can contain)"
+                )
+            X, y = self._validate_xy(X, y, reset=first)
+            if first:
+                self._start(X, classes)
+            elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise ValueError(
+                    f"classes={np.unique(classes).tolist()} differs from the classes of the "
+                    f"first partial_fit call, {self.classes_.tolist()}"
+                )
+            unknown = np.setdiff1d(np.unique(y), self.classes_)
+            if unknown.size:
+                raise ValueError(
+                    f"y contains labels not in classes {self.classes_.tolist()}: "
+                    f"{unknown.tolist()}"
+                )
+            X = as_format(X, self._sparse_)
+            if self._snapshot_states and not first:
+                backup = copy.deepcopy(self._states)
+            order = np.arange(X.shape[0], dtype=np.intp)
+            for state, yy in zip(self._states, self._encode(y)):
+                state.run(X, yy, order)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            if backup is not None:
+                self._states = backup
+            raise
+        return self
+
+    def decision_function(self, X):
+        """Signed distance-like score f(x); shape (n,) for two classes, (n, K) otherwise."""
+        check_is_fitted(self, "classes_")
+        X = as_format(self._validate_X(X, reset=False), self._sparse_)
+        scores = [np.asarray(s.decision_function(X), dtype=np.float64) for s in self._states]
+        if len(scores) == 1:
+            return scores[0]
+        return np.column_stack(scores)
+
+    def predict(self, X):
+        """Class labels: sign of f for two classes, arg-max over one-vs-rest otherwise."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class BaseKernelClassifier(BaseOnlineClassifier):
+    """Base of the kernel estimators: kernel parameters and evaluation counts.
+
+    Subclasses declare ``kernel``, ``gamma``, ``degree`` and ``coef0`` in their
+    ``__init__``; ``self._kernel_args(X)`` gives the resolved
+    ``(kind, gamma, degree, coef0)`` for a new state (gamma "scale"/"auto" is
+    resolved on the first batch and then fixed, as ``self._gamma_``).
+    States expose ``n_kernel_evals``; the estimator sums them in
+    ``n_kernel_evals_``.
+    """
+
+    _snapshot_states = False
+
+    def _check_kernel(self):
+        from ._validation import check_kernel_params
+
+        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
+
+    def _kernel_args(self, X):
+        """(kind, gamma, degree, coef0) for a new state; called from ``_make_state``
+        with the first batch, so "scale"/"auto" are resolved on it."""
+        from ._validation import resolve_gamma
+
+        self._gamma_ = resolve_gamma(self.gamma, X)
+        return (self.kernel, self._gamma_, int(self.degree), float(self.coef0))
+
+    @property
+    def n_kernel_evals_(self):
+        """Kernel evaluations spent so far (training and, for some models, prediction)."""
+        check_is_fitted(self, "classes_")
+        return int(sum(s.n_kernel_evals for s in self._states))
