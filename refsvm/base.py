@@ -42,7 +42,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
       ``_n_passes()`` over a possibly shuffled order).
 
     ``_reference`` (a module) and ``_compiled`` (a dotted module name) say
-    where the twins live; ``self.module_`` is the one in use.
+    where the twins live.
     """
 
     _reference = None
@@ -121,7 +121,6 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                 f"{classes.shape[0]} class ({classes.tolist()})"
             )
         self.classes_ = classes
-        self.module_ = self._module()
         self._sparse_ = sp.issparse(X)
         n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
         self._states = [
