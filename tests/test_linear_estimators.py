@@ -1,0 +1,125 @@
+"""scikit-learn compatibility and input validation of the linear estimators."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from refsvm import OnlineLinearSVM, PassiveAggressive, Perceptron, ProximalPassiveAggressive
+
+from .conftest import BACKENDS, sparse_stream, to_csr
+
+ESTIMATORS = [Perceptron, PassiveAggressive, ProximalPassiveAggressive, OnlineLinearSVM]
+
+
+@parametrize_with_checks([E(backend=b) for E in ESTIMATORS for b in BACKENDS])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _fitted_state(clf):
+    return [copy.deepcopy(s.get_state()) for s in clf._states], clf.classes_.copy()
+
+
+def _assert_unchanged(clf, before):
+    states, classes = before
+    np.testing.assert_array_equal(clf.classes_, classes)
+    for s, old in zip(clf._states, states):
+        new = s.get_state()
+        for key in old:
+            np.testing.assert_array_equal(np.asarray(new[key]), np.asarray(old[key]))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_bad_partial_fit_leaves_model_intact(Estimator, backend):
+    X, y = sparse_stream(n=100, d=6, seed=1)
+    clf = Estimator(backend=backend).partial_fit(X[:50], y[:50], classes=[-1, 1])
+    before = _fitted_state(clf)
+    n_features = clf.n_features_in_
+
+    bad = X[50:60].copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clf.partial_fit(bad, y[50:60])
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        clf.partial_fit(bad, y[50:60])
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(X[50:60, :4], y[50:60])
+    with pytest.raises(ValueError, match="not in classes"):
+        clf.partial_fit(X[50:60], np.where(y[50:60] > 0, 2, -1))
+    with pytest.raises(ValueError, match="differs from the classes"):
+        clf.partial_fit(X[50:60], y[50:60], classes=[-1, 1, 2])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        clf.partial_fit(X[50:60], y[50:59])
+    _assert_unchanged(clf, before)
+    assert clf.n_features_in_ == n_features
+    # the model still learns after the failures, as if they never happened
+    clean = Estimator(backend=backend).partial_fit(X[:50], y[:50], classes=[-1, 1])
+    clf.partial_fit(X[50:], y[50:])
+    clean.partial_fit(X[50:], y[50:])
+    np.testing.assert_array_equal(clf.coef_, clean.coef_)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_first_partial_fit_needs_classes_and_failure_leaves_it_unfitted(Estimator, backend):
+    X, y = sparse_stream(n=20, d=3)
+    clf = Estimator(backend=backend)
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X, y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        clf.partial_fit(X, y, classes=[1])
+    assert not hasattr(clf, "classes_") and not hasattr(clf, "n_features_in_")
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_fit_with_one_class_is_an_error(Estimator, backend):
+    X, _ = sparse_stream(n=20, d=3)
+    with pytest.raises(ValueError, match="class"):
+        Estimator(backend=backend).fit(X, np.ones(20))
+
+
+@pytest.mark.parametrize(
+    "Estimator,param,values",
+    [
+        (PassiveAggressive, "C", [0, -1.0, np.inf, "1"]),
+        (ProximalPassiveAggressive, "C", [0, -0.5]),
+        (ProximalPassiveAggressive, "gamma", [-0.1, np.nan]),
+        (OnlineLinearSVM, "lam", [0, -1e-3, np.nan]),
+        (OnlineLinearSVM, "batch_size", [0, 1.5]),
+        (Perceptron, "eta0", [0, -1.0]),
+        (Perceptron, "max_epochs", [0]),
+        (PassiveAggressive, "variant", ["PA-III", 1]),
+        (ProximalPassiveAggressive, "variant", ["PA-I"]),
+        (PassiveAggressive, "backend", ["fortran"]),
+    ],
+)
+def test_bad_hyper_parameters_are_named(Estimator, param, values):
+    X, y = sparse_stream(n=20, d=3)
+    for value in values:
+        with pytest.raises(ValueError, match=param):
+            Estimator(**{param: value}).fit(X, y)
+
+
+def test_cython_backend_never_falls_back(monkeypatch):
+    X, y = sparse_stream(n=20, d=3)
+    monkeypatch.setattr(PassiveAggressive, "_compiled", "refsvm._no_such_module")
+    with pytest.raises(ImportError, match="backend='cython' needs the compiled module"):
+        PassiveAggressive(backend="cython").fit(X, y)
+    PassiveAggressive(backend="python").fit(X, y)  # the reference needs no compiled code
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_backends_give_the_same_model_and_pickle(Estimator):
+    X, y = sparse_stream(n=300, d=10, seed=4)
+    M = to_csr(X)
+    cy = Estimator(backend="cython", shuffle=True, random_state=3).fit(M, y)
+    py = Estimator(backend="python", shuffle=True, random_state=3).fit(M, y)
+    np.testing.assert_allclose(cy.coef_, py.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cy.intercept_, py.intercept_, rtol=1e-10, atol=1e-12)
+    back = pickle.loads(pickle.dumps(cy))
+    np.testing.assert_array_equal(back.decision_function(X), cy.decision_function(X))
+    # dense input to a model fitted on CSR is accepted and gives the same scores
+    np.testing.assert_allclose(cy.decision_function(X), cy.decision_function(M), rtol=1e-12)
