@@ -1,0 +1,905 @@
+"""Exact incremental / decremental SVM with bias (Cauwenberghs & Poggio), the reference.
+
+This module is the readable twin of :mod:`refsvm._idsvm`.  It follows the
+"adiabatic increments" of Cauwenberghs & Poggio (NIPS 2000), restored in
+``ALGORITHMS.md`` section 6, line by line; ``docs/cauwenberghs_poggio.rst``
+walks through the method beside this code.
+
+Notation (the paper's)
+----------------------
+Q_ij = y_i y_j k(x_i, x_j); the model is f(x) = sum_j alpha_j y_j k(x_j, x) + b.
+The saddle-point objective (Eq. 1) is
+W = 1/2 sum_ij alpha_i Q_ij alpha_j - sum_i alpha_i + b sum_i y_i alpha_i,
+and its KKT conditions (Eq. 2) are, with g_i = dW/dalpha_i = y_i f(x_i) - 1,
+
+- R ("rest"):          alpha_i = 0,      g_i >= 0
+- S (margin SVs):  0 <= alpha_i <= C, g_i  = 0
+- E (error SVs):       alpha_i = C,      g_i <= 0
+- and h = dW/db = sum_i y_i alpha_i = 0.
+
+An example c enters with alpha_c = 0.  If g_c >= 0 it joins R and nothing
+changes.  Otherwise alpha_c is raised in *adiabatic increments*: the margin
+vectors stay on the margin (Delta g_s = 0, s in S) and h stays 0 (Eq. 3),
+which fixes the other changes in proportion to Delta alpha_c (Eqs. 4-7):
+
+    [Delta b; Delta alpha_S] = beta Delta alpha_c,   beta = -R [y_c; Q_Sc],
+    Delta g_i = gamma_i Delta alpha_c,  gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b,
+
+where R is the inverse of the bordered matrix [[0, y_S^T], [y_S, Q_SS]].
+Each increment is the largest one that changes no set membership; the
+example that limits it changes set, R grows or shrinks by a rank-one update
+(Eqs. 8-9), and the loop repeats until c itself joins S (g_c = 0) or E
+(alpha_c = C).  Unlearning runs the same loop with Delta alpha_c < 0 until
+alpha_c = 0 (Sec. 4 of the paper); the exact leave-one-out decision of a
+support vector is f(x_c) after unlearning it, and re-learning it restores the
+model.
+
+Choices for the degenerate cases (documented in the docs page)
+--------------------------------------------------------------
+* **S empty** (the first examples, examples of one class, or every support
+  vector at a bound): the bordered matrix [[0]] is singular and alpha_c cannot
+  move alone (h = 0); only b moves ("b-only increments"): Delta g_i = y_i Delta b,
+  in the direction that helps (learning: raises g_c; unlearning: lets the
+  examples that must compensate alpha_c reach the margin), until an example
+  reaches the margin and joins S, or (learning) g_c reaches 0.
+* **Bias when S is empty after an operation**: b is then not determined by
+  the KKT conditions; every b in the interval [lo, hi] they allow is optimal.
+  We move b to the midpoint of that interval, as LIBSVM does (to its finite
+  end when the interval is half-infinite, e.g. while only one class has been
+  seen: then every example lies on or beyond its margin and the model
+  predicts that class).
+* **Singular bordered matrix** (duplicates, linearly dependent margin
+  vectors): an example can only reach the margin with a numerically zero
+  pivot kappa = Q_ii + [y_i, Q_iS] beta^(i) if the direction that moves it
+  and S together is a null direction of Q (then no g changes along it).  We
+  never add such an example to S; we move along that null direction
+  ("exchange") until a margin vector reaches a bound and leaves S, and then
+  add the example, or until the example reaches its other bound (R <-> E).
+  The result stays exactly optimal (the dual objective does not change along
+  a null direction).  Rates |gamma_i|, |beta_s| below a pivot tolerance count
+  as zero, so round-off never fabricates an event.
+* **Examples exactly on the margin** on arrival (g_c >= -tol) join R.
+* **Ties** between limiting events are broken in a fixed order, identical in
+  both twins: the candidate's own events, then margin vectors in the order
+  they joined S, then the other examples by ascending id.
+
+Numerical hygiene
+-----------------
+Every ``refresh_every`` changes of S the inverse is recomputed from the
+cached kernel columns (LAPACK getrf/getri, no kernel evaluations) and the
+largest deviation of the updated inverse from the fresh one is recorded
+(``max_inverse_drift``).  :meth:`IncrementalSVMState.check` measures the
+drift of g and of h against a recomputation from scratch.
+
+References
+----------
+G. Cauwenberghs and T. Poggio, "Incremental and decremental support vector
+machine learning", Advances in Neural Information Processing Systems 13
+(NIPS 2000), pp. 409-415.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import lapack
+
+from .base import BaseKernelClassifier
+from .kernels import Kernel, SparseRow, get_row
+from ._validation import check_int, check_nonnegative, check_positive
+
+__all__ = ["IncrementalSVMState", "IncrementalSVM"]
+
+# set membership codes (shared with the twin)
+REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
+#: pivot tolerance: rates |gamma_i| / kernel scale, |beta_s| below it are zero
+EPS_RATE = 1e-12
+#: a join whose pivot kappa <= EPS_PIVOT * kernel scale is degenerate (exchange)
+EPS_PIVOT = 1e-10
+
+# event kinds (shared with the twin)
+EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
+
+
+def _grow(a, n, fill=0.0):
+    """Return ``a`` extended to length ``n`` (capacity doubling), keeping its content."""
+    if a.shape[0] >= n:
+        return a
+    out = np.full(max(n, 2 * a.shape[0], 16), fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+def _lapack_inverse(M):
+    """Inverse of a square matrix by LU (getrf + getri), the same LAPACK calls as the twin."""
+    lu, piv, info = lapack.dgetrf(M)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
+    inv, info = lapack.dgetri(lu, piv)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"getri failed (info={info})")
+    return inv
+
+
+class IncrementalSVMState:
+    """Exact incremental/decremental SVM state (reference twin).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+        Whether rows are :class:`refsvm.kernels.SparseRow` (CSR input).
+    C : float
+        Box constraint 0 <= alpha_i <= C.
+    kernel, gamma, degree, coef0 :
+        Kernel (see :class:`refsvm.kernels.Kernel`).
+    tol : float
+        An arriving example with g_c >= -tol counts as on or beyond its margin
+        and joins R without any change.
+    refresh_every : int
+        Recompute the inverse of the bordered matrix after this many changes
+        of the margin set S (0 = never).
+
+    Notes
+    -----
+    Examples get ids 0, 1, 2, ... in the order they are learned; unlearned
+    ids are never reused.  Memory: the examples, O(n) per-example numbers,
+    the kernel columns of the margin vectors (n x |S|, which every increment
+    needs to compute gamma) and the (|S|+1)^2 inverse.
+
+    References
+    ----------
+    Cauwenberghs & Poggio, NIPS 2000, Eqs. 1-9.
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, tol=1e-12, refresh_every=100):
+        self.n_features = int(n_features)
+        self.sparse = bool(sparse)
+        self.C = float(C)
+        self.tol = float(tol)
+        self.refresh_every = int(refresh_every)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.rows = []
+        self.n = 0                                   # ids handed out so far
+        self.y = np.zeros(0)
+        self.alpha = np.zeros(0)
+        self.g = np.zeros(0)                         # g_i = y_i f(x_i) - 1  (Eq. 2)
+        self.kdiag = np.zeros(0)                     # k(x_i, x_i)
+        self.status = np.zeros(0, dtype=np.int8)
+        self.b = 0.0
+        self.S = []                                  # margin vectors, in joining order
+        self.KS = np.zeros((0, 0))                   # KS[i, j] = k(x_i, x_{S[j]})
+        self.Rinv = np.zeros((1, 1))                 # inverse of [[0, y_S'], [y_S, Q_SS]]
+        self.kscale = 0.0                            # max k(x_i, x_i): scale of the rates
+        self.n_increments = 0
+        self.n_decrements = 0
+        self.n_iterations = 0                        # adiabatic steps (all operations)
+        self.n_exchanges = 0                         # degenerate exchanges (null directions)
+        self.n_s_changes = 0
+        self.n_refresh = 0
+        self.max_inverse_drift = 0.0
+
+    # ------------------------------------------------------------------ storage
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    def _store(self, x, y):
+        """Append an example with alpha = 0 and status OUT; returns its id (no g yet)."""
+        if self.sparse:
+            x = SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
+        else:
+            x = np.array(x, dtype=np.float64)
+        c = self.n
+        self.rows.append(x)
+        self.n += 1
+        self.y = _grow(self.y, self.n)
+        self.alpha = _grow(self.alpha, self.n)
+        self.g = _grow(self.g, self.n)
+        self.kdiag = _grow(self.kdiag, self.n)
+        self.status = _grow(self.status, self.n, GONE)
+        if self.KS.shape[0] < self.n:
+            KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
+            KS[: self.KS.shape[0]] = self.KS
+            self.KS = KS
+        self.y[c] = y
+        self.alpha[c] = 0.0
+        self.status[c] = OUT
+        return c
+
+    def _column(self, c, known=None):
+        """k(x_i, x_c) for every id i (0 for unlearned ids), kernel-evaluating only the
+        active ids not already in ``known`` (an id -> value mapping)."""
+        col = np.zeros(self.n)
+        for i in range(self.n):
+            if self.status[i] == GONE:
+                continue
+            if i == c:
+                col[i] = self.kdiag[c]
+            elif known is not None and i in known:
+                col[i] = known[i]
+            else:
+                col[i] = self.kernel(self.rows[i], self.rows[c])
+        return col
+
+    def _known_from_S(self, i):
+        """k(x_i, x_s) for the margin vectors s, read from their cached columns."""
+        return {s: self.KS[i, j] for j, s in enumerate(self.S)}
+
+    def _s_pos(self, i):
+        return self.S.index(i)
+
+    # ------------------------------------------------------------------ inverse R
+    def _grow_inverse(self, i, beta_i, kappa, col):
+        """Add example i to S: R <- [[R, 0], [0, 0]] + [beta; 1][beta; 1]^T / kappa  (Eq. 8)."""
+        k = len(self.S)
+        if k == 0:
+            # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
+            self.Rinv = np.array([[-self.kdiag[i], self.y[i]], [self.y[i], 0.0]])
+        else:
+            v = np.append(beta_i, 1.0)
+            R = np.zeros((k + 2, k + 2))
+            R[: k + 1, : k + 1] = self.Rinv
+            R += np.outer(v, v) / kappa
+            self.Rinv = R
+        KS = np.zeros((self.KS.shape[0], k + 1))
+        KS[:, :k] = self.KS[:, :k]
+        KS[: self.n, k] = col
+        self.KS = KS
+        self.S.append(i)
+        self.status[i] = MARGIN
+        self._s_changed()
+
+    def _shrink_inverse(self, pos):
+        """Remove the margin vector at position ``pos`` of S:
+        R_ij <- R_ij - R_ik R_kj / R_kk  (Eq. 9), row and column k dropped."""
+        k = len(self.S)
+        p = pos + 1
+        if k == 1:
+            self.Rinv = np.zeros((1, 1))
+        else:
+            R = self.Rinv
+            if abs(R[p, p]) <= EPS_RATE * np.max(np.abs(R)):
+                R = None  # the reduced matrix is (nearly) singular: rebuild below
+            else:
+                R = R - np.outer(R[:, p], R[p, :]) / R[p, p]
+                R = np.delete(np.delete(R, p, axis=0), p, axis=1)
+        self.KS = np.delete(self.KS, pos, axis=1)
+        del self.S[pos]
+        if k > 1 and R is None:
+            self.Rinv = _lapack_inverse(self._bordered())
+        elif k > 1:
+            self.Rinv = R
+        self._s_changed()
+
+    def _bordered(self):
+        """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
+        S = np.array(self.S, dtype=np.intp)
+        k = S.shape[0]
+        M = np.zeros((k + 1, k + 1))
+        yS = self.y[S]
+        M[0, 1:] = yS
+        M[1:, 0] = yS
+        M[1:, 1:] = np.outer(yS, yS) * self.KS[S, :k]
+        return M
+
+    def _s_changed(self):
+        self.n_s_changes += 1
+        if self.refresh_every and len(self.S) and self.n_s_changes % self.refresh_every == 0:
+            self.refresh_inverse()
+
+    def refresh_inverse(self):
+        """Recompute R from the cached kernel columns; record the drift of the updated R."""
+        if not self.S:
+            return 0.0
+        fresh = _lapack_inverse(self._bordered())
+        scale = np.max(np.abs(fresh))
+        drift = float(np.max(np.abs(fresh - self.Rinv)) / scale) if scale > 0 else 0.0
+        self.max_inverse_drift = max(self.max_inverse_drift, drift)
+        self.Rinv = fresh
+        self.n_refresh += 1
+        return drift
+
+    # ------------------------------------------------------------------ sensitivities
+    def _beta(self, i):
+        """beta^(i) = -R [y_i; Q_Si]  (Eq. 5), from the cached columns of S."""
+        S = np.array(self.S, dtype=np.intp)
+        m = np.empty(len(S) + 1)
+        m[0] = self.y[i]
+        m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
+        return -(self.Rinv @ m), m
+
+    def _gamma(self, c, col, beta):
+        """gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b for every id (Eq. 7)."""
+        n, k = self.n, len(self.S)
+        S = np.array(self.S, dtype=np.intp)
+        w = beta[1:] * self.y[S]
+        inner = self.y[c] * col[:n] + self.KS[:n, :k] @ w + beta[0]
+        return self.y[:n] * inner
+
+    # ------------------------------------------------------------------ the adiabatic loop
+    def _adiabatic(self, c, sign, col):
+        """Move alpha_c up (sign=+1, learning) or down to 0 (sign=-1, unlearning) in the
+        largest increments that change no membership (Sec. 2.2), updating the sets."""
+        y, n = self.y, self.n
+        max_iter = 50 * (n + 10)
+        for _ in range(max_iter):
+            self.n_iterations += 1
+            k = len(self.S)
+            S = np.array(self.S, dtype=np.intp)
+            st = self.status[:n]
+            if k == 0:
+                # b-only increment: Delta g_i = y_i Delta b, Delta b = sign * y_c * t
+                rb = sign * y[c]
+                r = y[:n] * rb
+                aS = np.zeros(0)
+                beta = None
+                rate_tol = 0.0
+            else:
+                beta, _ = self._beta(c)                         # Eq. 5
+                gam = self._gamma(c, col, beta)                  # Eq. 7
+                r = sign * gam
+                aS = sign * beta[1:]
+                rb = sign * beta[0]
+                rate_tol = EPS_RATE * self.kscale
+            # ---- the largest increment t >= 0 that changes no membership (Sec. 2.2)
+            best_t, best_kind, best_i = np.inf, -1, -1
+            if sign > 0:
+                if k == 0 or r[c] > rate_tol:                    # c reaches the margin
+                    t = max(-self.g[c] / r[c], 0.0)
+                    if t < best_t:
+                        best_t, best_kind, best_i = t, EV_C_MARGIN, c
+                if k > 0:                                        # alpha_c reaches C
+                    t = self.C - self.alpha[c]
+                    if t < best_t:
+                        best_t, best_kind, best_i = t, EV_C_BOUND, c
+            elif k > 0:                                          # alpha_c reaches 0
+                t = self.alpha[c]
+                if t < best_t:
+                    best_t, best_kind, best_i = t, EV_C_ZERO, c
+            for pos in range(k):                                 # margin vectors hit 0 or C
+                s, a = S[pos], aS[pos]
+                if a > EPS_RATE:
+                    t = max((self.C - self.alpha[s]) / a, 0.0)
+                elif a < -EPS_RATE:
+                    t = max(-self.alpha[s] / a, 0.0)
+                else:
+                    continue
+                if t < best_t:
+                    best_t, best_kind, best_i = t, EV_S_OUT, s
+            # E members rising to g = 0, R members falling to g = 0 (ids ascending)
+            cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
+            if cand.size:
+                tc = np.maximum(-self.g[cand] / r[cand], 0.0)
+                j = int(np.argmin(tc))
+                if tc[j] < best_t:
+                    best_t, best_kind, best_i = float(tc[j]), EV_JOIN, int(cand[j])
+            if best_kind < 0:
+                raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
+            # ---- apply the increment: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)
+            t = best_t
+            if k > 0:
+                self.alpha[c] += sign * t
+                self.alpha[S] += aS * t
+            self.b += rb * t
+            move = st != MARGIN
+            move &= st != GONE
+            self.g[:n][move] += r[move] * t
+            # ---- the membership change that limited the increment
+            if best_kind == EV_C_MARGIN:
+                self.g[c] = 0.0
+                if self.alpha[c] <= 0.0:
+                    self.alpha[c] = 0.0
+                    self.status[c] = REST
+                elif k == 0:
+                    self._grow_inverse(c, None, None, col)
+                else:
+                    self._grow_inverse(c, beta, r[c] * sign, col)
+                return
+            if best_kind == EV_C_BOUND:
+                self.alpha[c] = self.C
+                self.status[c] = ERROR
+                return
+            if best_kind == EV_C_ZERO:
+                self.alpha[c] = 0.0
+                return
+            if best_kind == EV_S_OUT:
+                s = best_i
+                pos = self._s_pos(s)
+                if aS[pos] > 0:
+                    self.alpha[s] = self.C
+                    new = ERROR
+                else:
+                    self.alpha[s] = 0.0
+                    new = REST
+                self._shrink_inverse(pos)
+                self.status[s] = new
+                self.g[s] = 0.0
+                continue
+            # EV_JOIN
+            self.g[best_i] = 0.0
+            self._join(best_i)
+        raise RuntimeError("IncrementalSVM: too many adiabatic steps (cycling?)")
+
+    def _join(self, i):
+        """Example i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
+        while True:
+            if not self.S:
+                self._grow_inverse(i, None, None, self._column(i))
+                return
+            known = self._known_from_S(i)
+            beta_i, m = self._beta(i)
+            kappa = self.kdiag[i] + m @ beta_i          # Schur complement = gamma_i^(i)
+            if kappa > EPS_PIVOT * self.kscale:
+                self._grow_inverse(i, beta_i, kappa, self._column(i, known))
+                return
+            # degenerate: [alpha_i, alpha_S] moves along a null direction of Q
+            self.n_exchanges += 1
+            d = 1.0 if self.status[i] == REST else -1.0
+            aS = d * beta_i[1:]
+            S = np.array(self.S, dtype=np.intp)
+            best_t, best_pos = self.C, -1
+            for pos in range(len(S)):
+                s, a = S[pos], aS[pos]
+                if a > EPS_RATE:
+                    t = max((self.C - self.alpha[s]) / a, 0.0)
+                elif a < -EPS_RATE:
+                    t = max(-self.alpha[s] / a, 0.0)
+                else:
+                    continue
+                if t <= best_t:
+                    if t < best_t or best_pos < 0:
+                        best_t, best_pos = t, pos
+            t = best_t
+            self.alpha[i] += d * t
+            self.alpha[S] += aS * t
+            self.b += d * beta_i[0] * t
+            if best_pos < 0:                             # alpha_i reached its other bound
+                if d > 0:
+                    self.alpha[i] = self.C
+                    self.status[i] = ERROR
+                else:
+                    self.alpha[i] = 0.0
+                    self.status[i] = REST
+                return
+            s = S[best_pos]
+            if aS[best_pos] > 0:
+                self.alpha[s] = self.C
+                new = ERROR
+            else:
+                self.alpha[s] = 0.0
+                new = REST
+            self._shrink_inverse(best_pos)
+            self.status[s] = new
+            self.g[s] = 0.0
+            # and try again to add i to the smaller S
+
+    def _centre_bias(self):
+        """With S empty the KKT conditions leave b in an interval [lo, hi]; take its
+        midpoint (LIBSVM's choice), or its finite end (one class seen so far)."""
+        if self.S:
+            return
+        n = self.n
+        st, y = self.status[:n], self.y[:n]
+        v = self.b - y * self.g[:n]                      # the b that puts i on its margin
+        low = ((st == REST) & (y > 0)) | ((st == ERROR) & (y < 0))
+        high = ((st == REST) & (y < 0)) | ((st == ERROR) & (y > 0))
+        lo = np.max(v[low]) if low.any() else -np.inf
+        hi = np.min(v[high]) if high.any() else np.inf
+        if np.isfinite(lo) and np.isfinite(hi):
+            new = 0.5 * (lo + hi)
+        elif np.isfinite(lo):
+            new = lo
+        elif np.isfinite(hi):
+            new = hi
+        else:
+            return
+        db = new - self.b
+        self.b = new
+        act = st != GONE
+        self.g[:n][act] += y[act] * db
+
+    # ------------------------------------------------------------------ public operations
+    def _learn(self, c, col=None, known=None):
+        """Learn the stored example c (status OUT, alpha_c = 0, g_c up to date)."""
+        if self.g[c] >= -self.tol:                       # on or beyond its margin: R
+            self.status[c] = REST
+            return
+        if col is None:
+            col = self._column(c, known)
+        self._adiabatic(c, +1.0, col)
+
+    def step(self, x, y):
+        """Learn one example (x, y), y = +1 or -1: the model is exact afterwards."""
+        c = self._store(x, float(y))
+        self.kdiag[c] = self.kernel.self_value(self.rows[c])
+        self.kscale = max(self.kscale, abs(self.kdiag[c]))
+        # g_c = y_c f(x_c) - 1 from the support vectors (Eq. 2)
+        known = {}
+        f = self.b
+        for i in range(c):
+            if self.status[i] == MARGIN or self.status[i] == ERROR:
+                kv = self.kernel(self.rows[i], self.rows[c])
+                known[i] = kv
+                f += self.alpha[i] * self.y[i] * kv
+        self.g[c] = self.y[c] * f - 1.0
+        k = len(self.S)
+        for j in range(k):                               # extend the cached columns of S
+            self.KS[c, j] = known[self.S[j]]
+        self._learn(c, known=known)
+        self._centre_bias()
+        self.n_increments += 1
+
+    def run(self, X, y, order):
+        """Learn rows ``order`` of X (dense 2-D or CSR) with labels y (+-1), in order."""
+        for i in order:
+            self.step(get_row(X, i), y[i])
+
+    def _unlearn_one(self, c):
+        """Bring alpha_c to 0 (Sec. 4); c keeps status OUT and an up-to-date g_c."""
+        st = self.status[c]
+        if st == REST:
+            self.status[c] = OUT
+            return None
+        if st == MARGIN:
+            pos = self._s_pos(c)
+            col = self.KS[: self.n, pos].copy()
+            self._shrink_inverse(pos)
+        else:
+            col = self._column(c, self._known_from_S(c))
+        self.status[c] = OUT
+        self._adiabatic(c, -1.0, col)
+        return col
+
+    def unlearn(self, ids):
+        """Remove the examples with these ids exactly (decremental unlearning)."""
+        ids = [int(i) for i in ids]
+        for c in ids:
+            self._unlearn_one(c)
+            self.status[c] = GONE
+            self.alpha[c] = 0.0
+            self.g[c] = 0.0
+            self._centre_bias()
+            self.n_decrements += 1
+
+    def loo_decisions(self):
+        """Exact leave-one-out decisions f_{-i}(x_i) for every learned example (ids
+        ascending): a support vector is unlearned, f(x_c) read off g_c, and re-learned."""
+        ids = np.flatnonzero(self.status[: self.n] >= 0)
+        out = np.empty(ids.shape[0])
+        for r, c in enumerate(ids):
+            if self.status[c] == REST:
+                out[r] = self.y[c] * (self.g[c] + 1.0)
+                continue
+            col = self._unlearn_one(c)
+            self._centre_bias()
+            out[r] = self.y[c] * (self.g[c] + 1.0)
+            self._learn(c, col=col)
+            self._centre_bias()
+        return out
+
+    # ------------------------------------------------------------------ prediction, state
+    def decision_function(self, X):
+        """f(x) = sum_{j in S u E} alpha_j y_j k(x_j, x) + b for every row of X
+        (prediction is not counted in ``n_kernel_evals``)."""
+        sv = [i for i in range(self.n) if self.status[i] in (MARGIN, ERROR)]
+        m = X.shape[0]
+        out = np.empty(m)
+        for r in range(m):
+            x = get_row(X, r)
+            f = self.b
+            for i in sv:
+                f += self.alpha[i] * self.y[i] * self.kernel.value(self.rows[i], x)
+            out[r] = f
+        return out
+
+    def support_ids(self):
+        """Ids of the support vectors (S u E), ascending."""
+        st = self.status[: self.n]
+        return np.flatnonzero((st == MARGIN) | (st == ERROR))
+
+    def support_rows(self):
+        """The support vectors as a 2-D array or CSR matrix (ids ascending)."""
+        ids = self.support_ids()
+        return _stack([self.rows[i] for i in ids], self.n_features, self.sparse)
+
+    def support(self):
+        """(ids, y_i alpha_i, rows) of the support vectors S u E, ids ascending."""
+        ids = self.support_ids()
+        return ids, self.alpha[ids] * self.y[ids], self.support_rows()
+
+    def active_ids(self):
+        """Ids learned and not unlearned, ascending."""
+        return np.flatnonzero(self.status[: self.n] >= 0)
+
+    def get_state(self):
+        n = self.n
+        st = self.status[:n]
+        return {
+            "alpha": self.alpha[:n].copy(),
+            "g": self.g[:n].copy(),
+            "y": self.y[:n].copy(),
+            "b": float(self.b),
+            "status": st.astype(np.int8).copy(),
+            "S": np.flatnonzero(st == MARGIN),
+            "E": np.flatnonzero(st == ERROR),
+            "R": np.flatnonzero(st == REST),
+            "S_order": np.array(self.S, dtype=np.intp),
+            "Rinv": self.Rinv.copy() if self.S else np.zeros((1, 1)),
+            "n_seen": n,
+            "n_increments": self.n_increments,
+            "n_decrements": self.n_decrements,
+            "n_iterations": self.n_iterations,
+            "n_exchanges": self.n_exchanges,
+            "n_refresh": self.n_refresh,
+            "max_inverse_drift": self.max_inverse_drift,
+            "n_kernel_evals": self.n_kernel_evals,
+        }
+
+    def check(self):
+        """Drift diagnostics (costs kernel evaluations, not counted): the largest
+        |g_i - g_i(recomputed)| over active examples, |h| = |sum y_i alpha_i| and
+        ||M R - I||_max of the bordered matrix."""
+        n = self.n
+        act = np.flatnonzero(self.status[:n] >= 0)
+        sv = self.support_ids()
+        K = np.array([[self.kernel.value(self.rows[i], self.rows[j]) for j in sv] for i in act])
+        f = (K @ (self.alpha[sv] * self.y[sv]) if sv.size else np.zeros(act.size)) + self.b
+        g = self.y[act] * f - 1.0
+        gdrift = float(np.max(np.abs(g - self.g[act]))) if act.size else 0.0
+        h = float(abs(np.sum(self.y[act] * self.alpha[act])))
+        if self.S:
+            E = self._bordered() @ self.Rinv - np.eye(len(self.S) + 1)
+            rdrift = float(np.max(np.abs(E)))
+        else:
+            rdrift = 0.0
+        return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
+
+
+def _stack(rows, n_features, sparse):
+    if not sparse:
+        if not rows:
+            return np.zeros((0, n_features))
+        return np.vstack(rows)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    for r, row in enumerate(rows):
+        indptr[r + 1] = indptr[r] + row.indices.shape[0]
+    if rows:
+        indices = np.concatenate([r.indices for r in rows]).astype(np.int32)
+        data = np.concatenate([r.data for r in rows])
+    else:
+        indices, data = np.zeros(0, np.int32), np.zeros(0)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
+
+
+class IncrementalSVM(BaseKernelClassifier):
+    """Exact incremental and decremental SVM with bias (Cauwenberghs & Poggio).
+
+    A C-SVC (hinge loss, bias b, 0 <= alpha_i <= C) learned one example at a
+    time: after every example the model *is* the batch solution on the
+    examples seen so far (the one :class:`sklearn.svm.SVC` computes, up to its
+    tolerance), and :meth:`unlearn` removes examples exactly.  ``fit`` learns
+    the examples in the given order; ``partial_fit`` continues.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box constraint 0 <= alpha_i <= C.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : float or {"scale", "auto"}, default="scale"
+        Kernel width; "scale"/"auto" as in :class:`sklearn.svm.SVC`, resolved
+        on the first batch and then kept fixed.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    tol : float, default=1e-12
+        An arriving example with y f(x) - 1 >= -tol is taken as on or beyond
+        its margin (it joins R, nothing changes).
+    refresh_every : int, default=100
+        Recompute the inverse of the bordered matrix after this many changes
+        of the margin set (0: never); the drift found is kept in
+        ``max_inverse_drift_``.
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    support_ : ndarray of int
+        Ids (0-based positions in learning order, over all ``fit`` /
+        ``partial_fit`` calls) of the support vectors (union over the
+        one-vs-rest problems).
+    support_vectors_ : ndarray or sparse matrix
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        y_i alpha_i; for two classes ``decision_function(x) = dual_coef_ @
+        k(support_vectors_, x) + intercept_`` as in SVC.
+    intercept_ : ndarray of shape (n_problems,)
+    n_support_ : ndarray of int
+        Support vectors per class.
+    n_kernel_evals_ : int
+        Kernel evaluations spent learning and unlearning (not prediction).
+    max_inverse_drift_ : float
+        Largest relative drift of the updated inverse found at a refresh.
+
+    Notes
+    -----
+    More than two classes go one-vs-rest (one exact binary SVM per class,
+    every one learning every example), so the model then differs from SVC's
+    one-vs-one.  :meth:`unlearn` and :meth:`loo_decisions` work on every
+    binary problem.
+
+    References
+    ----------
+    G. Cauwenberghs and T. Poggio, "Incremental and decremental support
+    vector machine learning", NIPS 13 (2000): KKT conditions Eq. 2, adiabatic
+    increments Eqs. 3-7, recursive update of the inverse Eqs. 8-9,
+    decremental unlearning and leave-one-out Sec. 4.
+    """
+
+    _reference = sys.modules[__name__]
+    _compiled = "refsvm._idsvm"
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-12,
+                 refresh_every=100, backend="cython"):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.refresh_every = refresh_every
+        self.backend = backend
+
+    def _check_params(self):
+        check_positive("C", self.C)
+        self._check_kernel()
+        check_nonnegative("tol", self.tol)
+        check_int("refresh_every", self.refresh_every, minimum=0)
+
+    def _make_state(self, n_features, sparse, X):
+        kind, gamma, degree, coef0 = self._kernel_args(X)
+        return self._module().IncrementalSVMState(
+            n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
+            coef0=coef0, tol=float(self.tol), refresh_every=int(self.refresh_every))
+
+    # ------------------------------------------------------------------ unlearning
+    def _fitted(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+
+    def unlearn(self, indices):
+        """Remove learned examples exactly (decremental unlearning, Sec. 4).
+
+        Parameters
+        ----------
+        indices : array-like of int
+            Ids of the examples: 0-based positions in the order they were
+            learned, counted over all ``fit``/``partial_fit`` calls.  Each must
+            be learned and not yet unlearned; no repeats.
+
+        Returns
+        -------
+        self
+        """
+        self._fitted()
+        ids = np.asarray(indices)
+        if ids.ndim == 0:
+            ids = ids.reshape(1)
+        if ids.ndim != 1:
+            raise ValueError(f"indices must be a 1-D list of ids; got shape {ids.shape}")
+        if ids.size and not (np.issubdtype(ids.dtype, np.integer)
+                             or (np.issubdtype(ids.dtype, np.floating)
+                                 and np.all(np.isfinite(ids)) and np.all(ids == np.round(ids)))):
+            raise ValueError(f"indices must be integers; got {ids.dtype} values")
+        ids = ids.astype(np.int64)
+        if np.unique(ids).size != ids.size:
+            raise ValueError("indices contains repeated ids")
+        active = self._states[0].active_ids()
+        n_seen = self._states[0].get_state()["n_seen"]
+        bad = ids[(ids < 0) | (ids >= n_seen)]
+        if bad.size:
+            raise ValueError(
+                f"indices out of range: {bad.tolist()} (ids are 0..{n_seen - 1}, in learning order)")
+        gone = np.setdiff1d(ids, active)
+        if gone.size:
+            raise ValueError(f"examples {gone.tolist()} were already unlearned")
+        for state in self._states:
+            state.unlearn(ids.astype(np.intp))
+        return self
+
+    def loo_decisions(self):
+        """Exact leave-one-out decision values f_{-i}(x_i) of every learned example.
+
+        A support vector is unlearned, its decision value read off, and it is
+        learned again (Cauwenberghs & Poggio, Sec. 4); an example of R is not
+        a support vector, so f_{-i} = f.  The model is unchanged afterwards
+        (up to round-off).
+
+        Returns
+        -------
+        ids : ndarray of int
+            The learned ids, ascending.
+        decisions : ndarray of shape (n,) or (n, n_classes)
+        """
+        self._fitted()
+        ids = self._states[0].active_ids()
+        dec = [np.asarray(s.loo_decisions()) for s in self._states]
+        return ids, (dec[0] if len(dec) == 1 else np.column_stack(dec))
+
+    def loo_error(self, y):
+        """Exact leave-one-out error rate, given the labels ``y`` of the learned ids
+        (in ascending id order, as returned by :meth:`loo_decisions`)."""
+        ids, dec = self.loo_decisions()
+        y = np.asarray(y)
+        if y.shape[0] != ids.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} labels for {ids.shape[0]} learned examples")
+        if dec.ndim == 1:
+            pred = self.classes_[(dec > 0).astype(int)]
+        else:
+            pred = self.classes_[np.argmax(dec, axis=1)]
+        return float(np.mean(pred != y))
+
+    # ------------------------------------------------------------------ SVC-like read-outs
+    def _support_parts(self):
+        self._fitted()
+        return [s.support() for s in self._states]
+
+    def _sv_ids(self, parts):
+        return np.unique(np.concatenate([np.asarray(p[0], dtype=np.intp) for p in parts]))
+
+    @property
+    def support_(self):
+        return self._sv_ids(self._support_parts()).astype(np.int32)
+
+    @property
+    def dual_coef_(self):
+        parts = self._support_parts()
+        ids = self._sv_ids(parts)
+        out = np.zeros((len(parts), ids.shape[0]))
+        for r, (pid, coef, _) in enumerate(parts):
+            out[r, np.searchsorted(ids, pid)] = coef
+        return out
+
+    @property
+    def intercept_(self):
+        self._fitted()
+        return np.array([s.get_state()["b"] for s in self._states])
+
+    @property
+    def support_vectors_(self):
+        parts = self._support_parts()
+        ids = self._sv_ids(parts)
+        rows = {}
+        for pid, _, M in parts:
+            for r, i in enumerate(pid):
+                rows.setdefault(int(i), M[r])
+        if self._sparse_:
+            if not ids.size:
+                return sp.csr_matrix((0, self.n_features_in_))
+            return sp.vstack([sp.csr_matrix(rows[int(i)]) for i in ids], format="csr")
+        if not ids.size:
+            return np.zeros((0, self.n_features_in_))
+        return np.vstack([np.asarray(rows[int(i)]).reshape(1, -1) for i in ids])
+
+    @property
+    def n_support_(self):
+        """Support vectors per class (each counted once, under its own label)."""
+        parts = self._support_parts()
+        counts = np.zeros(len(self.classes_), dtype=np.int32)
+        if len(parts) == 1:
+            coef = parts[0][1]
+            counts[0] = int(np.sum(coef < 0))
+            counts[1] = int(np.sum(coef > 0))
+            return counts
+        for k, (pid, coef, _) in enumerate(parts):
+            # in problem k the positive examples are those of class k
+            counts[k] = int(np.sum(coef > 0))
+        return counts
+
+    @property
+    def max_inverse_drift_(self):
+        self._fitted()
+        return max(s.get_state()["max_inverse_drift"] for s in self._states)
+
