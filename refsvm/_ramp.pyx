@@ -1,0 +1,624 @@
+"""Compiled twin of :mod:`refsvm.ramp` (OnlineSVMR, Algorithms 1-2, Wang & Vucetic).
+
+Same class (``OnlineSVMR``), same methods, same order of floating-point
+operations, same tie-breaking (lowest example id wins the arg-max of Eq. 13;
+Algorithm 2 removes the oldest first among equal |1 - g|) and the same kernel
+row policy (rows kept only for the support vectors), so that the twins agree
+state-for-state.  ``run`` is a ``nogil`` loop over the whole stream.
+"""
+from libc.stdlib cimport malloc, realloc, free, qsort
+from libc.math cimport fabs, INFINITY
+
+import numpy as np
+cimport numpy as cnp
+import scipy.sparse as sp
+
+from refsvm._kernels cimport KernelSpec, CKernel, RowStore
+from refsvm.kernels import SparseRow
+
+cnp.import_array()
+
+
+cdef struct RemKey:
+    double key
+    long long id
+    Py_ssize_t pos
+
+
+cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
+    # largest |1 - g| first; on ties the lowest id (oldest) first
+    cdef const RemKey* x = <const RemKey*> a
+    cdef const RemKey* z = <const RemKey*> b
+    if x.key > z.key:
+        return -1
+    if x.key < z.key:
+        return 1
+    if x.id < z.id:
+        return -1
+    if x.id > z.id:
+        return 1
+    return 0
+
+
+cdef inline double eq14(double alpha, double g, double q, double C) noexcept nogil:
+    """Eq. (14): clip(alpha + g / Q_ii, 0, C)."""
+    cdef double step, new
+    if q > 0:
+        step = g / q
+    elif g > 0:
+        step = INFINITY
+    else:
+        step = -INFINITY
+    new = alpha + step
+    if new < 0.0:
+        return 0.0
+    if new > C:
+        return C
+    return new
+
+
+cdef class OnlineSVMR:
+    """OnlineSVMR state (Algorithm 1 + Algorithm 2); see :class:`refsvm.ramp.OnlineSVMR`."""
+
+    cdef RowStore store
+    cdef CKernel kern
+    cdef readonly Py_ssize_t n_features
+    cdef readonly bint sparse
+    cdef readonly double C, tol, min_gain
+    cdef readonly long long max_non_sv
+    cdef Py_ssize_t n, cap
+    cdef long long* ids
+    cdef double* y
+    cdef double* alpha
+    cdef double* g
+    cdef double* qd
+    cdef char* inv
+    cdef double** krow
+    cdef double* pend_k
+    cdef double pend_f
+    cdef bint pending
+    cdef Py_ssize_t* tmp_pos
+    cdef RemKey* tmp_keys
+    cdef readonly long long n_seen, n_updates, n_steps, n_cccp_rounds, n_unlearned
+    cdef readonly long long n_removed, n_gain_stops, n_row_builds
+    cdef readonly bint gain_stopped
+
+    def __cinit__(self, *args, **kwargs):
+        self.n = 0
+        self.cap = 0
+        self.ids = NULL
+        self.y = NULL
+        self.alpha = NULL
+        self.g = NULL
+        self.qd = NULL
+        self.inv = NULL
+        self.krow = NULL
+        self.pend_k = NULL
+        self.tmp_pos = NULL
+        self.tmp_keys = NULL
+        self.pending = False
+
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1):
+        self.n_features = n_features
+        self.sparse = sparse
+        self.C = C
+        self.tol = tol
+        self.min_gain = min_gain
+        self.max_non_sv = -1 if max_non_sv is None else max_non_sv
+        self.kern = CKernel(kernel, gamma, degree, coef0)
+        self.store = RowStore(n_features, sparse)
+        self._reserve(16)
+
+    def __dealloc__(self):
+        cdef Py_ssize_t p
+        if self.krow != NULL:
+            for p in range(self.cap):
+                free(self.krow[p])
+        free(self.krow)
+        free(self.ids)
+        free(self.y)
+        free(self.alpha)
+        free(self.g)
+        free(self.qd)
+        free(self.inv)
+        free(self.pend_k)
+        free(self.tmp_pos)
+        free(self.tmp_keys)
+
+    # ------------------------------------------------------------------ buffers
+    cdef int _reserve(self, Py_ssize_t need) except -1 nogil:
+        cdef Py_ssize_t cap, p
+        cdef void* q
+        if need <= self.cap:
+            return 0
+        cap = max(need, 2 * self.cap, 16)
+        q = realloc(self.ids, cap * sizeof(long long))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.ids = <long long*> q
+        q = realloc(self.y, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.y = <double*> q
+        q = realloc(self.alpha, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.alpha = <double*> q
+        q = realloc(self.g, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.g = <double*> q
+        q = realloc(self.qd, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.qd = <double*> q
+        q = realloc(self.inv, cap * sizeof(char))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.inv = <char*> q
+        q = realloc(self.pend_k, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.pend_k = <double*> q
+        q = realloc(self.tmp_pos, cap * sizeof(Py_ssize_t))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.tmp_pos = <Py_ssize_t*> q
+        q = realloc(self.tmp_keys, cap * sizeof(RemKey))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.tmp_keys = <RemKey*> q
+        q = realloc(self.krow, cap * sizeof(double*))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.krow = <double**> q
+        for p in range(self.cap, cap):
+            self.krow[p] = NULL
+        for p in range(self.n):
+            if self.krow[p] != NULL:
+                q = realloc(self.krow[p], cap * sizeof(double))
+                if q == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.krow[p] = <double*> q
+        self.cap = cap
+        return 0
+
+    # ------------------------------------------------------------------ kernel rows
+    cdef double* _row(self, Py_ssize_t p) except NULL nogil:
+        """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
+        cdef Py_ssize_t k
+        cdef double* row
+        if self.krow[p] != NULL:
+            return self.krow[p]
+        row = <double*> malloc(self.cap * sizeof(double))
+        if row == NULL:
+            with gil:
+                raise MemoryError()
+        for k in range(self.n):
+            if k == p:
+                row[k] = self.qd[p]
+            elif self.krow[k] != NULL:
+                row[k] = self.krow[k][p]
+            else:
+                row[k] = self.kern.k_rows(self.store, p, k)
+        self.krow[p] = row
+        self.n_row_builds += 1
+        return row
+
+    cdef inline void _release_row(self, Py_ssize_t p) noexcept nogil:
+        free(self.krow[p])
+        self.krow[p] = NULL
+
+    # ------------------------------------------------------------------ one coordinate
+    cdef int _coordinate_step(self, Py_ssize_t p) except -1 nogil:
+        """Eq. (14) on alpha_p, then Eq. (15) for every k in I."""
+        cdef double a_old = self.alpha[p]
+        cdef double a_new = eq14(a_old, self.g[p], self.qd[p], self.C)
+        cdef double delta = a_new - a_old
+        cdef double c
+        cdef double* row
+        cdef Py_ssize_t k
+        if delta == 0.0:
+            return 0
+        row = self._row(p)
+        self.alpha[p] = a_new
+        c = delta * self.y[p]
+        for k in range(self.n):
+            self.g[k] -= c * self.y[k] * row[k]
+        self.n_steps += 1
+        if a_new == 0.0:
+            self._release_row(p)
+        return 0
+
+    cdef int _unlearn(self, Py_ssize_t p) except -1 nogil:
+        """Alg. 1 steps 24-25."""
+        cdef double delta, c
+        cdef double* row
+        cdef Py_ssize_t k
+        if self.alpha[p] == 0.0:
+            return 0
+        delta = 0.0 - self.alpha[p]
+        row = self._row(p)
+        self.alpha[p] = 0.0
+        c = delta * self.y[p]
+        for k in range(self.n):
+            self.g[k] -= c * self.y[k] * row[k]
+        self._release_row(p)
+        self.n_unlearned += 1
+        return 0
+
+    # ------------------------------------------------------------------ steps 10-15
+    cdef int _optimize_on_v(self) except -1 nogil:
+        cdef Py_ssize_t p, best
+        cdef double a, gg, d, gain, best_gain
+        cdef double C = self.C, tol = self.tol
+        while True:
+            best = -1
+            best_gain = -INFINITY
+            for p in range(self.n):
+                if not self.inv[p]:
+                    continue
+                a = self.alpha[p]
+                gg = self.g[p]
+                if not ((a < C and gg > tol) or (a > 0 and gg < -tol)):   # Eq. (3)
+                    continue
+                d = eq14(a, gg, self.qd[p], C) - a                        # Eq. (14)
+                gain = gg * d - 0.5 * self.qd[p] * d * d                  # Eq. (13)
+                if best < 0 or gain > best_gain:
+                    best = p
+                    best_gain = gain
+            if best < 0:
+                return 0
+            if best_gain < self.min_gain:
+                self.n_gain_stops += 1
+                self.gain_stopped = True
+                return 0
+            self._coordinate_step(best)
+
+    # ------------------------------------------------------------------ steps 9-27
+    cdef int _cccp(self) except -1 nogil:
+        cdef Py_ssize_t p, n_removed
+        cdef bint changed
+        while True:
+            self.n_cccp_rounds += 1
+            self._optimize_on_v()
+            n_removed = 0
+            changed = False
+            for p in range(self.n):
+                if self.g[p] <= 2.0 and not self.inv[p]:
+                    self.inv[p] = 1
+                    changed = True
+                elif self.g[p] > 2.0 and self.inv[p]:
+                    self.inv[p] = 0
+                    self.tmp_pos[n_removed] = p
+                    n_removed += 1
+                    changed = True
+            for p in range(n_removed):
+                self._unlearn(self.tmp_pos[p])
+            if not changed:
+                return 0
+
+    # ------------------------------------------------------------------ Algorithm 2
+    cdef int _removal_step(self) except -1 nogil:
+        cdef Py_ssize_t p, cnt = 0, n_drop, nk = 0, j
+        cdef long long m = self.max_non_sv
+        cdef double* row
+        if m < 0:
+            return 0
+        for p in range(self.n):
+            if self.alpha[p] == 0.0:
+                self.tmp_keys[cnt].key = fabs(1.0 - self.g[p])
+                self.tmp_keys[cnt].id = self.ids[p]
+                self.tmp_keys[cnt].pos = p
+                cnt += 1
+        if cnt <= m:
+            return 0
+        n_drop = cnt - <Py_ssize_t> m
+        qsort(self.tmp_keys, cnt, sizeof(RemKey), _cmp_rem)
+        for p in range(self.n):
+            self.tmp_pos[p] = 1
+        for j in range(n_drop):
+            self.tmp_pos[self.tmp_keys[j].pos] = 0
+        for p in range(self.n):
+            if self.tmp_pos[p]:
+                self.tmp_pos[nk] = p
+                nk += 1
+        self.store.keep(self.tmp_pos, nk)
+        for j in range(nk):
+            p = self.tmp_pos[j]
+            self.ids[j] = self.ids[p]
+            self.y[j] = self.y[p]
+            self.alpha[j] = self.alpha[p]
+            self.g[j] = self.g[p]
+            self.qd[j] = self.qd[p]
+            self.inv[j] = self.inv[p]
+            self.krow[j] = self.krow[p]
+            if p != j:
+                self.krow[p] = NULL
+        for j in range(nk, self.n):
+            self.krow[j] = NULL       # removed examples are non-SVs: no rows to free
+        for j in range(nk):
+            row = self.krow[j]
+            if row != NULL:
+                for p in range(nk):
+                    row[p] = row[self.tmp_pos[p]]
+        self.n = nk
+        self.n_removed += n_drop
+        return 0
+
+    # ------------------------------------------------------------------ arrival
+    cdef int _observe_stored(self) except -1 nogil:
+        """f(x) for the example just appended to the store (row self.n)."""
+        cdef Py_ssize_t p, n = self.n
+        cdef double f = 0.0, v
+        for p in range(n):
+            if self.alpha[p] != 0.0:
+                v = self.kern.k_rows(self.store, p, n)
+                self.pend_k[p] = v
+                f += (self.y[p] * self.alpha[p]) * v
+        self.pend_f = f
+        self.pending = True
+        return 0
+
+    cdef int _begin_observe(self) except -1 nogil:
+        if self.pending:
+            self.store.n_rows = self.n       # drop the previous, unlabelled observation
+            self.pending = False
+        self._reserve(self.n + 1)
+        return 0
+
+    cdef int _label(self, double yy) except -1 nogil:
+        cdef Py_ssize_t p, new = self.n
+        cdef double q
+        self.pending = False
+        q = self.kern.k_rows(self.store, new, new)               # step 3: Q_ii
+        for p in range(new):
+            if self.krow[p] != NULL:
+                self.krow[p][new] = self.pend_k[p]
+        self.ids[new] = self.n_seen
+        self.y[new] = yy
+        self.alpha[new] = 0.0
+        self.g[new] = 1.0 - yy * self.pend_f
+        self.qd[new] = q
+        self.inv[new] = 0
+        self.krow[new] = NULL
+        self.n += 1
+        self.n_seen += 1
+        self.gain_stopped = False
+        if 0.0 <= self.g[new] <= 2.0:                            # step 4
+            self.n_updates += 1
+            self.inv[new] = 1                                    # step 5
+            self._coordinate_step(new)                           # steps 6-8
+            self._cccp()                                         # steps 9-27
+        self._removal_step()                                     # Algorithm 2
+        return 0
+
+    cdef int _observe_dense(self, const double* x) except -1 nogil:
+        self._begin_observe()
+        self.store.append_dense(x)
+        return self._observe_stored()
+
+    cdef int _observe_csr(self, const int* idx, const double* val, Py_ssize_t nnz) except -1 nogil:
+        self._begin_observe()
+        self.store.append_csr(idx, val, nnz)
+        return self._observe_stored()
+
+    # ------------------------------------------------------------------ Python API
+    def observe(self, x):
+        """Receive x, return f(x) (Eq. 4); x waits for :meth:`label` or :meth:`skip`."""
+        cdef const double[::1] xd, xv
+        cdef const int[::1] xi
+        if self.sparse:
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            self._observe_csr(&xi[0] if xi.shape[0] else NULL,
+                              &xv[0] if xv.shape[0] else NULL, xi.shape[0])
+        else:
+            xd = np.ascontiguousarray(x, dtype=np.float64)
+            if xd.shape[0] != self.n_features:
+                raise ValueError("row of the wrong length")
+            self._observe_dense(&xd[0])
+        return self.pend_f
+
+    def skip(self):
+        """Drop the observed example (never labelled)."""
+        if self.pending:
+            self.store.n_rows = self.n
+            self.pending = False
+
+    def label(self, double y):
+        """Alg. 1 steps 3-28 (+ Algorithm 2) for the observed example."""
+        if not self.pending:
+            raise RuntimeError("label() needs a preceding observe()")
+        self._label(y)
+
+    def step(self, x, double y):
+        """One example: Alg. 1 steps 2-28 (+ Algorithm 2)."""
+        self.observe(x)
+        self._label(y)
+
+    def run(self, X, y, order):
+        """Alg. 1 over the rows of X in ``order`` (nogil loop)."""
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const Py_ssize_t[::1] indptr
+        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
+        cdef Py_ssize_t t, i, start, stop
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            with nogil:
+                for t in range(od.shape[0]):
+                    i = od[t]
+                    start = indptr[i]
+                    stop = indptr[i + 1]
+                    self._observe_csr(&indices[start] if stop > start else NULL,
+                                      &data[start] if stop > start else NULL, stop - start)
+                    self._label(yv[i])
+        else:
+            Xd = X
+            if Xd.shape[0] == 0:
+                return
+            with nogil:
+                for t in range(od.shape[0]):
+                    i = od[t]
+                    self._observe_dense(&Xd[i, 0])
+                    self._label(yv[i])
+
+    @property
+    def n_kernel_evals(self):
+        return self.kern.n_evals
+
+    def decision_function(self, X):
+        """f(x) (Eq. 4) for every row; not counted."""
+        cdef Py_ssize_t r, p, m = X.shape[0]
+        cdef double f
+        cdef double[::1] out = np.zeros(m)
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const Py_ssize_t[::1] indptr
+        cdef KernelSpec* spec = &self.kern.spec
+        if m == 0:
+            return np.asarray(out)
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            with nogil:
+                for r in range(m):
+                    f = 0.0
+                    for p in range(self.n):
+                        if self.alpha[p] != 0.0:
+                            f += (self.y[p] * self.alpha[p]) * self.store.kernel_row_csr(
+                                spec, p,
+                                &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL,
+                                &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL,
+                                indptr[r + 1] - indptr[r])
+                    out[r] = f
+        else:
+            Xd = X
+            with nogil:
+                for r in range(m):
+                    f = 0.0
+                    for p in range(self.n):
+                        if self.alpha[p] != 0.0:
+                            f += (self.y[p] * self.alpha[p]) * self.store.kernel_row_dense(
+                                spec, p, &Xd[r, 0])
+                    out[r] = f
+        return np.asarray(out)
+
+    # ------------------------------------------------------------------ read-outs
+    def _arr(self):
+        n = self.n
+        ids = np.array([self.ids[p] for p in range(n)], dtype=np.int64)
+        y = np.array([self.y[p] for p in range(n)], dtype=np.float64)
+        alpha = np.array([self.alpha[p] for p in range(n)], dtype=np.float64)
+        g = np.array([self.g[p] for p in range(n)], dtype=np.float64)
+        qd = np.array([self.qd[p] for p in range(n)], dtype=np.float64)
+        inv = np.array([self.inv[p] != 0 for p in range(n)], dtype=bool)
+        return ids, y, alpha, g, qd, inv
+
+    def support(self):
+        """(ids, y * alpha, rows) of the support vectors, in increasing id."""
+        ids, y, alpha, g, qd, inv = self._arr()
+        sv = np.flatnonzero(alpha != 0.0)
+        return ids[sv].copy(), y[sv] * alpha[sv], self.store.to_matrix(rows=sv)
+
+    def get_state(self):
+        ids, y, alpha, g, qd, inv = self._arr()
+        cached = np.array([self.ids[p] for p in range(self.n) if self.krow[p] != NULL],
+                          dtype=np.int64)
+        return {
+            "I": ids,
+            "V": ids[inv].copy(),
+            "alpha": alpha,
+            "g": g,
+            "y": y,
+            "qdiag": qd,
+            "support": ids[alpha != 0.0].copy(),
+            "cached": cached,
+            "n_seen": self.n_seen,
+            "n_updates": self.n_updates,
+            "n_steps": self.n_steps,
+            "n_cccp_rounds": self.n_cccp_rounds,
+            "n_unlearned": self.n_unlearned,
+            "n_removed": self.n_removed,
+            "n_gain_stops": self.n_gain_stops,
+            "n_row_builds": self.n_row_builds,
+            "gain_stopped": bool(self.gain_stopped),
+            "n_kernel_evals": self.kern.n_evals,
+        }
+
+    def kernel_rows(self):
+        """The kept kernel rows as {example id: row over I} (copies; for tests)."""
+        cdef Py_ssize_t p, k
+        out = {}
+        for p in range(self.n):
+            if self.krow[p] != NULL:
+                out[int(self.ids[p])] = np.array([self.krow[p][k] for k in range(self.n)])
+        return out
+
+    # ------------------------------------------------------------------ pickling
+    def __reduce__(self):
+        ids, y, alpha, g, qd, inv = self._arr()
+        rows = self.kernel_rows()
+        params = (self.n_features, self.sparse, self.C, self.kern.kind, self.kern.gamma,
+                  self.kern.degree, self.kern.coef0, self.tol, self.min_gain, self.max_non_sv)
+        counters = (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds,
+                    self.n_unlearned, self.n_removed, self.n_gain_stops, self.n_row_builds,
+                    self.gain_stopped, self.kern.n_evals)
+        X = self.store.to_matrix(rows=range(self.n))
+        return (_rebuild, (params, (ids, y, alpha, g, qd, inv), rows, counters, X))
+
+    def _restore(self, arrays, rows, counters, X):
+        cdef Py_ssize_t p, k, n
+        ids, y, alpha, g, qd, inv = arrays
+        n = ids.shape[0]
+        self._reserve(n + 1)
+        if self.sparse:
+            X = sp.csr_matrix(X)
+            X.indices = X.indices.astype(np.int32)
+        for p in range(n):
+            self.store.append(X, p)
+            self.ids[p] = ids[p]
+            self.y[p] = y[p]
+            self.alpha[p] = alpha[p]
+            self.g[p] = g[p]
+            self.qd[p] = qd[p]
+            self.inv[p] = 1 if inv[p] else 0
+        self.n = n
+        for p in range(n):
+            r = rows.get(int(ids[p]))
+            if r is not None:
+                self.krow[p] = <double*> malloc(self.cap * sizeof(double))
+                if self.krow[p] == NULL:
+                    raise MemoryError()
+                for k in range(n):
+                    self.krow[p][k] = r[k]
+        (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds, self.n_unlearned,
+         self.n_removed, self.n_gain_stops, self.n_row_builds, self.gain_stopped,
+         self.kern.n_evals) = counters
+
+
+def _rebuild(params, arrays, rows, counters, X):
+    (n_features, sparse, C, kind, gamma, degree, coef0, tol, min_gain, m) = params
+    s = OnlineSVMR(n_features, sparse, C=C, kernel=kind, gamma=gamma, degree=degree,
+                   coef0=coef0, tol=tol, min_gain=min_gain, max_non_sv=m)
+    s._restore(arrays, rows, counters, X)
+    return s

@@ -1,0 +1,536 @@
+"""Online ramp-loss SVM (Wang & Vucetic): OnlineSVMR, the removal step, OnlineASVMR.
+
+This is the *reference*: pure Python, written to be read beside the paper.
+Every block cites the step of Algorithm 1 ("Alg. 1 step 11") or the equation
+("Eq. (14)") it implements; the numbering follows
+``shared/papers/ALGORITHMS.md`` section 1.  The compiled twin is
+:mod:`refsvm._ramp` (same class, same attributes, same order of operations).
+
+Model (zero bias, Eq. 4)::
+
+    f(x) = sum_i y_i alpha_i k(x_i, x)
+
+State kept for every example i of I (all examples seen and not removed):
+``alpha_i``, ``g_i = 1 - y_i f(x_i)`` (Eq. 3), ``Q_ii = k(x_i, x_i)`` and
+whether i is in the active set V (Eq. 10).  Kernel rows ``k(x_i, x_k), k in
+I`` are kept only for the support vectors (alpha_i != 0): a row is computed
+when alpha_i first moves away from 0, extended by one value per arrival (the
+values f(x_new) needs anyway), and released when alpha_i returns to 0.  There
+is no Gram matrix; memory is O(#SV * |I|), and with the removal step
+(Algorithm 2, ``max_non_sv=m``) |I| <= #SV + m.
+
+Kernel evaluations (``n_kernel_evals``), exactly:
+
+- arrival of x (Alg. 1 steps 2-3 / Alg. 3 step 3): one per support vector
+  (the values of f(x), Eq. 4); plus k(x, x) once when x joins I;
+- a row built for example p (its alpha moves away from 0): one per member of
+  I that is neither p nor a support vector (the others are read from the
+  rows already kept, by symmetry, and from the stored Q_pp);
+- prediction (``decision_function``) is not counted.
+
+Readings chosen where the printed text is ambiguous (see
+``docs/wang_vucetic.rst``):
+
+- Step 10/11: the working example is the KKT violator (Eq. 3 broken by more
+  than ``tol``) of V with the largest gain of Eq. (13); ties go to the lowest
+  example id.  The loop stops when V has no violator, or when the best gain is
+  below ``min_gain`` (the second stopping criterion of Sec. III.B).
+- Steps 8, 14, 25 (Eq. 15) are skipped when the step is zero (no change).
+- Steps 16-27: after the reassignment, the examples that left V are unlearned
+  in increasing id order; the loop repeats until the reassignment changes
+  nothing, so at the end of every update V = {i in I : g_i <= 2} exactly.
+- Algorithm 2 runs after step 28 of *every* arrival (also those that did not
+  update the model); ties of |1 - g| are broken by removing the oldest first.
+
+References
+----------
+Z. Wang and S. Vucetic, "Fast Online Training of Ramp Loss Support Vector
+Machines", ICDM 2009: Algorithm 1 (OnlineSVMR), Algorithm 2 (removal step),
+Algorithm 3 (OnlineASVMR), Eqs. (3), (4), (10), (13), (14), (15).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .base import BaseKernelClassifier
+from .kernels import Kernel, SparseRow, get_row
+from ._validation import check_int, check_nonnegative, check_positive
+
+__all__ = ["OnlineSVMR", "OnlineRampSVM"]
+
+
+def eq14_new_alpha(alpha, g, q, C):
+    """Eq. (14): alpha_new = clip(alpha + g / Q_ii, 0, C).
+
+    Works elementwise on arrays.  A zero diagonal (Q_ii = 0, e.g. a zero
+    vector under the linear kernel) moves alpha to the bound g points at.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    g = np.asarray(g, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(q > 0, g / np.where(q > 0, q, 1.0), np.where(g > 0, np.inf, -np.inf))
+    new = alpha + step
+    return np.where(new < 0.0, 0.0, np.where(new > C, C, new))
+
+
+def eq13_gain(g, q, delta):
+    """Eq. (13): dual gain g * delta - 1/2 Q_ii delta^2 of a one-coordinate step."""
+    return g * delta - 0.5 * q * delta * delta
+
+
+def violates_eq3(alpha, g, C, tol):
+    """Eq. (3) broken by more than ``tol``: alpha < C with g > tol, or alpha > 0 with g < -tol."""
+    return ((alpha < C) & (g > tol)) | ((alpha > 0) & (g < -tol))
+
+
+class OnlineSVMR:
+    """OnlineSVMR state (Algorithm 1), with the removal step (Algorithm 2).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+        Rows are :class:`refsvm.kernels.SparseRow` (True) or dense arrays.
+    C : float
+        Box constraint of the dual (Eq. 2, Eq. 11).
+    kernel, gamma, degree, coef0
+        Kernel, see :class:`refsvm.kernels.Kernel`.
+    tol : float
+        Eq. (3) must hold within ``tol`` on V (first stopping rule of step 10).
+    min_gain : float
+        Step 10 also stops when the best gain of Eq. (13) is below this.
+    max_non_sv : int
+        ``m`` of Algorithm 2; ``-1`` (or None) turns the removal step off.
+
+    Attributes
+    ----------
+    n_kernel_evals : int
+        Kernel evaluations so far (training only).
+
+    References
+    ----------
+    Wang & Vucetic (2009), Algorithm 1 and Algorithm 2.
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1):
+        self.n_features = int(n_features)
+        self.sparse = bool(sparse)
+        self.C = float(C)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.tol = float(tol)
+        self.min_gain = float(min_gain)
+        self.max_non_sv = -1 if max_non_sv is None else int(max_non_sv)
+        # Alg. 1 step 0: f = 0, I = {}, V = {}.  Arrays are indexed by position
+        # in I; positions are in increasing example id (arrival order).
+        self.rows = []                       # x_i
+        self.ids = np.zeros(0, np.int64)     # example id (0, 1, 2, ... in arrival order)
+        self.y = np.zeros(0)
+        self.alpha = np.zeros(0)
+        self.g = np.zeros(0)                 # g_i = 1 - y_i f(x_i), Eq. (3)
+        self.qdiag = np.zeros(0)             # Q_ii = k(x_i, x_i)
+        self.in_v = np.zeros(0, bool)        # i in V
+        self.krow = {}                       # id -> k(x_i, x_k) for k in I (support vectors only)
+        self.n_seen = 0
+        self.n_updates = 0        # arrivals that entered step 5 (model update)
+        self.n_steps = 0          # Eq. (14) steps taken (steps 6 and 12)
+        self.n_cccp_rounds = 0    # passes through steps 9-27
+        self.n_unlearned = 0      # examples decrementally unlearned (steps 23-26) with alpha != 0
+        self.n_removed = 0        # examples dropped by Algorithm 2
+        self.n_gain_stops = 0     # step-10 loops stopped by the gain rule
+        self.gain_stopped = False # the last update's loop stopped by the gain rule at least once
+        self.n_row_builds = 0
+        self._pending = None      # (x, k(x_i, x) for SVs, f(x)) between observe() and label()
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    # ------------------------------------------------------------------ kernel rows
+    def _row(self, p):
+        """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
+        i = int(self.ids[p])
+        if i in self.krow:
+            return self.krow[i]
+        n = self.ids.shape[0]
+        row = np.empty(n)
+        for k in range(n):
+            j = int(self.ids[k])
+            if k == p:
+                row[k] = self.qdiag[p]               # stored Q_pp, no new evaluation
+            elif j in self.krow:
+                row[k] = self.krow[j][p]             # symmetric value already kept
+            else:
+                row[k] = self.kernel(self.rows[p], self.rows[k])
+        self.krow[i] = row
+        self.n_row_builds += 1
+        return row
+
+    def _release_row(self, p):
+        self.krow.pop(int(self.ids[p]), None)
+
+    # ------------------------------------------------------------------ one coordinate
+    def _coordinate_step(self, p):
+        """Eq. (14) on alpha_p, then Eq. (15) for every k in I.  Returns the step."""
+        a_old = self.alpha[p]
+        a_new = float(eq14_new_alpha(a_old, self.g[p], self.qdiag[p], self.C))
+        delta = a_new - a_old                                  # Delta alpha
+        if delta == 0.0:
+            return 0.0
+        row = self._row(p)
+        self.alpha[p] = a_new
+        self.g -= (delta * self.y[p]) * self.y * row           # Eq. (15)
+        self.n_steps += 1
+        if a_new == 0.0:
+            self._release_row(p)
+        return delta
+
+    def _unlearn(self, p):
+        """Alg. 1 steps 24-25: alpha_p = 0, Eq. (15) with Delta alpha = -alpha_p_old."""
+        if self.alpha[p] == 0.0:
+            return
+        delta = 0.0 - self.alpha[p]
+        row = self._row(p)
+        self.alpha[p] = 0.0
+        self.g -= (delta * self.y[p]) * self.y * row           # Eq. (15)
+        self._release_row(p)
+        self.n_unlearned += 1
+
+    # ------------------------------------------------------------------ steps 10-15
+    def _optimize_on_v(self):
+        """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
+        while True:
+            v = np.flatnonzero(self.in_v)
+            a, g, q = self.alpha[v], self.g[v], self.qdiag[v]
+            viol = violates_eq3(a, g, self.C, self.tol)           # step 10, Eq. (3)
+            if not viol.any():
+                return
+            delta = eq14_new_alpha(a, g, q, self.C) - a          # Eq. (14)
+            gain = np.where(viol, eq13_gain(g, q, delta), -np.inf)  # Eq. (13)
+            best = int(np.argmax(gain))                          # step 11 (lowest id on ties)
+            if gain[best] < self.min_gain:                       # step 10, gain rule
+                self.n_gain_stops += 1
+                self.gain_stopped = True
+                return
+            self._coordinate_step(int(v[best]))                  # steps 12-14
+
+    # ------------------------------------------------------------------ steps 9-27
+    def _cccp(self):
+        while True:                                              # step 9
+            self.n_cccp_rounds += 1
+            self._optimize_on_v()                                # steps 10-15
+            removed = []
+            changed = False
+            for p in range(self.ids.shape[0]):                   # steps 16-22, Eq. (10)
+                if self.g[p] <= 2.0 and not self.in_v[p]:
+                    self.in_v[p] = True                          # step 17
+                    changed = True
+                elif self.g[p] > 2.0 and self.in_v[p]:
+                    self.in_v[p] = False                         # step 19
+                    removed.append(p)
+                    changed = True
+            for p in removed:                                    # steps 23-26
+                self._unlearn(p)
+            if not changed:                                      # step 27
+                return
+
+    # ------------------------------------------------------------------ Algorithm 2
+    def _removal_step(self):
+        """Keep at most m non-SVs: drop those with the largest |1 - g| (oldest first on ties)."""
+        m = self.max_non_sv
+        if m < 0:
+            return
+        x_set = np.flatnonzero(self.alpha == 0.0)                # X = {i : alpha_i = 0}
+        if x_set.shape[0] <= m:
+            return
+        key = np.abs(1.0 - self.g[x_set])
+        order = np.argsort(-key, kind="stable")
+        drop = np.zeros(self.ids.shape[0], bool)
+        drop[x_set[order[: x_set.shape[0] - m]]] = True
+        self._keep(~drop)
+        self.n_removed += int(drop.sum())
+
+    def _keep(self, mask):
+        pos = np.flatnonzero(mask)
+        self.rows = [self.rows[p] for p in pos]
+        for name in ("ids", "y", "alpha", "g", "qdiag", "in_v"):
+            setattr(self, name, getattr(self, name)[pos])
+        self.krow = {i: r[pos] for i, r in self.krow.items()}
+
+    # ------------------------------------------------------------------ arrival
+    def observe(self, x):
+        """Alg. 1 step 2 / Alg. 3 step 2: receive x and compute f(x) (Eq. 4).
+
+        The kernel values k(x_i, x) of the support vectors are kept until
+        :meth:`label` (which adds x to I) or :meth:`skip` (which drops it).
+        Returns f(x).
+        """
+        sv = np.flatnonzero(self.alpha != 0.0)
+        kx = np.zeros(self.ids.shape[0])
+        f = 0.0
+        for p in sv:
+            kx[p] = self.kernel(self.rows[p], x)
+            f += (self.y[p] * self.alpha[p]) * kx[p]
+        self._pending = (x, kx, f)
+        return f
+
+    def skip(self):
+        """Drop the observed example (Alg. 3: not in the ramp region, never queried)."""
+        self._pending = None
+
+    def label(self, y):
+        """Alg. 1 steps 3-28 (and Algorithm 2) for the observed example with label y."""
+        if self._pending is None:
+            raise RuntimeError("label() needs a preceding observe()")
+        x, kx, f = self._pending
+        self._pending = None
+        y = float(y)
+        # step 3: I = I u {t+1}, alpha_{t+1} = 0, g_{t+1} = 1 - y f(x_{t+1})
+        q = self.kernel(x, x)
+        for i, row in self.krow.items():          # keep the SV rows complete (same values as f used)
+            p = int(np.searchsorted(self.ids, i))
+            self.krow[i] = np.append(row, kx[p])
+        self.rows.append(x)
+        self.ids = np.append(self.ids, self.n_seen)
+        self.y = np.append(self.y, y)
+        self.alpha = np.append(self.alpha, 0.0)
+        self.g = np.append(self.g, 1.0 - y * f)
+        self.qdiag = np.append(self.qdiag, q)
+        self.in_v = np.append(self.in_v, False)
+        self.n_seen += 1
+        new = self.ids.shape[0] - 1
+        self.gain_stopped = False
+        if 0.0 <= self.g[new] <= 2.0:                            # step 4
+            self.n_updates += 1
+            self.in_v[new] = True                                # step 5
+            self._coordinate_step(new)                           # steps 6-8
+            self._cccp()                                         # steps 9-27
+        self._removal_step()                                     # Algorithm 2 (after step 28)
+
+    def step(self, x, y):
+        """One example of the stream: Alg. 1 steps 2-28 (+ Algorithm 2)."""
+        self.observe(x)
+        self.label(y)
+
+    def run(self, X, y, order):
+        """Alg. 1 over the rows of X taken in ``order``."""
+        for i in order:
+            self.step(get_row(X, int(i)), float(y[i]))
+
+    # ------------------------------------------------------------------ read-outs
+    def decision_function(self, X):
+        """f(x) (Eq. 4) for every row of X; not counted as kernel evaluations."""
+        sv = np.flatnonzero(self.alpha != 0.0)
+        out = np.zeros(X.shape[0])
+        for r in range(X.shape[0]):
+            x = get_row(X, r)
+            f = 0.0
+            for p in sv:
+                f += (self.y[p] * self.alpha[p]) * self.kernel.value(self.rows[p], x)
+            out[r] = f
+        return out
+
+    def support(self):
+        """(ids, y * alpha, rows) of the support vectors, in increasing id."""
+        sv = np.flatnonzero(self.alpha != 0.0)
+        coef = self.y[sv] * self.alpha[sv]
+        return self.ids[sv].copy(), coef, _stack([self.rows[p] for p in sv], self.n_features,
+                                                 self.sparse)
+
+    def get_state(self):
+        """Everything the twins must agree on (arrays in increasing example id)."""
+        sv = self.alpha != 0.0
+        return {
+            "I": self.ids.copy(),
+            "V": self.ids[self.in_v].copy(),
+            "alpha": self.alpha.copy(),
+            "g": self.g.copy(),
+            "y": self.y.copy(),
+            "qdiag": self.qdiag.copy(),
+            "support": self.ids[sv].copy(),
+            "cached": np.array(sorted(self.krow), dtype=np.int64),
+            "n_seen": self.n_seen,
+            "n_updates": self.n_updates,
+            "n_steps": self.n_steps,
+            "n_cccp_rounds": self.n_cccp_rounds,
+            "n_unlearned": self.n_unlearned,
+            "n_removed": self.n_removed,
+            "n_gain_stops": self.n_gain_stops,
+            "n_row_builds": self.n_row_builds,
+            "gain_stopped": bool(self.gain_stopped),
+            "n_kernel_evals": self.n_kernel_evals,
+        }
+
+    def kernel_rows(self):
+        """The kept kernel rows as {example id: row over I} (copies; for tests)."""
+        return {i: r.copy() for i, r in self.krow.items()}
+
+
+def _stack(rows, n_features, sparse):
+    if not sparse:
+        if not rows:
+            return np.zeros((0, n_features))
+        return np.vstack(rows)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    for r, row in enumerate(rows):
+        indptr[r + 1] = indptr[r] + row.indices.shape[0]
+    if rows:
+        indices = np.concatenate([r.indices for r in rows]).astype(np.int32)
+        data = np.concatenate([r.data for r in rows]).astype(np.float64)
+    else:
+        indices, data = np.zeros(0, np.int32), np.zeros(0)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
+
+
+# ---------------------------------------------------------------------- estimator
+class OnlineRampSVM(BaseKernelClassifier):
+    """Online ramp-loss SVM (OnlineSVMR, Wang & Vucetic 2009), zero bias.
+
+    One pass over the data in the given order (``fit``), or continued
+    learning (``partial_fit``).  After every example the model is the CCCP
+    solution of the ramp-loss SVM (Eq. 7) on the examples seen so far: the KKT
+    conditions (Eq. 3) hold within ``tol`` on the active set V (Eq. 10), and
+    every support vector lies in the sloped part of the ramp,
+    -1 <= y f(x) <= 1.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box constraint (Eq. 2): weight of the ramp loss in Eq. (7).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : float or {"scale", "auto"}, default="scale"
+        RBF width, k = exp(-gamma ||x - z||^2); the paper's delta^2 is
+        1 / (2 gamma).  "scale"/"auto" as in :class:`sklearn.svm.SVC`.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    tol : float, default=1e-3
+        KKT tolerance of the stopping rule (Alg. 1 step 10).
+    min_gain : float, default=1e-5
+        Gain threshold of the second stopping rule (Eq. 13).
+    max_non_sv : int or None, default=None
+        ``m`` of Algorithm 2 (the removal step): keep at most m non-support
+        vectors, dropping those farthest from the boundary.  None: keep all.
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    support_ : ndarray of int
+        Stream positions of the support vectors (union over one-vs-rest
+        problems), counted over all ``fit``/``partial_fit`` calls.
+    support_vectors_ : ndarray or sparse matrix
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        y_i alpha_i, one row per binary problem (one for two classes).
+    n_support_ : ndarray of int
+        Support vectors per class.
+    n_kernel_evals_ : int
+    n_I_, n_V_ : int
+        Sizes of I (examples kept) and V (active set), summed over problems.
+
+    References
+    ----------
+    Z. Wang and S. Vucetic, "Fast Online Training of Ramp Loss Support Vector
+    Machines", ICDM 2009, Algorithms 1-2, Eqs. (3), (7), (10), (13)-(15).
+    """
+
+    _compiled = "refsvm._ramp"
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
+                 min_gain=1e-5, max_non_sv=None, backend="cython"):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.min_gain = min_gain
+        self.max_non_sv = max_non_sv
+        self.backend = backend
+
+    def _check_params(self):
+        check_positive("C", self.C)
+        self._check_kernel()
+        check_positive("tol", self.tol)
+        check_nonnegative("min_gain", self.min_gain)
+        check_int("max_non_sv", self.max_non_sv, minimum=0, allow_none=True)
+
+    def _make_state(self, n_features, sparse, X):
+        kind, gamma, degree, coef0 = self._kernel_args(X)
+        return self.module_.OnlineSVMR(
+            n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
+            coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
+            max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv))
+
+    # ---- SVC-like read-outs
+    def _support_parts(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return [s.support() for s in self._states]
+
+    @property
+    def support_(self):
+        parts = self._support_parts()
+        return np.unique(np.concatenate([p[0] for p in parts])).astype(np.intp)
+
+    @property
+    def dual_coef_(self):
+        parts = self._support_parts()
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        out = np.zeros((len(parts), ids.shape[0]))
+        for r, (pid, coef, _) in enumerate(parts):
+            out[r, np.searchsorted(ids, pid)] = coef
+        return out
+
+    @property
+    def support_vectors_(self):
+        parts = self._support_parts()
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        rows = {}
+        for pid, _, M in parts:
+            for r, i in enumerate(pid):
+                rows.setdefault(int(i), M[r])
+        if self._sparse_:
+            return sp.vstack([rows[int(i)] for i in ids], format="csr") if ids.size else \
+                sp.csr_matrix((0, self.n_features_in_))
+        return np.vstack([rows[int(i)] for i in ids]) if ids.size else \
+            np.zeros((0, self.n_features_in_))
+
+    @property
+    def n_support_(self):
+        """Support vectors per class (an example is counted once, under its own label)."""
+        parts = self._support_parts()
+        counts = np.zeros(len(self.classes_), dtype=np.int32)
+        if len(parts) == 1:
+            coef = parts[0][1]
+            counts[0] = int(np.sum(coef < 0))
+            counts[1] = int(np.sum(coef > 0))
+            return counts
+        # one-vs-rest: an example's class is the problem in which its label is +1
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        states = [s.get_state() for s in self._states]
+        for i in ids:
+            for k, st in enumerate(states):
+                p = int(np.searchsorted(st["I"], i))
+                if p < st["I"].shape[0] and st["I"][p] == i and st["y"][p] > 0:
+                    counts[k] += 1
+                    break
+        return counts
+
+    @property
+    def n_I_(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return int(sum(s.get_state()["I"].shape[0] for s in self._states))
+
+    @property
+    def n_V_(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return int(sum(s.get_state()["V"].shape[0] for s in self._states))

@@ -1,0 +1,291 @@
+"""OnlineSVMR (Wang & Vucetic, Alg. 1 + the removal step of Alg. 2): the two twins.
+
+What is checked, after every single example:
+- the reference (refsvm.ramp) and the compiled twin (refsvm._ramp) agree state for
+  state (alpha, g, V, I, kept kernel rows, every counter, kernel evaluations), dense
+  and CSR, on streams that hit every branch of Algorithm 1 and of Algorithm 2;
+- the invariants (a)-(c) of ALGORITHMS.md section 1;
+- the incremental gradients g equal 1 - y f(x) recomputed from scratch;
+- the kernel rows kept are exactly those of the support vectors (no Gram matrix), and
+  with the removal step |I| <= #SV + m.
+Plus: exact kernel-evaluation counts on a hand-computed stream, an independent QP
+oracle for the convex case, and pickling.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from refsvm import ramp
+from refsvm._validation import as_csr
+from refsvm.datasets import make_gauss
+from refsvm.kernels import Kernel, get_row
+
+_ramp = pytest.importorskip("refsvm._ramp")
+TWINS = [ramp, _ramp]
+ARRAYS = ("I", "V", "support", "cached")
+
+
+def noisy_gauss(n, seed, flip=0.1):
+    X, y = make_gauss(n, distance=2.0, random_state=seed)
+    rng = np.random.RandomState(seed + 100)
+    y = np.where(rng.rand(n) < flip, -y, y)
+    return np.ascontiguousarray(X), y.astype(np.float64)
+
+
+def full_f(state, X):
+    """f on the rows of X from the support vectors, computed from scratch."""
+    return state.decision_function(X)
+
+
+def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True):
+    """Invariants (a)-(c) of ALGORITHMS.md section 1 on one state dict.
+
+    ``updated``: the last example went through steps 5-27 (a model update)."""
+    I, V, a, g, q = st["I"], st["V"], st["alpha"], st["g"], st["qdiag"]
+    in_v = np.isin(I, V)
+    # (a) alpha = 0 outside V; box constraint
+    assert np.all(a[~in_v] == 0.0)
+    assert np.all((a >= 0) & (a <= C))
+    # (c) V = {i in I : g_i <= 2} exactly at the end of every update; in between, the
+    # only other members of I outside V are arrivals with g < 0 (step 4 left them in I)
+    assert np.all(g[in_v] <= 2.0)
+    assert np.all((g[~in_v] > 2.0) | (g[~in_v] < 0.0))
+    if updated:
+        assert np.array_equal(in_v, g <= 2.0)
+    # (b) on V: Eq. (3) within tol, or (gain rule) the Eq. (13) gain is below min_gain
+    viol = ramp.violates_eq3(a, g, C, tol) & in_v
+    if viol.any():
+        d = ramp.eq14_new_alpha(a[viol], g[viol], q[viol], C) - a[viol]
+        assert np.all(ramp.eq13_gain(g[viol], q[viol], d) < min_gain)
+        assert st["n_gain_stops"] > 0
+    # every support vector is in the sloped part of the ramp: -1 <= y f <= 1 (+ slack)
+    sv = a != 0
+    assert np.all(g[sv] <= 2.0)
+    if not viol.any():
+        assert np.all(g[sv] >= -tol)
+    # g is 1 - y f(x) (Eq. 3), recomputed from scratch
+    f = full_f(state, rows_matrix)
+    np.testing.assert_allclose(g, 1.0 - st["y"] * f, rtol=1e-9, atol=1e-9)
+    # kernel rows are kept for the support vectors only
+    assert np.array_equal(st["cached"], I[sv])
+
+
+def compare_states(sa, sb, where):
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        if k in ARRAYS:
+            assert np.array_equal(sa[k], sb[k]), (where, k)
+        elif isinstance(sa[k], np.ndarray):
+            np.testing.assert_allclose(sa[k], sb[k], rtol=1e-10, atol=1e-12,
+                                       err_msg=f"{where}: {k}")
+        else:
+            assert sa[k] == sb[k], (where, k, sa[k], sb[k])
+
+
+def drift_stream(seed, n_each=(25, 50, 60)):
+    """A concept that flips and flips back around the origin: examples leave V (g > 2)
+    when the second block overturns f, and re-enter when the third block restores it."""
+    rng = np.random.RandomState(seed)
+    X = np.vstack([rng.randn(cnt, 2) * 0.7 for cnt in n_each])
+    y = np.concatenate([np.full(cnt, lab) for cnt, lab in zip(n_each, (1.0, -1.0, 1.0))])
+    return np.ascontiguousarray(X), y
+
+
+STREAMS = [
+    # (sparse, seed, C, gamma, m)
+    (False, 0, 1.0, 0.5, -1),
+    (False, 3, 10.0, 0.5, 10),
+    (False, 4, 1.0, 0.5, 0),
+    (True, 1, 1.0, 0.5, 10),
+    (True, 4, 1.0, 0.5, 0),
+]
+
+
+@pytest.mark.parametrize("sparse,seed,C,gamma,m", STREAMS)
+def test_twins_agree_after_every_example(sparse, seed, C, gamma, m):
+    X, y = drift_stream(seed)
+    n = X.shape[0]
+    XX = as_csr(X) if sparse else X
+    params = dict(C=C, gamma=gamma, tol=1e-3, min_gain=1e-5, max_non_sv=m)
+    a = ramp.OnlineSVMR(2, sparse, **params)
+    b = _ramp.OnlineSVMR(2, sparse, **params)
+    arrivals = {"neg": 0, "ramp": 0, "flat": 0}
+    left, reentered = set(), 0
+    prev_v = set()
+    for t in range(n):
+        x = get_row(XX, t)
+        fa, fb = a.observe(x), b.observe(x)
+        assert fa == pytest.approx(fb, rel=1e-10, abs=1e-12)
+        garr = 1.0 - y[t] * fa
+        arrivals["neg" if garr < 0 else ("flat" if garr > 2 else "ramp")] += 1
+        updates = a.n_updates
+        a.label(y[t])
+        b.label(y[t])
+        sa, sb = a.get_state(), b.get_state()
+        updated = sa["n_updates"] > updates
+        compare_states(sa, sb, f"example {t}")
+        ra, rb = a.kernel_rows(), b.kernel_rows()
+        assert ra.keys() == rb.keys()
+        for i in ra:
+            np.testing.assert_allclose(ra[i], rb[i], rtol=1e-10, atol=1e-12)
+        v = set(sa["V"].tolist())
+        reentered += len(v & left)
+        left |= prev_v - v
+        prev_v = v
+        for s, st in ((a, sa), (b, sb)):
+            rows = as_csr(XX[st["I"]]) if sparse else XX[st["I"]]
+            check_invariants(st, s, rows, C, 1e-3, 1e-5, updated)
+        if m >= 0:
+            assert sa["I"].shape[0] <= sa["support"].shape[0] + m
+    # the stream exercised every branch
+    assert min(arrivals.values()) > 0, arrivals
+    assert sa["n_unlearned"] > 0
+    if m != 0:  # with m = 0 an example leaving V (alpha = 0) is removed at once
+        assert reentered > 0
+    if m >= 0:
+        assert sa["n_removed"] > 0
+
+
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_run_equals_steps_and_pickles(mod):
+    X, y = noisy_gauss(80, 5)
+    a = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10)
+    a.run(X, y, np.arange(80, dtype=np.intp))
+    b = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10)
+    for t in range(80):
+        b.step(X[t], y[t])
+    compare_states(a.get_state(), b.get_state(), "run vs step")
+    c = pickle.loads(pickle.dumps(a))
+    compare_states(a.get_state(), c.get_state(), "pickle")
+    Xt, _ = noisy_gauss(20, 6)
+    np.testing.assert_array_equal(a.decision_function(Xt), c.decision_function(Xt))
+    # the unpickled state continues exactly like the original
+    for s in (a, c):
+        s.run(Xt, np.sign(Xt[:, 0]), np.arange(20, dtype=np.intp))
+    compare_states(a.get_state(), c.get_state(), "continued after pickle")
+
+
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_hand_computed_stream_and_kernel_counts(mod):
+    """Linear kernel, 1-D, C = 1; every value below is worked out by hand.
+
+    x=1,y=+1: f=0 (0 evals), Q11 (1), g=1 -> alpha1=1 (row of 1: nothing else in I), g1=0.
+    x=2,y=+1: f=2 (1 eval), Q22 (1), g=-1 < 0: joins I only.
+    x=-1,y=+1: f=-1 (1 eval), Q33 (1), g=2 -> alpha3=1; row of 3 needs k(x3,x2) (1 eval;
+        k(x3,x1) is read from row 1); g = (1, 1, 1); V gains 2; alpha2 = 1/4 (row of 2 is
+        read entirely from rows 1 and 3: 0 evals); g = (1/2, 0, 3/2).  Total: 6 evaluations.
+    """
+    s = mod.OnlineSVMR(1, False, C=1.0, kernel="linear")
+    s.step(np.array([1.0]), 1.0)
+    assert s.n_kernel_evals == 1
+    s.step(np.array([2.0]), 1.0)
+    assert s.n_kernel_evals == 3
+    st = s.get_state()
+    assert list(st["V"]) == [0] and list(st["I"]) == [0, 1]
+    s.step(np.array([-1.0]), 1.0)
+    st = s.get_state()
+    assert s.n_kernel_evals == 6
+    np.testing.assert_allclose(st["alpha"], [1.0, 0.25, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(st["g"], [0.5, 0.0, 1.5], atol=1e-15)
+    assert list(st["V"]) == [0, 1, 2]
+    assert st["n_updates"] == 2 and st["n_steps"] == 3 and st["n_row_builds"] == 3
+    np.testing.assert_allclose(s.decision_function(np.array([[1.0], [3.0]])), [0.5, 1.5])
+
+
+def test_every_kernel_value_is_counted(monkeypatch):
+    """The reference computes kernel values only through the counting call."""
+    calls = {"n": 0}
+    original = Kernel.value
+
+    def counted_value(self, x, z):
+        calls["n"] += 1
+        return original(self, x, z)
+
+    monkeypatch.setattr(Kernel, "value", counted_value)
+    X, y = noisy_gauss(60, 7)
+    s = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, max_non_sv=5)
+    s.run(X, y, np.arange(60, dtype=np.intp))
+    assert calls["n"] == s.n_kernel_evals > 0
+    # arrivals cost exactly one evaluation per support vector plus k(x, x)
+    t = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5)
+    n_sv_sum = 0
+    for i in range(60):
+        n_sv = int(np.sum(t.alpha != 0))
+        n_sv_sum += n_sv
+        builds, before = t.n_row_builds, t.n_kernel_evals
+        t.step(X[i], y[i])
+        if t.n_row_builds == builds:
+            assert t.n_kernel_evals - before == n_sv + 1
+    st = t.get_state()
+    # lower bound: arrivals alone; upper bound: plus one full row per build
+    assert st["n_kernel_evals"] >= n_sv_sum + 60
+    assert st["n_kernel_evals"] <= n_sv_sum + 60 + st["n_row_builds"] * 60
+
+
+def test_removal_step_drops_farthest_non_svs():
+    """Algorithm 2 keeps the m non-SVs with the smallest |1 - g|."""
+    X, y = noisy_gauss(100, 8)
+    s = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5)
+    s.run(X, y, np.arange(100, dtype=np.intp))
+    before = s.get_state()
+    non_sv = before["alpha"] == 0
+    key = np.abs(1 - before["g"][non_sv])
+    m = 7
+    s.max_non_sv = m
+    s._removal_step()
+    after = s.get_state()
+    assert np.array_equal(after["support"], before["support"])
+    kept_non_sv = after["I"][after["alpha"] == 0]
+    assert kept_non_sv.shape[0] == m
+    expected = np.sort(before["I"][non_sv][np.argsort(key, kind="stable")[:m]])
+    assert np.array_equal(kept_non_sv, expected)
+    # kept rows are compacted consistently
+    for i, row in s.kernel_rows().items():
+        p = int(np.searchsorted(after["I"], i))
+        np.testing.assert_allclose(
+            row, [s.kernel.value(s.rows[p], r) for r in s.rows], rtol=1e-12)
+    # f is unchanged (only alpha = 0 examples were removed)
+    np.testing.assert_allclose(after["g"], before["g"][np.isin(before["I"], after["I"])])
+
+
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_convex_case_matches_independent_qp(mod):
+    """With a small C, |f| < 1 everywhere, V = I, and OnlineSVMR is the zero-bias hinge SVM:
+    compare with the box-constrained dual (Eq. 2) solved by L-BFGS-B."""
+    X, y = noisy_gauss(60, 9)
+    C = 0.01
+    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=1e-6, min_gain=1e-14)
+    s.run(X, y, np.arange(60, dtype=np.intp))
+    st = s.get_state()
+    assert st["V"].shape[0] == 60 and st["n_unlearned"] == 0
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    Q = (y[:, None] * y[None, :]) * K
+    res = minimize(lambda a: (0.5 * a @ Q @ a - a.sum(), Q @ a - 1.0), np.zeros(60),
+                   jac=True, method="L-BFGS-B", bounds=[(0, C)] * 60,
+                   options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000))
+    d_qp = -res.fun
+    a = st["alpha"]
+    d_online = a.sum() - 0.5 * a @ Q @ a
+    assert d_online >= d_qp - 1e-9
+    np.testing.assert_allclose(a, res.x, atol=1e-5)
+
+
+def test_csr_rows_of_different_widths():
+    """CSR input with empty rows and varying nnz gives the dense result."""
+    rng = np.random.RandomState(3)
+    X = rng.randn(50, 6) * (rng.rand(50, 6) < 0.4)
+    y = np.where(X.sum(1) + 0.3 * rng.randn(50) > 0, 1.0, -1.0)
+    Xs = as_csr(X)
+    assert sp.issparse(Xs) and (np.diff(Xs.indptr) == 0).any()
+    for mod in TWINS:
+        d = mod.OnlineSVMR(6, False, C=5.0, gamma=0.3)
+        c = mod.OnlineSVMR(6, True, C=5.0, gamma=0.3)
+        d.run(X, y, np.arange(50, dtype=np.intp))
+        c.run(Xs, y, np.arange(50, dtype=np.intp))
+        compare_states(d.get_state(), c.get_state(), "dense vs csr")
+        np.testing.assert_allclose(d.decision_function(X), c.decision_function(Xs),
+                                   rtol=1e-10, atol=1e-12)
