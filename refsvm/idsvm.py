@@ -112,12 +112,29 @@ def _grow(a, n, fill=0.0):
     return out
 
 
+def _matvec(A, v):
+    """A @ v with every sum taken left to right over the columns of A (the order of the
+    compiled twin, so that the twins agree to the last bit on small dimensions)."""
+    out = np.zeros(A.shape[0])
+    for j in range(A.shape[1]):
+        out += A[:, j] * v[j]
+    return out
+
+
+def _dot(u, v):
+    """u . v summed left to right (the twin's order)."""
+    s = 0.0
+    for a, b in zip(u.tolist(), v.tolist()):
+        s += a * b
+    return s
+
+
 def _lapack_inverse(M):
     """Inverse of a square matrix by LU (getrf + getri), the same LAPACK calls as the twin."""
     lu, piv, info = lapack.dgetrf(M)
     if info != 0:
         raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
-    inv, info = lapack.dgetri(lu, piv)
+    inv, info = lapack.dgetri(lu, piv, lwork=M.shape[0])
     if info != 0:
         raise np.linalg.LinAlgError(f"getri failed (info={info})")
     return inv
@@ -310,14 +327,14 @@ class IncrementalSVMState:
         m = np.empty(len(S) + 1)
         m[0] = self.y[i]
         m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
-        return -(self.Rinv @ m), m
+        return -_matvec(self.Rinv, m), m
 
     def _gamma(self, c, col, beta):
         """gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b for every id (Eq. 7)."""
         n, k = self.n, len(self.S)
         S = np.array(self.S, dtype=np.intp)
         w = beta[1:] * self.y[S]
-        inner = self.y[c] * col[:n] + self.KS[:n, :k] @ w + beta[0]
+        inner = self.y[c] * col[:n] + _matvec(self.KS[:n, :k], w) + beta[0]
         return self.y[:n] * inner
 
     # ------------------------------------------------------------------ the adiabatic loop
@@ -432,7 +449,7 @@ class IncrementalSVMState:
                 return
             known = self._known_from_S(i)
             beta_i, m = self._beta(i)
-            kappa = self.kdiag[i] + m @ beta_i          # Schur complement = gamma_i^(i)
+            kappa = self.kdiag[i] + _dot(m, beta_i)         # Schur complement = gamma_i^(i)
             if kappa > EPS_PIVOT * self.kscale:
                 self._grow_inverse(i, beta_i, kappa, self._column(i, known))
                 return

@@ -1,0 +1,1025 @@
+"""Compiled twin of :mod:`refsvm.idsvm` (Cauwenberghs & Poggio incremental/decremental SVM).
+
+Same class (``IncrementalSVMState``), same attributes and methods, the same
+order of operations and tie-breaking as the reference, so that the two agree
+after every increment and decrement up to round-off.  The whole stream of
+:meth:`IncrementalSVMState.run` runs without the GIL.
+
+Layout: the examples in a :class:`refsvm._kernels.RowStore`; per example y,
+alpha, g, k(x, x) and the set code; the kernel column k(x_i, x_s) of every
+margin vector s (one malloc'd column each, indexed by example id); the
+inverse R of the bordered matrix, row-major with leading dimension ``ldr``.
+"""
+from libc.math cimport INFINITY, fabs
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memset
+from scipy.linalg.cython_lapack cimport dgetrf, dgetri
+
+import numpy as np
+cimport numpy as cnp
+import scipy.sparse as sp
+
+from refsvm._kernels cimport KernelSpec, CKernel, RowStore
+from refsvm.kernels import Kernel, SparseRow
+
+cnp.import_array()
+
+# set membership codes and tolerances: identical to refsvm.idsvm
+DEF REST = 0
+DEF MARGIN = 1
+DEF ERROR = 2
+DEF OUT = 3
+DEF GONE = -1
+DEF EPS_RATE = 1e-12
+DEF EPS_PIVOT = 1e-10
+DEF EV_C_MARGIN = 0
+DEF EV_C_BOUND = 1
+DEF EV_C_ZERO = 2
+DEF EV_S_OUT = 3
+DEF EV_JOIN = 4
+
+
+cdef int _fail(const char* msg) except -1 with gil:
+    raise RuntimeError(msg.decode())
+
+
+cdef int _nomem() except -1 with gil:
+    raise MemoryError()
+
+
+cdef void* _realloc(void* p, size_t size) noexcept nogil:
+    if size == 0:
+        size = 1
+    return realloc(p, size)
+
+
+cdef class IncrementalSVMState:
+    """Exact incremental/decremental SVM state (compiled twin of
+    :class:`refsvm.idsvm.IncrementalSVMState`; see there for the method)."""
+
+    cdef readonly Py_ssize_t n_features
+    cdef readonly bint sparse
+    cdef readonly double C, tol
+    cdef readonly long refresh_every
+    cdef public RowStore store
+    cdef public CKernel kern
+    cdef str kind
+    cdef double gamma_, coef0_
+    cdef int degree_
+    # per example
+    cdef Py_ssize_t n, cap
+    cdef double* y
+    cdef double* alpha
+    cdef double* g
+    cdef double* kdiag
+    cdef signed char* status
+    # margin set, its kernel columns and the inverse of the bordered matrix
+    cdef Py_ssize_t k, caps, ldr
+    cdef Py_ssize_t* S
+    cdef double** KS
+    cdef double* R
+    # work buffers
+    cdef double* beta
+    cdef double* m
+    cdef double* w
+    cdef double* r
+    cdef double* col
+    cdef double* col2
+    cdef double* lu
+    cdef int* ipiv
+    cdef readonly double b, kscale
+    cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
+    cdef readonly long long n_s_changes, n_refresh
+    cdef readonly double max_inverse_drift
+
+    def __cinit__(self):
+        self.y = NULL
+        self.alpha = NULL
+        self.g = NULL
+        self.kdiag = NULL
+        self.status = NULL
+        self.S = NULL
+        self.KS = NULL
+        self.R = NULL
+        self.beta = NULL
+        self.m = NULL
+        self.w = NULL
+        self.r = NULL
+        self.col = NULL
+        self.col2 = NULL
+        self.lu = NULL
+        self.ipiv = NULL
+        self.n = 0
+        self.cap = 0
+        self.k = 0
+        self.caps = 0
+        self.ldr = 1
+
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, tol=1e-12, refresh_every=100):
+        self.n_features = int(n_features)
+        self.sparse = bool(sparse)
+        self.C = float(C)
+        self.tol = float(tol)
+        self.refresh_every = int(refresh_every)
+        self.kind = kernel
+        self.gamma_ = float(gamma)
+        self.degree_ = int(degree)
+        self.coef0_ = float(coef0)
+        self.kern = CKernel(kernel, float(gamma), int(degree), float(coef0))
+        self.store = RowStore(self.n_features, self.sparse)
+        self.b = 0.0
+        self.kscale = 0.0
+        self.n_increments = 0
+        self.n_decrements = 0
+        self.n_iterations = 0
+        self.n_exchanges = 0
+        self.n_s_changes = 0
+        self.n_refresh = 0
+        self.max_inverse_drift = 0.0
+        self._reserve_s(4)
+        self._reserve_n(16)
+
+    def __dealloc__(self):
+        cdef Py_ssize_t j
+        if self.KS != NULL:
+            for j in range(self.k):
+                free(self.KS[j])
+        free(self.KS)
+        free(self.y)
+        free(self.alpha)
+        free(self.g)
+        free(self.kdiag)
+        free(self.status)
+        free(self.S)
+        free(self.R)
+        free(self.beta)
+        free(self.m)
+        free(self.w)
+        free(self.r)
+        free(self.col)
+        free(self.col2)
+        free(self.lu)
+        free(self.ipiv)
+
+    # ------------------------------------------------------------------ storage
+    cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
+        cdef Py_ssize_t cap, j, i
+        cdef void* p
+        if need <= self.cap:
+            return 0
+        cap = max(need, 2 * self.cap, 16)
+        p = _realloc(self.y, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.y = <double*> p
+        p = _realloc(self.alpha, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.alpha = <double*> p
+        p = _realloc(self.g, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.g = <double*> p
+        p = _realloc(self.kdiag, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.kdiag = <double*> p
+        p = _realloc(self.status, cap * sizeof(signed char))
+        if p == NULL: _nomem()
+        self.status = <signed char*> p
+        p = _realloc(self.r, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.r = <double*> p
+        p = _realloc(self.col, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.col = <double*> p
+        p = _realloc(self.col2, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.col2 = <double*> p
+        for j in range(self.k):
+            p = _realloc(self.KS[j], cap * sizeof(double))
+            if p == NULL: _nomem()
+            self.KS[j] = <double*> p
+            for i in range(self.cap, cap):
+                self.KS[j][i] = 0.0
+        self.cap = cap
+        return 0
+
+    cdef int _reserve_s(self, Py_ssize_t need) except -1 nogil:
+        """Room for ``need`` margin vectors (R of size need + 1)."""
+        cdef Py_ssize_t caps, ld, i, j
+        cdef void* p
+        cdef double* R
+        if need <= self.caps:
+            return 0
+        caps = max(need, 2 * self.caps, 4)
+        ld = caps + 1
+        R = <double*> malloc(ld * ld * sizeof(double))
+        if R == NULL: _nomem()
+        if self.R != NULL:
+            for i in range(self.k + 1):
+                for j in range(self.k + 1):
+                    R[i * ld + j] = self.R[i * self.ldr + j]
+            free(self.R)
+        else:
+            R[0] = 0.0
+        self.R = R
+        self.ldr = ld
+        p = _realloc(self.S, caps * sizeof(Py_ssize_t))
+        if p == NULL: _nomem()
+        self.S = <Py_ssize_t*> p
+        p = _realloc(self.KS, caps * sizeof(double*))
+        if p == NULL: _nomem()
+        self.KS = <double**> p
+        p = _realloc(self.beta, ld * sizeof(double))
+        if p == NULL: _nomem()
+        self.beta = <double*> p
+        p = _realloc(self.m, ld * sizeof(double))
+        if p == NULL: _nomem()
+        self.m = <double*> p
+        p = _realloc(self.w, ld * sizeof(double))
+        if p == NULL: _nomem()
+        self.w = <double*> p
+        p = _realloc(self.lu, ld * ld * sizeof(double))
+        if p == NULL: _nomem()
+        self.lu = <double*> p
+        p = _realloc(self.ipiv, ld * sizeof(int))
+        if p == NULL: _nomem()
+        self.ipiv = <int*> p
+        self.caps = caps
+        return 0
+
+    cdef Py_ssize_t _store_row(self, double yc) except -1 nogil:
+        """The row just appended to the store becomes example c (alpha 0, status OUT)."""
+        cdef Py_ssize_t c = self.n
+        self._reserve_n(c + 1)
+        self.n = c + 1
+        self.y[c] = yc
+        self.alpha[c] = 0.0
+        self.g[c] = 0.0
+        self.kdiag[c] = 0.0
+        self.status[c] = OUT
+        cdef Py_ssize_t j
+        for j in range(self.k):
+            self.KS[j][c] = 0.0
+        return c
+
+    cdef int _column(self, Py_ssize_t c, double* out, int mode) except -1 nogil:
+        """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids).  mode 0: evaluate
+        all; mode 1: the S and E values are already in ``out`` (arrival); mode 2: take
+        the S values from the cached columns (row c)."""
+        cdef Py_ssize_t i, j
+        if mode == 2:
+            for i in range(self.n):
+                self.r[i] = 0.0          # r used as a "known" marker scratch
+            for j in range(self.k):
+                out[self.S[j]] = self.KS[j][c]
+                self.r[self.S[j]] = 1.0
+        for i in range(self.n):
+            if self.status[i] == GONE:
+                out[i] = 0.0
+            elif i == c:
+                out[i] = self.kdiag[c]
+            elif mode == 1 and (self.status[i] == MARGIN or self.status[i] == ERROR):
+                pass
+            elif mode == 2 and self.r[i] == 1.0:
+                pass
+            else:
+                out[i] = self.kern.k_rows(self.store, i, c)
+        return 0
+
+    # ------------------------------------------------------------------ inverse R
+    cdef int _grow_inverse(self, Py_ssize_t i, double kappa, const double* col,
+                           bint from_empty) except -1 nogil:
+        """Add i to S (Eq. 8); beta^(i) must be in self.beta (unless from_empty)."""
+        cdef Py_ssize_t k = self.k, a, bb, ld
+        cdef double* R
+        cdef double* newcol
+        self._reserve_s(k + 1)
+        ld = self.ldr
+        R = self.R
+        if k == 0:
+            R[0] = -self.kdiag[i]
+            R[1] = self.y[i]
+            R[ld] = self.y[i]
+            R[ld + 1] = 0.0
+        else:
+            for a in range(k + 1):
+                R[a * ld + k + 1] = 0.0
+                R[(k + 1) * ld + a] = 0.0
+            R[(k + 1) * ld + k + 1] = 0.0
+            self.beta[k + 1] = 1.0
+            for a in range(k + 2):
+                for bb in range(k + 2):
+                    R[a * ld + bb] = R[a * ld + bb] + (self.beta[a] * self.beta[bb]) / kappa
+        newcol = <double*> malloc(self.cap * sizeof(double))
+        if newcol == NULL: _nomem()
+        memcpy(newcol, col, self.n * sizeof(double))
+        for a in range(self.n, self.cap):
+            newcol[a] = 0.0
+        self.KS[k] = newcol
+        self.S[k] = i
+        self.k = k + 1
+        self.status[i] = MARGIN
+        self._s_changed()
+        return 0
+
+    cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
+        """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
+        cdef Py_ssize_t k = self.k, p = pos + 1, a, bb, ld = self.ldr, ra, rb
+        cdef double* R = self.R
+        cdef double rpp, mx = 0.0
+        cdef bint rebuild = False
+        if k == 1:
+            R[0] = 0.0
+        else:
+            for a in range(k + 1):
+                for bb in range(k + 1):
+                    if fabs(R[a * ld + bb]) > mx:
+                        mx = fabs(R[a * ld + bb])
+            rpp = R[p * ld + p]
+            if fabs(rpp) <= EPS_RATE * mx:
+                rebuild = True
+            else:
+                # update in place, then compact (rows/cols after p move up/left)
+                for a in range(k + 1):
+                    if a == p:
+                        continue
+                    for bb in range(k + 1):
+                        if bb == p:
+                            continue
+                        R[a * ld + bb] = R[a * ld + bb] - (R[a * ld + p] * R[p * ld + bb]) / rpp
+                for a in range(k + 1):
+                    if a == p:
+                        continue
+                    ra = a - 1 if a > p else a
+                    for bb in range(k + 1):
+                        if bb == p:
+                            continue
+                        rb = bb - 1 if bb > p else bb
+                        R[ra * ld + rb] = R[a * ld + bb]
+        free(self.KS[pos])
+        for a in range(pos, k - 1):
+            self.KS[a] = self.KS[a + 1]
+            self.S[a] = self.S[a + 1]
+        self.k = k - 1
+        if k > 1 and rebuild:
+            self._invert_bordered(self.R, &mx)
+        self._s_changed()
+        return 0
+
+    cdef int _invert_bordered(self, double* out, double* scale) except -1 nogil:
+        """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
+        leading dimension ldr); scale <- max |entry| of the inverse."""
+        cdef int nn = <int> (self.k + 1), info = 0, lwork
+        cdef Py_ssize_t a, bb, ld = self.ldr
+        cdef double* A = self.lu
+        cdef double* work
+        A[0] = 0.0
+        for a in range(self.k):
+            A[a + 1] = self.y[self.S[a]]
+            A[(a + 1) * nn] = self.y[self.S[a]]
+            for bb in range(self.k):
+                A[(a + 1) + (bb + 1) * nn] = (self.y[self.S[a]] * self.y[self.S[bb]]) * \
+                    self.KS[bb][self.S[a]]
+        dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
+        if info != 0:
+            _fail("singular bordered matrix")
+        lwork = nn
+        work = <double*> malloc(nn * sizeof(double))
+        if work == NULL: _nomem()
+        dgetri(&nn, A, &nn, self.ipiv, work, &lwork, &info)
+        free(work)
+        if info != 0:
+            _fail("getri failed")
+        scale[0] = 0.0
+        for a in range(nn):
+            for bb in range(nn):
+                out[a * ld + bb] = A[a + bb * nn]
+                if fabs(A[a + bb * nn]) > scale[0]:
+                    scale[0] = fabs(A[a + bb * nn])
+        return 0
+
+    cdef int _s_changed(self) except -1 nogil:
+        self.n_s_changes += 1
+        if self.refresh_every and self.k and self.n_s_changes % self.refresh_every == 0:
+            self._refresh()
+        return 0
+
+    cdef double _refresh(self) except -1 nogil:
+        cdef Py_ssize_t nn = self.k + 1, a, bb, ld = self.ldr
+        cdef double scale = 0.0, d, drift = 0.0
+        cdef double* fresh
+        if self.k == 0:
+            return 0.0
+        fresh = <double*> malloc(ld * ld * sizeof(double))
+        if fresh == NULL: _nomem()
+        self._invert_bordered(fresh, &scale)
+        for a in range(nn):
+            for bb in range(nn):
+                d = fabs(fresh[a * ld + bb] - self.R[a * ld + bb])
+                if d > drift:
+                    drift = d
+                self.R[a * ld + bb] = fresh[a * ld + bb]
+        free(fresh)
+        drift = drift / scale if scale > 0 else 0.0
+        if drift > self.max_inverse_drift:
+            self.max_inverse_drift = drift
+        self.n_refresh += 1
+        return drift
+
+    # ------------------------------------------------------------------ sensitivities
+    cdef int _beta(self, Py_ssize_t i) except -1 nogil:
+        """m = [y_i; Q_Si], beta = -R m (Eq. 5)."""
+        cdef Py_ssize_t k = self.k, a, bb, ld = self.ldr
+        cdef double s
+        self.m[0] = self.y[i]
+        for a in range(k):
+            self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
+        for a in range(k + 1):
+            s = 0.0
+            for bb in range(k + 1):
+                s += self.R[a * ld + bb] * self.m[bb]
+            self.beta[a] = -s
+        return 0
+
+    cdef int _rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
+        """r_i = sign * gamma_i (Eq. 7) for every example outside S."""
+        cdef Py_ssize_t n = self.n, k = self.k, i, j
+        cdef double yc = self.y[c], bb = self.beta[0], wj
+        cdef double* kj
+        cdef double* r = self.r
+        for j in range(k):
+            self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
+        for i in range(n):
+            r[i] = 0.0
+        for j in range(k):
+            wj = self.w[j]
+            kj = self.KS[j]
+            for i in range(n):
+                r[i] += kj[i] * wj
+        for i in range(n):
+            r[i] = sign * (self.y[i] * ((yc * col[i] + r[i]) + bb))
+        return 0
+
+    # ------------------------------------------------------------------ the adiabatic loop
+    cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
+        cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter
+        cdef double rb, rate_tol, best_t, t, a, kappa
+        cdef int best_kind, new
+        cdef signed char st
+        max_iter = 50 * (n + 10)
+        for it in range(max_iter):
+            self.n_iterations += 1
+            k = self.k
+            if k == 0:
+                rb = sign * self.y[c]
+                for i in range(n):
+                    self.r[i] = self.y[i] * rb
+                rate_tol = 0.0
+            else:
+                self._beta(c)
+                self._rates(c, col, sign)
+                rb = sign * self.beta[0]
+                rate_tol = EPS_RATE * self.kscale
+            best_t = INFINITY
+            best_kind = -1
+            best_i = -1
+            if sign > 0:
+                if k == 0 or self.r[c] > rate_tol:
+                    t = -self.g[c] / self.r[c]
+                    if t < 0.0:
+                        t = 0.0
+                    if t < best_t:
+                        best_t = t
+                        best_kind = EV_C_MARGIN
+                        best_i = c
+                if k > 0:
+                    t = self.C - self.alpha[c]
+                    if t < best_t:
+                        best_t = t
+                        best_kind = EV_C_BOUND
+                        best_i = c
+            elif k > 0:
+                t = self.alpha[c]
+                if t < best_t:
+                    best_t = t
+                    best_kind = EV_C_ZERO
+                    best_i = c
+            for pos in range(k):
+                s = self.S[pos]
+                a = sign * self.beta[pos + 1]
+                if a > EPS_RATE:
+                    t = (self.C - self.alpha[s]) / a
+                elif a < -EPS_RATE:
+                    t = -self.alpha[s] / a
+                else:
+                    continue
+                if t < 0.0:
+                    t = 0.0
+                if t < best_t:
+                    best_t = t
+                    best_kind = EV_S_OUT
+                    best_i = s
+            for i in range(n):
+                st = self.status[i]
+                if (st == ERROR and self.r[i] > rate_tol) or (st == REST and self.r[i] < -rate_tol):
+                    t = -self.g[i] / self.r[i]
+                    if t < 0.0:
+                        t = 0.0
+                    if t < best_t:
+                        best_t = t
+                        best_kind = EV_JOIN
+                        best_i = i
+            if best_kind < 0:
+                _fail("IncrementalSVM: unbounded increment (internal error)")
+            t = best_t
+            if k > 0:
+                self.alpha[c] += sign * t
+                for pos in range(k):
+                    s = self.S[pos]
+                    self.alpha[s] += (sign * self.beta[pos + 1]) * t
+            self.b += rb * t
+            for i in range(n):
+                st = self.status[i]
+                if st != MARGIN and st != GONE:
+                    self.g[i] += self.r[i] * t
+            if best_kind == EV_C_MARGIN:
+                self.g[c] = 0.0
+                if self.alpha[c] <= 0.0:
+                    self.alpha[c] = 0.0
+                    self.status[c] = REST
+                elif k == 0:
+                    self._grow_inverse(c, 0.0, col, True)
+                else:
+                    self._grow_inverse(c, self.r[c] * sign, col, False)
+                return 0
+            if best_kind == EV_C_BOUND:
+                self.alpha[c] = self.C
+                self.status[c] = ERROR
+                return 0
+            if best_kind == EV_C_ZERO:
+                self.alpha[c] = 0.0
+                return 0
+            if best_kind == EV_S_OUT:
+                s = best_i
+                pos = self._s_pos(s)
+                if sign * self.beta[pos + 1] > 0:
+                    self.alpha[s] = self.C
+                    new = ERROR
+                else:
+                    self.alpha[s] = 0.0
+                    new = REST
+                self._shrink_inverse(pos)
+                self.status[s] = new
+                self.g[s] = 0.0
+                continue
+            self.g[best_i] = 0.0
+            self._join(best_i)
+        _fail("IncrementalSVM: too many adiabatic steps (cycling?)")
+        return -1
+
+    cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
+        cdef Py_ssize_t j
+        for j in range(self.k):
+            if self.S[j] == i:
+                return j
+        return -1
+
+    cdef int _join(self, Py_ssize_t i) except -1 nogil:
+        """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
+        cdef double kappa, d, best_t, t, a
+        cdef Py_ssize_t best_pos, pos, s, k
+        cdef int new
+        while True:
+            if self.k == 0:
+                self._column(i, self.col2, 0)
+                self._grow_inverse(i, 0.0, self.col2, True)
+                return 0
+            self._beta(i)
+            kappa = 0.0
+            for pos in range(self.k + 1):
+                kappa += self.m[pos] * self.beta[pos]
+            kappa = self.kdiag[i] + kappa
+            if kappa > EPS_PIVOT * self.kscale:
+                self._column(i, self.col2, 2)
+                self._grow_inverse(i, kappa, self.col2, False)
+                return 0
+            self.n_exchanges += 1
+            d = 1.0 if self.status[i] == REST else -1.0
+            k = self.k
+            best_t = self.C
+            best_pos = -1
+            for pos in range(k):
+                s = self.S[pos]
+                a = d * self.beta[pos + 1]
+                if a > EPS_RATE:
+                    t = (self.C - self.alpha[s]) / a
+                elif a < -EPS_RATE:
+                    t = -self.alpha[s] / a
+                else:
+                    continue
+                if t < 0.0:
+                    t = 0.0
+                if t <= best_t:
+                    if t < best_t or best_pos < 0:
+                        best_t = t
+                        best_pos = pos
+            t = best_t
+            self.alpha[i] += d * t
+            for pos in range(k):
+                s = self.S[pos]
+                self.alpha[s] += (d * self.beta[pos + 1]) * t
+            self.b += (d * self.beta[0]) * t
+            if best_pos < 0:
+                if d > 0:
+                    self.alpha[i] = self.C
+                    self.status[i] = ERROR
+                else:
+                    self.alpha[i] = 0.0
+                    self.status[i] = REST
+                return 0
+            s = self.S[best_pos]
+            if d * self.beta[best_pos + 1] > 0:
+                self.alpha[s] = self.C
+                new = ERROR
+            else:
+                self.alpha[s] = 0.0
+                new = REST
+            self._shrink_inverse(best_pos)
+            self.status[s] = new
+            self.g[s] = 0.0
+
+    cdef int _centre_bias(self) except -1 nogil:
+        cdef double lo = -INFINITY, hi = INFINITY, v, new, db
+        cdef bint has_lo = False, has_hi = False
+        cdef Py_ssize_t i
+        cdef signed char st
+        if self.k:
+            return 0
+        for i in range(self.n):
+            st = self.status[i]
+            v = self.b - self.y[i] * self.g[i]
+            if (st == REST and self.y[i] > 0) or (st == ERROR and self.y[i] < 0):
+                if not has_lo or v > lo:
+                    lo = v
+                has_lo = True
+            elif (st == REST and self.y[i] < 0) or (st == ERROR and self.y[i] > 0):
+                if not has_hi or v < hi:
+                    hi = v
+                has_hi = True
+        if has_lo and has_hi:
+            new = 0.5 * (lo + hi)
+        elif has_lo:
+            new = lo
+        elif has_hi:
+            new = hi
+        else:
+            return 0
+        db = new - self.b
+        self.b = new
+        for i in range(self.n):
+            if self.status[i] != GONE:
+                self.g[i] += self.y[i] * db
+        return 0
+
+    # ------------------------------------------------------------------ operations
+    cdef int _learn(self, Py_ssize_t c, int mode) except -1 nogil:
+        """mode 1: arrival (S and E values of the column in self.col); mode 3: self.col
+        holds the whole column already."""
+        if self.g[c] >= -self.tol:
+            self.status[c] = REST
+            return 0
+        if mode != 3:
+            self._column(c, self.col, mode)
+        self._adiabatic(c, 1.0, self.col)
+        return 0
+
+    cdef int _step_stored(self, double yc) except -1 nogil:
+        """Learn the row just appended to the store."""
+        cdef Py_ssize_t c = self._store_row(yc), i, j
+        cdef double f, kv
+        self.kdiag[c] = self.kern.k_rows(self.store, c, c)
+        if fabs(self.kdiag[c]) > self.kscale:
+            self.kscale = fabs(self.kdiag[c])
+        f = self.b
+        for i in range(c):
+            if self.status[i] == MARGIN or self.status[i] == ERROR:
+                kv = self.kern.k_rows(self.store, i, c)
+                self.col[i] = kv
+                f += self.alpha[i] * self.y[i] * kv
+        self.g[c] = self.y[c] * f - 1.0
+        for j in range(self.k):
+            self.KS[j][c] = self.col[self.S[j]]
+        self._learn(c, 1)
+        self._centre_bias()
+        self.n_increments += 1
+        return 0
+
+    def step(self, x, double y):
+        """Learn one example (dense 1-D row or SparseRow), y = +1 or -1."""
+        cdef const double[::1] xd
+        cdef const double[::1] xv
+        cdef const int[::1] xi
+        if self.sparse:
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            self.store.append_csr(&xi[0] if xi.shape[0] else NULL,
+                                  &xv[0] if xv.shape[0] else NULL, xi.shape[0])
+        else:
+            xd = np.ascontiguousarray(x, dtype=np.float64)
+            if xd.shape[0] != self.n_features:
+                raise ValueError("row of the wrong length")
+            self.store.append_dense(&xd[0] if xd.shape[0] else NULL)
+        self._step_stored(y)
+
+    def run(self, X, y, order):
+        """Learn rows ``order`` of X (dense C-contiguous 2-D or CSR) with labels y (+-1)."""
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const int[::1] indptr
+        cdef const double[::1] yy = np.ascontiguousarray(y, dtype=np.float64)
+        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
+        cdef Py_ssize_t t, i, start, stop, m = od.shape[0]
+        cdef RowStore store = self.store
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.int32)
+            with nogil:
+                for t in range(m):
+                    i = od[t]
+                    start = indptr[i]
+                    stop = indptr[i + 1]
+                    store.append_csr(&indices[start] if stop > start else NULL,
+                                     &data[start] if stop > start else NULL, stop - start)
+                    self._step_stored(yy[i])
+        else:
+            Xd = X
+            with nogil:
+                for t in range(m):
+                    i = od[t]
+                    store.append_dense(&Xd[i, 0])
+                    self._step_stored(yy[i])
+
+    cdef int _unlearn_one(self, Py_ssize_t c) except -1 nogil:
+        """alpha_c -> 0 (Sec. 4); c keeps status OUT; its column is left in self.col.
+        Returns 1 when c was a support vector, 0 otherwise."""
+        cdef signed char st = self.status[c]
+        cdef Py_ssize_t pos
+        if st == REST:
+            self.status[c] = OUT
+            return 0
+        if st == MARGIN:
+            pos = self._s_pos(c)
+            memcpy(self.col, self.KS[pos], self.n * sizeof(double))
+            self._shrink_inverse(pos)
+        else:
+            self._column(c, self.col, 2)
+        self.status[c] = OUT
+        self._adiabatic(c, -1.0, self.col)
+        return 1
+
+    def unlearn(self, ids):
+        """Remove the examples with these ids exactly (decremental unlearning)."""
+        cdef const Py_ssize_t[::1] v = np.ascontiguousarray(ids, dtype=np.intp)
+        cdef Py_ssize_t t, c
+        with nogil:
+            for t in range(v.shape[0]):
+                c = v[t]
+                self._unlearn_one(c)
+                self.status[c] = GONE
+                self.alpha[c] = 0.0
+                self.g[c] = 0.0
+                self._centre_bias()
+                self.n_decrements += 1
+
+    def loo_decisions(self):
+        """Exact leave-one-out decisions f_{-i}(x_i) of every learned example (ids ascending)."""
+        ids = self.active_ids()
+        cdef const Py_ssize_t[::1] v = ids
+        cdef double[::1] out = np.empty(ids.shape[0])
+        cdef Py_ssize_t r, c
+        with nogil:
+            for r in range(v.shape[0]):
+                c = v[r]
+                if self.status[c] == REST:
+                    out[r] = self.y[c] * (self.g[c] + 1.0)
+                    continue
+                self._unlearn_one(c)
+                self._centre_bias()
+                out[r] = self.y[c] * (self.g[c] + 1.0)
+                self._learn(c, 3)
+                self._centre_bias()
+        return np.asarray(out)
+
+    def refresh_inverse(self):
+        """Recompute R from the cached columns; returns the relative drift found."""
+        return self._refresh()
+
+    # ------------------------------------------------------------------ prediction, state
+    def decision_function(self, X):
+        """f(x) for every row of X (prediction is not counted in n_kernel_evals)."""
+        cdef Py_ssize_t mrows = X.shape[0], r, i, start, stop
+        cdef double[::1] out = np.empty(mrows)
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const int[::1] indptr
+        cdef const Py_ssize_t[::1] sv = self.support_ids()
+        cdef Py_ssize_t nsv = sv.shape[0]
+        cdef double f
+        cdef KernelSpec* spec = &self.kern.spec
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.int32)
+            with nogil:
+                for r in range(mrows):
+                    start = indptr[r]
+                    stop = indptr[r + 1]
+                    f = self.b
+                    for i in range(nsv):
+                        f += self.alpha[sv[i]] * self.y[sv[i]] * self.store.kernel_row_csr(
+                            spec, sv[i], &indices[start] if stop > start else NULL,
+                            &data[start] if stop > start else NULL, stop - start)
+                    out[r] = f
+        else:
+            Xd = np.ascontiguousarray(X, dtype=np.float64)
+            with nogil:
+                for r in range(mrows):
+                    f = self.b
+                    for i in range(nsv):
+                        f += self.alpha[sv[i]] * self.y[sv[i]] * self.store.kernel_row_dense(
+                            spec, sv[i], &Xd[r, 0])
+                    out[r] = f
+        return np.asarray(out)
+
+    @property
+    def n_kernel_evals(self):
+        return self.kern.n_evals
+
+    def _array(self, which):
+        cdef Py_ssize_t i
+        out = np.empty(self.n)
+        cdef double[::1] o = out
+        cdef double* src = self.alpha if which == 0 else (self.g if which == 1 else (
+            self.y if which == 2 else self.kdiag))
+        for i in range(self.n):
+            o[i] = src[i]
+        return out
+
+    def _status(self):
+        cdef Py_ssize_t i
+        out = np.empty(self.n, dtype=np.int8)
+        cdef signed char[::1] o = out
+        for i in range(self.n):
+            o[i] = self.status[i]
+        return out
+
+    def _rinv(self):
+        cdef Py_ssize_t a, bb
+        if self.k == 0:
+            return np.zeros((1, 1))
+        out = np.empty((self.k + 1, self.k + 1))
+        for a in range(self.k + 1):
+            for bb in range(self.k + 1):
+                out[a, bb] = self.R[a * self.ldr + bb]
+        return out
+
+    def _s_order(self):
+        return np.array([self.S[j] for j in range(self.k)], dtype=np.intp)
+
+    def _ks(self):
+        out = np.zeros((self.n, self.k))
+        cdef Py_ssize_t i, j
+        cdef double[:, ::1] o = out
+        for j in range(self.k):
+            for i in range(self.n):
+                o[i, j] = self.KS[j][i]
+        return out
+
+    def support_ids(self):
+        st = self._status()
+        return np.flatnonzero((st == MARGIN) | (st == ERROR))
+
+    def active_ids(self):
+        return np.flatnonzero(self._status() >= 0)
+
+    def support_rows(self):
+        return self.store.to_matrix(self.support_ids())
+
+    def support(self):
+        """(ids, y_i alpha_i, rows) of the support vectors S u E, ids ascending."""
+        ids = self.support_ids()
+        return ids, self._array(0)[ids] * self._array(2)[ids], self.support_rows()
+
+    def get_state(self):
+        st = self._status()
+        return {
+            "alpha": self._array(0),
+            "g": self._array(1),
+            "y": self._array(2),
+            "b": float(self.b),
+            "status": st,
+            "S": np.flatnonzero(st == MARGIN),
+            "E": np.flatnonzero(st == ERROR),
+            "R": np.flatnonzero(st == REST),
+            "S_order": self._s_order(),
+            "Rinv": self._rinv(),
+            "n_seen": int(self.n),
+            "n_increments": int(self.n_increments),
+            "n_decrements": int(self.n_decrements),
+            "n_iterations": int(self.n_iterations),
+            "n_exchanges": int(self.n_exchanges),
+            "n_refresh": int(self.n_refresh),
+            "max_inverse_drift": float(self.max_inverse_drift),
+            "n_kernel_evals": int(self.kern.n_evals),
+        }
+
+    def check(self):
+        """Drift diagnostics (see the reference): g drift, |h|, ||M R - I||_max."""
+        kern = Kernel(self.kind, self.gamma_, self.degree_, self.coef0_)
+        st = self._status()
+        act = np.flatnonzero(st >= 0)
+        sv = self.support_ids()
+        alpha, y, gg = self._array(0), self._array(2), self._array(1)
+        rows = {int(i): self.store.get_row(i) for i in act}
+        K = np.array([[kern.value(rows[int(i)], rows[int(j)]) for j in sv] for i in act])
+        f = (K @ (alpha[sv] * y[sv]) if sv.size else np.zeros(act.size)) + self.b
+        g = y[act] * f - 1.0
+        gdrift = float(np.max(np.abs(g - gg[act]))) if act.size else 0.0
+        h = float(abs(np.sum(y[act] * alpha[act])))
+        if self.k:
+            S = self._s_order()
+            ys = y[S]
+            M = np.zeros((self.k + 1, self.k + 1))
+            M[0, 1:] = ys
+            M[1:, 0] = ys
+            M[1:, 1:] = np.outer(ys, ys) * self._ks()[S]
+            rdrift = float(np.max(np.abs(M @ self._rinv() - np.eye(self.k + 1))))
+        else:
+            rdrift = 0.0
+        return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
+
+    # ------------------------------------------------------------------ pickling
+    def __reduce__(self):
+        params = dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
+                      kernel=self.kind, gamma=self.gamma_, degree=self.degree_,
+                      coef0=self.coef0_, tol=self.tol, refresh_every=self.refresh_every)
+        data = dict(rows=self.store.to_matrix(), alpha=self._array(0), g=self._array(1),
+                    y=self._array(2), kdiag=self._array(3), status=self._status(),
+                    S=self._s_order(), KS=self._ks(), Rinv=self._rinv(), b=self.b,
+                    kscale=self.kscale, n_evals=int(self.kern.n_evals),
+                    counters=(self.n_increments, self.n_decrements, self.n_iterations,
+                              self.n_exchanges, self.n_s_changes, self.n_refresh,
+                              self.max_inverse_drift))
+        return (_rebuild, (params, data))
+
+    def _restore(self, data):
+        cdef Py_ssize_t i, j, n, k
+        M = data["rows"]
+        if self.sparse:
+            M = sp.csr_matrix(M)
+            M.indices = M.indices.astype(np.int32)
+        else:
+            M = np.ascontiguousarray(M, dtype=np.float64)
+        n = M.shape[0]
+        for i in range(n):
+            self.store.append(M, i)
+        self._reserve_n(n)
+        self.n = n
+        for i in range(n):
+            self.alpha[i] = data["alpha"][i]
+            self.g[i] = data["g"][i]
+            self.y[i] = data["y"][i]
+            self.kdiag[i] = data["kdiag"][i]
+            self.status[i] = data["status"][i]
+        S = data["S"]
+        k = S.shape[0]
+        self._reserve_s(k + 1)
+        KS = data["KS"]
+        cdef double* colp
+        for j in range(k):
+            colp = <double*> malloc(self.cap * sizeof(double))
+            if colp == NULL:
+                raise MemoryError()
+            for i in range(self.cap):
+                colp[i] = KS[i, j] if i < n else 0.0
+            self.KS[j] = colp
+            self.S[j] = S[j]
+            self.k = j + 1
+        Rinv = data["Rinv"]
+        if k:
+            for i in range(k + 1):
+                for j in range(k + 1):
+                    self.R[i * self.ldr + j] = Rinv[i, j]
+        self.b = data["b"]
+        self.kscale = data["kscale"]
+        self.kern.n_evals = data["n_evals"]
+        (self.n_increments, self.n_decrements, self.n_iterations, self.n_exchanges,
+         self.n_s_changes, self.n_refresh, self.max_inverse_drift) = data["counters"]
+
+
+def _rebuild(params, data):
+    state = IncrementalSVMState(**params)
+    state._restore(data)
+    return state
