@@ -56,7 +56,7 @@ class _LinearState:
 
 # --------------------------------------------------------------------------- Perceptron
 class PerceptronState(_LinearState):
-    """Rosenblatt's Perceptron with bias, as on the slides [LTC]_.
+    """Rosenblatt's Perceptron with bias, as on the slides (Lee, Tseng, Chen slides).
 
     ``R = max_j ||x_j||`` is the radius of the data; here it is the running
     maximum over the examples seen so far (when the estimator's ``fit`` sees
@@ -98,7 +98,7 @@ class PerceptronState(_LinearState):
 
 # --------------------------------------------------------------------------- PA
 class PAState(_LinearState):
-    """Passive-Aggressive PA / PA-I / PA-II [CDK]_ as on the slides [LTC]_.
+    """Passive-Aggressive PA / PA-I / PA-II (Crammer et al. 2006) as on the slides (Lee, Tseng, Chen slides).
 
     Bias-free by default; with ``fit_intercept`` the bias is the weight of an
     extra constant feature 1 (so ||x||^2 gains 1).  A zero example
@@ -143,7 +143,7 @@ class PAState(_LinearState):
 
 # --------------------------------------------------------------------------- PAm
 class PAmState(_LinearState):
-    """PA with a proximal model, PAm / PAm-1 / PAm-2 [LTC]_ (quasi-LDA proximal classifier).
+    """PA with a proximal model, PAm / PAm-1 / PAm-2 (Lee, Tseng, Chen slides) (quasi-LDA proximal classifier).
 
     The proximal classifier of round t is the quasi-LDA direction
     (w_p)_i = ((m₊)_i − (m₋)_i) / ((s₊)_i + (s₋)_i), from per-class running
@@ -253,11 +253,11 @@ def _squared(x):
 
 # --------------------------------------------------------------------------- Pegasos
 class PegasosState(_LinearState):
-    """Online linear SVM, Algorithm 1 of [B]_ (Pegasos), with mini-batches.
+    """Online linear SVM, Algorithm 1 of Bagnell's notes (Pegasos), with mini-batches.
 
     Minimises λ/2 ||w||² + (1/T) Σ hinge(w; x_t, y_t).  With ``batch_size`` k
     the examples are taken k at a time and the step uses their averaged
-    sub-gradient ("tricks" paragraph of [B]_); the margins of a batch are all
+    sub-gradient ("tricks" paragraph of Bagnell's notes); the margins of a batch are all
     tested against the w at its start.  A batch left incomplete at the end of
     a stream waits for the next examples (``flush()`` applies it as a batch of
     its actual size).

@@ -1,0 +1,31 @@
+"""The docs quote code as ``refsvm/file.py``: ``statement``; each quote must exist."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted((ROOT / "docs").glob("*.rst"))
+REF = re.compile(r"``(refsvm/[\w/]+\.pyx?)``: ``(.+?)``(?!`)")
+
+
+def _references():
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        text = re.sub(r"\n\s+", " ", text)  # join the continuation lines of table cells
+        for path, code in REF.findall(text):
+            yield page.name, path, code
+
+
+REFERENCES = list(_references())
+
+
+def test_docs_have_code_references():
+    assert len(REFERENCES) >= 20
+
+
+@pytest.mark.parametrize("page,path,code", REFERENCES)
+def test_code_reference_exists(page, path, code):
+    source = (ROOT / path).read_text(encoding="utf-8")
+    assert code in source, f"{page}: {code!r} is not in {path}"
