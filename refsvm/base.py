@@ -29,6 +29,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import as_format, load_backend
 
+#: How every estimator takes X: CSR or dense, float64, C order, finite.
+_ARRAY_CHECKS = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
+
 
 class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     """Base class: ``fit``, ``partial_fit``, ``decision_function``, ``predict``.
@@ -38,8 +41,8 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     - ``_check_params(self)``: validate hyper-parameters (raise ValueError);
     - ``_make_state(self, n_features, sparse, X)``: a fresh state for one
       binary problem (``X`` is the first batch, for data-derived settings);
-    - optionally ``_fit_states(self, X, Y)`` (default: passes from
-      ``_n_passes()`` over a possibly shuffled order).
+    - optionally ``_n_passes()``, ``_end_of_pass(state)`` and
+      ``_converged(n_changes)`` to shape the passes of ``fit``.
 
     ``_reference`` (a module) and ``_compiled`` (a dotted module name) say
     where the twins live.
@@ -64,12 +67,26 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         return 1
 
     def _fit_states(self, X, Y):
-        n = X.shape[0]
+        """Passes of ``fit`` over the data; sets ``n_epochs_``."""
         rng = check_random_state(getattr(self, "random_state", None))
+        self.n_epochs_ = 0
         for _ in range(self._n_passes()):
-            order = self._order(n, rng)
+            order = self._order(X.shape[0], rng)
+            changes = 0
             for state, y in zip(self._states, Y):
-                state.run(X, y, order)
+                changes += state.run(X, y, order) or 0
+                self._end_of_pass(state)
+            self.n_epochs_ += 1
+            if self._converged(changes):
+                break
+
+    def _end_of_pass(self, state):
+        """Hook run on each state after each pass of ``fit`` (default: nothing)."""
+
+    def _converged(self, n_changes):
+        """Hook: stop ``fit`` early after a pass that changed the model ``n_changes``
+        times (default: never; all ``_n_passes()`` are made)."""
+        return False
 
     # ------------------------------------------------------------------ helpers
     def _order(self, n, rng):
@@ -81,16 +98,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         return load_backend(self.backend, self._reference, self._compiled)
 
     def _validate_X(self, X, reset):
-        X = validate_data(
-            self,
-            X,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            reset=reset,
-            ensure_all_finite=True,
-        )
-        return X
+        return validate_data(self, X, reset=reset, **_ARRAY_CHECKS)
 
     def _encode(self, y):
         """+-1 targets, one row per binary problem."""
@@ -99,17 +107,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
 
     def _validate_xy(self, X, y, reset):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            reset=reset,
-            ensure_all_finite=True,
-            y_numeric=False,
-        )
+        X, y = validate_data(self, X, y, reset=reset, y_numeric=False, **_ARRAY_CHECKS)
         check_classification_targets(y)
         return X, y
 

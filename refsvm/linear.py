@@ -380,6 +380,12 @@ class _LinearEstimator(BaseOnlineClassifier):
     def _n_passes(self):
         return self.n_epochs
 
+    def _check_common(self):
+        """The checks of the parameters every linear estimator but the Perceptron has."""
+        check_bool("fit_intercept", self.fit_intercept)
+        check_int("n_epochs", self.n_epochs, minimum=1)
+        check_bool("shuffle", self.shuffle)
+
     @property
     def coef_(self):
         """Weights, shape (1, n_features) for two classes, (n_classes, n_features) otherwise."""
@@ -444,22 +450,19 @@ class Perceptron(_LinearEstimator):
     def _make_state(self, n_features, sparse, X):
         return self._module().PerceptronState(n_features, sparse, eta=float(self.eta0))
 
-    def _fit_states(self, X, Y):
-        from sklearn.utils import check_random_state
+    def _n_passes(self):
+        return self.max_epochs
 
+    def _fit_states(self, X, Y):
         # R = max_j ||x_j|| over the training set, known before the first epoch
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if hasattr(X, "multiply") else (
             np.einsum("ij,ij->i", X, X))
-        rng = check_random_state(self.random_state)
         for state in self._states:
             state.R2 = float(sq.max()) if sq.size else 0.0
-        self.n_epochs_ = 0
-        for _ in range(self.max_epochs):
-            order = self._order(X.shape[0], rng)
-            mistakes = sum(state.run(X, y, order) for state, y in zip(self._states, Y))
-            self.n_epochs_ += 1
-            if mistakes == 0:  # until no mistake made within the for-loop
-                break
+        super()._fit_states(X, Y)
+
+    def _converged(self, n_changes):
+        return n_changes == 0  # until no mistake made within the for-loop
 
 
 class PassiveAggressive(_LinearEstimator):
@@ -514,9 +517,7 @@ class PassiveAggressive(_LinearEstimator):
     def _check_params(self):
         check_option("variant", self.variant, PA_VARIANTS)
         check_positive("C", self.C)
-        check_bool("fit_intercept", self.fit_intercept)
-        check_int("n_epochs", self.n_epochs, minimum=1)
-        check_bool("shuffle", self.shuffle)
+        self._check_common()
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PAState(n_features, sparse, variant=PA_VARIANTS[self.variant],
@@ -569,9 +570,7 @@ class ProximalPassiveAggressive(_LinearEstimator):
         check_option("variant", self.variant, PAM_VARIANTS)
         check_positive("C", self.C)
         check_nonnegative("gamma", self.gamma)
-        check_bool("fit_intercept", self.fit_intercept)
-        check_int("n_epochs", self.n_epochs, minimum=1)
-        check_bool("shuffle", self.shuffle)
+        self._check_common()
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PAmState(
@@ -639,9 +638,7 @@ class OnlineLinearSVM(_LinearEstimator):
         check_bool("project", self.project)
         check_bool("average", self.average)
         check_int("batch_size", self.batch_size, minimum=1)
-        check_bool("fit_intercept", self.fit_intercept)
-        check_int("n_epochs", self.n_epochs, minimum=1)
-        check_bool("shuffle", self.shuffle)
+        self._check_common()
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PegasosState(
@@ -649,15 +646,8 @@ class OnlineLinearSVM(_LinearEstimator):
             average=bool(self.average), batch_size=int(self.batch_size),
             fit_intercept=bool(self.fit_intercept))
 
-    def _fit_states(self, X, Y):
-        from sklearn.utils import check_random_state
-
-        rng = check_random_state(self.random_state)
-        for _ in range(self.n_epochs):
-            order = self._order(X.shape[0], rng)
-            for state, y in zip(self._states, Y):
-                state.run(X, y, order)
-                state.flush()
+    def _end_of_pass(self, state):
+        state.flush()  # the last, possibly incomplete, mini-batch of the epoch
 
     def _weights(self, state):
         if state.average:
