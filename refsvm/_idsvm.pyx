@@ -32,6 +32,7 @@ DEF OUT = 3
 DEF GONE = -1
 DEF EPS_RATE = 1e-12
 DEF EPS_PIVOT = 1e-10
+DEF EPS_TIE = 1e-10
 DEF EV_C_MARGIN = 0
 DEF EV_C_BOUND = 1
 DEF EV_C_ZERO = 2
@@ -462,7 +463,7 @@ cdef class IncrementalSVMState:
     # ------------------------------------------------------------------ the adiabatic loop
     cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
         cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter
-        cdef double rb, rate_tol, best_t, t, a, kappa
+        cdef double rb, rate_tol, best_t, t, a, kappa, lim
         cdef int best_kind, new
         cdef signed char st
         max_iter = 50 * (n + 10)
@@ -479,55 +480,12 @@ cdef class IncrementalSVMState:
                 self._rates(c, col, sign)
                 rb = sign * self.beta[0]
                 rate_tol = EPS_RATE * self.kscale
-            best_t = INFINITY
-            best_kind = -1
-            best_i = -1
-            if sign > 0:
-                if k == 0 or self.r[c] > rate_tol:
-                    t = -self.g[c] / self.r[c]
-                    if t < 0.0:
-                        t = 0.0
-                    if t < best_t:
-                        best_t = t
-                        best_kind = EV_C_MARGIN
-                        best_i = c
-                if k > 0:
-                    t = self.C - self.alpha[c]
-                    if t < best_t:
-                        best_t = t
-                        best_kind = EV_C_BOUND
-                        best_i = c
-            elif k > 0:
-                t = self.alpha[c]
-                if t < best_t:
-                    best_t = t
-                    best_kind = EV_C_ZERO
-                    best_i = c
-            for pos in range(k):
-                s = self.S[pos]
-                a = sign * self.beta[pos + 1]
-                if a > EPS_RATE:
-                    t = (self.C - self.alpha[s]) / a
-                elif a < -EPS_RATE:
-                    t = -self.alpha[s] / a
-                else:
-                    continue
-                if t < 0.0:
-                    t = 0.0
-                if t < best_t:
-                    best_t = t
-                    best_kind = EV_S_OUT
-                    best_i = s
-            for i in range(n):
-                st = self.status[i]
-                if (st == ERROR and self.r[i] > rate_tol) or (st == REST and self.r[i] < -rate_tol):
-                    t = -self.g[i] / self.r[i]
-                    if t < 0.0:
-                        t = 0.0
-                    if t < best_t:
-                        best_t = t
-                        best_kind = EV_JOIN
-                        best_i = i
+            # pass 1: the smallest step; pass 2: the first event (fixed order) within
+            # EPS_TIE of it (see refsvm.idsvm._first_event)
+            self._events(c, sign, k, rate_tol, INFINITY, &best_t, &best_kind, &best_i)
+            if best_kind >= 0:
+                lim = best_t + EPS_TIE * (1.0 + best_t)
+                self._events(c, sign, k, rate_tol, lim, &best_t, &best_kind, &best_i)
             if best_kind < 0:
                 _fail("IncrementalSVM: unbounded increment (internal error)")
             t = best_t
@@ -576,6 +534,75 @@ cdef class IncrementalSVMState:
         _fail("IncrementalSVM: too many adiabatic steps (cycling?)")
         return -1
 
+    cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rate_tol,
+                      double lim, double* best_t, int* best_kind,
+                      Py_ssize_t* best_i) noexcept nogil:
+        """Scan the events in the fixed order.  lim = INFINITY: return the smallest step
+        (first on exact ties); otherwise return the first event with step <= lim."""
+        cdef Py_ssize_t pos, s, i
+        cdef double t, a
+        cdef signed char st
+        cdef bint first = lim == INFINITY
+        best_t[0] = INFINITY
+        best_kind[0] = -1
+        best_i[0] = -1
+        if sign > 0:
+            if k == 0 or self.r[c] > rate_tol:
+                t = -self.g[c] / self.r[c]
+                if t < 0.0:
+                    t = 0.0
+                if (t < best_t[0]) if first else (t <= lim):
+                    best_t[0] = t
+                    best_kind[0] = EV_C_MARGIN
+                    best_i[0] = c
+                    if not first:
+                        return
+            if k > 0:
+                t = self.C - self.alpha[c]
+                if (t < best_t[0]) if first else (t <= lim):
+                    best_t[0] = t
+                    best_kind[0] = EV_C_BOUND
+                    best_i[0] = c
+                    if not first:
+                        return
+        elif k > 0:
+            t = self.alpha[c]
+            if (t < best_t[0]) if first else (t <= lim):
+                best_t[0] = t
+                best_kind[0] = EV_C_ZERO
+                best_i[0] = c
+                if not first:
+                    return
+        for pos in range(k):
+            s = self.S[pos]
+            a = sign * self.beta[pos + 1]
+            if a > EPS_RATE:
+                t = (self.C - self.alpha[s]) / a
+            elif a < -EPS_RATE:
+                t = -self.alpha[s] / a
+            else:
+                continue
+            if t < 0.0:
+                t = 0.0
+            if (t < best_t[0]) if first else (t <= lim):
+                best_t[0] = t
+                best_kind[0] = EV_S_OUT
+                best_i[0] = s
+                if not first:
+                    return
+        for i in range(self.n):
+            st = self.status[i]
+            if (st == ERROR and self.r[i] > rate_tol) or (st == REST and self.r[i] < -rate_tol):
+                t = -self.g[i] / self.r[i]
+                if t < 0.0:
+                    t = 0.0
+                if (t < best_t[0]) if first else (t <= lim):
+                    best_t[0] = t
+                    best_kind[0] = EV_JOIN
+                    best_i[0] = i
+                    if not first:
+                        return
+
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
         for j in range(self.k):
@@ -585,7 +612,7 @@ cdef class IncrementalSVMState:
 
     cdef int _join(self, Py_ssize_t i) except -1 nogil:
         """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
-        cdef double kappa, d, best_t, t, a
+        cdef double kappa, d, best_t, t, a, lim
         cdef Py_ssize_t best_pos, pos, s, k
         cdef int new
         while True:
@@ -605,6 +632,22 @@ cdef class IncrementalSVMState:
             self.n_exchanges += 1
             d = 1.0 if self.status[i] == REST else -1.0
             k = self.k
+            # the smallest step (alpha_i's own bound C last), then the first within EPS_TIE
+            best_t = self.C
+            for pos in range(k):
+                s = self.S[pos]
+                a = d * self.beta[pos + 1]
+                if a > EPS_RATE:
+                    t = (self.C - self.alpha[s]) / a
+                elif a < -EPS_RATE:
+                    t = -self.alpha[s] / a
+                else:
+                    continue
+                if t < 0.0:
+                    t = 0.0
+                if t < best_t:
+                    best_t = t
+            lim = best_t + EPS_TIE * (1.0 + best_t)
             best_t = self.C
             best_pos = -1
             for pos in range(k):
@@ -618,10 +661,10 @@ cdef class IncrementalSVMState:
                     continue
                 if t < 0.0:
                     t = 0.0
-                if t <= best_t:
-                    if t < best_t or best_pos < 0:
-                        best_t = t
-                        best_pos = pos
+                if t <= lim:
+                    best_t = t
+                    best_pos = pos
+                    break
             t = best_t
             self.alpha[i] += d * t
             for pos in range(k):

@@ -96,6 +96,8 @@ __all__ = ["IncrementalSVMState", "IncrementalSVM"]
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
 #: pivot tolerance: rates |gamma_i| / kernel scale, |beta_s| below it are zero
 EPS_RATE = 1e-12
+#: limiting steps within EPS_TIE * (1 + t_min) of the smallest count as tied
+EPS_TIE = 1e-10
 #: a join whose pivot kappa <= EPS_PIVOT * kernel scale is degenerate (exchange)
 EPS_PIVOT = 1e-10
 
@@ -110,6 +112,22 @@ def _grow(a, n, fill=0.0):
     out = np.full(max(n, 2 * a.shape[0], 16), fill, dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
+
+
+def _first_event(events, tc, cand):
+    """The limiting event: the first one, in the fixed order (``events`` then the
+    joining candidates ``cand`` by id), whose step is within EPS_TIE of the smallest.
+    Ties within round-off thus go by order, not by the last bit, so that the twins
+    (whose kernels may differ in the last bit) take the same path."""
+    tmin = min([e[0] for e in events] + ([float(tc.min())] if tc.size else []), default=np.inf)
+    if not np.isfinite(tmin):
+        return np.inf, -1, -1
+    lim = tmin + EPS_TIE * (1.0 + tmin)
+    for t, kind, i in events:
+        if t <= lim:
+            return t, kind, i
+    j = int(np.flatnonzero(tc <= lim)[0])
+    return float(tc[j]), EV_JOIN, int(cand[j])
 
 
 def _matvec(A, v):
@@ -363,37 +381,24 @@ class IncrementalSVMState:
                 rb = sign * beta[0]
                 rate_tol = EPS_RATE * self.kscale
             # ---- the largest increment t >= 0 that changes no membership (Sec. 2.2)
-            best_t, best_kind, best_i = np.inf, -1, -1
+            events = []                                          # (t, kind, id), fixed order
             if sign > 0:
                 if k == 0 or r[c] > rate_tol:                    # c reaches the margin
-                    t = max(-self.g[c] / r[c], 0.0)
-                    if t < best_t:
-                        best_t, best_kind, best_i = t, EV_C_MARGIN, c
+                    events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c))
                 if k > 0:                                        # alpha_c reaches C
-                    t = self.C - self.alpha[c]
-                    if t < best_t:
-                        best_t, best_kind, best_i = t, EV_C_BOUND, c
+                    events.append((self.C - self.alpha[c], EV_C_BOUND, c))
             elif k > 0:                                          # alpha_c reaches 0
-                t = self.alpha[c]
-                if t < best_t:
-                    best_t, best_kind, best_i = t, EV_C_ZERO, c
+                events.append((self.alpha[c], EV_C_ZERO, c))
             for pos in range(k):                                 # margin vectors hit 0 or C
                 s, a = S[pos], aS[pos]
                 if a > EPS_RATE:
-                    t = max((self.C - self.alpha[s]) / a, 0.0)
+                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, s))
                 elif a < -EPS_RATE:
-                    t = max(-self.alpha[s] / a, 0.0)
-                else:
-                    continue
-                if t < best_t:
-                    best_t, best_kind, best_i = t, EV_S_OUT, s
+                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s))
             # E members rising to g = 0, R members falling to g = 0 (ids ascending)
             cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
-            if cand.size:
-                tc = np.maximum(-self.g[cand] / r[cand], 0.0)
-                j = int(np.argmin(tc))
-                if tc[j] < best_t:
-                    best_t, best_kind, best_i = float(tc[j]), EV_JOIN, int(cand[j])
+            tc = np.maximum(-self.g[cand] / r[cand], 0.0)
+            best_t, best_kind, best_i = _first_event(events, tc, cand)
             if best_kind < 0:
                 raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
             # ---- apply the increment: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)
@@ -458,18 +463,15 @@ class IncrementalSVMState:
             d = 1.0 if self.status[i] == REST else -1.0
             aS = d * beta_i[1:]
             S = np.array(self.S, dtype=np.intp)
-            best_t, best_pos = self.C, -1
+            events = []
             for pos in range(len(S)):
                 s, a = S[pos], aS[pos]
                 if a > EPS_RATE:
-                    t = max((self.C - self.alpha[s]) / a, 0.0)
+                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, pos))
                 elif a < -EPS_RATE:
-                    t = max(-self.alpha[s] / a, 0.0)
-                else:
-                    continue
-                if t <= best_t:
-                    if t < best_t or best_pos < 0:
-                        best_t, best_pos = t, pos
+                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, pos))
+            events.append((self.C, EV_C_BOUND, -1))     # alpha_i reaches its other bound
+            best_t, _, best_pos = _first_event(events, np.zeros(0), None)
             t = best_t
             self.alpha[i] += d * t
             self.alpha[S] += aS * t
