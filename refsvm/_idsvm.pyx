@@ -491,9 +491,18 @@ cdef class IncrementalSVMState:
             t = best_t
             if k > 0:
                 self.alpha[c] += sign * t
+                if self.alpha[c] < 0.0:
+                    self.alpha[c] = 0.0
+                elif self.alpha[c] > self.C:
+                    self.alpha[c] = self.C
                 for pos in range(k):
                     s = self.S[pos]
                     self.alpha[s] += (sign * self.beta[pos + 1]) * t
+                    # a step chosen among round-off ties may overshoot a bound by an ulp
+                    if self.alpha[s] < 0.0:
+                        self.alpha[s] = 0.0
+                    elif self.alpha[s] > self.C:
+                        self.alpha[s] = self.C
             self.b += rb * t
             for i in range(n):
                 st = self.status[i]
@@ -559,6 +568,8 @@ cdef class IncrementalSVMState:
                         return
             if k > 0:
                 t = self.C - self.alpha[c]
+                if t < 0.0:
+                    t = 0.0
                 if (t < best_t[0]) if first else (t <= lim):
                     best_t[0] = t
                     best_kind[0] = EV_C_BOUND
@@ -567,6 +578,8 @@ cdef class IncrementalSVMState:
                         return
         elif k > 0:
             t = self.alpha[c]
+            if t < 0.0:
+                t = 0.0
             if (t < best_t[0]) if first else (t <= lim):
                 best_t[0] = t
                 best_kind[0] = EV_C_ZERO
@@ -670,6 +683,10 @@ cdef class IncrementalSVMState:
             for pos in range(k):
                 s = self.S[pos]
                 self.alpha[s] += (d * self.beta[pos + 1]) * t
+                if self.alpha[s] < 0.0:
+                    self.alpha[s] = 0.0
+                elif self.alpha[s] > self.C:
+                    self.alpha[s] = self.C
             self.b += (d * self.beta[0]) * t
             if best_pos < 0:
                 if d > 0:

@@ -386,9 +386,9 @@ class IncrementalSVMState:
                 if k == 0 or r[c] > rate_tol:                    # c reaches the margin
                     events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c))
                 if k > 0:                                        # alpha_c reaches C
-                    events.append((self.C - self.alpha[c], EV_C_BOUND, c))
+                    events.append((max(self.C - self.alpha[c], 0.0), EV_C_BOUND, c))
             elif k > 0:                                          # alpha_c reaches 0
-                events.append((self.alpha[c], EV_C_ZERO, c))
+                events.append((max(self.alpha[c], 0.0), EV_C_ZERO, c))
             for pos in range(k):                                 # margin vectors hit 0 or C
                 s, a = S[pos], aS[pos]
                 if a > EPS_RATE:
@@ -404,8 +404,10 @@ class IncrementalSVMState:
             # ---- apply the increment: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)
             t = best_t
             if k > 0:
-                self.alpha[c] += sign * t
+                self.alpha[c] = min(max(self.alpha[c] + sign * t, 0.0), self.C)
                 self.alpha[S] += aS * t
+                # a step chosen among round-off ties may overshoot a bound by an ulp
+                self.alpha[S] = np.minimum(np.maximum(self.alpha[S], 0.0), self.C)
             self.b += rb * t
             move = st != MARGIN
             move &= st != GONE
@@ -475,6 +477,7 @@ class IncrementalSVMState:
             t = best_t
             self.alpha[i] += d * t
             self.alpha[S] += aS * t
+            self.alpha[S] = np.minimum(np.maximum(self.alpha[S], 0.0), self.C)
             self.b += d * beta_i[0] * t
             if best_pos < 0:                             # alpha_i reached its other bound
                 if d > 0:

@@ -1,0 +1,169 @@
+"""IncrementalSVM in degenerate situations, and numerical drift on a long stream.
+
+Duplicates (same and opposite labels), lattice data with many ties and linearly
+dependent margin vectors (singular Q_SS), streams that start with one class only,
+examples landing exactly on the margin, the degenerate-join exchange, and the drift
+of g, h and the inverse over several thousand increments.
+"""
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+
+from refsvm import idsvm
+from refsvm.datasets import make_gauss
+
+from .conftest import BACKENDS
+from .test_idsvm_oracle import assert_kkt, assert_matches_svc, make_state, svc
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel,C,kw", [("rbf", 1.0, {"gamma": 0.5}), ("linear", 2.0, {})])
+def test_duplicates(backend, kernel, C, kw):
+    X0, y0 = make_gauss(50, random_state=6)
+    y0 = y0.astype(float)
+    # every example twice with its label, and 10 of them a third time with the other label
+    X = np.vstack([X0, X0, X0[:10]])
+    y = np.concatenate([y0, y0, -y0[:10]])
+    order = np.random.RandomState(0).permutation(len(y))
+    X, y = X[order], y[order]
+    st = make_state(backend, 2, C, kernel, **kw)
+    for i in range(len(y)):
+        st.step(X[i], y[i])
+        assert_kkt(st, X[: i + 1], y[: i + 1], kernel, kw, where=f"step {i}")
+    m = assert_matches_svc(st, X, y, kernel, kw)
+    np.testing.assert_allclose(st.decision_function(X), m.decision_function(X), atol=1e-4)
+    # no two identical rows are ever margin vectors together (Q_SS stays regular)
+    S = st.get_state()["S"]
+    assert len({tuple(X[i]) for i in S}) == len(S)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_lattice_ties_and_dependent_margin_vectors(backend, kernel):
+    """Integer lattice, many exact duplicates and ties; with the linear kernel Q_SS has
+    rank <= 2, so at most three margin vectors (the bordered matrix stays regular)."""
+    rng = np.random.RandomState(2)
+    X = rng.randint(-2, 3, size=(90, 2)).astype(float)
+    y = np.where(X[:, 0] + X[:, 1] + rng.randn(90) > 0, 1.0, -1.0)
+    kw = {"gamma": 0.5} if kernel == "rbf" else {}
+    st = make_state(backend, 2, 1.0, kernel, **kw)
+    for i in range(90):
+        st.step(X[i], y[i])
+        assert_kkt(st, X[: i + 1], y[: i + 1], kernel, kw, where=f"step {i}")
+    if kernel == "linear":
+        assert len(st.get_state()["S"]) <= 3
+    m = svc(X, y, 1.0, kernel, **kw)
+    np.testing.assert_allclose(st.decision_function(X), m.decision_function(X), atol=1e-4)
+    assert st.check()["inverse_residual"] < 1e-10
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stream_starting_with_one_class(backend):
+    X, y = make_gauss(80, random_state=3)
+    y = y.astype(float)
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    order = np.concatenate([pos[:15], neg[:3], pos[15:], neg[3:]])
+    X, y = X[order], y[order]
+    st = make_state(backend, 2, 1.0, "rbf", gamma=0.5)
+    for i in range(len(y)):
+        st.step(X[i], y[i])
+        s = st.get_state()
+        assert np.isfinite(s["b"])
+        assert_kkt(st, X[: i + 1], y[: i + 1], "rbf", {"gamma": 0.5}, where=f"step {i}")
+        if i < 15:
+            # one class: nothing to separate; all alpha = 0 and every example exactly on
+            # its margin (b = 1, the finite end of the KKT interval)
+            assert np.all(s["alpha"] == 0) and len(s["S"]) == 0
+            assert s["b"] == pytest.approx(1.0)
+            assert np.all(st.decision_function(X[:20]) > 0)
+        else:
+            assert_matches_svc(st, X[: i + 1], y[: i + 1], "rbf", {"gamma": 0.5},
+                               where=f"step {i}")
+    # unlearning back to one class
+    st.unlearn(np.flatnonzero(y < 0))
+    s = st.get_state()
+    # (up to round-off: the last positives may stay margin vectors with alpha ~ 1e-14)
+    assert np.all(s["alpha"] <= 1e-10) and s["b"] == pytest.approx(1.0, abs=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_examples_exactly_on_the_margin(backend):
+    # w = (1, 0), b = 0: margins x0 = +-1
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [2.0, 1.0], [-3.0, 0.5]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    st = make_state(backend, 2, 10.0, "linear")
+    st.run(X, y, np.arange(4))
+    before = st.get_state()
+    np.testing.assert_allclose(before["alpha"][:2], [0.5, 0.5])
+    assert before["b"] == pytest.approx(0.0, abs=1e-15)
+    on_margin = np.array([[1.0, 5.0], [-1.0, -3.0], [1.0, -2.5]])
+    ym = np.array([1.0, -1.0, 1.0])
+    st.run(on_margin, ym, np.arange(3))
+    after = st.get_state()
+    assert np.all(after["status"][4:] == idsvm.REST)
+    np.testing.assert_array_equal(after["alpha"][:4], before["alpha"])
+    assert after["b"] == before["b"]
+    Xa, ya = np.vstack([X, on_margin]), np.concatenate([y, ym])
+    assert_kkt(st, Xa, ya, "linear")
+    # a point just inside the margin moves the model, and exactly
+    st.step(np.array([0.9, 0.0]), 1.0)
+    Xb, yb = np.vstack([Xa, [[0.9, 0.0]]]), np.concatenate([ya, [1.0]])
+    assert_kkt(st, Xb, yb, "linear")
+    assert_matches_svc(st, Xb, yb, "linear")
+
+
+def test_degenerate_join_goes_through_an_exchange():
+    """A duplicate of a margin vector asked to join S has pivot kappa = 0: the
+    reference exchanges it with its twin along a null direction of Q (the model, i.e.
+    f, is unchanged), instead of making the bordered matrix singular."""
+    X, y = make_gauss(60, random_state=12)
+    y = y.astype(float)
+    st = idsvm.IncrementalSVMState(2, False, C=1.0, kernel="rbf", gamma=0.5)
+    st.run(X, y, np.arange(60))
+    s0 = st.get_state()
+    m = s0["S"][0]
+    st.step(X[m], y[m])                      # duplicate: lands on the margin -> R
+    d = st.n - 1
+    assert st.status[d] == idsvm.REST
+    f_before = st.decision_function(X)
+    st._join(d)                              # the degenerate join
+    s1 = st.get_state()
+    assert s1["n_exchanges"] == 1
+    assert d in s1["S"] and m not in s1["S"]
+    assert s1["alpha"][d] == pytest.approx(s0["alpha"][m], abs=1e-12)
+    assert s1["alpha"][m] == 0.0
+    np.testing.assert_allclose(st.decision_function(X), f_before, atol=1e-10)
+    assert_kkt(st, np.vstack([X, X[m:m + 1]]), np.append(y, y[m]), "rbf", {"gamma": 0.5})
+    assert st.check()["inverse_residual"] < 1e-10
+
+
+def test_drift_on_a_long_stream():
+    """4000 increments (compiled twin), the inverse refreshed every 100 changes of S:
+    the kept g, h and the inverse stay within round-off of a recomputation from
+    scratch, and the end model equals SVC."""
+    n = 4000
+    X, y = make_gauss(n, random_state=17)
+    y = y.astype(float)
+    st = make_state("cython", 2, 1.0, "rbf", gamma=0.5, refresh_every=100)
+    st.run(X, y, np.arange(n))
+    s = st.get_state()
+    assert s["n_refresh"] > 10
+    sv = np.concatenate([s["S"], s["E"]])
+    f = np.concatenate([rbf_kernel(X[i:i + 500], X[sv], gamma=0.5) @ (s["alpha"][sv] * y[sv])
+                        for i in range(0, n, 500)]) + s["b"]
+    g_drift = np.max(np.abs(y * f - 1.0 - s["g"]))
+    h = abs(np.sum(y * s["alpha"]))
+    print(f"g drift {g_drift:.2e}, h {h:.2e}, max inverse drift at refresh "
+          f"{s['max_inverse_drift']:.2e}")
+    assert g_drift < 1e-7
+    assert h < 1e-7
+    assert s["max_inverse_drift"] < 1e-3
+    m = svc(X, y, 1.0, "rbf", gamma=0.5)
+    assert abs(s["b"] - m.intercept_[0]) < 1e-5
+    # KKT from the recomputed g
+    a = s["alpha"]
+    gg = y * f - 1.0
+    viol = np.where(a <= 0, np.maximum(-gg, 0), np.where(a >= 1.0, np.maximum(gg, 0),
+                                                         np.abs(gg)))
+    assert viol.max() < 1e-7
