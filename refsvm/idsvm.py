@@ -909,16 +909,10 @@ class IncrementalSVM(BaseKernelClassifier):
     def n_support_(self):
         """Support vectors per class (each counted once, under its own label)."""
         parts = self._support_parts()
-        counts = np.zeros(len(self.classes_), dtype=np.int32)
-        if len(parts) == 1:
-            coef = parts[0][1]
-            counts[0] = int(np.sum(coef < 0))
-            counts[1] = int(np.sum(coef > 0))
-            return counts
-        for k, (pid, coef, _) in enumerate(parts):
-            # in problem k the positive examples are those of class k
-            counts[k] = int(np.sum(coef > 0))
-        return counts
+        ids = self._sv_ids(parts)
+        ys = [np.asarray(s.get_state()["y"])[ids] for s in self._states]
+        label = (ys[0] > 0).astype(int) if len(ys) == 1 else np.argmax(np.vstack(ys), axis=0)
+        return np.bincount(label, minlength=len(self.classes_)).astype(np.int32)
 
     @property
     def max_inverse_drift_(self):
