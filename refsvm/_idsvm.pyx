@@ -65,6 +65,7 @@ cdef class IncrementalSVMState:
     cdef public RowStore store
     cdef public CKernel kern
     cdef str kind
+    cdef double cache_size_
     cdef double gamma_, coef0_
     cdef int degree_
     # per example
@@ -88,6 +89,14 @@ cdef class IncrementalSVMState:
     cdef double* col2
     cdef double* lu
     cdef int* ipiv
+    # column cache (see refsvm.idsvm.IncrementalSVMState._cache_put)
+    cdef long long cache_bytes, stamp
+    cdef Py_ssize_t ncache, capc
+    cdef Py_ssize_t* cslot       # per example: its slot in the cache, or -1
+    cdef double** ccol
+    cdef Py_ssize_t* cid
+    cdef Py_ssize_t* clen
+    cdef long long* cstamp
     cdef readonly double b, kscale
     cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
     cdef readonly long long n_s_changes, n_refresh
@@ -110,6 +119,14 @@ cdef class IncrementalSVMState:
         self.col2 = NULL
         self.lu = NULL
         self.ipiv = NULL
+        self.cslot = NULL
+        self.ccol = NULL
+        self.cid = NULL
+        self.clen = NULL
+        self.cstamp = NULL
+        self.ncache = 0
+        self.capc = 0
+        self.stamp = 0
         self.n = 0
         self.cap = 0
         self.k = 0
@@ -117,8 +134,10 @@ cdef class IncrementalSVMState:
         self.ldr = 1
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-12, refresh_every=100):
+                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
         self.n_features = int(n_features)
+        self.cache_bytes = int(float(cache_size) * 2**20)
+        self.cache_size_ = float(cache_size)
         self.sparse = bool(sparse)
         self.C = float(C)
         self.tol = float(tol)
@@ -162,6 +181,14 @@ cdef class IncrementalSVMState:
         free(self.col2)
         free(self.lu)
         free(self.ipiv)
+        if self.ccol != NULL:
+            for j in range(self.ncache):
+                free(self.ccol[j])
+        free(self.ccol)
+        free(self.cid)
+        free(self.clen)
+        free(self.cstamp)
+        free(self.cslot)
 
     # ------------------------------------------------------------------ storage
     cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
@@ -194,6 +221,11 @@ cdef class IncrementalSVMState:
         p = _realloc(self.col2, cap * sizeof(double))
         if p == NULL: _nomem()
         self.col2 = <double*> p
+        p = _realloc(self.cslot, cap * sizeof(Py_ssize_t))
+        if p == NULL: _nomem()
+        self.cslot = <Py_ssize_t*> p
+        for i in range(self.cap, cap):
+            self.cslot[i] = -1
         for j in range(self.k):
             p = _realloc(self.KS[j], cap * sizeof(double))
             if p == NULL: _nomem()
@@ -262,11 +294,78 @@ cdef class IncrementalSVMState:
             self.KS[j][c] = 0.0
         return c
 
+    cdef void _cache_drop(self, Py_ssize_t i) noexcept nogil:
+        """Forget the cached column of i (if any); the last slot fills the hole."""
+        cdef Py_ssize_t sl = self.cslot[i], last
+        if sl < 0:
+            return
+        free(self.ccol[sl])
+        last = self.ncache - 1
+        if sl != last:
+            self.ccol[sl] = self.ccol[last]
+            self.cid[sl] = self.cid[last]
+            self.clen[sl] = self.clen[last]
+            self.cstamp[sl] = self.cstamp[last]
+            self.cslot[self.cid[sl]] = sl
+        self.ncache = last
+        self.cslot[i] = -1
+
+    cdef int _cache_put(self, Py_ssize_t i, const double* col) except -1 nogil:
+        """Keep the kernel column of i (length n); evict the oldest beyond the budget."""
+        cdef Py_ssize_t max_cols, j, oldest
+        self._cache_drop(i)
+        max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(self.n, 1)))
+        if max_cols < 1:
+            return 0
+        self._cache_insert(i, col, self.n)
+        while self.ncache > max_cols:
+            oldest = 0
+            for j in range(1, self.ncache):
+                if self.cstamp[j] < self.cstamp[oldest]:
+                    oldest = j
+            self._cache_drop(self.cid[oldest])
+        return 0
+
+    cdef int _cache_insert(self, Py_ssize_t i, const double* col, Py_ssize_t L) except -1 nogil:
+        cdef Py_ssize_t sl
+        cdef void* p
+        cdef double* cp
+        if self.ncache == self.capc:
+            self.capc = max(16, 2 * self.capc)
+            p = _realloc(self.ccol, self.capc * sizeof(double*))
+            if p == NULL: _nomem()
+            self.ccol = <double**> p
+            p = _realloc(self.cid, self.capc * sizeof(Py_ssize_t))
+            if p == NULL: _nomem()
+            self.cid = <Py_ssize_t*> p
+            p = _realloc(self.clen, self.capc * sizeof(Py_ssize_t))
+            if p == NULL: _nomem()
+            self.clen = <Py_ssize_t*> p
+            p = _realloc(self.cstamp, self.capc * sizeof(long long))
+            if p == NULL: _nomem()
+            self.cstamp = <long long*> p
+        cp = <double*> malloc(max(L, 1) * sizeof(double))
+        if cp == NULL: _nomem()
+        memcpy(cp, col, L * sizeof(double))
+        sl = self.ncache
+        self.ccol[sl] = cp
+        self.cid[sl] = i
+        self.clen[sl] = L
+        self.stamp += 1
+        self.cstamp[sl] = self.stamp
+        self.cslot[i] = sl
+        self.ncache += 1
+        return 0
+
     cdef int _column(self, Py_ssize_t c, double* out, int mode) except -1 nogil:
         """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids).  mode 0: evaluate
         all; mode 1: the S and E values are already in ``out`` (arrival); mode 2: take
         the S values from the cached columns (row c)."""
-        cdef Py_ssize_t i, j
+        cdef Py_ssize_t i, j, L = 0
+        cdef double* cached = NULL
+        if self.cslot[c] >= 0:
+            cached = self.ccol[self.cslot[c]]
+            L = self.clen[self.cslot[c]]
         if mode == 2:
             for i in range(self.n):
                 self.r[i] = 0.0          # r used as a "known" marker scratch
@@ -278,12 +377,15 @@ cdef class IncrementalSVMState:
                 out[i] = 0.0
             elif i == c:
                 out[i] = self.kdiag[c]
+            elif i < L:
+                out[i] = cached[i]
             elif mode == 1 and (self.status[i] == MARGIN or self.status[i] == ERROR):
                 pass
             elif mode == 2 and self.r[i] == 1.0:
                 pass
             else:
                 out[i] = self.kern.k_rows(self.store, i, c)
+        self._cache_drop(c)
         return 0
 
     # ------------------------------------------------------------------ inverse R
@@ -513,6 +615,7 @@ cdef class IncrementalSVMState:
                 if self.alpha[c] <= 0.0:
                     self.alpha[c] = 0.0
                     self.status[c] = REST
+                    self._cache_put(c, col)
                 elif k == 0:
                     self._grow_inverse(c, 0.0, col, True)
                 else:
@@ -521,6 +624,7 @@ cdef class IncrementalSVMState:
             if best_kind == EV_C_BOUND:
                 self.alpha[c] = self.C
                 self.status[c] = ERROR
+                self._cache_put(c, col)
                 return 0
             if best_kind == EV_C_ZERO:
                 self.alpha[c] = 0.0
@@ -534,6 +638,7 @@ cdef class IncrementalSVMState:
                 else:
                     self.alpha[s] = 0.0
                     new = REST
+                self._cache_put(s, self.KS[pos])
                 self._shrink_inverse(pos)
                 self.status[s] = new
                 self.g[s] = 0.0
@@ -703,6 +808,7 @@ cdef class IncrementalSVMState:
             else:
                 self.alpha[s] = 0.0
                 new = REST
+            self._cache_put(s, self.KS[best_pos])
             self._shrink_inverse(best_pos)
             self.status[s] = new
             self.g[s] = 0.0
@@ -847,6 +953,7 @@ cdef class IncrementalSVMState:
                 c = v[t]
                 self._unlearn_one(c)
                 self.status[c] = GONE
+                self._cache_drop(c)
                 self.alpha[c] = 0.0
                 self.g[c] = 0.0
                 self._centre_bias()
@@ -945,6 +1052,11 @@ cdef class IncrementalSVMState:
                 out[a, bb] = self.R[a * self.ldr + bb]
         return out
 
+    def _cached_ids(self):
+        """Cached ids, oldest first (the order of the reference's OrderedDict)."""
+        ids = [(self.cstamp[j], self.cid[j]) for j in range(self.ncache)]
+        return np.array([i for _, i in sorted(ids)], dtype=np.intp)
+
     def _s_order(self):
         return np.array([self.S[j] for j in range(self.k)], dtype=np.intp)
 
@@ -990,6 +1102,7 @@ cdef class IncrementalSVMState:
             "n_decrements": int(self.n_decrements),
             "n_iterations": int(self.n_iterations),
             "n_exchanges": int(self.n_exchanges),
+            "cached": self._cached_ids(),
             "n_refresh": int(self.n_refresh),
             "max_inverse_drift": float(self.max_inverse_drift),
             "n_kernel_evals": int(self.kern.n_evals),
@@ -1024,15 +1137,24 @@ cdef class IncrementalSVMState:
     def __reduce__(self):
         params = dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                       kernel=self.kind, gamma=self.gamma_, degree=self.degree_,
-                      coef0=self.coef0_, tol=self.tol, refresh_every=self.refresh_every)
+                      coef0=self.coef0_, tol=self.tol, refresh_every=self.refresh_every,
+                      cache_size=self.cache_size_)
         data = dict(rows=self.store.to_matrix(), alpha=self._array(0), g=self._array(1),
                     y=self._array(2), kdiag=self._array(3), status=self._status(),
                     S=self._s_order(), KS=self._ks(), Rinv=self._rinv(), b=self.b,
                     kscale=self.kscale, n_evals=int(self.kern.n_evals),
+                    cache=[(int(i), self._cache_col(i)) for i in self._cached_ids()],
                     counters=(self.n_increments, self.n_decrements, self.n_iterations,
                               self.n_exchanges, self.n_s_changes, self.n_refresh,
                               self.max_inverse_drift))
         return (_rebuild, (params, data))
+
+    def _cache_col(self, Py_ssize_t i):
+        cdef Py_ssize_t sl = self.cslot[i], j
+        out = np.empty(self.clen[sl])
+        for j in range(self.clen[sl]):
+            out[j] = self.ccol[sl][j]
+        return out
 
     def _restore(self, data):
         cdef Py_ssize_t i, j, n, k
@@ -1075,6 +1197,10 @@ cdef class IncrementalSVMState:
         self.b = data["b"]
         self.kscale = data["kscale"]
         self.kern.n_evals = data["n_evals"]
+        cdef const double[::1] cv
+        for i, arr in data["cache"]:
+            cv = np.ascontiguousarray(arr, dtype=np.float64)
+            self._cache_insert(i, &cv[0], cv.shape[0])
         (self.n_increments, self.n_decrements, self.n_iterations, self.n_exchanges,
          self.n_s_changes, self.n_refresh, self.max_inverse_drift) = data["counters"]
 

@@ -81,6 +81,7 @@ machine learning", Advances in Neural Information Processing Systems 13
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -176,6 +177,9 @@ class IncrementalSVMState:
     refresh_every : int
         Recompute the inverse of the bordered matrix after this many changes
         of the margin set S (0 = never).
+    cache_size : float
+        Megabytes of kernel columns kept for examples outside S (see
+        :meth:`_cache_put`); 0 disables the cache.
 
     Notes
     -----
@@ -190,12 +194,14 @@ class IncrementalSVMState:
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-12, refresh_every=100):
+                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.C = float(C)
         self.tol = float(tol)
         self.refresh_every = int(refresh_every)
+        self.cache_bytes = int(float(cache_size) * 2**20)
+        self.cache = OrderedDict()                   # id -> (kernel column, its length)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.rows = []
         self.n = 0                                   # ids handed out so far
@@ -247,18 +253,34 @@ class IncrementalSVMState:
 
     def _column(self, c, known=None):
         """k(x_i, x_c) for every id i (0 for unlearned ids), kernel-evaluating only the
-        active ids not already in ``known`` (an id -> value mapping)."""
+        active ids not already known: from the column cache (the first L ids, if c's
+        column is cached; it leaves the cache) or from ``known`` (an id -> value map)."""
         col = np.zeros(self.n)
+        cached, L = self.cache.pop(c, (None, 0))
         for i in range(self.n):
             if self.status[i] == GONE:
                 continue
             if i == c:
                 col[i] = self.kdiag[c]
+            elif i < L:
+                col[i] = cached[i]
             elif known is not None and i in known:
                 col[i] = known[i]
             else:
                 col[i] = self.kernel(self.rows[i], self.rows[c])
         return col
+
+    def _cache_put(self, i, col):
+        """Keep the kernel column of i (which just left S, or ended a learning step in E
+        or R) for a later return to S.  The cache holds at most cache_size MB of columns
+        of the current length n; the oldest entries go first."""
+        self.cache.pop(i, None)
+        max_cols = self.cache_bytes // (8 * max(self.n, 1))
+        if max_cols < 1:
+            return
+        self.cache[i] = (np.array(col[: self.n]), self.n)
+        while len(self.cache) > max_cols:
+            self.cache.popitem(last=False)
 
     def _known_from_S(self, i):
         """k(x_i, x_s) for the margin vectors s, read from their cached columns."""
@@ -418,6 +440,7 @@ class IncrementalSVMState:
                 if self.alpha[c] <= 0.0:
                     self.alpha[c] = 0.0
                     self.status[c] = REST
+                    self._cache_put(c, col)
                 elif k == 0:
                     self._grow_inverse(c, None, None, col)
                 else:
@@ -426,6 +449,7 @@ class IncrementalSVMState:
             if best_kind == EV_C_BOUND:
                 self.alpha[c] = self.C
                 self.status[c] = ERROR
+                self._cache_put(c, col)
                 return
             if best_kind == EV_C_ZERO:
                 self.alpha[c] = 0.0
@@ -439,6 +463,7 @@ class IncrementalSVMState:
                 else:
                     self.alpha[s] = 0.0
                     new = REST
+                self._cache_put(s, self.KS[:n, pos])
                 self._shrink_inverse(pos)
                 self.status[s] = new
                 self.g[s] = 0.0
@@ -494,6 +519,7 @@ class IncrementalSVMState:
             else:
                 self.alpha[s] = 0.0
                 new = REST
+            self._cache_put(s, self.KS[: self.n, best_pos])
             self._shrink_inverse(best_pos)
             self.status[s] = new
             self.g[s] = 0.0
@@ -582,6 +608,7 @@ class IncrementalSVMState:
         for c in ids:
             self._unlearn_one(c)
             self.status[c] = GONE
+            self.cache.pop(c, None)
             self.alpha[c] = 0.0
             self.g[c] = 0.0
             self._centre_bias()
@@ -656,6 +683,7 @@ class IncrementalSVMState:
             "n_decrements": self.n_decrements,
             "n_iterations": self.n_iterations,
             "n_exchanges": self.n_exchanges,
+            "cached": np.array(list(self.cache.keys()), dtype=np.intp),
             "n_refresh": self.n_refresh,
             "max_inverse_drift": self.max_inverse_drift,
             "n_kernel_evals": self.n_kernel_evals,
@@ -723,6 +751,11 @@ class IncrementalSVM(BaseKernelClassifier):
         Recompute the inverse of the bordered matrix after this many changes
         of the margin set (0: never); the drift found is kept in
         ``max_inverse_drift_``.
+    cache_size : float, default=200.0
+        Megabytes of kernel columns kept for examples outside the margin set
+        (those that left it, or just ended in E or R), so that a return to S
+        costs only the kernel values of the examples learned since.  0 turns
+        the cache off (a column is then recomputed on every return).
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -763,7 +796,7 @@ class IncrementalSVM(BaseKernelClassifier):
     _compiled = "refsvm._idsvm"
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-12,
-                 refresh_every=100, backend="cython"):
+                 refresh_every=100, cache_size=200.0, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -771,6 +804,7 @@ class IncrementalSVM(BaseKernelClassifier):
         self.coef0 = coef0
         self.tol = tol
         self.refresh_every = refresh_every
+        self.cache_size = cache_size
         self.backend = backend
 
     def _check_params(self):
@@ -778,12 +812,14 @@ class IncrementalSVM(BaseKernelClassifier):
         self._check_kernel()
         check_nonnegative("tol", self.tol)
         check_int("refresh_every", self.refresh_every, minimum=0)
+        check_nonnegative("cache_size", self.cache_size)
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return self._module().IncrementalSVMState(
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
-            coef0=coef0, tol=float(self.tol), refresh_every=int(self.refresh_every))
+            coef0=coef0, tol=float(self.tol), refresh_every=int(self.refresh_every),
+            cache_size=float(self.cache_size))
 
     # ------------------------------------------------------------------ unlearning
     def _fitted(self):

@@ -160,3 +160,31 @@ def test_twins_bit_identical_with_identical_kernels(exact_kernels, kernel, C, kw
     b.unlearn([0, 50, 199])
     np.testing.assert_array_equal(b.loo_decisions(), a.loo_decisions())
     assert_states_equal(a.get_state(), b.get_state(), rtol=0, atol=0, where="end")
+
+
+@pytest.mark.parametrize("cache_size", [0.0, 0.002, 200.0])
+def test_column_cache_sizes(cache_size):
+    """The column cache changes the kernel evaluation count, never the model; the twins
+    agree on it (evictions included: 0.002 MB holds only a few columns)."""
+    X, y = _stream(250, 4)
+    a, b = pair(2, False, 1.0, "rbf", {"gamma": 0.5}, cache_size=cache_size)
+    for i in range(250):
+        a.step(X[i], y[i])
+        b.step(X[i], y[i])
+        if i % 10 == 0:
+            same(a, b, f"step {i}")
+    a.unlearn([1, 2, 3])
+    b.unlearn([1, 2, 3])
+    np.testing.assert_allclose(b.loo_decisions(), a.loo_decisions(), rtol=1e-9, atol=1e-9)
+    same(a, b, "end")
+    nocache = _idsvm.IncrementalSVMState(2, False, C=1.0, kernel="rbf", gamma=0.5,
+                                         cache_size=0.0)
+    nocache.run(X, y, np.arange(250))
+    nocache.unlearn([1, 2, 3])
+    np.testing.assert_allclose(b.get_state()["alpha"], nocache.get_state()["alpha"],
+                               atol=1e-9)
+    if cache_size > 0:
+        assert b.n_kernel_evals < nocache.n_kernel_evals
+        assert len(b.get_state()["cached"]) > 0
+    if cache_size == 0.002:
+        assert len(b.get_state()["cached"]) <= 0.002 * 2**20 // (8 * 250)
