@@ -175,6 +175,7 @@ def test_column_cache_sizes(cache_size):
             same(a, b, f"step {i}")
     a.unlearn([1, 2, 3])
     b.unlearn([1, 2, 3])
+    evals = b.n_kernel_evals
     np.testing.assert_allclose(b.loo_decisions(), a.loo_decisions(), rtol=1e-9, atol=1e-9)
     same(a, b, "end")
     nocache = _idsvm.IncrementalSVMState(2, False, C=1.0, kernel="rbf", gamma=0.5,
@@ -184,7 +185,7 @@ def test_column_cache_sizes(cache_size):
     np.testing.assert_allclose(b.get_state()["alpha"], nocache.get_state()["alpha"],
                                atol=1e-9)
     if cache_size > 0:
-        assert b.n_kernel_evals < nocache.n_kernel_evals
+        assert evals < nocache.n_kernel_evals
         assert len(b.get_state()["cached"]) > 0
     if cache_size == 0.002:
         assert len(b.get_state()["cached"]) <= 0.002 * 2**20 // (8 * 250)
