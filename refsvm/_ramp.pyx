@@ -73,6 +73,7 @@ cdef class OnlineSVMR:
     cdef double* g
     cdef double* qd
     cdef char* inv
+    cdef char* held
     cdef double** krow
     cdef double* pend_k
     cdef double pend_f
@@ -92,6 +93,7 @@ cdef class OnlineSVMR:
         self.g = NULL
         self.qd = NULL
         self.inv = NULL
+        self.held = NULL
         self.krow = NULL
         self.pend_k = NULL
         self.tmp_pos = NULL
@@ -122,6 +124,7 @@ cdef class OnlineSVMR:
         free(self.g)
         free(self.qd)
         free(self.inv)
+        free(self.held)
         free(self.pend_k)
         free(self.tmp_pos)
         free(self.tmp_keys)
@@ -163,6 +166,11 @@ cdef class OnlineSVMR:
             with gil:
                 raise MemoryError()
         self.inv = <char*> q
+        q = realloc(self.held, cap * sizeof(char))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.held = <char*> q
         q = realloc(self.pend_k, cap * sizeof(double))
         if q == NULL:
             with gil:
@@ -297,11 +305,12 @@ cdef class OnlineSVMR:
             n_removed = 0
             changed = False
             for p in range(self.n):
-                if self.g[p] <= 2.0 and not self.inv[p]:
+                if self.g[p] <= 2.0 and not self.inv[p] and not self.held[p]:
                     self.inv[p] = 1
                     changed = True
                 elif self.g[p] > 2.0 and self.inv[p]:
                     self.inv[p] = 0
+                    self.held[p] = 1
                     self.tmp_pos[n_removed] = p
                     n_removed += 1
                     changed = True
@@ -344,6 +353,7 @@ cdef class OnlineSVMR:
             self.g[j] = self.g[p]
             self.qd[j] = self.qd[p]
             self.inv[j] = self.inv[p]
+            self.held[j] = self.held[p]
             self.krow[j] = self.krow[p]
             if p != j:
                 self.krow[p] = NULL
@@ -393,12 +403,15 @@ cdef class OnlineSVMR:
         self.g[new] = 1.0 - yy * self.pend_f
         self.qd[new] = q
         self.inv[new] = 0
+        self.held[new] = 0
         self.krow[new] = NULL
         self.n += 1
         self.n_seen += 1
         self.gain_stopped = False
         if 0.0 <= self.g[new] <= 2.0:                            # step 4
             self.n_updates += 1
+            for p in range(new + 1):
+                self.held[p] = 0
             self.inv[new] = 1                                    # step 5
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
@@ -532,21 +545,23 @@ cdef class OnlineSVMR:
         g = np.array([self.g[p] for p in range(n)], dtype=np.float64)
         qd = np.array([self.qd[p] for p in range(n)], dtype=np.float64)
         inv = np.array([self.inv[p] != 0 for p in range(n)], dtype=bool)
-        return ids, y, alpha, g, qd, inv
+        held = np.array([self.held[p] != 0 for p in range(n)], dtype=bool)
+        return ids, y, alpha, g, qd, inv, held
 
     def support(self):
         """(ids, y * alpha, rows) of the support vectors, in increasing id."""
-        ids, y, alpha, g, qd, inv = self._arr()
+        ids, y, alpha, g, qd, inv, held = self._arr()
         sv = np.flatnonzero(alpha != 0.0)
         return ids[sv].copy(), y[sv] * alpha[sv], self.store.to_matrix(rows=sv)
 
     def get_state(self):
-        ids, y, alpha, g, qd, inv = self._arr()
+        ids, y, alpha, g, qd, inv, held = self._arr()
         cached = np.array([self.ids[p] for p in range(self.n) if self.krow[p] != NULL],
                           dtype=np.int64)
         return {
             "I": ids,
             "V": ids[inv].copy(),
+            "held": ids[held].copy(),
             "alpha": alpha,
             "g": g,
             "y": y,
@@ -576,7 +591,7 @@ cdef class OnlineSVMR:
 
     # ------------------------------------------------------------------ pickling
     def __reduce__(self):
-        ids, y, alpha, g, qd, inv = self._arr()
+        ids, y, alpha, g, qd, inv, held = self._arr()
         rows = self.kernel_rows()
         params = (self.n_features, self.sparse, self.C, self.kern.kind, self.kern.gamma,
                   self.kern.degree, self.kern.coef0, self.tol, self.min_gain, self.max_non_sv)
@@ -584,11 +599,11 @@ cdef class OnlineSVMR:
                     self.n_unlearned, self.n_removed, self.n_gain_stops, self.n_row_builds,
                     self.gain_stopped, self.kern.n_evals)
         X = self.store.to_matrix(rows=range(self.n))
-        return (_rebuild, (params, (ids, y, alpha, g, qd, inv), rows, counters, X))
+        return (_rebuild, (params, (ids, y, alpha, g, qd, inv, held), rows, counters, X))
 
     def _restore(self, arrays, rows, counters, X):
         cdef Py_ssize_t p, k, n
-        ids, y, alpha, g, qd, inv = arrays
+        ids, y, alpha, g, qd, inv, held = arrays
         n = ids.shape[0]
         self._reserve(n + 1)
         if self.sparse:
@@ -602,6 +617,7 @@ cdef class OnlineSVMR:
             self.g[p] = g[p]
             self.qd[p] = qd[p]
             self.inv[p] = 1 if inv[p] else 0
+            self.held[p] = 1 if held[p] else 0
         self.n = n
         for p in range(n):
             r = rows.get(int(ids[p]))

@@ -38,7 +38,15 @@ Readings chosen where the printed text is ambiguous (see
 - Steps 8, 14, 25 (Eq. 15) are skipped when the step is zero (no change).
 - Steps 16-27: after the reassignment, the examples that left V are unlearned
   in increasing id order; the loop repeats until the reassignment changes
-  nothing, so at the end of every update V = {i in I : g_i <= 2} exactly.
+  nothing.  As printed, this loop can cycle for ever: an example with alpha = C
+  and g just above 2 leaves V, is unlearned, its g drops just below 2, it
+  re-enters, the optimisation drives alpha back to C and g above 2 again
+  (observed on the Gauss stream, C = 1, gamma = 0.5, example 249 of seed 0,
+  g alternating 2.0005 / 1.9989).  We therefore *hold out* an example that left
+  V during an update: it does not re-enter V before the next update.  At the
+  end of every update V = {i in I : g_i <= 2} minus the held-out examples (all
+  with alpha = 0, g within the tolerance of 2 in practice), listed in
+  ``get_state()["held"]``.
 - Algorithm 2 runs after step 28 of *every* arrival (also those that did not
   update the model); ties of |1 - g| are broken by removing the oldest first.
 
@@ -51,6 +59,8 @@ Algorithm 3 (OnlineASVMR), Eqs. (3), (4), (10), (13), (14), (15).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -58,7 +68,7 @@ from .base import BaseKernelClassifier
 from .kernels import Kernel, SparseRow, get_row
 from ._validation import check_int, check_nonnegative, check_positive
 
-__all__ = ["OnlineSVMR", "OnlineRampSVM"]
+__all__ = ["OnlineSVMR", "OnlineRampSVM", "SupportVectorsMixin"]
 
 
 def eq14_new_alpha(alpha, g, q, C):
@@ -133,6 +143,7 @@ class OnlineSVMR:
         self.g = np.zeros(0)                 # g_i = 1 - y_i f(x_i), Eq. (3)
         self.qdiag = np.zeros(0)             # Q_ii = k(x_i, x_i)
         self.in_v = np.zeros(0, bool)        # i in V
+        self.held = np.zeros(0, bool)        # left V during the current update (see _cccp)
         self.krow = {}                       # id -> k(x_i, x_k) for k in I (support vectors only)
         self.n_seen = 0
         self.n_updates = 0        # arrivals that entered step 5 (model update)
@@ -226,11 +237,12 @@ class OnlineSVMR:
             removed = []
             changed = False
             for p in range(self.ids.shape[0]):                   # steps 16-22, Eq. (10)
-                if self.g[p] <= 2.0 and not self.in_v[p]:
+                if self.g[p] <= 2.0 and not self.in_v[p] and not self.held[p]:
                     self.in_v[p] = True                          # step 17
                     changed = True
                 elif self.g[p] > 2.0 and self.in_v[p]:
                     self.in_v[p] = False                         # step 19
+                    self.held[p] = True                          # no re-entry in this update
                     removed.append(p)
                     changed = True
             for p in removed:                                    # steps 23-26
@@ -257,7 +269,7 @@ class OnlineSVMR:
     def _keep(self, mask):
         pos = np.flatnonzero(mask)
         self.rows = [self.rows[p] for p in pos]
-        for name in ("ids", "y", "alpha", "g", "qdiag", "in_v"):
+        for name in ("ids", "y", "alpha", "g", "qdiag", "in_v", "held"):
             setattr(self, name, getattr(self, name)[pos])
         self.krow = {i: r[pos] for i, r in self.krow.items()}
 
@@ -301,11 +313,13 @@ class OnlineSVMR:
         self.g = np.append(self.g, 1.0 - y * f)
         self.qdiag = np.append(self.qdiag, q)
         self.in_v = np.append(self.in_v, False)
+        self.held = np.append(self.held, False)
         self.n_seen += 1
         new = self.ids.shape[0] - 1
         self.gain_stopped = False
         if 0.0 <= self.g[new] <= 2.0:                            # step 4
             self.n_updates += 1
+            self.held[:] = False
             self.in_v[new] = True                                # step 5
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
@@ -347,6 +361,7 @@ class OnlineSVMR:
         return {
             "I": self.ids.copy(),
             "V": self.ids[self.in_v].copy(),
+            "held": self.ids[self.held].copy(),
             "alpha": self.alpha.copy(),
             "g": self.g.copy(),
             "y": self.y.copy(),
@@ -387,7 +402,63 @@ def _stack(rows, n_features, sparse):
 
 
 # ---------------------------------------------------------------------- estimator
-class OnlineRampSVM(BaseKernelClassifier):
+class SupportVectorsMixin:
+    """SVC-like read-outs for kernel estimators whose states have ``support()``.
+
+    ``support()`` returns (stream ids, y_i alpha_i, rows) of one binary problem.
+    """
+
+    def _support_parts(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return [s.support() for s in self._states]
+
+    @property
+    def support_(self):
+        """Stream positions of the support vectors (union over the binary problems)."""
+        parts = self._support_parts()
+        return np.unique(np.concatenate([p[0] for p in parts])).astype(np.intp)
+
+    @property
+    def dual_coef_(self):
+        """y_i alpha_i, shape (n_problems, n_SV), columns in the order of ``support_``."""
+        parts = self._support_parts()
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        out = np.zeros((len(parts), ids.shape[0]))
+        for r, (pid, coef, _) in enumerate(parts):
+            out[r, np.searchsorted(ids, pid)] = coef
+        return out
+
+    @property
+    def support_vectors_(self):
+        """The support vectors, rows in the order of ``support_``."""
+        parts = self._support_parts()
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        rows = {}
+        for pid, _, M in parts:
+            for r, i in enumerate(pid):
+                rows.setdefault(int(i), M[r])
+        if self._sparse_:
+            if not ids.size:
+                return sp.csr_matrix((0, self.n_features_in_))
+            return sp.vstack([rows[int(i)] for i in ids], format="csr")
+        if not ids.size:
+            return np.zeros((0, self.n_features_in_))
+        return np.vstack([rows[int(i)] for i in ids])
+
+    @property
+    def n_support_(self):
+        """Support vectors per class.  Two classes: by the sign of y_i alpha_i.  One-vs-rest:
+        entry k counts the support vectors of the problem "class k vs rest"."""
+        parts = self._support_parts()
+        if len(parts) == 1:
+            coef = parts[0][1]
+            return np.array([np.sum(coef < 0), np.sum(coef > 0)], dtype=np.int32)
+        return np.array([p[0].shape[0] for p in parts], dtype=np.int32)
+
+
+class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     """Online ramp-loss SVM (OnlineSVMR, Wang & Vucetic 2009), zero bias.
 
     One pass over the data in the given order (``fit``), or continued
@@ -437,6 +508,7 @@ class OnlineRampSVM(BaseKernelClassifier):
     Machines", ICDM 2009, Algorithms 1-2, Eqs. (3), (7), (10), (13)-(15).
     """
 
+    _reference = sys.modules[__name__]
     _compiled = "refsvm._ramp"
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
@@ -464,62 +536,6 @@ class OnlineRampSVM(BaseKernelClassifier):
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
             coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
             max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv))
-
-    # ---- SVC-like read-outs
-    def _support_parts(self):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "classes_")
-        return [s.support() for s in self._states]
-
-    @property
-    def support_(self):
-        parts = self._support_parts()
-        return np.unique(np.concatenate([p[0] for p in parts])).astype(np.intp)
-
-    @property
-    def dual_coef_(self):
-        parts = self._support_parts()
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
-        out = np.zeros((len(parts), ids.shape[0]))
-        for r, (pid, coef, _) in enumerate(parts):
-            out[r, np.searchsorted(ids, pid)] = coef
-        return out
-
-    @property
-    def support_vectors_(self):
-        parts = self._support_parts()
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
-        rows = {}
-        for pid, _, M in parts:
-            for r, i in enumerate(pid):
-                rows.setdefault(int(i), M[r])
-        if self._sparse_:
-            return sp.vstack([rows[int(i)] for i in ids], format="csr") if ids.size else \
-                sp.csr_matrix((0, self.n_features_in_))
-        return np.vstack([rows[int(i)] for i in ids]) if ids.size else \
-            np.zeros((0, self.n_features_in_))
-
-    @property
-    def n_support_(self):
-        """Support vectors per class (an example is counted once, under its own label)."""
-        parts = self._support_parts()
-        counts = np.zeros(len(self.classes_), dtype=np.int32)
-        if len(parts) == 1:
-            coef = parts[0][1]
-            counts[0] = int(np.sum(coef < 0))
-            counts[1] = int(np.sum(coef > 0))
-            return counts
-        # one-vs-rest: an example's class is the problem in which its label is +1
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
-        states = [s.get_state() for s in self._states]
-        for i in ids:
-            for k, st in enumerate(states):
-                p = int(np.searchsorted(st["I"], i))
-                if p < st["I"].shape[0] and st["I"][p] == i and st["y"][p] > 0:
-                    counts[k] += 1
-                    break
-        return counts
 
     @property
     def n_I_(self):

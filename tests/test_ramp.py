@@ -52,10 +52,13 @@ def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True):
     assert np.all((a >= 0) & (a <= C))
     # (c) V = {i in I : g_i <= 2} exactly at the end of every update; in between, the
     # only other members of I outside V are arrivals with g < 0 (step 4 left them in I)
+    # Held-out examples (left V in the last update, see refsvm.ramp) have alpha = 0.
+    held = np.isin(I, st["held"])
+    assert np.all(a[held] == 0.0) and not np.any(held & in_v)
     assert np.all(g[in_v] <= 2.0)
-    assert np.all((g[~in_v] > 2.0) | (g[~in_v] < 0.0))
+    assert np.all((g[~in_v] > 2.0) | (g[~in_v] < 0.0) | held[~in_v])
     if updated:
-        assert np.array_equal(in_v, g <= 2.0)
+        assert np.array_equal(in_v, (g <= 2.0) & ~held)
     # (b) on V: Eq. (3) within tol, or (gain rule) the Eq. (13) gain is below min_gain
     viol = ramp.violates_eq3(a, g, C, tol) & in_v
     if viol.any():
@@ -289,3 +292,25 @@ def test_csr_rows_of_different_widths():
         compare_states(d.get_state(), c.get_state(), "dense vs csr")
         np.testing.assert_allclose(d.decision_function(X), c.decision_function(Xs),
                                    rtol=1e-10, atol=1e-12)
+
+
+def test_hold_out_breaks_the_cycle_of_algorithm_1():
+    """Gauss stream (seed 0), C = 1, gamma = 0.5: at example 956, Alg. 1 as printed cycles for
+    ever (example 249 alternates alpha = C, g = 2.0005 -> out of V -> alpha = 0, g = 1.9989 ->
+    back in V).  Both twins hold example 249 out for the rest of that update, and agree."""
+    X, y = make_gauss(5000, random_state=0)
+    X, y = np.ascontiguousarray(X[:957]), y[:957]
+    y = y.astype(np.float64)
+    objs = []
+    for mod in TWINS:
+        s = mod.OnlineSVMR(2, False, C=1.0, gamma=0.5)
+        s.run(X, y, np.arange(957, dtype=np.intp))
+        objs.append(s)
+    states = [o.get_state() for o in objs]
+    compare_states(states[0], states[1], "after the cycle")
+    st = states[0]
+    assert 249 in st["held"]
+    p = int(np.searchsorted(st["I"], 249))
+    assert st["alpha"][p] == 0.0 and 1.99 < st["g"][p] <= 2.0
+    for o, stt in zip(objs, states):
+        check_invariants(stt, o, X[stt["I"]], 1.0, 1e-3, 1e-5, updated=True)
