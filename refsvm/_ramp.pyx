@@ -268,32 +268,79 @@ cdef class OnlineSVMR:
         return 0
 
     # ------------------------------------------------------------------ steps 10-15
+    cdef inline void _consider(self, Py_ssize_t p, Py_ssize_t* best,
+                               double* best_gain) noexcept nogil:
+        """Step 11 for one member p of V: a KKT violator (Eq. 3) with the gain of Eq. 13."""
+        cdef double a = self.alpha[p], gg = self.g[p], d, gain
+        if not ((a < self.C and gg > self.tol) or (a > 0 and gg < -self.tol)):   # Eq. (3)
+            return
+        d = eq14(a, gg, self.qd[p], self.C) - a                                  # Eq. (14)
+        gain = gg * d - 0.5 * self.qd[p] * d * d                                 # Eq. (13)
+        if best[0] < 0 or gain > best_gain[0]:                                   # lowest id on ties
+            best[0] = p
+            best_gain[0] = gain
+
+    cdef int _step_and_scan(self, Py_ssize_t p, Py_ssize_t* best,
+                            double* best_gain) except -1 nogil:
+        """Steps 12-14 on p (Eqs. 14, 15) fused with step 11's scan of the updated V.
+
+        The same arithmetic as ``_coordinate_step`` followed by a scan, in one pass."""
+        cdef double a_old = self.alpha[p]
+        cdef double a_new = eq14(a_old, self.g[p], self.qd[p], self.C)
+        cdef double delta = a_new - a_old
+        cdef double c
+        cdef double* row
+        cdef Py_ssize_t k
+        best[0] = -1
+        best_gain[0] = -INFINITY
+        if delta == 0.0:
+            for k in range(self.n):
+                if self.inv[k]:
+                    self._consider(k, best, best_gain)
+            return 0
+        row = self._row(p)
+        self.alpha[p] = a_new
+        c = delta * self.y[p]
+        # local copies of the pointers and constants (the compiler cannot hoist them)
+        cdef double* g = self.g
+        cdef const double* yv = self.y
+        cdef const double* alpha = self.alpha
+        cdef const double* qd = self.qd
+        cdef const char* inv = self.inv
+        cdef double C = self.C, tol = self.tol, a, gk, d, gain, bg = -INFINITY
+        cdef Py_ssize_t n = self.n, bk = -1
+        for k in range(n):
+            gk = g[k] - c * yv[k] * row[k]                                       # Eq. (15)
+            g[k] = gk
+            if inv[k]:
+                a = alpha[k]
+                if (a < C and gk > tol) or (a > 0 and gk < -tol):                # Eq. (3)
+                    d = eq14(a, gk, qd[k], C) - a                                # Eq. (14)
+                    gain = gk * d - 0.5 * qd[k] * d * d                          # Eq. (13)
+                    if bk < 0 or gain > bg:
+                        bk = k
+                        bg = gain
+        best[0] = bk
+        best_gain[0] = bg
+        self.n_steps += 1
+        if a_new == 0.0:
+            self._release_row(p)
+        return 0
+
     cdef int _optimize_on_v(self) except -1 nogil:
-        cdef Py_ssize_t p, best
-        cdef double a, gg, d, gain, best_gain
-        cdef double C = self.C, tol = self.tol
+        cdef Py_ssize_t p, best = -1
+        cdef double best_gain = -INFINITY
+        for p in range(self.n):                                  # step 10: scan V
+            if self.inv[p]:
+                self._consider(p, &best, &best_gain)
         while True:
-            best = -1
-            best_gain = -INFINITY
-            for p in range(self.n):
-                if not self.inv[p]:
-                    continue
-                a = self.alpha[p]
-                gg = self.g[p]
-                if not ((a < C and gg > tol) or (a > 0 and gg < -tol)):   # Eq. (3)
-                    continue
-                d = eq14(a, gg, self.qd[p], C) - a                        # Eq. (14)
-                gain = gg * d - 0.5 * self.qd[p] * d * d                  # Eq. (13)
-                if best < 0 or gain > best_gain:
-                    best = p
-                    best_gain = gain
-            if best < 0:
+            if best < 0:                                         # no violator left
                 return 0
-            if best_gain < self.min_gain:
+            if best_gain < self.min_gain:                        # gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
-            self._coordinate_step(best)
+            self._step_and_scan(best, &best, &best_gain)         # steps 11-14
 
     # ------------------------------------------------------------------ steps 9-27
     cdef int _cccp(self) except -1 nogil:
