@@ -551,13 +551,37 @@ cdef class IncrementalSVMState:
         cdef double* r = self.r
         for j in range(k):
             self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
+        cdef double w0, w1, w2, w3, acc
+        cdef double* k0
+        cdef double* k1
+        cdef double* k2
+        cdef double* k3
         for i in range(n):
             r[i] = 0.0
-        for j in range(k):
+        # r_i = sum_j KS_ij w_j, left to right in j (the reference's order); four
+        # columns per sweep so that r is read and written once per four columns
+        j = 0
+        while j + 4 <= k:
+            w0 = self.w[j]
+            w1 = self.w[j + 1]
+            w2 = self.w[j + 2]
+            w3 = self.w[j + 3]
+            k0 = self.KS[j]
+            k1 = self.KS[j + 1]
+            k2 = self.KS[j + 2]
+            k3 = self.KS[j + 3]
+            for i in range(n):
+                acc = r[i] + k0[i] * w0
+                acc = acc + k1[i] * w1
+                acc = acc + k2[i] * w2
+                r[i] = acc + k3[i] * w3
+            j += 4
+        while j < k:
             wj = self.w[j]
             kj = self.KS[j]
             for i in range(n):
                 r[i] += kj[i] * wj
+            j += 1
         for i in range(n):
             r[i] = sign * (self.y[i] * ((yc * col[i] + r[i]) + bb))
         return 0
