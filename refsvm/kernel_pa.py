@@ -183,6 +183,6 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
-        return self.module_.KernelPA(n_features, sparse, C=float(self.C),
+        return self._module().KernelPA(n_features, sparse, C=float(self.C),
                                      variant=VARIANTS[self.variant], kernel=kind, gamma=gamma,
                                      degree=degree, coef0=coef0)

@@ -532,7 +532,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
-        return self.module_.OnlineSVMR(
+        return self._module().OnlineSVMR(
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
             coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
             max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv))

@@ -1,0 +1,181 @@
+"""OnlineRampSVM (and KernelPassiveAggressive): the scikit-learn layer, both backends."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from refsvm.datasets import make_gauss
+from refsvm.kernel_pa import KernelPassiveAggressive
+from refsvm.ramp import OnlineRampSVM
+
+pytest.importorskip("refsvm._ramp")
+pytest.importorskip("refsvm._kernel_pa")
+
+BACKENDS = ["cython", "python"]
+
+
+def _expected_failed(est):
+    return {}
+
+
+@parametrize_with_checks(
+    [OnlineRampSVM(backend=b) for b in BACKENDS]
+    + [KernelPassiveAggressive(backend=b) for b in BACKENDS],
+    expected_failed_checks=_expected_failed,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def data(n=300, seed=0):
+    X, y = make_gauss(n, distance=2.0, random_state=seed)
+    return np.ascontiguousarray(X), np.where(y > 0, "pos", "neg")
+
+
+@pytest.mark.parametrize("Est", [OnlineRampSVM, KernelPassiveAggressive])
+def test_backends_agree_and_attributes_are_consistent(Est):
+    X, y = data()
+    a = Est(C=3.0, gamma=0.5, backend="python").fit(X, y)
+    b = Est(C=3.0, gamma=0.5, backend="cython").fit(X, y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+    assert a.n_kernel_evals_ == b.n_kernel_evals_ > 0
+    for est in (a, b):
+        assert np.array_equal(est.support_, a.support_)
+        # f(x) = sum_i dual_coef_i k(sv_i, x): the SVC-like attributes describe the model
+        sv = est.support_vectors_
+        np.testing.assert_array_equal(sv, X[est.support_])
+        K = np.exp(-0.5 * ((sv[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+        np.testing.assert_allclose(est.dual_coef_[0] @ K, est.decision_function(X),
+                                   rtol=1e-9, atol=1e-9)
+        assert est.n_support_.sum() == est.support_.shape[0]
+        # dual_coef_ sign is the label of the support vector (classes_[1] is +1)
+        lab = np.where(y[est.support_] == est.classes_[1], 1.0, -1.0)
+        assert np.all(np.sign(est.dual_coef_[0]) == lab)
+
+
+def test_online_ramp_svm_is_sparse_and_accurate_vs_svc():
+    X, y = make_gauss(1500, random_state=3)
+    Xt, yt = make_gauss(3000, random_state=4)
+    est = OnlineRampSVM(C=1.0, gamma=0.5).fit(X, y)
+    svc = SVC(C=1.0, gamma=0.5).fit(X, y)
+    assert est.score(Xt, yt) >= svc.score(Xt, yt) - 0.02
+    assert est.support_.shape[0] < 0.5 * svc.support_.shape[0]
+    # every support vector in the ramp region: -1 <= y f(x) <= 1, up to the stopping rules
+    # (KKT within tol, or a gain g^2 / 2Q_ii below min_gain: |g| < sqrt(2e-5) < 5e-3)
+    yf = np.where(y[est.support_] > 0, 1, -1) * est.decision_function(X[est.support_])
+    assert np.all(yf >= -1.0 - 1e-12) and np.all(yf <= 1.0 + 5e-3)
+    assert est.n_V_ <= est.n_I_ == 1500
+
+
+def test_removal_step_bounds_memory():
+    X, y = make_gauss(1200, random_state=5)
+    for m in (0, 20):
+        est = OnlineRampSVM(C=1.0, gamma=0.5, max_non_sv=m).fit(X, y)
+        assert est.n_I_ <= est.support_.shape[0] + m
+        assert est._states[0].get_state()["n_removed"] > 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_partial_fit_equals_fit_and_sparse_equals_dense(backend):
+    X, y = data(200, 1)
+    full = OnlineRampSVM(C=2.0, gamma=0.5, backend=backend).fit(X, y)
+    part = OnlineRampSVM(C=2.0, gamma=0.5, backend=backend)
+    for chunk in np.array_split(np.arange(200), 4):
+        part.partial_fit(X[chunk], y[chunk], classes=["neg", "pos"])
+    np.testing.assert_array_equal(full.decision_function(X), part.decision_function(X))
+    sparse = OnlineRampSVM(C=2.0, gamma=0.5, backend=backend).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(full.decision_function(X),
+                               sparse.decision_function(sp.csr_matrix(X)), rtol=1e-10,
+                               atol=1e-12)
+    assert sp.issparse(sparse.support_vectors_)
+
+
+@pytest.mark.parametrize("Est", [OnlineRampSVM, KernelPassiveAggressive])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(C=0), "C must be"),
+        (dict(C=-1.0), "C must be"),
+        (dict(gamma=0.0), "gamma must be"),
+        (dict(gamma=-2.0), "gamma must be"),
+        (dict(kernel="sigmoid"), "kernel must be"),
+        (dict(backend="fortran"), "backend must be"),
+    ],
+)
+def test_bad_parameters(Est, params, match):
+    X, y = data(40)
+    with pytest.raises(ValueError, match=match):
+        Est(**params).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [(dict(tol=0.0), "tol must be"), (dict(min_gain=-1.0), "min_gain must be"),
+     (dict(max_non_sv=-1), "max_non_sv must be"), (dict(max_non_sv=2.5), "max_non_sv")],
+)
+def test_bad_ramp_parameters(params, match):
+    X, y = data(40)
+    with pytest.raises(ValueError, match=match):
+        OnlineRampSVM(**params).fit(X, y)
+
+
+def test_bad_pa_variant():
+    X, y = data(40)
+    with pytest.raises(ValueError, match="variant must be"):
+        KernelPassiveAggressive(variant="PA-III").fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [OnlineRampSVM, KernelPassiveAggressive])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_failed_partial_fit_leaves_the_model_as_it_was(Est, backend):
+    X, y = data(120, 2)
+    est = Est(C=2.0, gamma=0.5, backend=backend)
+    est.partial_fit(X[:80], y[:80], classes=["neg", "pos"])
+    before = pickle.dumps(est)
+    f_before = est.decision_function(X)
+    evals = est.n_kernel_evals_
+    bad_inputs = [
+        (np.vstack([X[80:90], [[np.nan, 0.0]]]), np.r_[y[80:90], ["pos"]], "NaN"),
+        (np.vstack([X[80:90], [[np.inf, 0.0]]]), np.r_[y[80:90], ["pos"]], "infinity"),
+        (np.hstack([X[80:90], X[80:90, :1]]), y[80:90], "features"),
+        (X[80:90], np.r_[y[80:89], ["other"]], "not in classes"),
+    ]
+    for Xb, yb, match in bad_inputs:
+        with pytest.raises(ValueError, match=match):
+            est.partial_fit(Xb, yb)
+        np.testing.assert_array_equal(est.decision_function(X), f_before)
+        assert est.n_kernel_evals_ == evals
+    assert pickle.dumps(est) == before
+    # and it continues like a model that never saw the bad calls
+    ref = pickle.loads(before)
+    est.partial_fit(X[80:], y[80:])
+    ref.partial_fit(X[80:], y[80:])
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+
+
+@pytest.mark.parametrize("Est", [OnlineRampSVM, KernelPassiveAggressive])
+def test_one_class_and_first_partial_fit_need_classes(Est):
+    X, y = data(30)
+    with pytest.raises(ValueError, match="class"):
+        Est().fit(X, np.full(30, "pos"))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        Est().partial_fit(X, y)
+
+
+def test_multiclass_one_vs_rest_and_pickle():
+    rng = np.random.RandomState(0)
+    centers = np.array([[0, 3], [3, 0], [-3, -3]])
+    lab = rng.randint(0, 3, 240)
+    X = centers[lab] + rng.randn(240, 2)
+    for backend in BACKENDS:
+        est = OnlineRampSVM(C=1.0, gamma=0.5, backend=backend).fit(X, lab)
+        assert est.score(X, lab) > 0.9
+        assert est.dual_coef_.shape == (3, est.support_.shape[0])
+        assert est.n_support_.shape == (3,)
+        clone = pickle.loads(pickle.dumps(est))
+        np.testing.assert_array_equal(clone.decision_function(X), est.decision_function(X))
