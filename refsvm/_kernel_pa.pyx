@@ -20,7 +20,7 @@ cdef inline double pa_tau(int variant, double loss, double kxx, double C) noexce
     if variant == 2:
         return loss / (kxx + 1.0 / (2.0 * C))
     if kxx <= 0.0:
-        return 0.0 if variant == 0 else C
+        return 0.0
     tau = loss / kxx
     if variant == 1 and tau > C:
         tau = C

@@ -15,7 +15,8 @@ Eqs. for PA, PA-I, PA-II in the kernel form, ||x||^2 = k(x, x)):
 
 Otherwise the model is unchanged (passive).  A zero k(x, x) (a zero vector
 under the linear or polynomial kernel) gives no PA step (tau would be
-infinite), the cap C for PA-I, and l / (1 / (2C)) for PA-II.
+infinite) and no PA-I step (it cannot move the margin; as the linear PA of
+:mod:`refsvm.linear`), and l / (1 / (2C)) for PA-II.
 
 Kernel evaluations: one per support vector for f(x) (in increasing id), plus
 k(x, x) on rounds with l > 0.  Prediction is not counted.  The compiled twin
@@ -50,7 +51,7 @@ def pa_tau(variant, loss, kxx, C):
     if variant == 2:
         return loss / (kxx + 1.0 / (2.0 * C))
     if kxx <= 0.0:
-        return 0.0 if variant == 0 else C
+        return 0.0
     tau = loss / kxx
     if variant == 1 and tau > C:
         tau = C
