@@ -87,6 +87,7 @@ cdef class IncrementalSVMState:
     cdef double* r
     cdef double* col
     cdef double* col2
+    cdef double* tb
     cdef double* lu
     cdef int* ipiv
     # column cache (see refsvm.idsvm.IncrementalSVMState._cache_put)
@@ -117,6 +118,7 @@ cdef class IncrementalSVMState:
         self.r = NULL
         self.col = NULL
         self.col2 = NULL
+        self.tb = NULL
         self.lu = NULL
         self.ipiv = NULL
         self.cslot = NULL
@@ -179,6 +181,7 @@ cdef class IncrementalSVMState:
         free(self.r)
         free(self.col)
         free(self.col2)
+        free(self.tb)
         free(self.lu)
         free(self.ipiv)
         if self.ccol != NULL:
@@ -221,6 +224,9 @@ cdef class IncrementalSVMState:
         p = _realloc(self.col2, cap * sizeof(double))
         if p == NULL: _nomem()
         self.col2 = <double*> p
+        p = _realloc(self.tb, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.tb = <double*> p
         p = _realloc(self.cslot, cap * sizeof(Py_ssize_t))
         if p == NULL: _nomem()
         self.cslot = <Py_ssize_t*> p
@@ -732,18 +738,38 @@ cdef class IncrementalSVMState:
                 best_i[0] = s
                 if not first:
                     return
+        if not first:
+            # pass 2 reads the steps pass 1 stored (INFINITY: not a candidate, or
+            # surely beyond the tie window)
+            for i in range(self.n):
+                if self.tb[i] <= lim:
+                    best_t[0] = self.tb[i]
+                    best_kind[0] = EV_JOIN
+                    best_i[0] = i
+                    return
+            return
+        cdef double bound, x, rr
         for i in range(self.n):
+            self.tb[i] = INFINITY
             st = self.status[i]
-            if (st == ERROR and self.r[i] > rate_tol) or (st == REST and self.r[i] < -rate_tol):
-                t = -self.g[i] / self.r[i]
+            rr = self.r[i]
+            if (st == ERROR and rr > rate_tol) or (st == REST and rr < -rate_tol):
+                # skip the division when t = -g/r surely exceeds the tie window of the
+                # best step so far (it can then be neither the smallest step nor tied
+                # with it; the result is the reference's exactly)
+                bound = best_t[0] + EPS_TIE * (1.0 + best_t[0])
+                if bound < INFINITY:
+                    x = -self.g[i] if rr > 0 else self.g[i]
+                    if x > fabs(rr) * bound * (1.0 + 1e-9):
+                        continue
+                t = -self.g[i] / rr
                 if t < 0.0:
                     t = 0.0
-                if (t < best_t[0]) if first else (t <= lim):
+                self.tb[i] = t
+                if t < best_t[0]:
                     best_t[0] = t
                     best_kind[0] = EV_JOIN
                     best_i[0] = i
-                    if not first:
-                        return
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
