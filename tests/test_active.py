@@ -1,0 +1,123 @@
+"""Active learning with OnlineSVMR: OnlineASVMR (Alg. 3), QueryAll, Greedy (h = 5)."""
+
+import numpy as np
+import pytest
+
+from refsvm import ramp
+from refsvm.active import Greedy, OnlineASVMR, QueryAll
+from refsvm.datasets import make_gauss
+
+pytest.importorskip("refsvm._ramp")
+PARAMS = dict(C=1.0, gamma=0.5)
+
+
+def stream(n, seed):
+    X, y = make_gauss(n, random_state=seed)
+    return np.ascontiguousarray(X), y
+
+
+class Oracle:
+    def __init__(self, y):
+        self.y, self.asked = y, []
+
+    def __call__(self, i):
+        self.asked.append(i)
+        return self.y[i]
+
+
+def test_query_all_is_online_svmr():
+    X, y = stream(150, 0)
+    learner = QueryAll(backend="python", **PARAMS)
+    oracle = Oracle(y)
+    curve = learner.run(X, oracle, X, y, eval_every=50)
+    assert oracle.asked == list(range(150))
+    s = ramp.OnlineSVMR(2, False, **PARAMS)
+    s.run(X, y.astype(float), np.arange(150))
+    assert learner.state.get_state().keys() == s.get_state().keys()
+    for k, v in s.get_state().items():
+        np.testing.assert_array_equal(learner.state.get_state()[k], v)
+    assert list(curve.n_seen) == [50, 100, 150] and list(curve.n_labels) == [50, 100, 150]
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_asvmr_queries_exactly_the_ramp_region(backend):
+    """Replay Algorithm 3 with an independent loop on a reference state."""
+    X, y = stream(200, 1)
+    oracle = Oracle(y)
+    learner = OnlineASVMR(backend=backend, **PARAMS)
+    learner.run(X, oracle)
+    replay = ramp.OnlineSVMR(2, False, **PARAMS)
+    expected = []
+    for i in range(200):
+        f = replay.decision_function(X[i:i + 1])[0]
+        if abs(f) <= 1.0:
+            expected.append(i)
+            replay.step(X[i], float(y[i]))
+    assert oracle.asked == expected
+    assert 0 < len(expected) < 200
+    st, rs = learner.state.get_state(), replay.get_state()
+    assert np.array_equal(st["I"], np.arange(len(expected)))      # only queried ones in I
+    np.testing.assert_allclose(st["alpha"], rs["alpha"], rtol=1e-10, atol=1e-12)
+    # scoring every stream example costs one evaluation per support vector
+    assert st["n_kernel_evals"] > rs["n_kernel_evals"]
+
+
+@pytest.mark.parametrize("h", [1, 5])
+def test_greedy_queries_the_least_certain_of_each_block(h):
+    X, y = stream(103, 2)
+    oracle = Oracle(y)
+    learner = Greedy(h=h, backend="cython", **PARAMS)
+    curve = learner.run(X, oracle)
+    replay = ramp.OnlineSVMR(2, False, **PARAMS)
+    expected = []
+    for start in range(0, 103, h):
+        block = np.arange(start, min(start + h, 103))
+        f = np.abs(replay.decision_function(X[block]))
+        best = int(block[np.argmin(f)])
+        expected.append(best)
+        replay.step(X[best], float(y[best]))
+    assert oracle.asked == expected
+    assert curve.n_labels[-1] == len(range(0, 103, h))
+    if h == 1:
+        assert expected == list(range(103))
+
+
+def test_backends_agree_and_asvmr_beats_query_all_per_label():
+    """Fig. 6 in small: for the same number of labels OnlineASVMR is at least as accurate as
+    QueryAll (here: at the label count where ASVMR ends, QueryAll is not better)."""
+    X, y = stream(3000, 3)
+    Xt, yt = stream(2000, 4)
+    curves = {}
+    for name, cls in (("asvmr", OnlineASVMR), ("all", QueryAll), ("greedy", Greedy)):
+        curves[name] = cls(**PARAMS).run(X, y, Xt, yt, eval_every=250)
+    a = curves["asvmr"]
+    assert a.n_labels[-1] < 0.6 * 3000
+    q = curves["all"]
+    at = np.searchsorted(q.n_labels, a.n_labels[-1])
+    assert a.accuracy[-1] >= q.accuracy[min(at, len(q.accuracy) - 1)] - 0.01
+    assert np.all(np.diff(a.n_labels) >= 0) and np.all((a.accuracy > 0.5) & (a.accuracy <= 1))
+    py = OnlineASVMR(backend="python", **PARAMS).run(X[:300], y, Xt, yt, eval_every=100)
+    cy = OnlineASVMR(backend="cython", **PARAMS).run(X[:300], y, Xt, yt, eval_every=100)
+    np.testing.assert_array_equal(py.queried, cy.queried)
+    np.testing.assert_array_equal(py.n_kernel_evals, cy.n_kernel_evals)
+    np.testing.assert_allclose(py.accuracy, cy.accuracy)
+
+
+def test_max_labels_and_bad_input():
+    X, y = stream(300, 5)
+    curve = QueryAll(**PARAMS).run(X, y, max_labels=40, eval_every=1000)
+    assert curve.n_labels[-1] == 40 and curve.n_seen[-1] == 40
+    with pytest.raises(ValueError, match="C must be"):
+        QueryAll(C=0.0)
+    with pytest.raises(ValueError, match="gamma must be"):
+        OnlineASVMR(gamma=-1.0)
+    with pytest.raises(ValueError, match="kernel must be"):
+        Greedy(kernel="cosine")
+    with pytest.raises(ValueError, match="h must be"):
+        Greedy(h=0)
+    with pytest.raises(ValueError, match="oracle returned"):
+        QueryAll(**PARAMS).run(X, np.where(y > 0, "a", "b"))
+    Xbad = X.copy()
+    Xbad[3, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        OnlineASVMR(**PARAMS).run(Xbad, y)
