@@ -124,6 +124,7 @@ def test_multiclass_one_vs_rest(backend):
     ({"gamma": 0.0}, "gamma"), ({"gamma": -2.0}, "gamma"), ({"gamma": "wide"}, "gamma"),
     ({"kernel": "sigmoid"}, "kernel"), ({"degree": 0}, "degree"), ({"tol": -1.0}, "tol"),
     ({"refresh_every": -1}, "refresh_every"), ({"backend": "gpu"}, "backend"),
+    ({"cache_size": -1.0}, "cache_size"),
 ])
 def test_bad_parameters(backend, params, match):
     X, y = _data(20)
