@@ -74,6 +74,8 @@ cdef class OnlineSVMR:
     cdef double* qd
     cdef char* inv
     cdef char* held
+    cdef char* dead           # removed by Algorithm 2, not yet compacted away (tombstone)
+    cdef Py_ssize_t n_dead
     cdef double** krow
     cdef double* pend_k
     cdef double pend_f
@@ -94,6 +96,8 @@ cdef class OnlineSVMR:
         self.qd = NULL
         self.inv = NULL
         self.held = NULL
+        self.dead = NULL
+        self.n_dead = 0
         self.krow = NULL
         self.pend_k = NULL
         self.tmp_pos = NULL
@@ -125,6 +129,7 @@ cdef class OnlineSVMR:
         free(self.qd)
         free(self.inv)
         free(self.held)
+        free(self.dead)
         free(self.pend_k)
         free(self.tmp_pos)
         free(self.tmp_keys)
@@ -171,6 +176,11 @@ cdef class OnlineSVMR:
             with gil:
                 raise MemoryError()
         self.held = <char*> q
+        q = realloc(self.dead, cap * sizeof(char))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.dead = <char*> q
         q = realloc(self.pend_k, cap * sizeof(double))
         if q == NULL:
             with gil:
@@ -217,6 +227,8 @@ cdef class OnlineSVMR:
         for k in range(self.n):
             if k == p:
                 row[k] = self.qd[p]
+            elif self.dead[k]:
+                row[k] = 0.0                 # removed example: not in I, no evaluation
             elif self.krow[k] != NULL:
                 row[k] = self.krow[k][p]
             else:
@@ -352,6 +364,8 @@ cdef class OnlineSVMR:
             n_removed = 0
             changed = False
             for p in range(self.n):
+                if self.dead[p]:
+                    continue
                 if self.g[p] <= 2.0 and not self.inv[p] and not self.held[p]:
                     self.inv[p] = 1
                     changed = True
@@ -368,13 +382,18 @@ cdef class OnlineSVMR:
 
     # ------------------------------------------------------------------ Algorithm 2
     cdef int _removal_step(self) except -1 nogil:
-        cdef Py_ssize_t p, cnt = 0, n_drop, nk = 0, j
+        """Keep at most m non-SVs, dropping those with the largest |1 - g| (oldest first on ties).
+
+        Removed examples become tombstones (``dead``): out of I for every later step (no
+        reassignment, no kernel evaluation, not in any read-out) and compacted away once they
+        are a quarter of the buffers, so that the cost of compaction is amortised.  The
+        reference compacts at once; the observable state is the same."""
+        cdef Py_ssize_t p, cnt = 0, n_drop, j
         cdef long long m = self.max_non_sv
-        cdef double* row
         if m < 0:
             return 0
         for p in range(self.n):
-            if self.alpha[p] == 0.0:
+            if self.alpha[p] == 0.0 and not self.dead[p]:
                 self.tmp_keys[cnt].key = fabs(1.0 - self.g[p])
                 self.tmp_keys[cnt].id = self.ids[p]
                 self.tmp_keys[cnt].pos = p
@@ -383,12 +402,25 @@ cdef class OnlineSVMR:
             return 0
         n_drop = cnt - <Py_ssize_t> m
         qsort(self.tmp_keys, cnt, sizeof(RemKey), _cmp_rem)
-        for p in range(self.n):
-            self.tmp_pos[p] = 1
         for j in range(n_drop):
-            self.tmp_pos[self.tmp_keys[j].pos] = 0
+            p = self.tmp_keys[j].pos
+            self.dead[p] = 1
+            self.inv[p] = 0
+            self.held[p] = 0
+        self.n_dead += n_drop
+        self.n_removed += n_drop
+        if self.n_dead > 64 and 4 * self.n_dead > self.n:
+            self._compact()
+        return 0
+
+    cdef int _compact(self) except -1 nogil:
+        """Drop the tombstones from every buffer and kernel row (positions keep id order)."""
+        cdef Py_ssize_t p, j, nk = 0
+        cdef double* row
+        if self.n_dead == 0:
+            return 0
         for p in range(self.n):
-            if self.tmp_pos[p]:
+            if not self.dead[p]:
                 self.tmp_pos[nk] = p
                 nk += 1
         self.store.keep(self.tmp_pos, nk)
@@ -401,6 +433,7 @@ cdef class OnlineSVMR:
             self.qd[j] = self.qd[p]
             self.inv[j] = self.inv[p]
             self.held[j] = self.held[p]
+            self.dead[j] = 0
             self.krow[j] = self.krow[p]
             if p != j:
                 self.krow[p] = NULL
@@ -412,7 +445,7 @@ cdef class OnlineSVMR:
                 for p in range(nk):
                     row[p] = row[self.tmp_pos[p]]
         self.n = nk
-        self.n_removed += n_drop
+        self.n_dead = 0
         return 0
 
     # ------------------------------------------------------------------ arrival
@@ -451,6 +484,7 @@ cdef class OnlineSVMR:
         self.qd[new] = q
         self.inv[new] = 0
         self.held[new] = 0
+        self.dead[new] = 0
         self.krow[new] = NULL
         self.n += 1
         self.n_seen += 1
@@ -584,26 +618,30 @@ cdef class OnlineSVMR:
         return np.asarray(out)
 
     # ------------------------------------------------------------------ read-outs
+    def _alive(self):
+        """Buffer positions of the members of I (tombstones left out), in increasing id."""
+        return np.array([p for p in range(self.n) if not self.dead[p]], dtype=np.intp)
+
     def _arr(self):
-        n = self.n
-        ids = np.array([self.ids[p] for p in range(n)], dtype=np.int64)
-        y = np.array([self.y[p] for p in range(n)], dtype=np.float64)
-        alpha = np.array([self.alpha[p] for p in range(n)], dtype=np.float64)
-        g = np.array([self.g[p] for p in range(n)], dtype=np.float64)
-        qd = np.array([self.qd[p] for p in range(n)], dtype=np.float64)
-        inv = np.array([self.inv[p] != 0 for p in range(n)], dtype=bool)
-        held = np.array([self.held[p] != 0 for p in range(n)], dtype=bool)
+        live = self._alive()
+        ids = np.array([self.ids[p] for p in live], dtype=np.int64)
+        y = np.array([self.y[p] for p in live], dtype=np.float64)
+        alpha = np.array([self.alpha[p] for p in live], dtype=np.float64)
+        g = np.array([self.g[p] for p in live], dtype=np.float64)
+        qd = np.array([self.qd[p] for p in live], dtype=np.float64)
+        inv = np.array([self.inv[p] != 0 for p in live], dtype=bool)
+        held = np.array([self.held[p] != 0 for p in live], dtype=bool)
         return ids, y, alpha, g, qd, inv, held
 
     def support(self):
         """(ids, y * alpha, rows) of the support vectors, in increasing id."""
         ids, y, alpha, g, qd, inv, held = self._arr()
         sv = np.flatnonzero(alpha != 0.0)
-        return ids[sv].copy(), y[sv] * alpha[sv], self.store.to_matrix(rows=sv)
+        return ids[sv].copy(), y[sv] * alpha[sv], self.store.to_matrix(rows=self._alive()[sv])
 
     def get_state(self):
         ids, y, alpha, g, qd, inv, held = self._arr()
-        cached = np.array([self.ids[p] for p in range(self.n) if self.krow[p] != NULL],
+        cached = np.array([self.ids[p] for p in self._alive() if self.krow[p] != NULL],
                           dtype=np.int64)
         return {
             "I": ids,
@@ -629,11 +667,12 @@ cdef class OnlineSVMR:
 
     def kernel_rows(self):
         """The kept kernel rows as {example id: row over I} (copies; for tests)."""
-        cdef Py_ssize_t p, k
+        cdef Py_ssize_t p
+        live = self._alive()
         out = {}
-        for p in range(self.n):
+        for p in live:
             if self.krow[p] != NULL:
-                out[int(self.ids[p])] = np.array([self.krow[p][k] for k in range(self.n)])
+                out[int(self.ids[p])] = np.array([self.krow[p][k] for k in live])
         return out
 
     # ------------------------------------------------------------------ pickling
@@ -645,7 +684,7 @@ cdef class OnlineSVMR:
         counters = (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds,
                     self.n_unlearned, self.n_removed, self.n_gain_stops, self.n_row_builds,
                     self.gain_stopped, self.kern.n_evals)
-        X = self.store.to_matrix(rows=range(self.n))
+        X = self.store.to_matrix(rows=self._alive())
         return (_rebuild, (params, (ids, y, alpha, g, qd, inv, held), rows, counters, X))
 
     def _restore(self, arrays, rows, counters, X):
@@ -665,6 +704,7 @@ cdef class OnlineSVMR:
             self.qd[p] = qd[p]
             self.inv[p] = 1 if inv[p] else 0
             self.held[p] = 1 if held[p] else 0
+            self.dead[p] = 0
         self.n = n
         for p in range(n):
             r = rows.get(int(ids[p]))
