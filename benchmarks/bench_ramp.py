@@ -1,13 +1,14 @@
 """Benchmarks of the online ramp-loss SVM (Wang & Vucetic, ``refsvm.ramp`` / ``refsvm._ramp``).
 
-Run (about 5 minutes on one core; ``-s`` prints the tables)::
+Run (about 6 minutes on one core; ``-s`` prints the tables)::
 
     python -m pytest benchmarks/bench_ramp.py --benchmark-only -q -s
 
 ``-k gauss`` / ``-k ncheck`` / ``-k fig4`` / ``-k fig5`` / ``-k active`` run one part.
 
 Side by side in one process, on the same data, RBF kernel with gamma = 0.5 on
-the raw 2-D features, C in {1, 10}:
+the raw 2-D features, C in {1, 10} (and NCheckerboard also at gamma = 4, a
+value of the paper's grid delta^2 = M / 2^k suited to the checkerboard):
 
 - data: Gauss (two overlapping 2-D Gaussians, 10,000 training examples, tested
   on 10,000 fresh ones; Sec. V.B) and NCheckerboard (10,000 examples of the
@@ -23,7 +24,7 @@ the raw 2-D features, C in {1, 10}:
   last is the sum over s <= t of the offline cost at s, interpolated in log-log
   between measured points; it is far too long to run);
 - Fig. 5: the removal step (Algorithm 2) with m = 0, 100, 1000 vs none, on
-  NCheckerboard with C = 1: accuracy, kernel evaluations, time, final |I|;
+  NCheckerboard with C = 1, gamma = 4: accuracy, kernel evaluations, time, final |I|;
 - Fig. 6 in small: accuracy against labels queried for OnlineASVMR, QueryAll and
   Greedy (h = 5) on Gauss with C = 1.
 
@@ -45,6 +46,11 @@ _kernel_pa = pytest.importorskip("refsvm._kernel_pa")
 
 GAMMA = 0.5
 CS = [1.0, 10.0]
+# (data, C, gamma): the issue's settings (gamma = 0.5), plus NCheckerboard at gamma = 4, a
+# value of the paper's grid (delta^2 = M / 2^4 with M = 2) suited to its unit squares
+SETTINGS = [(name, C, GAMMA) for name in ("gauss", "ncheck") for C in CS] + [
+    ("ncheck", C, 4.0) for C in CS]
+IDS = [f"{n}-C{C:g}-g{g:g}" for n, C, g in SETTINGS]
 _DATA = {}
 _RESULTS = {}
 
@@ -61,8 +67,8 @@ def data(name):
     return _DATA[name]
 
 
-def online_pass(X, y, C, m=-1):
-    st = _ramp.OnlineSVMR(X.shape[1], False, C=C, kernel="rbf", gamma=GAMMA, tol=1e-3,
+def online_pass(X, y, C, m=-1, gamma=GAMMA):
+    st = _ramp.OnlineSVMR(X.shape[1], False, C=C, kernel="rbf", gamma=gamma, tol=1e-3,
                           min_gain=1e-5, max_non_sv=m)
     st.run(X, y, np.arange(len(y), dtype=np.intp))
     return st
@@ -72,13 +78,12 @@ def accuracy(f, yt):
     return float(np.mean(np.where(f > 0, 1.0, -1.0) == yt))
 
 
-@pytest.mark.parametrize("name", ["gauss", "ncheck"])
-@pytest.mark.parametrize("C", CS)
-def test_online_svmr_pass(benchmark, record, name, C):
+@pytest.mark.parametrize("name,C,gamma", SETTINGS, ids=IDS)
+def test_online_svmr_pass(benchmark, record, name, C, gamma):
     X, y, Xt, yt = data(name)
-    group = f"{name} C={C:g}"
+    group = f"{name} C={C:g} gamma={gamma:g}"
     benchmark.group = group
-    st = benchmark.pedantic(online_pass, args=(X, y, C), rounds=1, iterations=1)
+    st = benchmark.pedantic(online_pass, args=(X, y, C, -1, gamma), rounds=1, iterations=1)
     s = st.get_state()
     acc = accuracy(st.decision_function(Xt), yt)
     n_sv = int(np.count_nonzero(s["alpha"]))
@@ -88,13 +93,12 @@ def test_online_svmr_pass(benchmark, record, name, C):
            kernel_evals=f"{st.n_kernel_evals:.3g}")
 
 
-@pytest.mark.parametrize("name", ["gauss", "ncheck"])
-@pytest.mark.parametrize("C", CS)
-def test_svc_once(benchmark, record, name, C):
+@pytest.mark.parametrize("name,C,gamma", SETTINGS, ids=IDS)
+def test_svc_once(benchmark, record, name, C, gamma):
     X, y, Xt, yt = data(name)
-    group = f"{name} C={C:g}"
+    group = f"{name} C={C:g} gamma={gamma:g}"
     benchmark.group = group
-    model = benchmark.pedantic(lambda: SVC(C=C, gamma=GAMMA, cache_size=200).fit(X, y),
+    model = benchmark.pedantic(lambda: SVC(C=C, gamma=gamma, cache_size=200).fit(X, y),
                                rounds=3, iterations=1)
     acc = float(model.score(Xt, yt))
     n_sv = int(model.n_support_.sum())
@@ -103,15 +107,14 @@ def test_svc_once(benchmark, record, name, C):
     record(group, "sklearn SVC (LIBSVM) trained once", benchmark, acc=f"{acc:.4f}", SV=n_sv)
 
 
-@pytest.mark.parametrize("name", ["gauss", "ncheck"])
-@pytest.mark.parametrize("C", CS)
-def test_kernel_pa_pass(benchmark, record, name, C):
+@pytest.mark.parametrize("name,C,gamma", SETTINGS, ids=IDS)
+def test_kernel_pa_pass(benchmark, record, name, C, gamma):
     X, y, Xt, yt = data(name)
-    group = f"{name} C={C:g}"
+    group = f"{name} C={C:g} gamma={gamma:g}"
     benchmark.group = group
 
     def run():
-        st = _kernel_pa.KernelPA(2, False, C=C, variant=1, kernel="rbf", gamma=GAMMA)
+        st = _kernel_pa.KernelPA(2, False, C=C, variant=1, kernel="rbf", gamma=gamma)
         st.run(X, y, np.arange(len(y), dtype=np.intp))
         return st
 
@@ -130,14 +133,14 @@ def test_targets_summary(benchmark):
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
     print("\n[targets] accuracy within 0.5 points of LIBSVM, #SV <= 1/4 of LIBSVM, "
           "online pass time <= LIBSVM time")
-    print(f"   {'setting':<14} {'acc online':>10} {'acc SVC':>8} {'acc PA':>7} {'SV online':>9}"
+    print(f"   {'setting':<22} {'acc online':>10} {'acc SVC':>8} {'acc PA':>7} {'SV online':>9}"
           f" {'SV SVC':>7} {'SV PA':>6} {'SV ratio':>8} {'t online':>9} {'t SVC':>7}"
           f" {'t ratio':>7}")
     for group, r in sorted(_RESULTS.items()):
         if not {"online", "svc"} <= r.keys():
             continue
         o, s, p = r["online"], r["svc"], r.get("pa", dict(acc=np.nan, sv=0))
-        print(f"   {group:<14} {o['acc']:10.4f} {s['acc']:8.4f} {p['acc']:7.4f} {o['sv']:9d}"
+        print(f"   {group:<22} {o['acc']:10.4f} {s['acc']:8.4f} {p['acc']:7.4f} {o['sv']:9d}"
               f" {s['sv']:7d} {p['sv']:6d} {o['sv'] / s['sv']:8.3f} {o['time']:8.2f}s"
               f" {s['time']:6.2f}s {o['time'] / s['time']:7.2f}"
               f"   acc {'OK' if o['acc'] >= s['acc'] - 0.005 else 'MISSED'},"
@@ -187,7 +190,7 @@ def test_fig4a_kernel_evaluations(benchmark):
 
 
 def test_fig5_removal_step(benchmark):
-    """Algorithm 2 with m = 0, 100, 1000 vs no removal, NCheckerboard, C = 1."""
+    """Algorithm 2 with m = 0, 100, 1000 vs no removal, NCheckerboard, C = 1, gamma = 4."""
     X, y, Xt, yt = data("ncheck")
     benchmark.group = "fig5"
 
@@ -195,7 +198,7 @@ def test_fig5_removal_step(benchmark):
         rows = []
         for m in (0, 100, 1000, -1):
             t0 = time.perf_counter()
-            st = online_pass(X, y, 1.0, m)
+            st = online_pass(X, y, 1.0, m, 4.0)
             dt = time.perf_counter() - t0
             s = st.get_state()
             rows.append((m, accuracy(st.decision_function(Xt), yt), int(st.n_kernel_evals), dt,
@@ -203,7 +206,7 @@ def test_fig5_removal_step(benchmark):
         return rows
 
     rows = benchmark.pedantic(measure, rounds=1, iterations=1)
-    print("\n[Fig. 5] NCheckerboard, C = 1, gamma = 0.5: the removal step")
+    print("\n[Fig. 5] NCheckerboard, C = 1, gamma = 4: the removal step")
     print(f"   {'m':>6} {'accuracy':>9} {'kernel evals':>13} {'time':>7} {'#SV':>5} {'|I|':>6}"
           f" {'removed':>8}")
     for m, acc, ev, dt, sv, ni, rem in rows:
