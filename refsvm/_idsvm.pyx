@@ -31,8 +31,10 @@ DEF ERROR = 2
 DEF OUT = 3
 DEF GONE = -1
 DEF EPS_RATE = 1e-12
+DEF EPS_GAMMA = 1e-10
 DEF EPS_PIVOT = 1e-10
-DEF EPS_TIE = 1e-10
+DEF EPS_G = 1e-12
+DEF EPS_ALPHA = 1e-12
 DEF EV_C_MARGIN = 0
 DEF EV_C_BOUND = 1
 DEF EV_C_ZERO = 2
@@ -144,7 +146,7 @@ cdef class IncrementalSVMState:
         self.C = float(C)
         self.tol = float(tol)
         self.refresh_every = int(refresh_every)
-        self.kind = kernel
+        self.kind = str(kernel)
         self.gamma_ = float(gamma)
         self.degree_ = int(degree)
         self.coef0_ = float(coef0)
@@ -595,7 +597,7 @@ cdef class IncrementalSVMState:
     # ------------------------------------------------------------------ the adiabatic loop
     cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
         cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter
-        cdef double rb, rate_tol, best_t, t, a, kappa, lim
+        cdef double rb, rate_tol, best_t, t, a, kappa, lim, bsum
         cdef int best_kind, new
         cdef signed char st
         max_iter = 50 * (n + 10)
@@ -611,12 +613,15 @@ cdef class IncrementalSVMState:
                 self._beta(c)
                 self._rates(c, col, sign)
                 rb = sign * self.beta[0]
-                rate_tol = EPS_RATE * self.kscale
+                bsum = 0.0
+                for pos in range(k):
+                    bsum += fabs(self.beta[pos + 1]) * 1.0
+                rate_tol = EPS_GAMMA * (self.kscale * (1.0 + bsum) + fabs(self.beta[0]))
             # pass 1: the smallest step; pass 2: the first event (fixed order) within
-            # EPS_TIE of it (see refsvm.idsvm._first_event)
+            # window eps / |rate| of it (see refsvm.idsvm._first_event)
             self._events(c, sign, k, rate_tol, INFINITY, &best_t, &best_kind, &best_i)
             if best_kind >= 0:
-                lim = best_t + EPS_TIE * (1.0 + best_t)
+                lim = best_t
                 self._events(c, sign, k, rate_tol, lim, &best_t, &best_kind, &best_i)
             if best_kind < 0:
                 _fail("IncrementalSVM: unbounded increment (internal error)")
@@ -679,48 +684,50 @@ cdef class IncrementalSVMState:
         return -1
 
     cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rate_tol,
-                      double lim, double* best_t, int* best_kind,
+                      double tmin, double* best_t, int* best_kind,
                       Py_ssize_t* best_i) noexcept nogil:
-        """Scan the events in the fixed order.  lim = INFINITY: return the smallest step
-        (first on exact ties); otherwise return the first event with step <= lim."""
+        """Scan the events in the fixed order (see refsvm.idsvm._first_event).
+        tmin = INFINITY (pass 1): the smallest step, first on exact ties; the join steps
+        are kept in tb.  Otherwise (pass 2): the first event whose step is within its
+        window eps / |rate| of tmin; best_t is then tmin."""
         cdef Py_ssize_t pos, s, i
-        cdef double t, a
+        cdef double t, a, rr, x, ea = EPS_ALPHA * self.C
         cdef signed char st
-        cdef bint first = lim == INFINITY
-        best_t[0] = INFINITY
+        cdef bint first = tmin == INFINITY
+        best_t[0] = INFINITY if first else tmin
         best_kind[0] = -1
         best_i[0] = -1
         if sign > 0:
-            if k == 0 or self.r[c] > rate_tol:
+            if k == 0 or self.r[c] > EPS_PIVOT * self.kscale:
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
-                if (t < best_t[0]) if first else (t <= lim):
-                    best_t[0] = t
+                if (t < best_t[0]) if first else (t <= tmin + EPS_G / fabs(self.r[c])):
                     best_kind[0] = EV_C_MARGIN
                     best_i[0] = c
                     if not first:
                         return
+                    best_t[0] = t
             if k > 0:
                 t = self.C - self.alpha[c]
                 if t < 0.0:
                     t = 0.0
-                if (t < best_t[0]) if first else (t <= lim):
-                    best_t[0] = t
+                if (t < best_t[0]) if first else (t <= tmin + ea):
                     best_kind[0] = EV_C_BOUND
                     best_i[0] = c
                     if not first:
                         return
+                    best_t[0] = t
         elif k > 0:
             t = self.alpha[c]
             if t < 0.0:
                 t = 0.0
-            if (t < best_t[0]) if first else (t <= lim):
-                best_t[0] = t
+            if (t < best_t[0]) if first else (t <= tmin + ea):
                 best_kind[0] = EV_C_ZERO
                 best_i[0] = c
                 if not first:
                     return
+                best_t[0] = t
         for pos in range(k):
             s = self.S[pos]
             a = sign * self.beta[pos + 1]
@@ -732,35 +739,31 @@ cdef class IncrementalSVMState:
                 continue
             if t < 0.0:
                 t = 0.0
-            if (t < best_t[0]) if first else (t <= lim):
-                best_t[0] = t
+            if (t < best_t[0]) if first else (t <= tmin + ea / fabs(a)):
                 best_kind[0] = EV_S_OUT
                 best_i[0] = s
                 if not first:
                     return
+                best_t[0] = t
         if not first:
             # pass 2 reads the steps pass 1 stored (INFINITY: not a candidate, or
-            # surely beyond the tie window)
+            # surely beyond its window)
             for i in range(self.n):
-                if self.tb[i] <= lim:
-                    best_t[0] = self.tb[i]
+                if self.tb[i] < INFINITY and self.tb[i] <= tmin + EPS_G / fabs(self.r[i]):
                     best_kind[0] = EV_JOIN
                     best_i[0] = i
                     return
             return
-        cdef double bound, x, rr
         for i in range(self.n):
             self.tb[i] = INFINITY
             st = self.status[i]
             rr = self.r[i]
             if (st == ERROR and rr > rate_tol) or (st == REST and rr < -rate_tol):
-                # skip the division when t = -g/r surely exceeds the tie window of the
-                # best step so far (it can then be neither the smallest step nor tied
-                # with it; the result is the reference's exactly)
-                bound = best_t[0] + EPS_TIE * (1.0 + best_t[0])
-                if bound < INFINITY:
+                # skip the division when t = -g/r surely exceeds best + EPS_G/|r| (it can
+                # then be neither the smallest step nor tied with it; same result)
+                if best_t[0] < INFINITY:
                     x = -self.g[i] if rr > 0 else self.g[i]
-                    if x > fabs(rr) * bound * (1.0 + 1e-9):
+                    if x > (fabs(rr) * best_t[0] + EPS_G) * (1.0 + 1e-9):
                         continue
                 t = -self.g[i] / rr
                 if t < 0.0:
@@ -780,7 +783,7 @@ cdef class IncrementalSVMState:
 
     cdef int _join(self, Py_ssize_t i) except -1 nogil:
         """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
-        cdef double kappa, d, best_t, t, a, lim
+        cdef double kappa, d, best_t, t, a, ea
         cdef Py_ssize_t best_pos, pos, s, k
         cdef int new
         while True:
@@ -800,7 +803,9 @@ cdef class IncrementalSVMState:
             self.n_exchanges += 1
             d = 1.0 if self.status[i] == REST else -1.0
             k = self.k
-            # the smallest step (alpha_i's own bound C last), then the first within EPS_TIE
+            # the smallest step (alpha_i's own bound C last), then the first event within
+            # its window of it (refsvm.idsvm._first_event)
+            ea = EPS_ALPHA * self.C
             best_t = self.C
             for pos in range(k):
                 s = self.S[pos]
@@ -815,8 +820,6 @@ cdef class IncrementalSVMState:
                     t = 0.0
                 if t < best_t:
                     best_t = t
-            lim = best_t + EPS_TIE * (1.0 + best_t)
-            best_t = self.C
             best_pos = -1
             for pos in range(k):
                 s = self.S[pos]
@@ -829,8 +832,7 @@ cdef class IncrementalSVMState:
                     continue
                 if t < 0.0:
                     t = 0.0
-                if t <= lim:
-                    best_t = t
+                if t <= best_t + ea / fabs(a):
                     best_pos = pos
                     break
             t = best_t

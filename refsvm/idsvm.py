@@ -97,8 +97,11 @@ __all__ = ["IncrementalSVMState", "IncrementalSVM"]
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
 #: pivot tolerance: rates |gamma_i| / kernel scale, |beta_s| below it are zero
 EPS_RATE = 1e-12
-#: limiting steps within EPS_TIE * (1 + t_min) of the smallest count as tied
-EPS_TIE = 1e-10
+#: relative round-off level of gamma (see ``_adiabatic``)
+EPS_GAMMA = 1e-10
+#: events whose variable is within these of its bound at the smallest step are tied
+EPS_G = 1e-12           # for g (scale 1: g = y f - 1)
+EPS_ALPHA = 1e-12       # times C, for alpha
 #: a join whose pivot kappa <= EPS_PIVOT * kernel scale is degenerate (exchange)
 EPS_PIVOT = 1e-10
 
@@ -115,20 +118,22 @@ def _grow(a, n, fill=0.0):
     return out
 
 
-def _first_event(events, tc, cand):
-    """The limiting event: the first one, in the fixed order (``events`` then the
-    joining candidates ``cand`` by id), whose step is within EPS_TIE of the smallest.
-    Ties within round-off thus go by order, not by the last bit, so that the twins
-    (whose kernels may differ in the last bit) take the same path."""
+def _first_event(events, tc, wc, cand):
+    """The limiting event and the step: t_min, the smallest step of all, and the first
+    event, in the fixed order (``events`` then the joining candidates ``cand`` by id),
+    that is *at its bound at t_min within round-off*: t <= t_min + w, where the window
+    w = eps / |rate| is the step that moves its variable by eps (EPS_ALPHA * C for an
+    alpha, EPS_G for a g).  Ties within round-off thus go by order, not by the last
+    bit, so that the twins (whose kernels may differ in the last bit) take the same
+    path; and no other variable passes its bound by more than eps."""
     tmin = min([e[0] for e in events] + ([float(tc.min())] if tc.size else []), default=np.inf)
     if not np.isfinite(tmin):
         return np.inf, -1, -1
-    lim = tmin + EPS_TIE * (1.0 + tmin)
-    for t, kind, i in events:
-        if t <= lim:
-            return t, kind, i
-    j = int(np.flatnonzero(tc <= lim)[0])
-    return float(tc[j]), EV_JOIN, int(cand[j])
+    for t, kind, i, w in events:
+        if t <= tmin + w:
+            return tmin, kind, i
+    j = int(np.flatnonzero(tc <= tmin + wc)[0])
+    return tmin, EV_JOIN, int(cand[j])
 
 
 def _matvec(A, v):
@@ -401,26 +406,37 @@ class IncrementalSVMState:
                 r = sign * gam
                 aS = sign * beta[1:]
                 rb = sign * beta[0]
-                rate_tol = EPS_RATE * self.kscale
+                # |gamma_i| below round-off of its terms (|Q_ic| + sum_j |Q_ij beta_j|
+                # + |beta_b|) counts as zero: examples dependent on S have gamma = 0
+                # exactly, and must not fabricate events from round-off
+                rate_tol = EPS_GAMMA * (self.kscale * (1.0 + _dot(np.abs(beta[1:]), np.ones(k)))
+                                        + abs(beta[0]))
             # ---- the largest increment t >= 0 that changes no membership (Sec. 2.2)
-            events = []                                          # (t, kind, id), fixed order
+            ea = EPS_ALPHA * self.C
+            events = []                                  # (t, kind, id, window), fixed order
             if sign > 0:
-                if k == 0 or r[c] > rate_tol:                    # c reaches the margin
-                    events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c))
+                # c reaches the margin; with a numerically zero pivot gamma_c (c dependent
+                # on S: alpha_c moves along a null direction and g_c does not change) c
+                # cannot join S, and the step is limited by the other events instead
+                if k == 0 or r[c] > EPS_PIVOT * self.kscale:
+                    events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
+                                   EPS_G / abs(r[c])))
                 if k > 0:                                        # alpha_c reaches C
-                    events.append((max(self.C - self.alpha[c], 0.0), EV_C_BOUND, c))
+                    events.append((max(self.C - self.alpha[c], 0.0), EV_C_BOUND, c, ea))
             elif k > 0:                                          # alpha_c reaches 0
-                events.append((max(self.alpha[c], 0.0), EV_C_ZERO, c))
+                events.append((max(self.alpha[c], 0.0), EV_C_ZERO, c, ea))
             for pos in range(k):                                 # margin vectors hit 0 or C
                 s, a = S[pos], aS[pos]
                 if a > EPS_RATE:
-                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, s))
+                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, s,
+                                   ea / abs(a)))
                 elif a < -EPS_RATE:
-                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s))
+                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
             # E members rising to g = 0, R members falling to g = 0 (ids ascending)
             cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
             tc = np.maximum(-self.g[cand] / r[cand], 0.0)
-            best_t, best_kind, best_i = _first_event(events, tc, cand)
+            wc = EPS_G / np.abs(r[cand])
+            best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
             if best_kind < 0:
                 raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
             # ---- apply the increment: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)
@@ -428,7 +444,7 @@ class IncrementalSVMState:
             if k > 0:
                 self.alpha[c] = min(max(self.alpha[c] + sign * t, 0.0), self.C)
                 self.alpha[S] += aS * t
-                # a step chosen among round-off ties may overshoot a bound by an ulp
+                # a variable tied with the limiting one may pass its bound by <= eps
                 self.alpha[S] = np.minimum(np.maximum(self.alpha[S], 0.0), self.C)
             self.b += rb * t
             move = st != MARGIN
@@ -490,15 +506,17 @@ class IncrementalSVMState:
             d = 1.0 if self.status[i] == REST else -1.0
             aS = d * beta_i[1:]
             S = np.array(self.S, dtype=np.intp)
+            ea = EPS_ALPHA * self.C
             events = []
             for pos in range(len(S)):
                 s, a = S[pos], aS[pos]
                 if a > EPS_RATE:
-                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, pos))
+                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, pos,
+                                   ea / abs(a)))
                 elif a < -EPS_RATE:
-                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, pos))
-            events.append((self.C, EV_C_BOUND, -1))     # alpha_i reaches its other bound
-            best_t, _, best_pos = _first_event(events, np.zeros(0), None)
+                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, pos, ea / abs(a)))
+            events.append((self.C, EV_C_BOUND, -1, ea))  # alpha_i reaches its other bound
+            best_t, _, best_pos = _first_event(events, np.zeros(0), np.zeros(0), None)
             t = best_t
             self.alpha[i] += d * t
             self.alpha[S] += aS * t
