@@ -32,6 +32,7 @@ DEF OUT = 3
 DEF GONE = -1
 DEF EPS_RATE = 1e-12
 DEF EPS_GAMMA = 1e-10
+DEF EPS_PIVOT_REL = 1e-8
 DEF EPS_PIVOT = 1e-10
 DEF EPS_G = 1e-12
 DEF EPS_ALPHA = 1e-12
@@ -698,7 +699,7 @@ cdef class IncrementalSVMState:
         best_kind[0] = -1
         best_i[0] = -1
         if sign > 0:
-            if k == 0 or self.r[c] > EPS_PIVOT * self.kscale:
+            if k == 0 or self.r[c] > max(EPS_PIVOT * self.kscale, 100.0 * rate_tol):
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
@@ -783,12 +784,15 @@ cdef class IncrementalSVMState:
 
     cdef int _join(self, Py_ssize_t i) except -1 nogil:
         """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
-        cdef double kappa, d, best_t, t, a, ea
-        cdef Py_ssize_t best_pos, pos, s, k
+        cdef double kappa, d, best_t, t, a, ea, mag
+        cdef Py_ssize_t best_pos, pos, s, k, j
         cdef int new
+        cdef bint have_col = False
+        cdef signed char st
         while True:
             if self.k == 0:
-                self._column(i, self.col2, 0)
+                if not have_col:
+                    self._column(i, self.col2, 0)
                 self._grow_inverse(i, 0.0, self.col2, True)
                 return 0
             self._beta(i)
@@ -796,11 +800,19 @@ cdef class IncrementalSVMState:
             for pos in range(self.k + 1):
                 kappa += self.m[pos] * self.beta[pos]
             kappa = self.kdiag[i] + kappa
-            if kappa > EPS_PIVOT * self.kscale:
-                self._column(i, self.col2, 2)
+            mag = 0.0
+            for pos in range(self.k + 1):
+                mag += fabs(self.m[pos]) * fabs(self.beta[pos])
+            mag = self.kdiag[i] + mag
+            if kappa > max(EPS_PIVOT * self.kscale, EPS_PIVOT_REL * mag):
+                if not have_col:
+                    self._column(i, self.col2, 2)
                 self._grow_inverse(i, kappa, self.col2, False)
                 return 0
             self.n_exchanges += 1
+            if not have_col:
+                self._column(i, self.col2, 2)
+                have_col = True
             d = 1.0 if self.status[i] == REST else -1.0
             k = self.k
             # the smallest step (alpha_i's own bound C last), then the first event within
@@ -845,6 +857,13 @@ cdef class IncrementalSVMState:
                 elif self.alpha[s] > self.C:
                     self.alpha[s] = self.C
             self.b += (d * self.beta[0]) * t
+            # a null direction up to round-off: g follows it (gamma^(i)) all the same
+            self._rates(i, self.col2, d)
+            for j in range(self.n):
+                st = self.status[j]
+                if st != MARGIN and st != GONE:
+                    self.g[j] += self.r[j] * t
+            self.g[i] = 0.0
             if best_pos < 0:
                 if d > 0:
                     self.alpha[i] = self.C
@@ -852,6 +871,7 @@ cdef class IncrementalSVMState:
                 else:
                     self.alpha[i] = 0.0
                     self.status[i] = REST
+                self._cache_put(i, self.col2)
                 return 0
             s = self.S[best_pos]
             if d * self.beta[best_pos + 1] > 0:

@@ -99,6 +99,8 @@ REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
 EPS_RATE = 1e-12
 #: relative round-off level of gamma (see ``_adiabatic``)
 EPS_GAMMA = 1e-10
+#: a pivot below this fraction of the magnitude of its terms is numerically zero
+EPS_PIVOT_REL = 1e-8
 #: events whose variable is within these of its bound at the smallest step are tied
 EPS_G = 1e-12           # for g (scale 1: g = y f - 1)
 EPS_ALPHA = 1e-12       # times C, for alpha
@@ -418,7 +420,7 @@ class IncrementalSVMState:
                 # c reaches the margin; with a numerically zero pivot gamma_c (c dependent
                 # on S: alpha_c moves along a null direction and g_c does not change) c
                 # cannot join S, and the step is limited by the other events instead
-                if k == 0 or r[c] > EPS_PIVOT * self.kscale:
+                if k == 0 or r[c] > max(EPS_PIVOT * self.kscale, 100.0 * rate_tol):
                     events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
                                    EPS_G / abs(r[c])))
                 if k > 0:                                        # alpha_c reaches C
@@ -491,18 +493,24 @@ class IncrementalSVMState:
 
     def _join(self, i):
         """Example i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
+        col_i = None
         while True:
             if not self.S:
-                self._grow_inverse(i, None, None, self._column(i))
+                self._grow_inverse(i, None, None, col_i if col_i is not None else self._column(i))
                 return
             known = self._known_from_S(i)
             beta_i, m = self._beta(i)
             kappa = self.kdiag[i] + _dot(m, beta_i)         # Schur complement = gamma_i^(i)
-            if kappa > EPS_PIVOT * self.kscale:
-                self._grow_inverse(i, beta_i, kappa, self._column(i, known))
+            # numerically zero relative to the terms it is computed from?
+            mag = self.kdiag[i] + _dot(np.abs(m), np.abs(beta_i))
+            if kappa > max(EPS_PIVOT * self.kscale, EPS_PIVOT_REL * mag):
+                self._grow_inverse(i, beta_i, kappa,
+                                   col_i if col_i is not None else self._column(i, known))
                 return
             # degenerate: [alpha_i, alpha_S] moves along a null direction of Q
             self.n_exchanges += 1
+            if col_i is None:
+                col_i = self._column(i, known)
             d = 1.0 if self.status[i] == REST else -1.0
             aS = d * beta_i[1:]
             S = np.array(self.S, dtype=np.intp)
@@ -522,6 +530,13 @@ class IncrementalSVMState:
             self.alpha[S] += aS * t
             self.alpha[S] = np.minimum(np.maximum(self.alpha[S], 0.0), self.C)
             self.b += d * beta_i[0] * t
+            # a null direction up to round-off: g follows it (gamma^(i), Eq. 7) all the same
+            n = self.n
+            st = self.status[:n]
+            r = d * self._gamma(i, col_i, beta_i)
+            move = (st != MARGIN) & (st != GONE)
+            self.g[:n][move] += r[move] * t
+            self.g[i] = 0.0
             if best_pos < 0:                             # alpha_i reached its other bound
                 if d > 0:
                     self.alpha[i] = self.C
@@ -529,6 +544,7 @@ class IncrementalSVMState:
                 else:
                     self.alpha[i] = 0.0
                     self.status[i] = REST
+                self._cache_put(i, col_i)
                 return
             s = S[best_pos]
             if aS[best_pos] > 0:
