@@ -55,13 +55,18 @@ Choices for the degenerate cases (documented in the docs page)
   never add such an example to S; we move along that null direction
   ("exchange") until a margin vector reaches a bound and leaves S, and then
   add the example, or until the example reaches its other bound (R <-> E).
-  The result stays exactly optimal (the dual objective does not change along
-  a null direction).  Rates |gamma_i|, |beta_s| below a pivot tolerance count
-  as zero, so round-off never fabricates an event.
+  The result stays optimal (the dual objective does not change along a null
+  direction; g is carried along all the same).  A pivot is "numerically zero"
+  below 1e-8 of the magnitude of the terms it is computed from; the same holds
+  for a candidate c (it then cannot join S; its step is limited by the other
+  events).  Rates |gamma_i| below 1e-10 of the magnitude of their terms, and
+  |beta_s| < 1e-12, count as zero, so round-off never fabricates an event.
 * **Examples exactly on the margin** on arrival (g_c >= -tol) join R.
-* **Ties** between limiting events are broken in a fixed order, identical in
-  both twins: the candidate's own events, then margin vectors in the order
-  they joined S, then the other examples by ascending id.
+* **Ties**: the step taken is the smallest one, t_min; the event that limits
+  it is the first, in a fixed order identical in both twins (the candidate's
+  own events, margin vectors in the order they joined S, the other examples
+  by ascending id), whose variable is within round-off of its bound at t_min
+  (1e-12 C for an alpha, 1e-12 for a g).
 
 Numerical hygiene
 -----------------
