@@ -6,6 +6,8 @@ counting.  ``run`` is a ``nogil`` loop over the stream.
 """
 from libc.stdlib cimport realloc, free
 
+cimport cython
+
 import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
@@ -27,6 +29,9 @@ cdef inline double pa_tau(int variant, double loss, double kxx, double C) noexce
     return tau
 
 
+# nogil methods read attributes of self, which is never None: no None checks even
+# in REFSVM_DEBUG builds (which keep bounds checks on).
+@cython.nonecheck(False)
 cdef class KernelPA:
     """Kernel PA state; see :class:`refsvm.kernel_pa.KernelPA`."""
 

@@ -9,6 +9,8 @@ state-for-state.  ``run`` is a ``nogil`` loop over the whole stream.
 from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.math cimport fabs, INFINITY
 
+cimport cython
+
 import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
@@ -57,6 +59,9 @@ cdef inline double eq14(double alpha, double g, double q, double C) noexcept nog
     return new
 
 
+# nogil methods read attributes of self, which is never None: no None checks even
+# in REFSVM_DEBUG builds (which keep bounds checks on).
+@cython.nonecheck(False)
 cdef class OnlineSVMR:
     """OnlineSVMR state (Algorithm 1 + Algorithm 2); see :class:`refsvm.ramp.OnlineSVMR`."""
 
@@ -76,6 +81,7 @@ cdef class OnlineSVMR:
     cdef char* held
     cdef char* dead           # removed by Algorithm 2, not yet compacted away (tombstone)
     cdef Py_ssize_t n_dead
+    cdef readonly long long n_compactions   # twin only: buffer compactions after removals
     cdef double** krow
     cdef double* pend_k
     cdef double pend_f
@@ -446,6 +452,7 @@ cdef class OnlineSVMR:
                     row[p] = row[self.tmp_pos[p]]
         self.n = nk
         self.n_dead = 0
+        self.n_compactions += 1
         return 0
 
     # ------------------------------------------------------------------ arrival
