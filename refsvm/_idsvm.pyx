@@ -91,6 +91,9 @@ cdef class IncrementalSVMState:
     cdef double* col
     cdef double* col2
     cdef double* tb
+    cdef signed char* blk       # anti-cycling: blocked from joining S (this operation)
+    cdef Py_ssize_t* blist
+    cdef Py_ssize_t nblk, capblk
     cdef double* lu
     cdef int* ipiv
     # column cache (see refsvm.idsvm.IncrementalSVMState._cache_put)
@@ -102,7 +105,8 @@ cdef class IncrementalSVMState:
     cdef Py_ssize_t* clen
     cdef long long* cstamp
     cdef readonly double b, kscale
-    cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
+    cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges, n_blocked
+    cdef readonly long long n_refresh_failed
     cdef readonly long long n_s_changes, n_refresh
     cdef readonly double max_inverse_drift
 
@@ -122,6 +126,10 @@ cdef class IncrementalSVMState:
         self.col = NULL
         self.col2 = NULL
         self.tb = NULL
+        self.blk = NULL
+        self.blist = NULL
+        self.nblk = 0
+        self.capblk = 0
         self.lu = NULL
         self.ipiv = NULL
         self.cslot = NULL
@@ -159,6 +167,8 @@ cdef class IncrementalSVMState:
         self.n_decrements = 0
         self.n_iterations = 0
         self.n_exchanges = 0
+        self.n_blocked = 0
+        self.n_refresh_failed = 0
         self.n_s_changes = 0
         self.n_refresh = 0
         self.max_inverse_drift = 0.0
@@ -185,6 +195,8 @@ cdef class IncrementalSVMState:
         free(self.col)
         free(self.col2)
         free(self.tb)
+        free(self.blk)
+        free(self.blist)
         free(self.lu)
         free(self.ipiv)
         if self.ccol != NULL:
@@ -230,6 +242,11 @@ cdef class IncrementalSVMState:
         p = _realloc(self.tb, cap * sizeof(double))
         if p == NULL: _nomem()
         self.tb = <double*> p
+        p = _realloc(self.blk, cap * sizeof(signed char))
+        if p == NULL: _nomem()
+        self.blk = <signed char*> p
+        for i in range(self.cap, cap):
+            self.blk[i] = 0
         p = _realloc(self.cslot, cap * sizeof(Py_ssize_t))
         if p == NULL: _nomem()
         self.cslot = <Py_ssize_t*> p
@@ -477,9 +494,10 @@ cdef class IncrementalSVMState:
         self._s_changed()
         return 0
 
-    cdef int _invert_bordered(self, double* out, double* scale) except -1 nogil:
+    cdef int _invert_bordered(self, double* out, double* scale, bint soft=False) except -1 nogil:
         """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
-        leading dimension ldr); scale <- max |entry| of the inverse."""
+        leading dimension ldr); scale <- max |entry| of the inverse.  A singular matrix
+        raises, or (soft) returns 1 leaving out untouched."""
         cdef int nn = <int> (self.k + 1), info = 0, lwork
         cdef Py_ssize_t a, bb, ld = self.ldr
         cdef double* A = self.lu
@@ -493,6 +511,8 @@ cdef class IncrementalSVMState:
                     self.KS[bb][self.S[a]]
         dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
         if info != 0:
+            if soft:
+                return 1
             _fail("singular bordered matrix")
         lwork = nn
         work = <double*> malloc(nn * sizeof(double))
@@ -523,7 +543,11 @@ cdef class IncrementalSVMState:
             return 0.0
         fresh = <double*> malloc(ld * ld * sizeof(double))
         if fresh == NULL: _nomem()
-        self._invert_bordered(fresh, &scale)
+        if self._invert_bordered(fresh, &scale, True):
+            # numerically singular S (degenerate data): keep the updated inverse
+            free(fresh)
+            self.n_refresh_failed += 1
+            return 0.0
         for a in range(nn):
             for bb in range(nn):
                 d = fabs(fresh[a * ld + bb] - self.R[a * ld + bb])
@@ -601,7 +625,12 @@ cdef class IncrementalSVMState:
         cdef double rb, rate_tol, best_t, t, a, kappa, lim, bsum
         cdef int best_kind, new
         cdef signed char st
+        cdef Py_ssize_t prev_join = -1
+        cdef void* p
         max_iter = 50 * (n + 10)
+        for i in range(self.nblk):          # blocks of the previous operation expire
+            self.blk[self.blist[i]] = 0
+        self.nblk = 0
         for it in range(max_iter):
             self.n_iterations += 1
             k = self.k
@@ -667,6 +696,17 @@ cdef class IncrementalSVMState:
                 return 0
             if best_kind == EV_S_OUT:
                 s = best_i
+                if s == prev_join and t == 0.0:
+                    if self.nblk == self.capblk:
+                        self.capblk = max(8, 2 * self.capblk)
+                        p = _realloc(self.blist, self.capblk * sizeof(Py_ssize_t))
+                        if p == NULL: _nomem()
+                        self.blist = <Py_ssize_t*> p
+                    self.blist[self.nblk] = s
+                    self.nblk += 1
+                    self.blk[s] = 1
+                    self.n_blocked += 1
+                prev_join = -1
                 pos = self._s_pos(s)
                 if sign * self.beta[pos + 1] > 0:
                     self.alpha[s] = self.C
@@ -681,6 +721,7 @@ cdef class IncrementalSVMState:
                 continue
             self.g[best_i] = 0.0
             self._join(best_i)
+            prev_join = best_i if (t == 0.0 and self.status[best_i] == MARGIN) else -1
         _fail("IncrementalSVM: too many adiabatic steps (cycling?)")
         return -1
 
@@ -759,7 +800,8 @@ cdef class IncrementalSVMState:
             self.tb[i] = INFINITY
             st = self.status[i]
             rr = self.r[i]
-            if (st == ERROR and rr > rate_tol) or (st == REST and rr < -rate_tol):
+            if ((st == ERROR and rr > rate_tol) or (st == REST and rr < -rate_tol)) \
+                    and not self.blk[i]:
                 # skip the division when t = -g/r surely exceeds best + EPS_G/|r| (it can
                 # then be neither the smallest step nor tied with it; same result)
                 if best_t[0] < INFINITY:
@@ -1174,6 +1216,8 @@ cdef class IncrementalSVMState:
             "n_decrements": int(self.n_decrements),
             "n_iterations": int(self.n_iterations),
             "n_exchanges": int(self.n_exchanges),
+            "n_blocked": int(self.n_blocked),
+            "n_refresh_failed": int(self.n_refresh_failed),
             "cached": self._cached_ids(),
             "n_refresh": int(self.n_refresh),
             "max_inverse_drift": float(self.max_inverse_drift),
@@ -1218,7 +1262,7 @@ cdef class IncrementalSVMState:
                     cache=[(int(i), self._cache_col(i)) for i in self._cached_ids()],
                     counters=(self.n_increments, self.n_decrements, self.n_iterations,
                               self.n_exchanges, self.n_s_changes, self.n_refresh,
-                              self.max_inverse_drift))
+                              self.max_inverse_drift, self.n_blocked, self.n_refresh_failed))
         return (_rebuild, (params, data))
 
     def _cache_col(self, Py_ssize_t i):
@@ -1274,7 +1318,8 @@ cdef class IncrementalSVMState:
             cv = np.ascontiguousarray(arr, dtype=np.float64)
             self._cache_insert(i, &cv[0], cv.shape[0])
         (self.n_increments, self.n_decrements, self.n_iterations, self.n_exchanges,
-         self.n_s_changes, self.n_refresh, self.max_inverse_drift) = data["counters"]
+         self.n_s_changes, self.n_refresh, self.max_inverse_drift,
+         self.n_blocked, self.n_refresh_failed) = data["counters"]
 
 
 def _rebuild(params, data):

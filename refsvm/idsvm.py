@@ -231,6 +231,8 @@ class IncrementalSVMState:
         self.n_decrements = 0
         self.n_iterations = 0                        # adiabatic steps (all operations)
         self.n_exchanges = 0                         # degenerate exchanges (null directions)
+        self.n_blocked = 0                           # anti-cycling blocks
+        self.n_refresh_failed = 0                    # refreshes skipped: singular S
         self.n_s_changes = 0
         self.n_refresh = 0
         self.max_inverse_drift = 0.0
@@ -364,7 +366,12 @@ class IncrementalSVMState:
         """Recompute R from the cached kernel columns; record the drift of the updated R."""
         if not self.S:
             return 0.0
-        fresh = _lapack_inverse(self._bordered())
+        try:
+            fresh = _lapack_inverse(self._bordered())
+        except np.linalg.LinAlgError:
+            # numerically singular S (degenerate data): keep the updated inverse
+            self.n_refresh_failed += 1
+            return 0.0
         scale = np.max(np.abs(fresh))
         drift = float(np.max(np.abs(fresh - self.Rinv)) / scale) if scale > 0 else 0.0
         self.max_inverse_drift = max(self.max_inverse_drift, drift)
@@ -395,6 +402,10 @@ class IncrementalSVMState:
         largest increments that change no membership (Sec. 2.2), updating the sets."""
         y, n = self.y, self.n
         max_iter = 50 * (n + 10)
+        # anti-cycling: an example that joins S by a zero step and leaves it again by a
+        # zero step (possible only through round-off on a numerically singular S) may
+        # not join again during this operation
+        blocked, prev_join = [], -1
         for _ in range(max_iter):
             self.n_iterations += 1
             k = len(self.S)
@@ -441,6 +452,8 @@ class IncrementalSVMState:
                     events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
             # E members rising to g = 0, R members falling to g = 0 (ids ascending)
             cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
+            if blocked:
+                cand = cand[~np.isin(cand, blocked)]
             tc = np.maximum(-self.g[cand] / r[cand], 0.0)
             wc = EPS_G / np.abs(r[cand])
             best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
@@ -479,6 +492,10 @@ class IncrementalSVMState:
                 return
             if best_kind == EV_S_OUT:
                 s = best_i
+                if s == prev_join and t == 0.0:
+                    blocked.append(s)
+                    self.n_blocked += 1
+                prev_join = -1
                 pos = self._s_pos(s)
                 if aS[pos] > 0:
                     self.alpha[s] = self.C
@@ -494,6 +511,7 @@ class IncrementalSVMState:
             # EV_JOIN
             self.g[best_i] = 0.0
             self._join(best_i)
+            prev_join = best_i if (t == 0.0 and self.status[best_i] == MARGIN) else -1
         raise RuntimeError("IncrementalSVM: too many adiabatic steps (cycling?)")
 
     def _join(self, i):
@@ -722,6 +740,8 @@ class IncrementalSVMState:
             "n_decrements": self.n_decrements,
             "n_iterations": self.n_iterations,
             "n_exchanges": self.n_exchanges,
+            "n_blocked": self.n_blocked,
+            "n_refresh_failed": self.n_refresh_failed,
             "cached": np.array(list(self.cache.keys()), dtype=np.intp),
             "n_refresh": self.n_refresh,
             "max_inverse_drift": self.max_inverse_drift,
