@@ -167,3 +167,45 @@ def test_drift_on_a_long_stream():
     viol = np.where(a <= 0, np.maximum(-gg, 0), np.where(a >= 1.0, np.maximum(gg, 0),
                                                          np.abs(gg)))
     assert viol.max() < 1e-7
+
+
+def _data(kind, n, seed):
+    from refsvm.datasets import make_checkerboard
+
+    if kind == "gauss":
+        X, y = make_gauss(n, random_state=seed)
+    elif kind == "checkerboard":
+        X, y = make_checkerboard(n, random_state=seed)
+    else:
+        rng = np.random.RandomState(seed)
+        X = rng.randint(-2, 3, size=(n, 3)).astype(float)
+        y = np.where(X.sum(1) + rng.randn(n) > 0, 1, -1)
+    return np.ascontiguousarray(X, dtype=float), y.astype(float)
+
+
+@pytest.mark.parametrize("data", ["gauss", "checkerboard", "lattice"])
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+def test_grid_of_configurations_stays_optimal(kernel, C, data):
+    """Learn, unlearn a third in two calls, exact LOO: KKT (Eq. 2) after each."""
+    kw = {"rbf": {"gamma": 0.5}, "poly": {"gamma": 0.5, "degree": 2, "coef0": 1.0},
+          "linear": {}}[kernel]
+    X, y = _data(data, 120, 5)
+    st = make_state("cython", X.shape[1], C, kernel, **kw)
+    st.run(X, y, np.arange(120))
+    assert_kkt(st, X, y, kernel, kw, tol=1e-7, where="learned")
+    ids = np.random.RandomState(0).choice(120, 40, replace=False)
+    st.unlearn(ids[:20])
+    st.unlearn(ids[20:])
+    keep = np.setdiff1d(np.arange(120), ids)
+
+    class View:
+        @staticmethod
+        def get_state():
+            s = st.get_state()
+            return {**s, **{k: s[k][keep] for k in ("alpha", "g", "status")}}
+
+    View.C = st.C
+    assert_kkt(View, X[keep], y[keep], kernel, kw, tol=1e-7, where="unlearned")
+    st.loo_decisions()
+    assert_kkt(View, X[keep], y[keep], kernel, kw, tol=1e-7, where="after loo")
