@@ -59,6 +59,14 @@ def _registry():
          lambda b: refsvm.ProximalPassiveAggressive(variant="PAm-1", C=0.1, gamma=0.01, backend=b)),
         ("OnlineLinearSVM", "linear",
          lambda b: refsvm.OnlineLinearSVM(lam=1e-3, project=True, average=True, backend=b)),
+        ("KernelPA-I", "gauss",
+         lambda b: refsvm.KernelPassiveAggressive(variant="PA-I", C=1.0, gamma=0.5, backend=b)),
+        ("IDSVM", "gauss", lambda b: refsvm.IncrementalSVM(C=1.0, gamma=0.5, backend=b)),
+        ("OnlineRampSVM", "gauss", lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=0.5, backend=b)),
+        ("OnlineRampSVM", "ncheckerboard",
+         lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, backend=b)),
+        ("OnlineRampSVM(m=100)", "ncheckerboard",
+         lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, max_non_sv=100, backend=b)),
     ]
     return entries
 

@@ -9,10 +9,9 @@ def test_compare_prints_a_row_per_algorithm_and_backend():
     out = io.StringIO()
     cli.compare(n_samples=60, seed=1, out=out)
     lines = out.getvalue().splitlines()
-    names = [name for name, _, _ in cli._registry()]
-    for name in names:
-        rows = [line for line in lines if line.startswith(name + " ")]
-        assert len(rows) == 2, (name, rows)
+    for name, key, _ in cli._registry():
+        rows = [line for line in lines if line.split()[:2] == [name, key]]
+        assert len(rows) == 2, (name, key, rows)
         cy, py = rows
         assert " cython " in cy and " python " in py
         # same data, same order: the two twins reach the same test accuracy
