@@ -4,12 +4,12 @@ Three strategies run over a stream of unlabelled examples, ask an *oracle* for
 the labels they choose, learn with OnlineSVMR, and record a learning curve
 (accuracy against the number of labels queried, the curves of Fig. 6):
 
-- :class:`OnlineASVMR` (Algorithm 3): query x_{t+1} only if |f(x_{t+1})| <= 1
+- :class:`OnlineASVMR` (Algorithm 3): query x_{t+1} only if ``|f(x_{t+1})| <= 1``
   (it lies in the ramp region); a queried example joins I and V and goes
   through steps 6-27 of Algorithm 1; an unqueried one is dropped.
 - :class:`QueryAll`: query every example (plain OnlineSVMR, Algorithm 1).
 - :class:`Greedy`: cut the stream into consecutive blocks of the ``h`` most
-  recent examples and query the one with the smallest |f(x)| (ties: the
+  recent examples and query the one with the smallest ``|f(x)|`` (ties: the
   earliest); ``h = 5`` as in the paper, ``h = 1`` is QueryAll.  The queried
   example is learned by Algorithm 1.
 
@@ -198,7 +198,7 @@ class QueryAll(_ActiveLearner):
 
 
 class Greedy(_ActiveLearner):
-    """Of each block of the ``h`` most recent examples, query the one with the smallest |f(x)|.
+    """Of each block of the ``h`` most recent examples, query the one with the smallest ``|f(x)|``.
 
     Parameters
     ----------
@@ -225,7 +225,7 @@ class Greedy(_ActiveLearner):
 
 
 class OnlineASVMR(_ActiveLearner):
-    """Algorithm 3: query x only when |f(x)| <= 1, then steps 6-27 of Algorithm 1."""
+    """Algorithm 3: query x only when ``|f(x)| <= 1``, then steps 6-27 of Algorithm 1."""
 
     def _select(self, X, oracle, start, stop):
         for i in range(start, stop):
