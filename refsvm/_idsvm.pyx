@@ -787,35 +787,56 @@ cdef class IncrementalSVMState:
                 if not first:
                     return
                 best_t[0] = t
+        cdef double* tb = self.tb
+        cdef double* r = self.r
+        cdef double* g = self.g
+        cdef signed char* status = self.status
+        cdef signed char* blk = self.blk
+        cdef double best, sd, ar, lim
+        cdef Py_ssize_t n = self.n, bi
+        cdef int take
         if not first:
             # pass 2 reads the steps pass 1 stored (INFINITY: not a candidate, or
-            # surely beyond its window)
-            for i in range(self.n):
-                if self.tb[i] < INFINITY and self.tb[i] <= tmin + EPS_G / fabs(self.r[i]):
+            # surely beyond its window).  A cheap test skips, without a division, the
+            # steps surely beyond their window: (t - tmin) |r| > 4 EPS_G (as t is a float
+            # > tmin, fl(tmin + EPS_G/|r|) < t then); a non-candidate gives inf or nan
+            # there and goes to the exact test
+            for i in range(n):
+                if (tb[i] - tmin) * fabs(r[i]) > 4.0 * EPS_G:
+                    continue
+                if tb[i] < INFINITY and tb[i] <= tmin + EPS_G / fabs(r[i]):
                     best_kind[0] = EV_JOIN
                     best_i[0] = i
                     return
             return
-        for i in range(self.n):
-            self.tb[i] = INFINITY
-            st = self.status[i]
-            rr = self.r[i]
-            if ((st == ERROR and rr > rate_tol) or (st == REST and rr < -rate_tol)) \
-                    and not self.blk[i]:
-                # skip the division when t = -g/r surely exceeds best + EPS_G/|r| (it can
-                # then be neither the smallest step nor tied with it; same result)
-                if best_t[0] < INFINITY:
-                    x = -self.g[i] if rr > 0 else self.g[i]
-                    if x > (fabs(rr) * best_t[0] + EPS_G) * (1.0 + 1e-9):
-                        continue
-                t = -self.g[i] / rr
+        # The candidates: E members rising (r > rate_tol), R members falling (r < -rate_tol),
+        # not blocked.  With sd = +1 for E, -1 for R (0 otherwise) that is sd r > rate_tol,
+        # |r| = sd r and -g/r = x/|r| with x = -sd g (all exact).  The division is skipped
+        # when t = -g/r surely exceeds best + EPS_G/|r| (it can then be neither the smallest
+        # step nor tied with it; same result).  The test is computed without branches on the
+        # (unpredictable) set and sign, in one condition that is rarely true.
+        best = best_t[0]
+        bi = -1
+        for i in range(n):
+            tb[i] = INFINITY
+            st = status[i]
+            sd = <double> ((st == ERROR) - (st == REST))
+            rr = r[i]
+            ar = sd * rr
+            lim = (ar * best + EPS_G) * (1.0 + 1e-9)
+            take = (ar > rate_tol) & (blk[i] == 0) & ((-sd) * g[i] <= lim)
+            if take:
+                t = -g[i] / rr
                 if t < 0.0:
                     t = 0.0
-                self.tb[i] = t
-                if t < best_t[0]:
-                    best_t[0] = t
-                    best_kind[0] = EV_JOIN
-                    best_i[0] = i
+                tb[i] = t
+                if t < best:
+                    best = t
+                    bi = i
+        if bi >= 0:
+            best_t[0] = best
+            best_kind[0] = EV_JOIN
+            best_i[0] = bi
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
