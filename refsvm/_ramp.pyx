@@ -21,6 +21,50 @@ from refsvm.kernels import SparseRow
 cnp.import_array()
 
 
+
+cdef extern from *:
+    """
+    /* refsvm._ramp, steps 11-14: Eq. (15) on every position of I, fused with a branch-free
+       filter for Eq. (3).  g[k] = g[k] - (c * y[k]) * row[k] (the reference's order of
+       operations, one rounding per operation, as a scalar loop); the positions k with
+       g[k] > ut[k] or g[k] < lt[k] (the violators, see OnlineSVMR.ut) are written to cand
+       in increasing order; returns their number.  SSE2 (baseline on x86-64) two positions at
+       a time, a plain loop elsewhere: the same IEEE operations either way. */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    static Py_ssize_t refsvm_ramp_eq15(double* g, const double* y, const double* row,
+                                       const double* ut, const double* lt, double c,
+                                       Py_ssize_t n, Py_ssize_t* cand) {
+        Py_ssize_t k = 0, m = 0;
+    #if defined(__SSE2__)
+        __m128d cv = _mm_set1_pd(c);
+        for (; k + 2 <= n; k += 2) {
+            __m128d gk = _mm_sub_pd(_mm_loadu_pd(g + k),
+                                    _mm_mul_pd(_mm_mul_pd(cv, _mm_loadu_pd(y + k)),
+                                               _mm_loadu_pd(row + k)));
+            int mask;
+            _mm_storeu_pd(g + k, gk);
+            mask = _mm_movemask_pd(_mm_or_pd(_mm_cmpgt_pd(gk, _mm_loadu_pd(ut + k)),
+                                             _mm_cmplt_pd(gk, _mm_loadu_pd(lt + k))));
+            if (mask) {
+                if (mask & 1) cand[m++] = k;
+                if (mask & 2) cand[m++] = k + 1;
+            }
+        }
+    #endif
+        for (; k < n; k++) {
+            double gk = g[k] - (c * y[k]) * row[k];
+            g[k] = gk;
+            if (gk > ut[k] || gk < lt[k]) cand[m++] = k;
+        }
+        return m;
+    }
+    """
+    Py_ssize_t refsvm_ramp_eq15(double* g, const double* y, const double* row,
+                                const double* ut, const double* lt, double c,
+                                Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
+
 cdef struct RemKey:
     double key
     long long id
@@ -80,6 +124,13 @@ cdef class OnlineSVMR:
     cdef char* inv
     cdef char* held
     cdef char* dead           # removed by Algorithm 2, not yet compacted away (tombstone)
+    # Eq. (3) as two thresholds per position (twin only, for a branch-free scan of step 11):
+    # p violates Eq. (3) iff g_p > ut[p] or g_p < lt[p], where ut = tol if p in V and
+    # alpha_p < C, else +inf; lt = -tol if p in V and alpha_p > 0, else -inf.  Kept in step
+    # with inv / alpha by _thr(p).
+    cdef double* ut
+    cdef double* lt
+    cdef Py_ssize_t* cand     # the violators found by one step-11 scan (_step_and_scan)
     cdef Py_ssize_t n_dead
     cdef readonly long long n_compactions   # twin only: buffer compactions after removals
     cdef double** krow
@@ -103,6 +154,9 @@ cdef class OnlineSVMR:
         self.inv = NULL
         self.held = NULL
         self.dead = NULL
+        self.ut = NULL
+        self.lt = NULL
+        self.cand = NULL
         self.n_dead = 0
         self.krow = NULL
         self.pend_k = NULL
@@ -136,6 +190,9 @@ cdef class OnlineSVMR:
         free(self.inv)
         free(self.held)
         free(self.dead)
+        free(self.ut)
+        free(self.lt)
+        free(self.cand)
         free(self.pend_k)
         free(self.tmp_pos)
         free(self.tmp_keys)
@@ -187,6 +244,21 @@ cdef class OnlineSVMR:
             with gil:
                 raise MemoryError()
         self.dead = <char*> q
+        q = realloc(self.ut, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.ut = <double*> q
+        q = realloc(self.lt, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.lt = <double*> q
+        q = realloc(self.cand, cap * sizeof(Py_ssize_t))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.cand = <Py_ssize_t*> q
         q = realloc(self.pend_k, cap * sizeof(double))
         if q == NULL:
             with gil:
@@ -218,6 +290,11 @@ cdef class OnlineSVMR:
                 self.krow[p] = <double*> q
         self.cap = cap
         return 0
+
+    cdef inline void _thr(self, Py_ssize_t p) noexcept nogil:
+        """Refresh the Eq. (3) thresholds of p after inv[p] or alpha[p] changed."""
+        self.ut[p] = self.tol if (self.inv[p] and self.alpha[p] < self.C) else INFINITY
+        self.lt[p] = -self.tol if (self.inv[p] and self.alpha[p] > 0) else -INFINITY
 
     # ------------------------------------------------------------------ kernel rows
     cdef double* _row(self, Py_ssize_t p) except NULL nogil:
@@ -260,6 +337,7 @@ cdef class OnlineSVMR:
             return 0
         row = self._row(p)
         self.alpha[p] = a_new
+        self._thr(p)
         c = delta * self.y[p]
         for k in range(self.n):
             self.g[k] -= c * self.y[k] * row[k]
@@ -278,6 +356,7 @@ cdef class OnlineSVMR:
         delta = 0.0 - self.alpha[p]
         row = self._row(p)
         self.alpha[p] = 0.0
+        self._thr(p)
         c = delta * self.y[p]
         for k in range(self.n):
             self.g[k] -= c * self.y[k] * row[k]
@@ -302,7 +381,11 @@ cdef class OnlineSVMR:
                             double* best_gain) except -1 nogil:
         """Steps 12-14 on p (Eqs. 14, 15) fused with step 11's scan of the updated V.
 
-        The same arithmetic as ``_coordinate_step`` followed by a scan, in one pass."""
+        The same arithmetic as ``_coordinate_step`` followed by a scan.  One pass
+        (``refsvm_ramp_eq15``, two positions at a time) updates g by Eq. (15) and lists
+        the violators of Eq. (3) through the thresholds ut / lt; the gains of Eq. (13)
+        are computed for those few only, in increasing position, so ties still go to the
+        lowest id."""
         cdef double a_old = self.alpha[p]
         cdef double a_new = eq14(a_old, self.g[p], self.qd[p], self.C)
         cdef double delta = a_new - a_old
@@ -318,26 +401,28 @@ cdef class OnlineSVMR:
             return 0
         row = self._row(p)
         self.alpha[p] = a_new
+        self._thr(p)
         c = delta * self.y[p]
         # local copies of the pointers and constants (the compiler cannot hoist them)
         cdef double* g = self.g
         cdef const double* yv = self.y
         cdef const double* alpha = self.alpha
         cdef const double* qd = self.qd
-        cdef const char* inv = self.inv
-        cdef double C = self.C, tol = self.tol, a, gk, d, gain, bg = -INFINITY
+        cdef const double* ut = self.ut
+        cdef const double* lt = self.lt
+        cdef double C = self.C, a, gk, d, gain, bg = -INFINITY
         cdef Py_ssize_t n = self.n, bk = -1
-        for k in range(n):
-            gk = g[k] - c * yv[k] * row[k]                                       # Eq. (15)
-            g[k] = gk
-            if inv[k]:
-                a = alpha[k]
-                if (a < C and gk > tol) or (a > 0 and gk < -tol):                # Eq. (3)
-                    d = eq14(a, gk, qd[k], C) - a                                # Eq. (14)
-                    gain = gk * d - 0.5 * qd[k] * d * d                          # Eq. (13)
-                    if bk < 0 or gain > bg:
-                        bk = k
-                        bg = gain
+        cdef Py_ssize_t* cand = self.cand
+        cdef Py_ssize_t j, m = refsvm_ramp_eq15(g, yv, row, ut, lt, c, n, cand)   # Eq. (15)
+        for j in range(m):                           # the violators of Eq. (3), increasing k
+            k = cand[j]
+            gk = g[k]
+            a = alpha[k]
+            d = eq14(a, gk, qd[k], C) - a                                        # Eq. (14)
+            gain = gk * d - 0.5 * qd[k] * d * d                                  # Eq. (13)
+            if bk < 0 or gain > bg:                                              # lowest id on ties
+                bk = k
+                bg = gain
         best[0] = bk
         best_gain[0] = bg
         self.n_steps += 1
@@ -374,9 +459,11 @@ cdef class OnlineSVMR:
                     continue
                 if self.g[p] <= 2.0 and not self.inv[p] and not self.held[p]:
                     self.inv[p] = 1
+                    self._thr(p)
                     changed = True
                 elif self.g[p] > 2.0 and self.inv[p]:
                     self.inv[p] = 0
+                    self._thr(p)
                     self.held[p] = 1
                     self.tmp_pos[n_removed] = p
                     n_removed += 1
@@ -412,6 +499,7 @@ cdef class OnlineSVMR:
             p = self.tmp_keys[j].pos
             self.dead[p] = 1
             self.inv[p] = 0
+            self._thr(p)
             self.held[p] = 0
         self.n_dead += n_drop
         self.n_removed += n_drop
@@ -439,6 +527,8 @@ cdef class OnlineSVMR:
             self.qd[j] = self.qd[p]
             self.inv[j] = self.inv[p]
             self.held[j] = self.held[p]
+            self.ut[j] = self.ut[p]
+            self.lt[j] = self.lt[p]
             self.dead[j] = 0
             self.krow[j] = self.krow[p]
             if p != j:
@@ -492,6 +582,7 @@ cdef class OnlineSVMR:
         self.inv[new] = 0
         self.held[new] = 0
         self.dead[new] = 0
+        self._thr(new)
         self.krow[new] = NULL
         self.n += 1
         self.n_seen += 1
@@ -501,6 +592,7 @@ cdef class OnlineSVMR:
             for p in range(new + 1):
                 self.held[p] = 0
             self.inv[new] = 1                                    # step 5
+            self._thr(new)
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
         self._removal_step()                                     # Algorithm 2
@@ -712,6 +804,7 @@ cdef class OnlineSVMR:
             self.inv[p] = 1 if inv[p] else 0
             self.held[p] = 1 if held[p] else 0
             self.dead[p] = 0
+            self._thr(p)
         self.n = n
         for p in range(n):
             r = rows.get(int(ids[p]))
