@@ -577,24 +577,32 @@ cdef class IncrementalSVMState:
         return 0
 
     cdef int _rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
-        """r_i = sign * gamma_i (Eq. 7) for every example outside S."""
-        cdef Py_ssize_t n = self.n, k = self.k, i, j
-        cdef double yc = self.y[c], bb = self.beta[0], wj
-        cdef double* kj
+        """r_i = sign * gamma_i (Eq. 7) for every example (those in S are not used).
+
+        gamma_i = y_i ((y_c col_i + sum_j KS_ij w_j) + beta_b), w_j = beta_j y_{S_j}, the
+        sum from 0.0 left to right in j (the reference's order, bit for bit).  The sweep
+        is memory-bound (KS is n x |S|): four columns per pass, so that r is read and
+        written once per four columns; the first pass starts the sums (no zero fill),
+        the last one (with the 1-3 leftover columns) finishes gamma in the same loop."""
+        cdef Py_ssize_t n = self.n, k = self.k, i, j, last
+        cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
-        for j in range(k):
-            self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
+        cdef double* y = self.y
         cdef double w0, w1, w2, w3, acc
         cdef double* k0
         cdef double* k1
         cdef double* k2
         cdef double* k3
-        for i in range(n):
-            r[i] = 0.0
-        # r_i = sum_j KS_ij w_j, left to right in j (the reference's order); four
-        # columns per sweep so that r is read and written once per four columns
+        for j in range(k):
+            self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
+        if k == 0:
+            for i in range(n):
+                r[i] = sign * (y[i] * ((yc * col[i] + 0.0) + bb))
+            return 0
+        # the full groups of four before the last (possibly partial) group
+        last = ((k - 1) // 4) * 4
         j = 0
-        while j + 4 <= k:
+        while j < last:
             w0 = self.w[j]
             w1 = self.w[j + 1]
             w2 = self.w[j + 2]
@@ -603,20 +611,56 @@ cdef class IncrementalSVMState:
             k1 = self.KS[j + 1]
             k2 = self.KS[j + 2]
             k3 = self.KS[j + 3]
+            if j == 0:
+                for i in range(n):
+                    acc = 0.0 + k0[i] * w0
+                    acc = acc + k1[i] * w1
+                    acc = acc + k2[i] * w2
+                    r[i] = acc + k3[i] * w3
+            else:
+                for i in range(n):
+                    acc = r[i] + k0[i] * w0
+                    acc = acc + k1[i] * w1
+                    acc = acc + k2[i] * w2
+                    r[i] = acc + k3[i] * w3
+            j += 4
+        # the last 1-4 columns, and gamma
+        w0 = self.w[j]
+        k0 = self.KS[j]
+        if k - j == 4:
+            w1 = self.w[j + 1]
+            w2 = self.w[j + 2]
+            w3 = self.w[j + 3]
+            k1 = self.KS[j + 1]
+            k2 = self.KS[j + 2]
+            k3 = self.KS[j + 3]
             for i in range(n):
-                acc = r[i] + k0[i] * w0
+                acc = (r[i] if j else 0.0) + k0[i] * w0
                 acc = acc + k1[i] * w1
                 acc = acc + k2[i] * w2
-                r[i] = acc + k3[i] * w3
-            j += 4
-        while j < k:
-            wj = self.w[j]
-            kj = self.KS[j]
+                acc = acc + k3[i] * w3
+                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
+        elif k - j == 3:
+            w1 = self.w[j + 1]
+            w2 = self.w[j + 2]
+            k1 = self.KS[j + 1]
+            k2 = self.KS[j + 2]
             for i in range(n):
-                r[i] += kj[i] * wj
-            j += 1
-        for i in range(n):
-            r[i] = sign * (self.y[i] * ((yc * col[i] + r[i]) + bb))
+                acc = (r[i] if j else 0.0) + k0[i] * w0
+                acc = acc + k1[i] * w1
+                acc = acc + k2[i] * w2
+                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
+        elif k - j == 2:
+            w1 = self.w[j + 1]
+            k1 = self.KS[j + 1]
+            for i in range(n):
+                acc = (r[i] if j else 0.0) + k0[i] * w0
+                acc = acc + k1[i] * w1
+                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
+        else:
+            for i in range(n):
+                acc = (r[i] if j else 0.0) + k0[i] * w0
+                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
         return 0
 
     # ------------------------------------------------------------------ the adiabatic loop
