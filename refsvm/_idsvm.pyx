@@ -95,6 +95,10 @@ cdef class IncrementalSVMState:
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
     cdef double* lu
+    cdef double* rp             # row p of R while S[p - 1] leaves S
+    # spare kernel-column buffers of length cap (columns that left S), reused for joins
+    cdef double** pool
+    cdef Py_ssize_t npool
     cdef int* ipiv
     # column cache (see refsvm.idsvm.IncrementalSVMState._cache_put)
     cdef long long cache_bytes, stamp
@@ -131,6 +135,9 @@ cdef class IncrementalSVMState:
         self.nblk = 0
         self.capblk = 0
         self.lu = NULL
+        self.rp = NULL
+        self.pool = NULL
+        self.npool = 0
         self.ipiv = NULL
         self.cslot = NULL
         self.ccol = NULL
@@ -198,6 +205,9 @@ cdef class IncrementalSVMState:
         free(self.blk)
         free(self.blist)
         free(self.lu)
+        free(self.rp)
+        self._pool_clear()
+        free(self.pool)
         free(self.ipiv)
         if self.ccol != NULL:
             for j in range(self.ncache):
@@ -258,8 +268,39 @@ cdef class IncrementalSVMState:
             self.KS[j] = <double*> p
             for i in range(self.cap, cap):
                 self.KS[j][i] = 0.0
+        self._pool_clear()             # spare buffers of the old length
         self.cap = cap
         return 0
+
+    cdef double* _pool_get(self) except NULL nogil:
+        """A kernel-column buffer of length cap (entries n.. cap - 1 are set by _store_row
+        before they are read): a spare one, or a new one."""
+        cdef double* col
+        if self.npool > 0:
+            self.npool -= 1
+            return self.pool[self.npool]
+        col = <double*> malloc(self.cap * sizeof(double))
+        if col == NULL: _nomem()
+        return col
+
+    cdef void _pool_put(self, double* col) noexcept nogil:
+        """Keep the column buffer of a margin vector that left S (at most 8 spares)."""
+        if self.pool == NULL:
+            self.pool = <double**> malloc(8 * sizeof(double*))
+            if self.pool == NULL:
+                free(col)
+                return
+        if self.npool < 8:
+            self.pool[self.npool] = col
+            self.npool += 1
+        else:
+            free(col)
+
+    cdef void _pool_clear(self) noexcept nogil:
+        cdef Py_ssize_t j
+        for j in range(self.npool):
+            free(self.pool[j])
+        self.npool = 0
 
     cdef int _reserve_s(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` margin vectors (R of size need + 1)."""
@@ -296,6 +337,9 @@ cdef class IncrementalSVMState:
         p = _realloc(self.w, ld * sizeof(double))
         if p == NULL: _nomem()
         self.w = <double*> p
+        p = _realloc(self.rp, ld * sizeof(double))
+        if p == NULL: _nomem()
+        self.rp = <double*> p
         p = _realloc(self.lu, ld * ld * sizeof(double))
         if p == NULL: _nomem()
         self.lu = <double*> p
@@ -438,11 +482,8 @@ cdef class IncrementalSVMState:
             for a in range(k + 2):
                 for bb in range(k + 2):
                     R[a * ld + bb] = R[a * ld + bb] + (self.beta[a] * self.beta[bb]) / kappa
-        newcol = <double*> malloc(self.cap * sizeof(double))
-        if newcol == NULL: _nomem()
+        newcol = self._pool_get()
         memcpy(newcol, col, self.n * sizeof(double))
-        for a in range(self.n, self.cap):
-            newcol[a] = 0.0
         self.KS[k] = newcol
         self.S[k] = i
         self.k = k + 1
@@ -452,9 +493,12 @@ cdef class IncrementalSVMState:
 
     cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
         """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
-        cdef Py_ssize_t k = self.k, p = pos + 1, a, bb, ld = self.ldr, ra, rb
+        cdef Py_ssize_t k = self.k, p = pos + 1, a, bb, ld = self.ldr
         cdef double* R = self.R
-        cdef double rpp, mx = 0.0
+        cdef double rpp, rap, mx = 0.0
+        cdef double* rp = self.rp
+        cdef double* src
+        cdef double* dst
         cdef bint rebuild = False
         if k == 1:
             R[0] = 0.0
@@ -467,24 +511,22 @@ cdef class IncrementalSVMState:
             if fabs(rpp) <= EPS_RATE * mx:
                 rebuild = True
             else:
-                # update in place, then compact (rows/cols after p move up/left)
+                # update and compact in one pass: row a goes to row a - (a > p) and column
+                # bb to bb - (bb > p); row p is read from its copy rp, R_ap is read before
+                # its row is written, and every row is written only after it was read
+                for bb in range(k + 1):
+                    rp[bb] = R[p * ld + bb]
                 for a in range(k + 1):
                     if a == p:
                         continue
-                    for bb in range(k + 1):
-                        if bb == p:
-                            continue
-                        R[a * ld + bb] = R[a * ld + bb] - (R[a * ld + p] * R[p * ld + bb]) / rpp
-                for a in range(k + 1):
-                    if a == p:
-                        continue
-                    ra = a - 1 if a > p else a
-                    for bb in range(k + 1):
-                        if bb == p:
-                            continue
-                        rb = bb - 1 if bb > p else bb
-                        R[ra * ld + rb] = R[a * ld + bb]
-        free(self.KS[pos])
+                    src = R + a * ld
+                    dst = R + (a - 1) * ld if a > p else src
+                    rap = src[p]
+                    for bb in range(p):
+                        dst[bb] = src[bb] - (rap * rp[bb]) / rpp
+                    for bb in range(p + 1, k + 1):
+                        dst[bb - 1] = src[bb] - (rap * rp[bb]) / rpp
+        self._pool_put(self.KS[pos])
         for a in range(pos, k - 1):
             self.KS[a] = self.KS[a + 1]
             self.S[a] = self.S[a + 1]
