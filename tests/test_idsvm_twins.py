@@ -189,3 +189,21 @@ def test_column_cache_sizes(cache_size):
         assert len(b.get_state()["cached"]) > 0
     if cache_size == 0.002:
         assert len(b.get_state()["cached"]) <= 0.002 * 2**20 // (8 * 250)
+
+
+def test_pickle_after_unlearning():
+    """A state with unlearned examples pickles and continues exactly (the compiled twin
+    keeps a count of them), and still agrees with the reference."""
+    X, y = _stream(140, 11)
+    a, b = pair(2, False, 1.0, "rbf", {"gamma": 0.5})
+    for st in (a, b):
+        st.run(X, y, np.arange(70))
+        st.unlearn([3, 10, int(st.support_ids()[2])])
+    c = pickle.loads(pickle.dumps(b))
+    same(b, c, "pickled", rtol=0, atol=0)
+    for st in (a, b, c):
+        st.run(X, y, np.arange(70, 140))
+        st.unlearn([80, 100])
+    same(b, c, "continued", rtol=0, atol=0)
+    same(a, c, "reference")
+    np.testing.assert_array_equal(c.loo_decisions(), b.loo_decisions())
