@@ -90,7 +90,9 @@ cdef class IncrementalSVMState:
     cdef double* r
     cdef double* col
     cdef double* col2
-    cdef double* tb
+    cdef double* tb             # the join steps computed by _events pass 1 ...
+    cdef Py_ssize_t* tlist      # ... and their examples (ascending)
+    cdef Py_ssize_t ntl
     cdef signed char* blk       # anti-cycling: blocked from joining S (this operation)
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
@@ -132,6 +134,8 @@ cdef class IncrementalSVMState:
         self.col = NULL
         self.col2 = NULL
         self.tb = NULL
+        self.tlist = NULL
+        self.ntl = 0
         self.blk = NULL
         self.blist = NULL
         self.nblk = 0
@@ -206,6 +210,7 @@ cdef class IncrementalSVMState:
         free(self.col)
         free(self.col2)
         free(self.tb)
+        free(self.tlist)
         free(self.blk)
         free(self.blist)
         free(self.lu)
@@ -257,6 +262,9 @@ cdef class IncrementalSVMState:
         p = _realloc(self.tb, cap * sizeof(double))
         if p == NULL: _nomem()
         self.tb = <double*> p
+        p = _realloc(self.tlist, cap * sizeof(Py_ssize_t))
+        if p == NULL: _nomem()
+        self.tlist = <Py_ssize_t*> p
         p = _realloc(self.blk, cap * sizeof(signed char))
         if p == NULL: _nomem()
         self.blk = <signed char*> p
@@ -864,7 +872,7 @@ cdef class IncrementalSVMState:
                       Py_ssize_t* best_i) noexcept nogil:
         """Scan the events in the fixed order (see refsvm.idsvm._first_event).
         tmin = INFINITY (pass 1): the smallest step, first on exact ties; the join steps
-        are kept in tb.  Otherwise (pass 2): the first event whose step is within its
+        computed are kept in tb / tlist.  Otherwise (pass 2): the first event whose step is within its
         window eps / |rate| of tmin; best_t is then tmin."""
         cdef Py_ssize_t pos, s, i
         cdef double t, a, rr, x, ea = EPS_ALPHA * self.C
@@ -922,6 +930,8 @@ cdef class IncrementalSVMState:
                     return
                 best_t[0] = t
         cdef double* tb = self.tb
+        cdef Py_ssize_t* tlist = self.tlist
+        cdef Py_ssize_t q, ntl
         cdef double* r = self.r
         cdef double* g = self.g
         cdef signed char* status = self.status
@@ -930,15 +940,16 @@ cdef class IncrementalSVMState:
         cdef Py_ssize_t n = self.n, bi
         cdef int take
         if not first:
-            # pass 2 reads the steps pass 1 stored (INFINITY: not a candidate, or
-            # surely beyond its window).  A cheap test skips, without a division, the
-            # steps surely beyond their window: (t - tmin) |r| > 4 EPS_G (as t is a float
-            # > tmin, fl(tmin + EPS_G/|r|) < t then); a non-candidate gives inf or nan
-            # there and goes to the exact test
-            for i in range(n):
-                if (tb[i] - tmin) * fabs(r[i]) > 4.0 * EPS_G:
+            # pass 2 reads the steps pass 1 computed, ids ascending (the candidates it
+            # skipped are surely beyond their window).  A cheap test skips, without a
+            # division, the steps surely beyond their window: (t - tmin) |r| > 4 EPS_G
+            # (as t is a float > tmin, fl(tmin + EPS_G/|r|) < t then)
+            for q in range(self.ntl):
+                i = tlist[q]
+                t = tb[q]
+                if (t - tmin) * fabs(r[i]) > 4.0 * EPS_G:
                     continue
-                if tb[i] < INFINITY and tb[i] <= tmin + EPS_G / fabs(r[i]):
+                if t <= tmin + EPS_G / fabs(r[i]):
                     best_kind[0] = EV_JOIN
                     best_i[0] = i
                     return
@@ -951,8 +962,8 @@ cdef class IncrementalSVMState:
         # (unpredictable) set and sign, in one condition that is rarely true.
         best = best_t[0]
         bi = -1
+        ntl = 0
         for i in range(n):
-            tb[i] = INFINITY
             st = status[i]
             sd = <double> ((st == ERROR) - (st == REST))
             rr = r[i]
@@ -963,10 +974,13 @@ cdef class IncrementalSVMState:
                 t = -g[i] / rr
                 if t < 0.0:
                     t = 0.0
-                tb[i] = t
+                tb[ntl] = t
+                tlist[ntl] = i
+                ntl += 1
                 if t < best:
                     best = t
                     bi = i
+        self.ntl = ntl
         if bi >= 0:
             best_t[0] = best
             best_kind[0] = EV_JOIN
