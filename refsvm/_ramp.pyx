@@ -25,24 +25,23 @@ cnp.import_array()
 cdef extern from *:
     """
     /* refsvm._ramp, steps 11-14: Eq. (15) on every position of I, fused with a branch-free
-       filter for Eq. (3).  g[k] = g[k] - (c * y[k]) * row[k] (the reference's order of
-       operations, one rounding per operation, as a scalar loop); the positions k with
-       g[k] > ut[k] or g[k] < lt[k] (the violators, see OnlineSVMR.ut) are written to cand
-       in increasing order; returns their number.  SSE2 (baseline on x86-64) two positions at
-       a time, a plain loop elsewhere: the same IEEE operations either way. */
+       filter for Eq. (3).  srow is a signed kernel row, srow[k] = y_k k(x_p, x_k) with
+       y_k = +-1 (see OnlineSVMR.krow), so g[k] = g[k] - c * srow[k] is bit for bit the
+       reference's g[k] - (c * y_k) * k(x_p, x_k).  The positions k with g[k] > ut[k] or
+       g[k] < lt[k] (the violators, see OnlineSVMR.ut) are written to cand in increasing
+       order; returns their number.  SSE2 (baseline on x86-64) two positions at a time, a
+       plain loop elsewhere: the same IEEE operations either way. */
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
-    static Py_ssize_t refsvm_ramp_eq15(double* g, const double* y, const double* row,
+    static Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
                                        const double* ut, const double* lt, double c,
                                        Py_ssize_t n, Py_ssize_t* cand) {
         Py_ssize_t k = 0, m = 0;
     #if defined(__SSE2__)
         __m128d cv = _mm_set1_pd(c);
         for (; k + 2 <= n; k += 2) {
-            __m128d gk = _mm_sub_pd(_mm_loadu_pd(g + k),
-                                    _mm_mul_pd(_mm_mul_pd(cv, _mm_loadu_pd(y + k)),
-                                               _mm_loadu_pd(row + k)));
+            __m128d gk = _mm_sub_pd(_mm_loadu_pd(g + k), _mm_mul_pd(cv, _mm_loadu_pd(srow + k)));
             int mask;
             _mm_storeu_pd(g + k, gk);
             mask = _mm_movemask_pd(_mm_or_pd(_mm_cmpgt_pd(gk, _mm_loadu_pd(ut + k)),
@@ -54,14 +53,14 @@ cdef extern from *:
         }
     #endif
         for (; k < n; k++) {
-            double gk = g[k] - (c * y[k]) * row[k];
+            double gk = g[k] - c * srow[k];
             g[k] = gk;
             if (gk > ut[k] || gk < lt[k]) cand[m++] = k;
         }
         return m;
     }
     """
-    Py_ssize_t refsvm_ramp_eq15(double* g, const double* y, const double* row,
+    Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
                                 const double* ut, const double* lt, double c,
                                 Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
 
@@ -84,6 +83,11 @@ cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
     if x.id > z.id:
         return 1
     return 0
+
+
+cdef inline double sgn(double y) noexcept nogil:
+    """The sign the kernel rows carry for label y (y itself when y = +-1)."""
+    return -1.0 if y < 0 else 1.0
 
 
 cdef inline double eq14(double alpha, double g, double q, double C) noexcept nogil:
@@ -133,7 +137,12 @@ cdef class OnlineSVMR:
     cdef Py_ssize_t* cand     # the violators found by one step-11 scan (_step_and_scan)
     cdef Py_ssize_t n_dead
     cdef readonly long long n_compactions   # twin only: buffer compactions after removals
+    # Kernel rows of the support vectors, *signed*: krow[p][k] = s_k k(x_p, x_k) with
+    # s_k = sgn(y_k) (= y_k for labels +-1), so that Eq. (15) is g -= (delta y_p) krow[p]
+    # with no product by y_k (exactly the reference's (delta y_p y_k) k when |y_k| = 1).
+    # kernel_rows() and pickling give the unsigned values.
     cdef double** krow
+    cdef bint unit_y          # every label so far is +1 or -1 (else Eq. 15 multiplies by y_k)
     cdef double* pend_k
     cdef double pend_f
     cdef bint pending
@@ -159,6 +168,7 @@ cdef class OnlineSVMR:
         self.cand = NULL
         self.n_dead = 0
         self.krow = NULL
+        self.unit_y = True
         self.pend_k = NULL
         self.tmp_pos = NULL
         self.tmp_keys = NULL
@@ -309,13 +319,13 @@ cdef class OnlineSVMR:
                 raise MemoryError()
         for k in range(self.n):
             if k == p:
-                row[k] = self.qd[p]
+                row[k] = sgn(self.y[p]) * self.qd[p]
             elif self.dead[k]:
                 row[k] = 0.0                 # removed example: not in I, no evaluation
             elif self.krow[k] != NULL:
-                row[k] = self.krow[k][p]
+                row[k] = sgn(self.y[k]) * (sgn(self.y[p]) * self.krow[k][p])
             else:
-                row[k] = self.kern.k_rows(self.store, p, k)
+                row[k] = sgn(self.y[k]) * self.kern.k_rows(self.store, p, k)
         self.krow[p] = row
         self.n_row_builds += 1
         return row
@@ -339,12 +349,23 @@ cdef class OnlineSVMR:
         self.alpha[p] = a_new
         self._thr(p)
         c = delta * self.y[p]
-        for k in range(self.n):
-            self.g[k] -= c * self.y[k] * row[k]
+        self._eq15(c, row)
         self.n_steps += 1
         if a_new == 0.0:
             self._release_row(p)
         return 0
+
+    cdef inline void _eq15(self, double c, const double* row) noexcept nogil:
+        """Eq. (15) for every k in I: g_k -= (c y_k) k(x_p, x_k), c = delta y_p (signed row)."""
+        cdef Py_ssize_t k
+        cdef double* g = self.g
+        cdef const double* yv = self.y
+        if self.unit_y:
+            for k in range(self.n):
+                g[k] = g[k] - c * row[k]
+        else:
+            for k in range(self.n):
+                g[k] = g[k] - (c * yv[k]) * (sgn(yv[k]) * row[k])
 
     cdef int _unlearn(self, Py_ssize_t p) except -1 nogil:
         """Alg. 1 steps 24-25."""
@@ -358,8 +379,7 @@ cdef class OnlineSVMR:
         self.alpha[p] = 0.0
         self._thr(p)
         c = delta * self.y[p]
-        for k in range(self.n):
-            self.g[k] -= c * self.y[k] * row[k]
+        self._eq15(c, row)
         self._release_row(p)
         self.n_unlearned += 1
         return 0
@@ -405,7 +425,6 @@ cdef class OnlineSVMR:
         c = delta * self.y[p]
         # local copies of the pointers and constants (the compiler cannot hoist them)
         cdef double* g = self.g
-        cdef const double* yv = self.y
         cdef const double* alpha = self.alpha
         cdef const double* qd = self.qd
         cdef const double* ut = self.ut
@@ -413,7 +432,15 @@ cdef class OnlineSVMR:
         cdef double C = self.C, a, gk, d, gain, bg = -INFINITY
         cdef Py_ssize_t n = self.n, bk = -1
         cdef Py_ssize_t* cand = self.cand
-        cdef Py_ssize_t j, m = refsvm_ramp_eq15(g, yv, row, ut, lt, c, n, cand)   # Eq. (15)
+        cdef Py_ssize_t j, m = 0
+        if self.unit_y:
+            m = refsvm_ramp_eq15(g, row, ut, lt, c, n, cand)                    # Eq. (15)
+        else:
+            self._eq15(c, row)                                                  # Eq. (15)
+            for k in range(n):
+                if g[k] > ut[k] or g[k] < lt[k]:
+                    cand[m] = k
+                    m += 1
         for j in range(m):                           # the violators of Eq. (3), increasing k
             k = cand[j]
             gk = g[k]
@@ -573,9 +600,11 @@ cdef class OnlineSVMR:
         q = self.kern.k_rows(self.store, new, new)               # step 3: Q_ii
         for p in range(new):
             if self.krow[p] != NULL:
-                self.krow[p][new] = self.pend_k[p]
+                self.krow[p][new] = sgn(yy) * self.pend_k[p]
         self.ids[new] = self.n_seen
         self.y[new] = yy
+        if yy != 1.0 and yy != -1.0:
+            self.unit_y = False
         self.alpha[new] = 0.0
         self.g[new] = 1.0 - yy * self.pend_f
         self.qd[new] = q
@@ -771,7 +800,8 @@ cdef class OnlineSVMR:
         out = {}
         for p in live:
             if self.krow[p] != NULL:
-                out[int(self.ids[p])] = np.array([self.krow[p][k] for k in live])
+                out[int(self.ids[p])] = np.array([sgn(self.y[k]) * self.krow[p][k]
+                                                  for k in live])
         return out
 
     # ------------------------------------------------------------------ pickling
@@ -798,6 +828,8 @@ cdef class OnlineSVMR:
             self.store.append(X, p)
             self.ids[p] = ids[p]
             self.y[p] = y[p]
+            if y[p] != 1.0 and y[p] != -1.0:
+                self.unit_y = False
             self.alpha[p] = alpha[p]
             self.g[p] = g[p]
             self.qd[p] = qd[p]
@@ -813,7 +845,7 @@ cdef class OnlineSVMR:
                 if self.krow[p] == NULL:
                     raise MemoryError()
                 for k in range(n):
-                    self.krow[p][k] = r[k]
+                    self.krow[p][k] = sgn(y[k]) * r[k]
         (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds, self.n_unlearned,
          self.n_removed, self.n_gain_stops, self.n_row_builds, self.gain_stopped,
          self.kern.n_evals) = counters

@@ -155,6 +155,33 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m):
         assert b.n_compactions > 0
 
 
+@pytest.mark.parametrize("first_odd", [0, 60])
+def test_twins_agree_with_labels_other_than_plus_minus_one(first_odd):
+    """The twin keeps its kernel rows signed by y and drops the product by y_k from
+    Eq. (15) while every label is +-1; labels of other sizes (from the first example, or
+    from the 61st on, with signed rows already kept) must give the reference's arithmetic
+    too, also through a pickle round trip.  (Sizes far from 1 make Algorithm 1 cycle,
+    since Eq. 14 then divides by k(x, x) instead of y^2 k(x, x): both twins alike.)"""
+    X, y = drift_stream(2)
+    y = y * np.where(np.arange(y.shape[0]) >= first_odd,
+                     np.random.RandomState(7).choice([0.999, 1.0, 1.001], y.shape[0]), 1.0)
+    params = dict(C=1.0, gamma=0.5, tol=1e-3, min_gain=1e-5, max_non_sv=10)
+    a = ramp.OnlineSVMR(2, False, **params)
+    b = _ramp.OnlineSVMR(2, False, **params)
+    for t in range(y.shape[0]):
+        a.step(X[t], y[t])
+        b.step(X[t], y[t])
+        compare_states(a.get_state(), b.get_state(), f"example {t}")
+        ra, rb = a.kernel_rows(), b.kernel_rows()
+        assert ra.keys() == rb.keys()
+        for i in ra:
+            np.testing.assert_allclose(ra[i], rb[i], rtol=1e-10, atol=1e-12)
+        if t == 90:
+            b = pickle.loads(pickle.dumps(b))
+    s = a.get_state()
+    assert s["n_steps"] > 0 and s["n_unlearned"] > 0 and s["n_removed"] > 0
+
+
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
 def test_run_equals_steps_and_pickles(mod):
     X, y = noisy_gauss(80, 5)
