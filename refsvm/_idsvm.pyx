@@ -93,6 +93,7 @@ cdef class IncrementalSVMState:
     cdef double* tb             # the join steps computed by _events pass 1 ...
     cdef Py_ssize_t* tlist      # ... and their examples (ascending)
     cdef Py_ssize_t ntl
+    cdef Py_ssize_t* idx        # ids whose kernel value is to be evaluated
     cdef signed char* blk       # anti-cycling: blocked from joining S (this operation)
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
@@ -135,6 +136,7 @@ cdef class IncrementalSVMState:
         self.col2 = NULL
         self.tb = NULL
         self.tlist = NULL
+        self.idx = NULL
         self.ntl = 0
         self.blk = NULL
         self.blist = NULL
@@ -211,6 +213,7 @@ cdef class IncrementalSVMState:
         free(self.col2)
         free(self.tb)
         free(self.tlist)
+        free(self.idx)
         free(self.blk)
         free(self.blist)
         free(self.lu)
@@ -265,6 +268,9 @@ cdef class IncrementalSVMState:
         p = _realloc(self.tlist, cap * sizeof(Py_ssize_t))
         if p == NULL: _nomem()
         self.tlist = <Py_ssize_t*> p
+        p = _realloc(self.idx, cap * sizeof(Py_ssize_t))
+        if p == NULL: _nomem()
+        self.idx = <Py_ssize_t*> p
         p = _realloc(self.blk, cap * sizeof(signed char))
         if p == NULL: _nomem()
         self.blk = <signed char*> p
@@ -446,31 +452,42 @@ cdef class IncrementalSVMState:
     cdef int _column(self, Py_ssize_t c, double* out, int mode) except -1 nogil:
         """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids).  mode 0: evaluate
         all; mode 1: the S and E values are already in ``out`` (arrival); mode 2: take
-        the S values from the cached columns (row c)."""
-        cdef Py_ssize_t i, j, L = 0
+        the S values from the cached columns (row c).  Precedence, as in the reference:
+        unlearned (0), c itself (k(x_c, x_c)), the first L ids from c's cached column,
+        the values already known, a kernel evaluation.  The ids to evaluate are collected
+        first without branching on their (unpredictable) set, then evaluated."""
+        cdef Py_ssize_t i, j, L = 0, m = 0, n = self.n
         cdef double* cached = NULL
+        cdef Py_ssize_t* idx = self.idx
+        cdef signed char st
+        cdef int skip
         if self.cslot[c] >= 0:
             cached = self.ccol[self.cslot[c]]
-            L = self.clen[self.cslot[c]]
+            L = min(self.clen[self.cslot[c]], n)
         if mode == 2:
-            for i in range(self.n):
+            for i in range(n):
                 self.r[i] = 0.0          # r used as a "known" marker scratch
             for j in range(self.k):
                 out[self.S[j]] = self.KS[j][c]
                 self.r[self.S[j]] = 1.0
-        for i in range(self.n):
-            if self.status[i] == GONE:
-                out[i] = 0.0
-            elif i == c:
-                out[i] = self.kdiag[c]
-            elif i < L:
-                out[i] = cached[i]
-            elif mode == 1 and (self.status[i] == MARGIN or self.status[i] == ERROR):
-                pass
-            elif mode == 2 and self.r[i] == 1.0:
-                pass
-            else:
-                out[i] = self.kern.k_rows(self.store, i, c)
+        if L > 0:
+            memcpy(out, cached, L * sizeof(double))
+        for i in range(L, n):
+            st = self.status[i]
+            skip = (st == GONE) | (i == c)
+            if mode == 1:
+                skip = skip | (st == MARGIN) | (st == ERROR)
+            elif mode == 2:
+                skip = skip | (self.r[i] == 1.0)
+            idx[m] = i
+            m += 1 - skip
+        for j in range(m):
+            out[idx[j]] = self.kern.k_rows(self.store, idx[j], c)
+        if self.ngone:
+            for i in range(n):
+                if self.status[i] == GONE:
+                    out[i] = 0.0
+        out[c] = self.kdiag[c]
         self._cache_drop(c)
         return 0
 
@@ -1140,17 +1157,24 @@ cdef class IncrementalSVMState:
 
     cdef int _step_stored(self, double yc) except -1 nogil:
         """Learn the row just appended to the store."""
-        cdef Py_ssize_t c = self._store_row(yc), i, j
+        cdef Py_ssize_t c = self._store_row(yc), i, j, m
         cdef double f, kv
+        cdef signed char st
         self.kdiag[c] = self.kern.k_rows(self.store, c, c)
         if fabs(self.kdiag[c]) > self.kscale:
             self.kscale = fabs(self.kdiag[c])
-        f = self.b
+        # the support vectors (ids ascending, collected without branching on the set)
+        m = 0
         for i in range(c):
-            if self.status[i] == MARGIN or self.status[i] == ERROR:
-                kv = self.kern.k_rows(self.store, i, c)
-                self.col[i] = kv
-                f += self.alpha[i] * self.y[i] * kv
+            st = self.status[i]
+            self.idx[m] = i
+            m += (st == MARGIN) | (st == ERROR)
+        f = self.b
+        for j in range(m):
+            i = self.idx[j]
+            kv = self.kern.k_rows(self.store, i, c)
+            self.col[i] = kv
+            f += self.alpha[i] * self.y[i] * kv
         self.g[c] = self.y[c] * f - 1.0
         for j in range(self.k):
             self.KS[j][c] = self.col[self.S[j]]
