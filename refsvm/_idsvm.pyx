@@ -498,6 +498,9 @@ cdef class IncrementalSVMState:
         cdef Py_ssize_t k = self.k, a, bb, ld
         cdef double* R
         cdef double* newcol
+        cdef double* bt
+        cdef double* row
+        cdef double ba
         self._reserve_s(k + 1)
         ld = self.ldr
         R = self.R
@@ -511,12 +514,23 @@ cdef class IncrementalSVMState:
                 R[a * ld + k + 1] = 0.0
                 R[(k + 1) * ld + a] = 0.0
             R[(k + 1) * ld + k + 1] = 0.0
-            self.beta[k + 1] = 1.0
+            bt = self.beta
+            bt[k + 1] = 1.0
             for a in range(k + 2):
+                ba = bt[a]
+                row = R + a * ld
                 for bb in range(k + 2):
-                    R[a * ld + bb] = R[a * ld + bb] + (self.beta[a] * self.beta[bb]) / kappa
-        newcol = self._pool_get()
-        memcpy(newcol, col, self.n * sizeof(double))
+                    row[bb] = row[bb] + (ba * bt[bb]) / kappa
+        # the column: the work buffer it is in becomes S's (a spare one replaces it)
+        if col == <const double*> self.col:
+            newcol = self.col
+            self.col = self._pool_get()
+        elif col == <const double*> self.col2:
+            newcol = self.col2
+            self.col2 = self._pool_get()
+        else:
+            newcol = self._pool_get()
+            memcpy(newcol, col, self.n * sizeof(double))
         self.KS[k] = newcol
         self.S[k] = i
         self.k = k + 1
