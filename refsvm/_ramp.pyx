@@ -46,19 +46,25 @@ cdef extern from *:
                                             Py_ssize_t n, Py_ssize_t* cand) {
         Py_ssize_t k = 0, m = 0;
         __m256d cv = _mm256_set1_pd(c);
-        for (; k + 4 <= n; k += 4) {
-            __m256d gk = _mm256_sub_pd(_mm256_loadu_pd(g + k),
+        for (; k + 8 <= n; k += 8) {      /* two vectors, one branch */
+            __m256d g0 = _mm256_sub_pd(_mm256_loadu_pd(g + k),
                                        _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k)));
+            __m256d g1 = _mm256_sub_pd(_mm256_loadu_pd(g + k + 4),
+                                       _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k + 4)));
             int mask;
-            _mm256_storeu_pd(g + k, gk);
+            _mm256_storeu_pd(g + k, g0);
+            _mm256_storeu_pd(g + k + 4, g1);
             mask = _mm256_movemask_pd(
-                _mm256_or_pd(_mm256_cmp_pd(gk, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
-                             _mm256_cmp_pd(gk, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)));
+                       _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
+                                    _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
+                | (_mm256_movemask_pd(
+                       _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
+                                    _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
+                   << 4);
             if (mask) {
-                if (mask & 1) cand[m++] = k;
-                if (mask & 2) cand[m++] = k + 1;
-                if (mask & 4) cand[m++] = k + 2;
-                if (mask & 8) cand[m++] = k + 3;
+                int b;
+                for (b = 0; b < 8; b++)
+                    if (mask & (1 << b)) cand[m++] = k + b;
             }
         }
         for (; k < n; k++) {
