@@ -320,8 +320,9 @@ cdef class PAmState(_LinearState):
 cdef class PegasosState(_LinearState):
     """Twin of :class:`refsvm.linear.PegasosState`, with w stored as s · v.
 
-    ``w_`` holds v; ``s`` the scale; ``vnorm2`` = ||v||² kept incrementally
-    (recomputed exactly whenever a step touches all of v anyway).
+    ``w_`` holds v; ``s`` the scale; ``vnorm2`` = ||v||², kept incrementally
+    when ``project`` needs it (recomputed exactly whenever a step touches all
+    of v anyway).
     """
 
     cdef public double lam
@@ -407,7 +408,8 @@ cdef class PegasosState(_LinearState):
                     vx = 0.0
                 self._shrink(shrink)
                 a = eta * y / self.s
-                self.vnorm2 += 2.0 * a * vx + a * a * row_sqnorm(val, n)
+                if self.project:  # ||v||² is needed only by the projection
+                    self.vnorm2 += 2.0 * a * vx + a * a * row_sqnorm(val, n)
                 row_axpy(&self.w_[0], a, idx, val, n)
                 if self.fit_intercept:
                     self.b += eta * y

@@ -89,7 +89,8 @@ def load_backend(backend, reference, compiled):
 
 def as_csr(X):
     """A canonical CSR matrix: float64 data, int32 sorted indices, no duplicates."""
-    X = sp.csr_matrix(X, dtype=np.float64)
+    if not (isinstance(X, sp.csr_matrix) and X.dtype == np.float64):
+        X = sp.csr_matrix(X, dtype=np.float64)
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
