@@ -182,38 +182,12 @@ cdef class KernelPA:
         return self.kern.n_evals
 
     def decision_function(self, X):
-        cdef Py_ssize_t r, j, m = X.shape[0]
-        cdef double f
-        cdef double[::1] out = np.zeros(m)
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const Py_ssize_t[::1] indptr
-        cdef KernelSpec* spec = &self.kern.spec
-        if m == 0:
-            return np.asarray(out)
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
-            with nogil:
-                for r in range(m):
-                    f = 0.0
-                    for j in range(self.n):
-                        f += self.coef[j] * self.store.kernel_row_csr(
-                            spec, j, &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL,
-                            &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL,
-                            indptr[r + 1] - indptr[r])
-                    out[r] = f
-        else:
-            Xd = X
-            with nogil:
-                for r in range(m):
-                    f = 0.0
-                    for j in range(self.n):
-                        f += self.coef[j] * self.store.kernel_row_dense(spec, j, &Xd[r, 0])
-                    out[r] = f
-        return np.asarray(out)
+        """f(x) = sum_j coef_j k(x_j, x) for every row; not counted."""
+        cdef Py_ssize_t j
+        cdef double[::1] coef = np.empty(self.n)
+        for j in range(self.n):
+            coef[j] = self.coef[j]
+        return self.store.expansion(self.kern, coef, X)
 
     def support(self):
         ids = np.array([self.ids[j] for j in range(self.n)], dtype=np.int64)

@@ -287,6 +287,52 @@ cdef class RowStore:
             indices, data = np.zeros(0, np.int32), np.zeros(0)
         return sp.csr_matrix((data, indices, indptr), shape=(len(got), self.n_features))
 
+    def expansion(self, CKernel kern, coef, X):
+        """f(x) = sum_j coef[j] k(row_j, x) for every row of X (same format as the store).
+
+        Only the first ``len(coef)`` stored rows take part; rows whose
+        coefficient is 0 are skipped.  Prediction: the evaluations are not counted.
+        """
+        cdef const double[::1] c = np.ascontiguousarray(coef, dtype=np.float64)
+        cdef Py_ssize_t r, j, m = X.shape[0], n = c.shape[0]
+        cdef double f
+        cdef double[::1] out = np.zeros(m)
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const Py_ssize_t[::1] indptr
+        cdef const int* xi
+        cdef const double* xv
+        cdef KernelSpec* spec = &kern.spec
+        if n > self.n_rows:
+            raise ValueError("more coefficients than stored rows")
+        if m == 0:
+            return np.asarray(out)
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            with nogil:
+                for r in range(m):
+                    xi = &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
+                    xv = &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
+                    f = 0.0
+                    for j in range(n):
+                        if c[j] != 0.0:
+                            f += c[j] * self.kernel_row_csr(spec, j, xi, xv,
+                                                            indptr[r + 1] - indptr[r])
+                    out[r] = f
+        else:
+            Xd = X
+            with nogil:
+                for r in range(m):
+                    f = 0.0
+                    for j in range(n):
+                        if c[j] != 0.0:
+                            f += c[j] * self.kernel_row_dense(spec, j, &Xd[r, 0])
+                    out[r] = f
+        return np.asarray(out)
+
     def __len__(self):
         return self.n_rows
 

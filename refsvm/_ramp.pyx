@@ -756,42 +756,11 @@ cdef class OnlineSVMR:
 
     def decision_function(self, X):
         """f(x) (Eq. 4) for every row; not counted."""
-        cdef Py_ssize_t r, p, m = X.shape[0]
-        cdef double f
-        cdef double[::1] out = np.zeros(m)
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const Py_ssize_t[::1] indptr
-        cdef KernelSpec* spec = &self.kern.spec
-        if m == 0:
-            return np.asarray(out)
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
-            with nogil:
-                for r in range(m):
-                    f = 0.0
-                    for p in range(self.n):
-                        if self.alpha[p] != 0.0:
-                            f += (self.y[p] * self.alpha[p]) * self.store.kernel_row_csr(
-                                spec, p,
-                                &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL,
-                                &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL,
-                                indptr[r + 1] - indptr[r])
-                    out[r] = f
-        else:
-            Xd = X
-            with nogil:
-                for r in range(m):
-                    f = 0.0
-                    for p in range(self.n):
-                        if self.alpha[p] != 0.0:
-                            f += (self.y[p] * self.alpha[p]) * self.store.kernel_row_dense(
-                                spec, p, &Xd[r, 0])
-                    out[r] = f
-        return np.asarray(out)
+        cdef Py_ssize_t p
+        cdef double[::1] coef = np.empty(self.n)
+        for p in range(self.n):
+            coef[p] = self.y[p] * self.alpha[p]
+        return self.store.expansion(self.kern, coef, X)
 
     # ------------------------------------------------------------------ read-outs
     def _alive(self):
