@@ -86,11 +86,17 @@ cdef class KernelPA:
         self.cap = cap
         return 0
 
-    cdef int _step_dense(self, const double* x, double y) except -1 nogil:
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        """One example: a CSR row (xi, xv, nnz) when the store is sparse, else the
+        dense row xv (xi and nnz unused)."""
         cdef Py_ssize_t j
         cdef double f = 0.0, loss, kxx, tau
         for j in range(self.n):
-            f += self.coef[j] * self.kern.k_row_dense(self.store, j, x)
+            if self.sparse:
+                f += self.coef[j] * self.kern.k_row_csr(self.store, j, xi, xv, nnz)
+            else:
+                f += self.coef[j] * self.kern.k_row_dense(self.store, j, xv)
         loss = 1.0 - y * f
         if loss < 0.0:
             loss = 0.0
@@ -99,37 +105,17 @@ cdef class KernelPA:
         self.cumulative_loss += loss
         if loss > 0.0:
             self.kern.n_evals += 1
-            kxx = kernel_dense(&self.kern.spec, x, x, self.n_features)
+            if self.sparse:
+                kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz)
+            else:
+                kxx = kernel_dense(&self.kern.spec, xv, xv, self.n_features)
             tau = pa_tau(self.variant, loss, kxx, self.C)
             if tau > 0.0:
                 self._reserve()
-                self.store.append_dense(x)
-                self.ids[self.n] = self.n_seen
-                self.coef[self.n] = tau * y
-                self.n += 1
-                self.n_updates += 1
-        self.n_seen += 1
-        return 0
-
-    cdef int _step_csr(self, const int* xi, const double* xv, Py_ssize_t nnz,
-                       double y) except -1 nogil:
-        cdef Py_ssize_t j
-        cdef double f = 0.0, loss, kxx, tau
-        for j in range(self.n):
-            f += self.coef[j] * self.kern.k_row_csr(self.store, j, xi, xv, nnz)
-        loss = 1.0 - y * f
-        if loss < 0.0:
-            loss = 0.0
-        if y * f <= 0.0:
-            self.n_mistakes += 1
-        self.cumulative_loss += loss
-        if loss > 0.0:
-            self.kern.n_evals += 1
-            kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz)
-            tau = pa_tau(self.variant, loss, kxx, self.C)
-            if tau > 0.0:
-                self._reserve()
-                self.store.append_csr(xi, xv, nnz)
+                if self.sparse:
+                    self.store.append_csr(xi, xv, nnz)
+                else:
+                    self.store.append_dense(xv)
                 self.ids[self.n] = self.n_seen
                 self.coef[self.n] = tau * y
                 self.n += 1
@@ -143,11 +129,11 @@ cdef class KernelPA:
         if self.sparse:
             xi = np.ascontiguousarray(x.indices, dtype=np.int32)
             xv = np.ascontiguousarray(x.data, dtype=np.float64)
-            self._step_csr(&xi[0] if xi.shape[0] else NULL, &xv[0] if xv.shape[0] else NULL,
-                           xi.shape[0], y)
+            self._step(&xi[0] if xi.shape[0] else NULL, &xv[0] if xv.shape[0] else NULL,
+                       xi.shape[0], y)
         else:
             xd = np.ascontiguousarray(x, dtype=np.float64)
-            self._step_dense(&xd[0], y)
+            self._step(NULL, &xd[0], 0, y)
 
     def run(self, X, y, order):
         cdef const double[:, ::1] Xd
@@ -166,8 +152,8 @@ cdef class KernelPA:
                     i = od[t]
                     start = indptr[i]
                     stop = indptr[i + 1]
-                    self._step_csr(&indices[start] if stop > start else NULL,
-                                   &data[start] if stop > start else NULL, stop - start, yv[i])
+                    self._step(&indices[start] if stop > start else NULL,
+                               &data[start] if stop > start else NULL, stop - start, yv[i])
         else:
             Xd = X
             if Xd.shape[0] == 0:
@@ -175,7 +161,7 @@ cdef class KernelPA:
             with nogil:
                 for t in range(od.shape[0]):
                     i = od[t]
-                    self._step_dense(&Xd[i, 0], yv[i])
+                    self._step(NULL, &Xd[i, 0], 0, yv[i])
 
     @property
     def n_kernel_evals(self):
