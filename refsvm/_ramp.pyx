@@ -112,6 +112,17 @@ cdef extern from *:
                                 const double* ut, const double* lt, double c,
                                 Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define refsvm_ramp_prefetch(p) __builtin_prefetch(p)
+    #else
+    #define refsvm_ramp_prefetch(p) ((void)0)
+    #endif
+    """
+    void refsvm_ramp_prefetch(const void* p) noexcept nogil
+
+
 cdef struct RemKey:
     double key
     long long id
@@ -165,7 +176,8 @@ cdef class OnlineSVMR:
     cdef CKernel kern
     cdef readonly Py_ssize_t n_features
     cdef readonly bint sparse
-    cdef readonly double C, tol, min_gain
+    cdef readonly double C, tol, min_gain, shrink_margin
+    cdef readonly bint shrinking
     cdef readonly long long max_non_sv
     cdef Py_ssize_t n, cap
     cdef long long* ids
@@ -183,6 +195,15 @@ cdef class OnlineSVMR:
     cdef double* ut
     cdef double* lt
     cdef Py_ssize_t* cand     # the violators found by one step-11 scan (_step_and_scan)
+    # shrinking (see _optimize_shrunk): the working set A and the rest of I as position
+    # lists, the net step D_p of every coordinate moved since the last synchronisation
+    # (dsum), and those coordinates in the order they first moved (tlist, flag tch)
+    cdef Py_ssize_t* apos
+    cdef double* gsave
+    cdef Py_ssize_t* tlist
+    cdef double* dsum
+    cdef char* tch
+    cdef Py_ssize_t* svpos    # _row: the positions whose rows are kept
     cdef Py_ssize_t n_dead
     cdef readonly long long n_compactions   # twin only: buffer compactions after removals
     # Kernel rows of the support vectors, *signed*: krow[p][k] = s_k k(x_p, x_k) with
@@ -197,7 +218,7 @@ cdef class OnlineSVMR:
     cdef Py_ssize_t* tmp_pos
     cdef RemKey* tmp_keys
     cdef readonly long long n_seen, n_updates, n_steps, n_cccp_rounds, n_unlearned
-    cdef readonly long long n_removed, n_gain_stops, n_row_builds
+    cdef readonly long long n_removed, n_gain_stops, n_row_builds, n_shrink_rounds, n_shrunk
     cdef readonly bint gain_stopped
 
     def __cinit__(self, *args, **kwargs):
@@ -214,6 +235,12 @@ cdef class OnlineSVMR:
         self.ut = NULL
         self.lt = NULL
         self.cand = NULL
+        self.apos = NULL
+        self.gsave = NULL
+        self.tlist = NULL
+        self.dsum = NULL
+        self.tch = NULL
+        self.svpos = NULL
         self.n_dead = 0
         self.krow = NULL
         self.unit_y = True
@@ -223,12 +250,15 @@ cdef class OnlineSVMR:
         self.pending = False
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1):
+                 coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
+                 shrink_margin=0.1):
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
         self.tol = tol
         self.min_gain = min_gain
+        self.shrinking = shrinking
+        self.shrink_margin = shrink_margin
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kern = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -251,6 +281,12 @@ cdef class OnlineSVMR:
         free(self.ut)
         free(self.lt)
         free(self.cand)
+        free(self.apos)
+        free(self.gsave)
+        free(self.tlist)
+        free(self.dsum)
+        free(self.tch)
+        free(self.svpos)
         free(self.pend_k)
         free(self.tmp_pos)
         free(self.tmp_keys)
@@ -317,6 +353,36 @@ cdef class OnlineSVMR:
             with gil:
                 raise MemoryError()
         self.cand = <Py_ssize_t*> q
+        q = realloc(self.apos, cap * sizeof(Py_ssize_t))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.apos = <Py_ssize_t*> q
+        q = realloc(self.gsave, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.gsave = <double*> q
+        q = realloc(self.tlist, cap * sizeof(Py_ssize_t))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.tlist = <Py_ssize_t*> q
+        q = realloc(self.dsum, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.dsum = <double*> q
+        q = realloc(self.tch, cap * sizeof(char))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.tch = <char*> q
+        q = realloc(self.svpos, cap * sizeof(Py_ssize_t))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.svpos = <Py_ssize_t*> q
         q = realloc(self.pend_k, cap * sizeof(double))
         if q == NULL:
             with gil:
@@ -357,10 +423,12 @@ cdef class OnlineSVMR:
     # ------------------------------------------------------------------ kernel rows
     cdef double* _row(self, Py_ssize_t p) except NULL nogil:
         """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
-        cdef Py_ssize_t k
+        cdef Py_ssize_t k, j, ns = 0
         cdef double* row
-        if self.krow[p] != NULL:
-            return self.krow[p]
+        cdef double** krow = self.krow
+        cdef Py_ssize_t* sv = self.svpos
+        if krow[p] != NULL:
+            return krow[p]
         row = <double*> malloc(self.cap * sizeof(double))
         if row == NULL:
             with gil:
@@ -370,11 +438,19 @@ cdef class OnlineSVMR:
                 row[k] = sgn(self.y[p]) * self.qd[p]
             elif self.dead[k]:
                 row[k] = 0.0                 # removed example: not in I, no evaluation
-            elif self.krow[k] != NULL:
-                row[k] = sgn(self.y[k]) * (sgn(self.y[p]) * self.krow[k][p])
+            elif krow[k] != NULL:
+                sv[ns] = k                   # symmetric value, read below
+                ns += 1
             else:
                 row[k] = sgn(self.y[k]) * self.kern.k_rows(self.store, p, k)
-        self.krow[p] = row
+        # the symmetric values krow[k][p] sit in as many rows as there are kept rows, one
+        # cache miss each: fetch them a few rows ahead
+        for j in range(ns):
+            if j + 8 < ns:
+                refsvm_ramp_prefetch(&krow[sv[j + 8]][p])
+            k = sv[j]
+            row[k] = sgn(self.y[k]) * (sgn(self.y[p]) * krow[k][p])
+        krow[p] = row
         self.n_row_builds += 1
         return row
 
@@ -508,6 +584,8 @@ cdef class OnlineSVMR:
     cdef int _optimize_on_v(self) except -1 nogil:
         cdef Py_ssize_t p, best = -1
         cdef double best_gain = -INFINITY
+        if self.shrinking:
+            return self._optimize_shrunk()
         for p in range(self.n):                                  # step 10: scan V
             if self.inv[p]:
                 self._consider(p, &best, &best_gain)
@@ -519,6 +597,111 @@ cdef class OnlineSVMR:
                 self.gain_stopped = True
                 return 0
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
+
+    cdef int _optimize_shrunk(self) except -1 nogil:
+        """Steps 10-15 with shrinking; see ``refsvm.ramp.OnlineSVMR._optimize_shrunk``.
+
+        Rounds.  One scan of I splits V into the working set A (V minus the members at a
+        bound whose Eq. (3) holds by more than ``shrink_margin``: alpha = 0 with
+        g < -margin, alpha = C with g > margin) and the rest, and picks the best violator
+        of V (step 10; every violator is in A).  Steps 11-14 then run on A, with Eq. (15)
+        on A only; at the end of the round Eq. (15) is applied to the rest of I at once,
+        with the net step D_p of every coordinate moved in the round (first moved first).
+        The round's last scan starts the next round."""
+        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, m, best
+        cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
+        cdef double gain, bg
+        cdef double* g = self.g
+        cdef const double* alpha = self.alpha
+        cdef const double* qd = self.qd
+        cdef const double* ut = self.ut
+        cdef const double* lt = self.lt
+        cdef const double* yv = self.y
+        cdef Py_ssize_t* A = self.apos
+        cdef Py_ssize_t* cand = self.cand
+        cdef double* gsave = self.gsave
+        cdef double* row
+        while True:
+            na = 0
+            nv = 0
+            best = -1
+            bg = -INFINITY
+            for p in range(n):                                   # step 10 on V; the set A
+                if not self.inv[p]:
+                    continue
+                nv += 1
+                if not ((alpha[p] == 0.0 and g[p] < -theta) or (alpha[p] == C and g[p] > theta)):
+                    A[na] = p
+                    na += 1
+                    self._consider(p, &best, &bg)
+            if best < 0:
+                return 0
+            if bg < self.min_gain:                               # gain rule
+                self.n_gain_stops += 1
+                self.gain_stopped = True
+                return 0
+            self.n_shrink_rounds += 1
+            self.n_shrunk += nv - na
+            nt = 0
+            while best >= 0 and bg >= self.min_gain:             # steps 11-14 on A
+                p = best
+                a_old = alpha[p]
+                a_new = eq14(a_old, g[p], qd[p], C)              # Eq. (14)
+                delta = a_new - a_old
+                if delta == 0.0:
+                    break
+                row = self._row(p)
+                self.alpha[p] = a_new
+                self._thr(p)
+                if not self.tch[p]:
+                    self.tch[p] = 1
+                    self.dsum[p] = 0.0
+                    self.tlist[nt] = p
+                    nt += 1
+                self.dsum[p] += delta
+                c = delta * yv[p]
+                m = 0
+                if self.unit_y:
+                    for j in range(na):                          # Eq. (15) on A
+                        k = A[j]
+                        gk = g[k] - c * row[k]
+                        g[k] = gk
+                        if gk > ut[k] or gk < lt[k]:
+                            cand[m] = k
+                            m += 1
+                else:
+                    for j in range(na):
+                        k = A[j]
+                        gk = g[k] - (c * yv[k]) * (sgn(yv[k]) * row[k])
+                        g[k] = gk
+                        if gk > ut[k] or gk < lt[k]:
+                            cand[m] = k
+                            m += 1
+                best = -1
+                bg = -INFINITY
+                for j in range(m):                               # step 11: Eq. (13) on violators
+                    k = cand[j]
+                    gk = g[k]
+                    a = alpha[k]
+                    d = eq14(a, gk, qd[k], C) - a
+                    gain = gk * d - 0.5 * qd[k] * d * d
+                    if best < 0 or gain > bg:
+                        best = k
+                        bg = gain
+                self.n_steps += 1
+            # Eq. (15) on the rest of I: applied to every position (one contiguous pass per
+            # moved coordinate), the values of A saved before and put back after
+            for j in range(na):
+                gsave[j] = g[A[j]]
+            for j in range(nt):
+                p = self.tlist[j]
+                self.tch[p] = 0
+                if self.dsum[p] != 0.0:
+                    self._eq15(self.dsum[p] * yv[p], self.krow[p])
+                if alpha[p] == 0.0:
+                    self._release_row(p)
+            for j in range(na):
+                g[A[j]] = gsave[j]
 
     # ------------------------------------------------------------------ steps 9-27
     cdef int _cccp(self) except -1 nogil:
@@ -605,6 +788,7 @@ cdef class OnlineSVMR:
             self.ut[j] = self.ut[p]
             self.lt[j] = self.lt[p]
             self.dead[j] = 0
+            self.tch[j] = 0
             self.krow[j] = self.krow[p]
             if p != j:
                 self.krow[p] = NULL
@@ -659,6 +843,7 @@ cdef class OnlineSVMR:
         self.inv[new] = 0
         self.held[new] = 0
         self.dead[new] = 0
+        self.tch[new] = 0
         self._thr(new)
         self.krow[new] = NULL
         self.n += 1
@@ -806,6 +991,8 @@ cdef class OnlineSVMR:
             "n_removed": self.n_removed,
             "n_gain_stops": self.n_gain_stops,
             "n_row_builds": self.n_row_builds,
+            "n_shrink_rounds": self.n_shrink_rounds,
+            "n_shrunk": self.n_shrunk,
             "gain_stopped": bool(self.gain_stopped),
             "n_kernel_evals": self.kern.n_evals,
         }
@@ -826,10 +1013,11 @@ cdef class OnlineSVMR:
         ids, y, alpha, g, qd, inv, held = self._arr()
         rows = self.kernel_rows()
         params = (self.n_features, self.sparse, self.C, self.kern.kind, self.kern.gamma,
-                  self.kern.degree, self.kern.coef0, self.tol, self.min_gain, self.max_non_sv)
+                  self.kern.degree, self.kern.coef0, self.tol, self.min_gain, self.max_non_sv,
+                  self.shrinking, self.shrink_margin)
         counters = (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds,
                     self.n_unlearned, self.n_removed, self.n_gain_stops, self.n_row_builds,
-                    self.gain_stopped, self.kern.n_evals)
+                    self.gain_stopped, self.kern.n_evals, self.n_shrink_rounds, self.n_shrunk)
         X = self.store.to_matrix(rows=self._alive())
         return (_rebuild, (params, (ids, y, alpha, g, qd, inv, held), rows, counters, X))
 
@@ -853,6 +1041,7 @@ cdef class OnlineSVMR:
             self.inv[p] = 1 if inv[p] else 0
             self.held[p] = 1 if held[p] else 0
             self.dead[p] = 0
+            self.tch[p] = 0
             self._thr(p)
         self.n = n
         for p in range(n):
@@ -865,12 +1054,14 @@ cdef class OnlineSVMR:
                     self.krow[p][k] = sgn(y[k]) * r[k]
         (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds, self.n_unlearned,
          self.n_removed, self.n_gain_stops, self.n_row_builds, self.gain_stopped,
-         self.kern.n_evals) = counters
+         self.kern.n_evals, self.n_shrink_rounds, self.n_shrunk) = counters
 
 
 def _rebuild(params, arrays, rows, counters, X):
-    (n_features, sparse, C, kind, gamma, degree, coef0, tol, min_gain, m) = params
+    (n_features, sparse, C, kind, gamma, degree, coef0, tol, min_gain, m, shrinking,
+     margin) = params
     s = OnlineSVMR(n_features, sparse, C=C, kernel=kind, gamma=gamma, degree=degree,
-                   coef0=coef0, tol=tol, min_gain=min_gain, max_non_sv=m)
+                   coef0=coef0, tol=tol, min_gain=min_gain, max_non_sv=m,
+                   shrinking=shrinking, shrink_margin=margin)
     s._restore(arrays, rows, counters, X)
     return s

@@ -66,7 +66,7 @@ import scipy.sparse as sp
 
 from .base import BaseKernelClassifier
 from .kernels import Kernel, SparseRow, get_row
-from ._validation import check_int, check_nonnegative, check_positive
+from ._validation import check_bool, check_int, check_nonnegative, check_positive
 
 __all__ = ["OnlineSVMR", "OnlineRampSVM", "SupportVectorsMixin"]
 
@@ -114,6 +114,14 @@ class OnlineSVMR:
         Step 10 also stops when the best gain of Eq. (13) is below this.
     max_non_sv : int
         ``m`` of Algorithm 2; ``-1`` (or None) turns the removal step off.
+    shrinking : bool
+        Run steps 10-15 with shrinking (:meth:`_optimize_shrunk`) instead of
+        as printed (:meth:`_optimize_on_v`).  Same stopping rule, fewer
+        operations; the path (and so the local optimum of the non-convex
+        ramp-loss problem) may differ.
+    shrink_margin : float
+        A member of V at a bound whose Eq. (3) holds by more than this is left
+        out of the working set of a shrinking round.
 
     Attributes
     ----------
@@ -126,7 +134,8 @@ class OnlineSVMR:
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1):
+                 coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
+                 shrink_margin=0.1):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.C = float(C)
@@ -134,6 +143,8 @@ class OnlineSVMR:
         self.tol = float(tol)
         self.min_gain = float(min_gain)
         self.max_non_sv = -1 if max_non_sv is None else int(max_non_sv)
+        self.shrinking = bool(shrinking)
+        self.shrink_margin = float(shrink_margin)
         # Alg. 1 step 0: f = 0, I = {}, V = {}.  Arrays are indexed by position
         # in I; positions are in increasing example id (arrival order).
         self.rows = []                       # x_i
@@ -154,6 +165,8 @@ class OnlineSVMR:
         self.n_gain_stops = 0     # step-10 loops stopped by the gain rule
         self.gain_stopped = False # the last update's loop stopped by the gain rule at least once
         self.n_row_builds = 0
+        self.n_shrink_rounds = 0  # shrinking rounds that took a step (see _optimize_shrunk)
+        self.n_shrunk = 0         # members of V left out of those rounds' working sets, summed
         self._pending = None      # (x, k(x_i, x) for SVs, f(x)) between observe() and label()
 
     # ------------------------------------------------------------------ properties
@@ -214,6 +227,8 @@ class OnlineSVMR:
     # ------------------------------------------------------------------ steps 10-15
     def _optimize_on_v(self):
         """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
+        if self.shrinking:
+            return self._optimize_shrunk()
         while True:
             v = np.flatnonzero(self.in_v)
             a, g, q = self.alpha[v], self.g[v], self.qdiag[v]
@@ -228,6 +243,75 @@ class OnlineSVMR:
                 self.gain_stopped = True
                 return
             self._coordinate_step(int(v[best]))                  # steps 12-14
+
+    def _best_violator(self, A):
+        """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the best violator."""
+        a, g, q = self.alpha[A], self.g[A], self.qdiag[A]
+        viol = violates_eq3(a, g, self.C, self.tol)               # Eq. (3)
+        if not viol.any():
+            return None, -np.inf
+        delta = eq14_new_alpha(a, g, q, self.C) - a               # Eq. (14)
+        gain = np.where(viol, eq13_gain(g, q, delta), -np.inf)   # Eq. (13)
+        best = int(np.argmax(gain))                               # lowest id on ties
+        return best, float(gain[best])
+
+    def _optimize_shrunk(self):
+        """Alg. 1 steps 10-15 with shrinking (our addition, as in LIBSVM; ``shrinking=True``).
+
+        The loop of steps 10-15 as printed updates g on all of I (Eq. 15) after every
+        step, although most of V sits at a bound with Eq. (3) met by a wide margin and
+        never becomes the working example.  Here the loop runs in *rounds*:
+
+        1. the working set A = V minus the members at a bound whose Eq. (3) holds by
+           more than ``shrink_margin`` (alpha = 0 with g < -margin, alpha = C with
+           g > margin).  Every violator of V is in A, so step 10 on V is step 10 on A;
+        2. steps 11-14 on A, with Eq. (15) applied to A only;
+        3. Eq. (15) for the rest of I at once: g_k -= D_p y_p y_k k(x_p, x_k) with the
+           net step D_p of every coordinate moved in the round (first moved first);
+           kernel rows of coordinates back at 0 are released only now.
+
+        Rounds repeat until step 10 on the whole of V finds no violator or the best
+        gain is below ``min_gain``: the same stopping rule as the printed loop, so the
+        invariants (a)-(c) hold as before.  The values of g differ from the printed
+        loop's only by rounding, but the sequence of working examples may differ.
+        """
+        theta = self.shrink_margin
+        while True:
+            v = np.flatnonzero(self.in_v)
+            a, g = self.alpha[v], self.g[v]
+            shrunk = ((a == 0.0) & (g < -theta)) | ((a == self.C) & (g > theta))
+            A = v[~shrunk]                                       # 1. the working set
+            best, gain = self._best_violator(A)                  # step 10
+            if best is None:
+                return
+            if gain < self.min_gain:                             # step 10, gain rule
+                self.n_gain_stops += 1
+                self.gain_stopped = True
+                return
+            self.n_shrink_rounds += 1
+            self.n_shrunk += int(v.shape[0] - A.shape[0])
+            moved = {}                                           # p -> D_p, first moved first
+            while best is not None and gain >= self.min_gain:    # 2. steps 11-14 on A
+                p = int(A[best])
+                a_old = self.alpha[p]
+                a_new = float(eq14_new_alpha(a_old, self.g[p], self.qdiag[p], self.C))
+                delta = a_new - a_old                            # Eq. (14)
+                if delta == 0.0:
+                    break
+                row = self._row(p)
+                self.alpha[p] = a_new
+                moved[p] = moved.get(p, 0.0) + delta
+                self.g[A] -= (delta * self.y[p]) * self.y[A] * row[A]   # Eq. (15) on A
+                self.n_steps += 1
+                best, gain = self._best_violator(A)              # step 11
+            rest = np.ones(self.ids.shape[0], bool)
+            rest[A] = False
+            for p, d in moved.items():                           # 3. Eq. (15) on the rest
+                if d != 0.0:
+                    row = self._row(p)
+                    self.g[rest] -= (d * self.y[p]) * self.y[rest] * row[rest]
+                if self.alpha[p] == 0.0:
+                    self._release_row(p)
 
     # ------------------------------------------------------------------ steps 9-27
     def _cccp(self):
@@ -376,6 +460,8 @@ class OnlineSVMR:
             "n_removed": self.n_removed,
             "n_gain_stops": self.n_gain_stops,
             "n_row_builds": self.n_row_builds,
+            "n_shrink_rounds": self.n_shrink_rounds,
+            "n_shrunk": self.n_shrunk,
             "gain_stopped": bool(self.gain_stopped),
             "n_kernel_evals": self.n_kernel_evals,
         }
@@ -485,6 +571,13 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     max_non_sv : int or None, default=None
         ``m`` of Algorithm 2 (the removal step): keep at most m non-support
         vectors, dropping those farthest from the boundary.  None: keep all.
+    shrinking : bool, default=True
+        Run the inner loop (Alg. 1 steps 10-15) in rounds on a working set
+        that leaves out the members of V at a bound with Eq. (3) met by a wide
+        margin, updating their g once per round (as LIBSVM's ``shrinking``;
+        see :meth:`OnlineSVMR._optimize_shrunk`).  The stopping rule and the
+        guarantees are the same; False runs the loop exactly as printed.  The
+        two can end in different local optima of the non-convex problem.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -512,7 +605,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     _compiled = "refsvm._ramp"
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
-                 min_gain=1e-5, max_non_sv=None, backend="cython"):
+                 min_gain=1e-5, max_non_sv=None, shrinking=True, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -521,6 +614,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.tol = tol
         self.min_gain = min_gain
         self.max_non_sv = max_non_sv
+        self.shrinking = shrinking
         self.backend = backend
 
     def _check_params(self):
@@ -529,13 +623,15 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         check_positive("tol", self.tol)
         check_nonnegative("min_gain", self.min_gain)
         check_int("max_non_sv", self.max_non_sv, minimum=0, allow_none=True)
+        check_bool("shrinking", self.shrinking)
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return self._module().OnlineSVMR(
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
             coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
-            max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv))
+            max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv),
+            shrinking=bool(self.shrinking))
 
     @property
     def n_I_(self):

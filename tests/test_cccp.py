@@ -67,16 +67,18 @@ def test_cccp_from_scratch_reaches_a_ramp_solution():
     assert sv.sum() < (full > 0).sum()
 
 
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("mod,n", [(ramp, 150), (_ramp, 600)], ids=["python", "cython"])
-def test_online_solution_is_a_cccp_fixed_point(mod, n):
+def test_online_solution_is_a_cccp_fixed_point(mod, n, shrinking):
     """Warm-started from OnlineSVMR, one CCCP round keeps V, and (with the online gain rule
     off) keeps alpha; at a 1000x tighter inner tolerance f moves by less than the KKT slack."""
     X, y = gauss(n, 3)
     C, tol = 1.0, 1e-3
-    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=tol, min_gain=1e-14)
+    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=tol, min_gain=1e-14, shrinking=shrinking)
     s.run(X, y, np.arange(n, dtype=np.intp))
     st = s.get_state()
     assert np.array_equal(st["I"], np.arange(n))
+    assert (st["n_shrink_rounds"] > 0) == shrinking
     r = cccp_ramp(X, y, C, gamma=0.5, tol=tol, alpha0=st["alpha"], max_rounds=1)
     assert r.converged                                               # V' = V after the round
     assert np.array_equal(r.V, st["g"] <= 2.0)
@@ -92,11 +94,12 @@ def test_online_solution_is_a_cccp_fixed_point(mod, n):
     assert 0 <= d1 - d0 <= 1e-5 * abs(d0)
 
 
-def test_default_online_solution_is_a_cccp_fixed_point_up_to_the_gain_rule():
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+def test_default_online_solution_is_a_cccp_fixed_point_up_to_the_gain_rule(shrinking):
     """With the paper's defaults (tol 1e-3, min_gain 1e-5) one CCCP round keeps V; f and the
     dual objective change only by the slack the gain rule leaves."""
     X, y = gauss(1000, 0)
-    s = _ramp.OnlineSVMR(2, False, C=1.0, gamma=0.5)
+    s = _ramp.OnlineSVMR(2, False, C=1.0, gamma=0.5, shrinking=shrinking)
     s.run(X, y, np.arange(1000, dtype=np.intp))
     st = s.get_state()
     r = cccp_ramp(X, y, 1.0, gamma=0.5, tol=1e-3, alpha0=st["alpha"], max_rounds=1)

@@ -77,13 +77,16 @@ def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True):
     assert np.array_equal(st["cached"], I[sv])
 
 
-def compare_states(sa, sb, where):
+def compare_states(sa, sb, where, atol=1e-12):
+    """Same arrays of ids, same counters, values to rtol 1e-10.  ``atol``: g sums terms of
+    size up to C (alpha_i k(x_i, x) <= C), so its rounding differences (the twins' exp
+    differ in the last bit) scale with C; pass 1e-12 * C for large C."""
     assert sa.keys() == sb.keys()
     for k in sa:
         if k in ARRAYS:
             assert np.array_equal(sa[k], sb[k]), (where, k)
         elif isinstance(sa[k], np.ndarray):
-            np.testing.assert_allclose(sa[k], sb[k], rtol=1e-10, atol=1e-12,
+            np.testing.assert_allclose(sa[k], sb[k], rtol=1e-10, atol=atol,
                                        err_msg=f"{where}: {k}")
         else:
             assert sa[k] == sb[k], (where, k, sa[k], sb[k])
@@ -108,12 +111,14 @@ STREAMS = [
 ]
 
 
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("sparse,seed,C,gamma,m", STREAMS)
-def test_twins_agree_after_every_example(sparse, seed, C, gamma, m):
+def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking):
     X, y = drift_stream(seed)
     n = X.shape[0]
     XX = as_csr(X) if sparse else X
-    params = dict(C=C, gamma=gamma, tol=1e-3, min_gain=1e-5, max_non_sv=m)
+    params = dict(C=C, gamma=gamma, tol=1e-3, min_gain=1e-5, max_non_sv=m,
+                  shrinking=shrinking)
     a = ramp.OnlineSVMR(2, sparse, **params)
     b = _ramp.OnlineSVMR(2, sparse, **params)
     arrivals = {"neg": 0, "ramp": 0, "flat": 0}
@@ -130,7 +135,7 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m):
         b.label(y[t])
         sa, sb = a.get_state(), b.get_state()
         updated = sa["n_updates"] > updates
-        compare_states(sa, sb, f"example {t}")
+        compare_states(sa, sb, f"example {t}", atol=1e-12 * max(1.0, C))
         ra, rb = a.kernel_rows(), b.kernel_rows()
         assert ra.keys() == rb.keys()
         for i in ra:
@@ -153,6 +158,10 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m):
         assert sa["n_removed"] > 0
     if m == 0:  # the twin's tombstones were compacted away at least once on the way
         assert b.n_compactions > 0
+    if shrinking:  # rounds ran on working sets smaller than V
+        assert sa["n_shrink_rounds"] > 0 and sa["n_shrunk"] > 0
+    else:
+        assert sa["n_shrink_rounds"] == 0
 
 
 @pytest.mark.parametrize("first_odd", [0, 60])
@@ -182,12 +191,13 @@ def test_twins_agree_with_labels_other_than_plus_minus_one(first_odd):
     assert s["n_steps"] > 0 and s["n_unlearned"] > 0 and s["n_removed"] > 0
 
 
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
-def test_run_equals_steps_and_pickles(mod):
+def test_run_equals_steps_and_pickles(mod, shrinking):
     X, y = noisy_gauss(80, 5)
-    a = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10)
+    a = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking)
     a.run(X, y, np.arange(80, dtype=np.intp))
-    b = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10)
+    b = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking)
     for t in range(80):
         b.step(X[t], y[t])
     compare_states(a.get_state(), b.get_state(), "run vs step")
@@ -228,7 +238,8 @@ def test_hand_computed_stream_and_kernel_counts(mod):
     np.testing.assert_allclose(s.decision_function(np.array([[1.0], [3.0]])), [0.5, 1.5])
 
 
-def test_every_kernel_value_is_counted(monkeypatch):
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+def test_every_kernel_value_is_counted(monkeypatch, shrinking):
     """The reference computes kernel values only through the counting call."""
     calls = {"n": 0}
     original = Kernel.value
@@ -239,11 +250,11 @@ def test_every_kernel_value_is_counted(monkeypatch):
 
     monkeypatch.setattr(Kernel, "value", counted_value)
     X, y = noisy_gauss(60, 7)
-    s = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, max_non_sv=5)
+    s = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, max_non_sv=5, shrinking=shrinking)
     s.run(X, y, np.arange(60, dtype=np.intp))
     assert calls["n"] == s.n_kernel_evals > 0
     # arrivals cost exactly one evaluation per support vector plus k(x, x)
-    t = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5)
+    t = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, shrinking=shrinking)
     n_sv_sum = 0
     for i in range(60):
         n_sv = int(np.sum(t.alpha != 0))
@@ -284,13 +295,14 @@ def test_removal_step_drops_farthest_non_svs():
     np.testing.assert_allclose(after["g"], before["g"][np.isin(before["I"], after["I"])])
 
 
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
-def test_convex_case_matches_independent_qp(mod):
+def test_convex_case_matches_independent_qp(mod, shrinking):
     """With a small C, |f| < 1 everywhere, V = I, and OnlineSVMR is the zero-bias hinge SVM:
     compare with the box-constrained dual (Eq. 2) solved by L-BFGS-B."""
     X, y = noisy_gauss(60, 9)
     C = 0.01
-    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=1e-6, min_gain=1e-14)
+    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=1e-6, min_gain=1e-14, shrinking=shrinking)
     s.run(X, y, np.arange(60, dtype=np.intp))
     st = s.get_state()
     assert st["V"].shape[0] == 60 and st["n_unlearned"] == 0

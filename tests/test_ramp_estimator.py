@@ -58,10 +58,12 @@ def test_backends_agree_and_attributes_are_consistent(Est):
         assert np.all(np.sign(est.dual_coef_[0]) == lab)
 
 
-def test_online_ramp_svm_is_sparse_and_accurate_vs_svc():
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+def test_online_ramp_svm_is_sparse_and_accurate_vs_svc(shrinking):
     X, y = make_gauss(1500, random_state=3)
     Xt, yt = make_gauss(3000, random_state=4)
-    est = OnlineRampSVM(C=1.0, gamma=0.5).fit(X, y)
+    est = OnlineRampSVM(C=1.0, gamma=0.5, shrinking=shrinking).fit(X, y)
+    assert (est._states[0].get_state()["n_shrink_rounds"] > 0) == shrinking
     svc = SVC(C=1.0, gamma=0.5).fit(X, y)
     assert est.score(Xt, yt) >= svc.score(Xt, yt) - 0.02
     assert est.support_.shape[0] < 0.5 * svc.support_.shape[0]
@@ -120,7 +122,8 @@ def test_bad_parameters(Est, params, match):
 @pytest.mark.parametrize(
     "params,match",
     [(dict(tol=0.0), "tol must be"), (dict(min_gain=-1.0), "min_gain must be"),
-     (dict(max_non_sv=-1), "max_non_sv must be"), (dict(max_non_sv=2.5), "max_non_sv")],
+     (dict(max_non_sv=-1), "max_non_sv must be"), (dict(max_non_sv=2.5), "max_non_sv"),
+     (dict(shrinking="yes"), "shrinking must be")],
 )
 def test_bad_ramp_parameters(params, match):
     X, y = data(40)
