@@ -123,6 +123,11 @@ cdef extern from *:
     void refsvm_ramp_prefetch(const void* p) noexcept nogil
 
 
+# shrinking: at most this many values (32 MB) of kernel rows restricted to the working set
+cdef enum:
+    POOL_MAX = 4194304
+
+
 cdef struct RemKey:
     double key
     long long id
@@ -199,7 +204,15 @@ cdef class OnlineSVMR:
     # lists, the net step D_p of every coordinate moved since the last synchronisation
     # (dsum), and those coordinates in the order they first moved (tlist, flag tch)
     cdef Py_ssize_t* apos
-    cdef double* gsave
+    cdef Py_ssize_t* arank    # position -> rank in A (members of A only)
+    cdef Py_ssize_t* aslot    # position -> offset of its restricted row in pool, or -1
+    cdef double* ga
+    cdef double* uta
+    cdef double* lta
+    cdef double* pool
+    cdef Py_ssize_t pool_size
+    # cap on the pool (values); twin only, settable so that tests reach the fallback
+    cdef public Py_ssize_t pool_max
     cdef Py_ssize_t* tlist
     cdef double* dsum
     cdef char* tch
@@ -237,7 +250,14 @@ cdef class OnlineSVMR:
         self.lt = NULL
         self.cand = NULL
         self.apos = NULL
-        self.gsave = NULL
+        self.arank = NULL
+        self.aslot = NULL
+        self.ga = NULL
+        self.uta = NULL
+        self.lta = NULL
+        self.pool = NULL
+        self.pool_size = 0
+        self.pool_max = POOL_MAX
         self.tlist = NULL
         self.dsum = NULL
         self.tch = NULL
@@ -283,7 +303,12 @@ cdef class OnlineSVMR:
         free(self.lt)
         free(self.cand)
         free(self.apos)
-        free(self.gsave)
+        free(self.arank)
+        free(self.aslot)
+        free(self.ga)
+        free(self.uta)
+        free(self.lta)
+        free(self.pool)
         free(self.tlist)
         free(self.dsum)
         free(self.tch)
@@ -359,11 +384,31 @@ cdef class OnlineSVMR:
             with gil:
                 raise MemoryError()
         self.apos = <Py_ssize_t*> q
-        q = realloc(self.gsave, cap * sizeof(double))
+        q = realloc(self.arank, cap * sizeof(Py_ssize_t))
         if q == NULL:
             with gil:
                 raise MemoryError()
-        self.gsave = <double*> q
+        self.arank = <Py_ssize_t*> q
+        q = realloc(self.aslot, cap * sizeof(Py_ssize_t))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.aslot = <Py_ssize_t*> q
+        q = realloc(self.ga, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.ga = <double*> q
+        q = realloc(self.uta, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.uta = <double*> q
+        q = realloc(self.lta, cap * sizeof(double))
+        if q == NULL:
+            with gil:
+                raise MemoryError()
+        self.lta = <double*> q
         q = realloc(self.tlist, cap * sizeof(Py_ssize_t))
         if q == NULL:
             with gil:
@@ -604,24 +649,32 @@ cdef class OnlineSVMR:
 
         Rounds.  One scan of I splits V into the working set A (V minus the members at a
         bound whose Eq. (3) holds by more than ``shrink_margin``: alpha = 0 with
-        g < -margin, alpha = C with g > margin) and the rest, and picks the best violator
-        of V (step 10; every violator is in A).  Steps 11-14 then run on A, with Eq. (15)
-        on A only; at the end of the round Eq. (15) is applied to the rest of I at once,
-        with the net step D_p of every coordinate moved in the round (first moved first).
-        The round's last scan starts the next round."""
-        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, m, best
+        g < -margin, alpha = C with g > margin) and picks the best violator of V (step 10;
+        every violator is in A).  Steps 11-14 then run on A, with Eq. (15) on A only; at
+        the end of the round Eq. (15) is applied to the rest of I at once, with the net
+        step D_p of every coordinate moved in the round (first moved first).
+
+        Layout (twin only, same arithmetic as the reference): during a round, g, ut and
+        lt of A live in contiguous copies (ga, uta, lta, indexed by rank in A), and the
+        kernel row of every coordinate moved in the round is copied, restricted to A, into
+        a pool (at most ``pool_max`` values; beyond, the full row is read through A), so
+        that Eq. (15) on A is the contiguous ``refsvm_ramp_eq15`` pass."""
+        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
         cdef double gain, bg
         cdef double* g = self.g
         cdef const double* alpha = self.alpha
         cdef const double* qd = self.qd
-        cdef const double* ut = self.ut
-        cdef const double* lt = self.lt
         cdef const double* yv = self.y
         cdef Py_ssize_t* A = self.apos
+        cdef Py_ssize_t* rank = self.arank
+        cdef Py_ssize_t* slot = self.aslot
         cdef Py_ssize_t* cand = self.cand
-        cdef double* gsave = self.gsave
+        cdef double* ga = self.ga
+        cdef double* uta = self.uta
+        cdef double* lta = self.lta
         cdef double* row
+        cdef double* ra
         while True:
             na = 0
             nv = 0
@@ -633,6 +686,10 @@ cdef class OnlineSVMR:
                 nv += 1
                 if not ((alpha[p] == 0.0 and g[p] < -theta) or (alpha[p] == C and g[p] > theta)):
                     A[na] = p
+                    rank[p] = na
+                    ga[na] = g[p]
+                    uta[na] = self.ut[p]
+                    lta[na] = self.lt[p]
                     na += 1
                     self._consider(p, &best, &bg)
             if best < 0:
@@ -644,56 +701,63 @@ cdef class OnlineSVMR:
             self.n_shrink_rounds += 1
             self.n_shrunk += nv - na
             nt = 0
+            used = 0
+            best = rank[best]                                    # from here on, a rank in A
             while best >= 0 and bg >= self.min_gain:             # steps 11-14 on A
-                p = best
+                jp = best
+                p = A[jp]
                 a_old = alpha[p]
-                a_new = eq14(a_old, g[p], qd[p], C)              # Eq. (14)
+                a_new = eq14(a_old, ga[jp], qd[p], C)            # Eq. (14)
                 delta = a_new - a_old
                 if delta == 0.0:
                     break
                 row = self._row(p)
                 self.alpha[p] = a_new
                 self._thr(p)
+                uta[jp] = self.ut[p]
+                lta[jp] = self.lt[p]
                 if not self.tch[p]:
                     self.tch[p] = 1
                     self.dsum[p] = 0.0
                     self.tlist[nt] = p
                     nt += 1
+                    slot[p] = -1
+                    if self.unit_y and self._pool_reserve(used + na):
+                        slot[p] = used
+                        ra = self.pool + used
+                        for j in range(na):
+                            ra[j] = row[A[j]]
+                        used += na
                 self.dsum[p] += delta
                 c = delta * yv[p]
-                m = 0
-                if self.unit_y:
+                if slot[p] >= 0:
+                    m = refsvm_ramp_eq15(ga, self.pool + slot[p], uta, lta, c, na, cand)
+                else:
+                    m = 0
                     for j in range(na):                          # Eq. (15) on A
                         k = A[j]
-                        gk = g[k] - c * row[k]
-                        g[k] = gk
-                        if gk > ut[k] or gk < lt[k]:
-                            cand[m] = k
-                            m += 1
-                else:
-                    for j in range(na):
-                        k = A[j]
-                        gk = g[k] - (c * yv[k]) * (sgn(yv[k]) * row[k])
-                        g[k] = gk
-                        if gk > ut[k] or gk < lt[k]:
-                            cand[m] = k
+                        if self.unit_y:
+                            gk = ga[j] - c * row[k]
+                        else:
+                            gk = ga[j] - (c * yv[k]) * (sgn(yv[k]) * row[k])
+                        ga[j] = gk
+                        if gk > uta[j] or gk < lta[j]:
+                            cand[m] = j
                             m += 1
                 best = -1
                 bg = -INFINITY
                 for j in range(m):                               # step 11: Eq. (13) on violators
-                    k = cand[j]
-                    gk = g[k]
+                    k = A[cand[j]]
+                    gk = ga[cand[j]]
                     a = alpha[k]
                     d = eq14(a, gk, qd[k], C) - a
                     gain = gk * d - 0.5 * qd[k] * d * d
                     if best < 0 or gain > bg:
-                        best = k
+                        best = cand[j]
                         bg = gain
                 self.n_steps += 1
             # Eq. (15) on the rest of I: applied to every position (one contiguous pass per
-            # moved coordinate), the values of A saved before and put back after
-            for j in range(na):
-                gsave[j] = g[A[j]]
+            # moved coordinate), then the values of A put back from ga
             for j in range(nt):
                 p = self.tlist[j]
                 self.tch[p] = 0
@@ -702,7 +766,23 @@ cdef class OnlineSVMR:
                 if alpha[p] == 0.0:
                     self._release_row(p)
             for j in range(na):
-                g[A[j]] = gsave[j]
+                g[A[j]] = ga[j]
+
+    cdef bint _pool_reserve(self, Py_ssize_t need) noexcept nogil:
+        """Room for ``need`` values in the pool of restricted rows (False past pool_max)."""
+        cdef Py_ssize_t size
+        cdef void* q
+        if need <= self.pool_size:
+            return True
+        if need > self.pool_max:
+            return False
+        size = min(max(need, 2 * self.pool_size), self.pool_max)
+        q = realloc(self.pool, size * sizeof(double))
+        if q == NULL:
+            return False
+        self.pool = <double*> q
+        self.pool_size = size
+        return True
 
     # ------------------------------------------------------------------ steps 9-27
     cdef int _cccp(self) except -1 nogil:

@@ -164,8 +164,9 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking):
         assert sa["n_shrink_rounds"] == 0
 
 
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("first_odd", [0, 60])
-def test_twins_agree_with_labels_other_than_plus_minus_one(first_odd):
+def test_twins_agree_with_labels_other_than_plus_minus_one(first_odd, shrinking):
     """The twin keeps its kernel rows signed by y and drops the product by y_k from
     Eq. (15) while every label is +-1; labels of other sizes (from the first example, or
     from the 61st on, with signed rows already kept) must give the reference's arithmetic
@@ -174,7 +175,7 @@ def test_twins_agree_with_labels_other_than_plus_minus_one(first_odd):
     X, y = drift_stream(2)
     y = y * np.where(np.arange(y.shape[0]) >= first_odd,
                      np.random.RandomState(7).choice([0.999, 1.0, 1.001], y.shape[0]), 1.0)
-    params = dict(C=1.0, gamma=0.5, tol=1e-3, min_gain=1e-5, max_non_sv=10)
+    params = dict(C=1.0, gamma=0.5, tol=1e-3, min_gain=1e-5, max_non_sv=10, shrinking=shrinking)
     a = ramp.OnlineSVMR(2, False, **params)
     b = _ramp.OnlineSVMR(2, False, **params)
     for t in range(y.shape[0]):
@@ -189,6 +190,23 @@ def test_twins_agree_with_labels_other_than_plus_minus_one(first_odd):
             b = pickle.loads(pickle.dumps(b))
     s = a.get_state()
     assert s["n_steps"] > 0 and s["n_unlearned"] > 0 and s["n_removed"] > 0
+
+
+@pytest.mark.parametrize("pool_max", [0, 40, 10**6])
+def test_shrinking_twin_with_a_small_pool_agrees(pool_max):
+    """The twin copies the kernel rows of the coordinates moved in a shrinking round,
+    restricted to the working set, into a bounded pool; past the bound it reads the full
+    rows.  Every pool size gives the reference's state after every example."""
+    X, y = noisy_gauss(150, 11, flip=0.2)
+    params = dict(C=10.0, gamma=0.5, shrinking=True)
+    a = ramp.OnlineSVMR(2, False, **params)
+    b = _ramp.OnlineSVMR(2, False, **params)
+    b.pool_max = pool_max
+    for t in range(y.shape[0]):
+        a.step(X[t], y[t])
+        b.step(X[t], y[t])
+        compare_states(a.get_state(), b.get_state(), f"example {t}", atol=1e-11)
+    assert a.get_state()["n_shrink_rounds"] > 0
 
 
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
