@@ -32,10 +32,11 @@ DEF OUT = 3
 DEF GONE = -1
 DEF EPS_RATE = 1e-12
 DEF EPS_GAMMA = 1e-10
-DEF EPS_PIVOT_REL = 1e-8
-DEF EPS_PIVOT = 1e-10
+DEF EPS_DOUBT = 1e-6
+DEF EPS_PIVOT_SCALE = 1e-11
 DEF EPS_G = 1e-12
 DEF EPS_ALPHA = 1e-12
+DEF EPS_RESIDUE = 1e-9
 DEF EV_C_MARGIN = 0
 DEF EV_C_BOUND = 1
 DEF EV_C_ZERO = 2
@@ -115,7 +116,9 @@ cdef class IncrementalSVMState:
     cdef long long* cstamp
     cdef readonly double b, kscale
     cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges, n_blocked
-    cdef readonly long long n_refresh_failed
+    cdef readonly long long n_refresh_failed, n_pivot_refresh
+    cdef bint fresh             # R inverted from scratch, S unchanged since
+    cdef double cscale          # the scale of the candidate's pivot (see _adiabatic)
     cdef readonly long long n_s_changes, n_refresh
     cdef readonly double max_inverse_drift
 
@@ -186,6 +189,9 @@ cdef class IncrementalSVMState:
         self.n_exchanges = 0
         self.n_blocked = 0
         self.n_refresh_failed = 0
+        self.n_pivot_refresh = 0
+        self.fresh = False
+        self.cscale = 0.0
         self.n_s_changes = 0
         self.n_refresh = 0
         self.max_inverse_drift = 0.0
@@ -535,6 +541,7 @@ cdef class IncrementalSVMState:
         self.S[k] = i
         self.k = k + 1
         self.status[i] = MARGIN
+        self.fresh = False
         self._s_changed()
         return 0
 
@@ -578,8 +585,10 @@ cdef class IncrementalSVMState:
             self.KS[a] = self.KS[a + 1]
             self.S[a] = self.S[a + 1]
         self.k = k - 1
+        self.fresh = False
         if k > 1 and rebuild:
             self._invert_bordered(self.R, &mx)
+            self.fresh = True
         self._s_changed()
         return 0
 
@@ -647,8 +656,48 @@ cdef class IncrementalSVMState:
         drift = drift / scale if scale > 0 else 0.0
         if drift > self.max_inverse_drift:
             self.max_inverse_drift = drift
+        self.fresh = True
         self.n_refresh += 1
         return drift
+
+    cdef bint _fresh_inverse(self) except -1 nogil:
+        """R recomputed from the cached columns unless fresh already (a doubtful pivot);
+        returns whether R changed (refsvm.idsvm._fresh_inverse)."""
+        cdef double scale
+        if self.fresh or self.k == 0:
+            return False
+        if self._invert_bordered(self.R, &scale, True):
+            return False
+        self.fresh = True
+        self.n_pivot_refresh += 1
+        return True
+
+    cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
+        """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix
+        (refsvm.idsvm._pivot_scale: the same sums, each row of |M| |beta| left to right)."""
+        cdef Py_ssize_t a, bb, k = self.k, sa
+        cdef double s, ya, tot = 0.0
+        for a in range(k + 1):
+            s = 0.0
+            if a == 0:
+                for bb in range(k):
+                    s += fabs(self.y[self.S[bb]]) * fabs(self.beta[bb + 1])
+            else:
+                sa = self.S[a - 1]
+                ya = self.y[sa]
+                s += fabs(ya) * fabs(self.beta[0])
+                for bb in range(k):
+                    s += fabs((ya * self.y[self.S[bb]]) * self.KS[bb][sa]) * fabs(self.beta[bb + 1])
+            tot += fabs(self.beta[a]) * s
+        return fabs(self.kdiag[i]) + tot
+
+    cdef double _pivot(self, Py_ssize_t i) noexcept nogil:
+        """kappa_i = Q_ii + m' beta (m, beta of i in self.m, self.beta)."""
+        cdef Py_ssize_t pos
+        cdef double kappa = 0.0
+        for pos in range(self.k + 1):
+            kappa += self.m[pos] * self.beta[pos]
+        return self.kdiag[i] + kappa
 
     # ------------------------------------------------------------------ sensitivities
     cdef int _beta(self, Py_ssize_t i) except -1 nogil:
@@ -796,6 +845,12 @@ cdef class IncrementalSVMState:
                 rate_tol = 0.0
             else:
                 self._beta(c)
+                if sign > 0:
+                    # the pivot gamma_c and its scale; a doubtful one from a fresh R
+                    self.cscale = self._pivot_scale(c)
+                    if self._pivot(c) <= EPS_DOUBT * self.cscale and self._fresh_inverse():
+                        self._beta(c)
+                        self.cscale = self._pivot_scale(c)
                 self._rates(c, col, sign)
                 rb = sign * self.beta[0]
                 bsum = 0.0
@@ -808,6 +863,10 @@ cdef class IncrementalSVMState:
             if best_kind >= 0:
                 lim = best_t
                 self._events(c, sign, k, rate_tol, lim, &best_t, &best_kind, &best_i)
+            if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
+                best_t = 0.0                # round-off residue (refsvm.idsvm._adiabatic)
+                best_kind = EV_C_ZERO
+                best_i = c
             if best_kind < 0:
                 _fail("IncrementalSVM: unbounded increment (internal error)")
             t = best_t
@@ -836,7 +895,10 @@ cdef class IncrementalSVMState:
                 elif k == 0:
                     self._grow_inverse(c, 0.0, col, True)
                 else:
-                    self._grow_inverse(c, self.r[c] * sign, col, False)
+                    kappa = self.r[c] * sign
+                    self._grow_inverse(c, kappa, col, False)
+                    if kappa <= EPS_DOUBT * self.cscale:
+                        self._fresh_inverse()       # a small pivot: R afresh
                 return 0
             if best_kind == EV_C_BOUND:
                 self.alpha[c] = self.C
@@ -901,10 +963,11 @@ cdef class IncrementalSVMState:
     cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rate_tol,
                       double tmin, double* best_t, int* best_kind,
                       Py_ssize_t* best_i) noexcept nogil:
-        """Scan the events in the fixed order (see refsvm.idsvm._first_event).
+        """Scan the events (see refsvm.idsvm._first_event).
         tmin = INFINITY (pass 1): the smallest step, first on exact ties; the join steps
-        computed are kept in tb / tlist.  Otherwise (pass 2): the first event whose step is within its
-        window eps / |rate| of tmin; best_t is then tmin."""
+        computed are kept in tb / tlist.  Otherwise (pass 2): among the events whose step
+        is within its window eps / |rate| of tmin, the candidate's own (first in their
+        order), else the margin vector or candidate with the least id; best_t is tmin."""
         cdef Py_ssize_t pos, s, i
         cdef double t, a, rr, x, ea = EPS_ALPHA * self.C
         cdef signed char st
@@ -913,7 +976,7 @@ cdef class IncrementalSVMState:
         best_kind[0] = -1
         best_i[0] = -1
         if sign > 0:
-            if k == 0 or self.r[c] > max(EPS_PIVOT * self.kscale, 100.0 * rate_tol):
+            if k == 0 or self.r[c] > max(100.0 * rate_tol, EPS_PIVOT_SCALE * self.cscale):
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
@@ -954,12 +1017,15 @@ cdef class IncrementalSVMState:
                 continue
             if t < 0.0:
                 t = 0.0
-            if (t < best_t[0]) if first else (t <= tmin + ea / fabs(a)):
+            if first:
+                if t < best_t[0]:
+                    best_kind[0] = EV_S_OUT
+                    best_i[0] = s
+                    best_t[0] = t
+            elif t <= tmin + ea / fabs(a) and (best_i[0] < 0 or s < best_i[0]):
+                # least-index rule among the tied margin vectors and candidates
                 best_kind[0] = EV_S_OUT
                 best_i[0] = s
-                if not first:
-                    return
-                best_t[0] = t
         cdef double* tb = self.tb
         cdef Py_ssize_t* tlist = self.tlist
         cdef Py_ssize_t q, ntl
@@ -975,8 +1041,12 @@ cdef class IncrementalSVMState:
             # skipped are surely beyond their window).  A cheap test skips, without a
             # division, the steps surely beyond their window: (t - tmin) |r| > 4 EPS_G
             # (as t is a float > tmin, fl(tmin + EPS_G/|r|) < t then)
+            # (the first tied candidate has the least id among them; it is chosen if its
+            # id is below that of the least tied margin vector)
             for q in range(self.ntl):
                 i = tlist[q]
+                if best_i[0] >= 0 and i > best_i[0]:
+                    return
                 t = tb[q]
                 if (t - tmin) * fabs(r[i]) > 4.0 * EPS_G:
                     continue
@@ -1038,18 +1108,18 @@ cdef class IncrementalSVMState:
                 self._grow_inverse(i, 0.0, self.col2, True)
                 return 0
             self._beta(i)
-            kappa = 0.0
-            for pos in range(self.k + 1):
-                kappa += self.m[pos] * self.beta[pos]
-            kappa = self.kdiag[i] + kappa
-            mag = 0.0
-            for pos in range(self.k + 1):
-                mag += fabs(self.m[pos]) * fabs(self.beta[pos])
-            mag = self.kdiag[i] + mag
-            if kappa > max(EPS_PIVOT * self.kscale, EPS_PIVOT_REL * mag):
+            kappa = self._pivot(i)
+            mag = self._pivot_scale(i)
+            if kappa <= EPS_DOUBT * mag and self._fresh_inverse():
+                self._beta(i)                   # doubtful: from a fresh R
+                kappa = self._pivot(i)
+                mag = self._pivot_scale(i)
+            if kappa > EPS_PIVOT_SCALE * mag:
                 if not have_col:
                     self._column(i, self.col2, 2)
                 self._grow_inverse(i, kappa, self.col2, False)
+                if kappa <= EPS_DOUBT * mag:
+                    self._fresh_inverse()       # a small pivot: R afresh
                 return 0
             self.n_exchanges += 1
             if not have_col:
@@ -1074,6 +1144,7 @@ cdef class IncrementalSVMState:
                     t = 0.0
                 if t < best_t:
                     best_t = t
+            # the tied margin vector with the least id (refsvm.idsvm._join)
             best_pos = -1
             for pos in range(k):
                 s = self.S[pos]
@@ -1086,9 +1157,8 @@ cdef class IncrementalSVMState:
                     continue
                 if t < 0.0:
                     t = 0.0
-                if t <= best_t + ea / fabs(a):
+                if t <= best_t + ea / fabs(a) and (best_pos < 0 or s < self.S[best_pos]):
                     best_pos = pos
-                    break
             t = best_t
             self.alpha[i] += d * t
             for pos in range(k):
@@ -1423,6 +1493,7 @@ cdef class IncrementalSVMState:
             "n_exchanges": int(self.n_exchanges),
             "n_blocked": int(self.n_blocked),
             "n_refresh_failed": int(self.n_refresh_failed),
+            "n_pivot_refresh": int(self.n_pivot_refresh),
             "cached": self._cached_ids(),
             "n_refresh": int(self.n_refresh),
             "max_inverse_drift": float(self.max_inverse_drift),
@@ -1467,7 +1538,8 @@ cdef class IncrementalSVMState:
                     cache=[(int(i), self._cache_col(i)) for i in self._cached_ids()],
                     counters=(self.n_increments, self.n_decrements, self.n_iterations,
                               self.n_exchanges, self.n_s_changes, self.n_refresh,
-                              self.max_inverse_drift, self.n_blocked, self.n_refresh_failed))
+                              self.max_inverse_drift, self.n_blocked, self.n_refresh_failed,
+                              self.n_pivot_refresh, bool(self.fresh)))
         return (_rebuild, (params, data))
 
     def _cache_col(self, Py_ssize_t i):
@@ -1526,7 +1598,8 @@ cdef class IncrementalSVMState:
             self._cache_insert(i, &cv[0], cv.shape[0])
         (self.n_increments, self.n_decrements, self.n_iterations, self.n_exchanges,
          self.n_s_changes, self.n_refresh, self.max_inverse_drift,
-         self.n_blocked, self.n_refresh_failed) = data["counters"]
+         self.n_blocked, self.n_refresh_failed, self.n_pivot_refresh,
+         self.fresh) = data["counters"]
 
 
 def _rebuild(params, data):

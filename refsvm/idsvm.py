@@ -104,13 +104,16 @@ REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
 EPS_RATE = 1e-12
 #: relative round-off level of gamma (see ``_adiabatic``)
 EPS_GAMMA = 1e-10
-#: a pivot below this fraction of the magnitude of its terms is numerically zero
-EPS_PIVOT_REL = 1e-8
 #: events whose variable is within these of its bound at the smallest step are tied
 EPS_G = 1e-12           # for g (scale 1: g = y f - 1)
 EPS_ALPHA = 1e-12       # times C, for alpha
-#: a join whose pivot kappa <= EPS_PIVOT * kernel scale is degenerate (exchange)
-EPS_PIVOT = 1e-10
+#: an alpha_c left below this times C when S empties while unlearning is round-off
+EPS_RESIDUE = 1e-9
+#: a pivot below this fraction of its scale |Q_ii| + |m|'|R||m| is doubtful: it is
+#: recomputed from a freshly inverted bordered matrix
+EPS_DOUBT = 1e-6
+#: a pivot (recomputed) below this fraction of its scale is numerically zero
+EPS_PIVOT_SCALE = 1e-11
 
 # event kinds (shared with the twin)
 EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
@@ -125,22 +128,36 @@ def _grow(a, n, fill=0.0):
     return out
 
 
-def _first_event(events, tc, wc, cand):
-    """The limiting event and the step: t_min, the smallest step of all, and the first
-    event, in the fixed order (``events`` then the joining candidates ``cand`` by id),
-    that is *at its bound at t_min within round-off*: t <= t_min + w, where the window
-    w = eps / |rate| is the step that moves its variable by eps (EPS_ALPHA * C for an
-    alpha, EPS_G for a g).  Ties within round-off thus go by order, not by the last
-    bit, so that the twins (whose kernels may differ in the last bit) take the same
-    path; and no other variable passes its bound by more than eps."""
-    tmin = min([e[0] for e in events] + ([float(tc.min())] if tc.size else []), default=np.inf)
+def _first_event(events, tc, wc, cand, last=None):
+    """The limiting event and the step: t_min, the smallest step of all, and among the
+    events *at their bound at t_min within round-off* (t <= t_min + w, where the window
+    w = eps / |rate| is the step that moves the variable by eps: EPS_ALPHA * C for an
+    alpha, EPS_G for a g) the one chosen by the least-index rule: the candidate's own
+    events (``events`` of kinds EV_C_*, which end the operation) first, in their order;
+    otherwise the tied margin vector or joining candidate (``cand``, ids ascending)
+    with the smallest example id (Bland's rule; it prevents cycling through zero
+    steps at degenerate points).  Ties within round-off thus never go by the last bit,
+    so that the twins (whose kernels may differ in the last bit) take the same path;
+    and no other variable passes its bound by more than eps.  ``last`` (an event or
+    None) counts for t_min but is chosen only if no other event is tied."""
+    tmin = min([e[0] for e in events] + ([float(tc.min())] if tc.size else [])
+               + ([last[0]] if last is not None else []), default=np.inf)
     if not np.isfinite(tmin):
         return np.inf, -1, -1
+    best_kind, best_i = -1, -1
     for t, kind, i, w in events:
         if t <= tmin + w:
-            return tmin, kind, i
-    j = int(np.flatnonzero(tc <= tmin + wc)[0])
-    return tmin, EV_JOIN, int(cand[j])
+            if kind < EV_S_OUT:
+                return tmin, kind, i
+            if best_kind < 0 or i < best_i:
+                best_kind, best_i = kind, i
+    if tc.size:
+        tied = np.flatnonzero(tc <= tmin + wc)
+        if tied.size and (best_kind < 0 or cand[tied[0]] < best_i):
+            best_kind, best_i = EV_JOIN, int(cand[tied[0]])
+    if best_kind < 0 and last is not None and last[0] <= tmin + last[3]:
+        best_kind, best_i = last[1], last[2]
+    return tmin, best_kind, best_i
 
 
 def _matvec(A, v):
@@ -233,6 +250,8 @@ class IncrementalSVMState:
         self.n_exchanges = 0                         # degenerate exchanges (null directions)
         self.n_blocked = 0                           # anti-cycling blocks
         self.n_refresh_failed = 0                    # refreshes skipped: singular S
+        self.n_pivot_refresh = 0                     # inverses recomputed for a doubtful pivot
+        self.fresh = False                           # R inverted from scratch, S unchanged since
         self.n_s_changes = 0
         self.n_refresh = 0
         self.max_inverse_drift = 0.0
@@ -322,6 +341,7 @@ class IncrementalSVMState:
         self.KS = KS
         self.S.append(i)
         self.status[i] = MARGIN
+        self.fresh = False
         self._s_changed()
 
     def _shrink_inverse(self, pos):
@@ -340,8 +360,10 @@ class IncrementalSVMState:
                 R = np.delete(np.delete(R, p, axis=0), p, axis=1)
         self.KS = np.delete(self.KS, pos, axis=1)
         del self.S[pos]
+        self.fresh = False
         if k > 1 and R is None:
             self.Rinv = _lapack_inverse(self._bordered())
+            self.fresh = True
         elif k > 1:
             self.Rinv = R
         self._s_changed()
@@ -376,8 +398,29 @@ class IncrementalSVMState:
         drift = float(np.max(np.abs(fresh - self.Rinv)) / scale) if scale > 0 else 0.0
         self.max_inverse_drift = max(self.max_inverse_drift, drift)
         self.Rinv = fresh
+        self.fresh = True
         self.n_refresh += 1
         return drift
+
+    def _fresh_inverse(self):
+        """Recompute R from the cached columns unless it is fresh already (a doubtful
+        pivot is then recomputed); returns whether R changed."""
+        if self.fresh or not self.S:
+            return False
+        try:
+            self.Rinv = _lapack_inverse(self._bordered())
+        except np.linalg.LinAlgError:
+            return False
+        self.fresh = True
+        self.n_pivot_refresh += 1
+        return True
+
+    def _pivot_scale(self, i, beta):
+        """|Q_ii| + |beta|' |M| |beta| (M the bordered matrix): the round-off scale of the
+        pivot kappa_i = Q_ii + m' beta^(i) = Q_ii - m' M^-1 m computed with an inverse
+        accurate to a backward error |dM| <= eps |M|."""
+        ab = np.abs(beta)
+        return abs(self.kdiag[i]) + _dot(ab, _matvec(np.abs(self._bordered()), ab))
 
     # ------------------------------------------------------------------ sensitivities
     def _beta(self, i):
@@ -419,7 +462,15 @@ class IncrementalSVMState:
                 beta = None
                 rate_tol = 0.0
             else:
-                beta, _ = self._beta(c)                         # Eq. 5
+                beta, m = self._beta(c)                         # Eq. 5
+                if sign > 0:
+                    # the pivot gamma_c = Q_cc + m' beta, its scale; a doubtful one is
+                    # recomputed from a fresh inverse
+                    kscale_c = self._pivot_scale(c, beta)
+                    if (self.kdiag[c] + _dot(m, beta) <= EPS_DOUBT * kscale_c
+                            and self._fresh_inverse()):
+                        beta, m = self._beta(c)
+                        kscale_c = self._pivot_scale(c, beta)
                 gam = self._gamma(c, col, beta)                  # Eq. 7
                 r = sign * gam
                 aS = sign * beta[1:]
@@ -436,7 +487,7 @@ class IncrementalSVMState:
                 # c reaches the margin; with a numerically zero pivot gamma_c (c dependent
                 # on S: alpha_c moves along a null direction and g_c does not change) c
                 # cannot join S, and the step is limited by the other events instead
-                if k == 0 or r[c] > max(EPS_PIVOT * self.kscale, 100.0 * rate_tol):
+                if k == 0 or r[c] > max(100.0 * rate_tol, EPS_PIVOT_SCALE * kscale_c):
                     events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
                                    EPS_G / abs(r[c])))
                 if k > 0:                                        # alpha_c reaches C
@@ -457,6 +508,10 @@ class IncrementalSVMState:
             tc = np.maximum(-self.g[cand] / r[cand], 0.0)
             wc = EPS_G / np.abs(r[cand])
             best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
+            if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
+                # unlearning, S emptied by events tied with alpha_c ~ 0: alpha_c (a
+                # round-off residue of h = 0) cannot move alone; it is 0
+                best_t, best_kind, best_i = 0.0, EV_C_ZERO, c
             if best_kind < 0:
                 raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
             # ---- apply the increment: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)
@@ -481,6 +536,8 @@ class IncrementalSVMState:
                     self._grow_inverse(c, None, None, col)
                 else:
                     self._grow_inverse(c, beta, r[c] * sign, col)
+                    if r[c] * sign <= EPS_DOUBT * kscale_c:
+                        self._fresh_inverse()        # a small pivot: R afresh
                 return
             if best_kind == EV_C_BOUND:
                 self.alpha[c] = self.C
@@ -524,11 +581,17 @@ class IncrementalSVMState:
             known = self._known_from_S(i)
             beta_i, m = self._beta(i)
             kappa = self.kdiag[i] + _dot(m, beta_i)         # Schur complement = gamma_i^(i)
+            scale = self._pivot_scale(i, beta_i)
+            if kappa <= EPS_DOUBT * scale and self._fresh_inverse():
+                beta_i, m = self._beta(i)                   # doubtful: from a fresh R
+                kappa = self.kdiag[i] + _dot(m, beta_i)
+                scale = self._pivot_scale(i, beta_i)
             # numerically zero relative to the terms it is computed from?
-            mag = self.kdiag[i] + _dot(np.abs(m), np.abs(beta_i))
-            if kappa > max(EPS_PIVOT * self.kscale, EPS_PIVOT_REL * mag):
+            if kappa > EPS_PIVOT_SCALE * scale:
                 self._grow_inverse(i, beta_i, kappa,
                                    col_i if col_i is not None else self._column(i, known))
+                if kappa <= EPS_DOUBT * scale:
+                    self._fresh_inverse()                   # a small pivot: R afresh
                 return
             # degenerate: [alpha_i, alpha_S] moves along a null direction of Q
             self.n_exchanges += 1
@@ -542,12 +605,15 @@ class IncrementalSVMState:
             for pos in range(len(S)):
                 s, a = S[pos], aS[pos]
                 if a > EPS_RATE:
-                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, pos,
+                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, s,
                                    ea / abs(a)))
                 elif a < -EPS_RATE:
-                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, pos, ea / abs(a)))
-            events.append((self.C, EV_C_BOUND, -1, ea))  # alpha_i reaches its other bound
-            best_t, _, best_pos = _first_event(events, np.zeros(0), np.zeros(0), None)
+                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
+            # the margin vector with the least id among the tied ones leaves; alpha_i
+            # reaching its other bound only when no margin vector is tied
+            best_t, _, best_s = _first_event(events, np.zeros(0), np.zeros(0), None,
+                                             last=(self.C, EV_C_BOUND, -1, ea))
+            best_pos = self._s_pos(best_s) if best_s >= 0 else -1
             t = best_t
             self.alpha[i] += d * t
             self.alpha[S] += aS * t
@@ -742,6 +808,7 @@ class IncrementalSVMState:
             "n_exchanges": self.n_exchanges,
             "n_blocked": self.n_blocked,
             "n_refresh_failed": self.n_refresh_failed,
+            "n_pivot_refresh": self.n_pivot_refresh,
             "cached": np.array(list(self.cache.keys()), dtype=np.intp),
             "n_refresh": self.n_refresh,
             "max_inverse_drift": self.max_inverse_drift,
