@@ -10,7 +10,7 @@ alpha, g, k(x, x) and the set code; the kernel column k(x_i, x_s) of every
 margin vector s (one malloc'd column each, indexed by example id); the
 inverse R of the bordered matrix, row-major with leading dimension ``ldr``.
 """
-from libc.math cimport INFINITY, fabs
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
@@ -78,6 +78,7 @@ cdef class IncrementalSVMState:
     cdef double* alpha
     cdef double* g
     cdef double* kdiag
+    cdef double* kroot          # sqrt |k(x, x)| (per-example scale of the rates)
     cdef signed char* status
     # margin set, its kernel columns and the inverse of the bordered matrix
     cdef Py_ssize_t k, caps, ldr
@@ -127,6 +128,7 @@ cdef class IncrementalSVMState:
         self.alpha = NULL
         self.g = NULL
         self.kdiag = NULL
+        self.kroot = NULL
         self.status = NULL
         self.S = NULL
         self.KS = NULL
@@ -208,6 +210,7 @@ cdef class IncrementalSVMState:
         free(self.alpha)
         free(self.g)
         free(self.kdiag)
+        free(self.kroot)
         free(self.status)
         free(self.S)
         free(self.R)
@@ -256,6 +259,9 @@ cdef class IncrementalSVMState:
         p = _realloc(self.kdiag, cap * sizeof(double))
         if p == NULL: _nomem()
         self.kdiag = <double*> p
+        p = _realloc(self.kroot, cap * sizeof(double))
+        if p == NULL: _nomem()
+        self.kroot = <double*> p
         p = _realloc(self.status, cap * sizeof(signed char))
         if p == NULL: _nomem()
         self.status = <signed char*> p
@@ -386,6 +392,7 @@ cdef class IncrementalSVMState:
         self.alpha[c] = 0.0
         self.g[c] = 0.0
         self.kdiag[c] = 0.0
+        self.kroot[c] = 0.0
         self.status[c] = OUT
         cdef Py_ssize_t j
         for j in range(self.k):
@@ -826,7 +833,7 @@ cdef class IncrementalSVMState:
     # ------------------------------------------------------------------ the adiabatic loop
     cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
         cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter
-        cdef double rb, rate_tol, best_t, t, a, kappa, lim, bsum
+        cdef double rb, rtb, rt0, best_t, t, a, kappa, lim, bsum
         cdef int best_kind, new
         cdef signed char st
         cdef Py_ssize_t prev_join = -1
@@ -842,7 +849,8 @@ cdef class IncrementalSVMState:
                 rb = sign * self.y[c]
                 for i in range(n):
                     self.r[i] = self.y[i] * rb
-                rate_tol = 0.0
+                rtb = 0.0
+                rt0 = 0.0
             else:
                 self._beta(c)
                 if sign > 0:
@@ -853,16 +861,19 @@ cdef class IncrementalSVMState:
                         self.cscale = self._pivot_scale(c)
                 self._rates(c, col, sign)
                 rb = sign * self.beta[0]
+                # rates below EPS_GAMMA (sqrt(k_ii) rtb + rt0) count as zero (see the
+                # reference)
                 bsum = 0.0
                 for pos in range(k):
-                    bsum += fabs(self.beta[pos + 1]) * 1.0
-                rate_tol = EPS_GAMMA * (self.kscale * (1.0 + bsum) + fabs(self.beta[0]))
+                    bsum += fabs(self.beta[pos + 1]) * self.kroot[self.S[pos]]
+                rtb = self.kroot[c] + bsum
+                rt0 = fabs(self.beta[0])
             # pass 1: the smallest step; pass 2: the first event (fixed order) within
             # window eps / |rate| of it (see refsvm.idsvm._first_event)
-            self._events(c, sign, k, rate_tol, INFINITY, &best_t, &best_kind, &best_i)
+            self._events(c, sign, k, rtb, rt0, INFINITY, &best_t, &best_kind, &best_i)
             if best_kind >= 0:
                 lim = best_t
-                self._events(c, sign, k, rate_tol, lim, &best_t, &best_kind, &best_i)
+                self._events(c, sign, k, rtb, rt0, lim, &best_t, &best_kind, &best_i)
             if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
                 best_t = 0.0                # round-off residue (refsvm.idsvm._adiabatic)
                 best_kind = EV_C_ZERO
@@ -960,7 +971,7 @@ cdef class IncrementalSVMState:
             if st != MARGIN and st != GONE:
                 g[i] += r[i] * t
 
-    cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rate_tol,
+    cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rtb, double rt0,
                       double tmin, double* best_t, int* best_kind,
                       Py_ssize_t* best_i) noexcept nogil:
         """Scan the events (see refsvm.idsvm._first_event).
@@ -976,7 +987,8 @@ cdef class IncrementalSVMState:
         best_kind[0] = -1
         best_i[0] = -1
         if sign > 0:
-            if k == 0 or self.r[c] > max(100.0 * rate_tol, EPS_PIVOT_SCALE * self.cscale):
+            if k == 0 or self.r[c] > max(100.0 * (EPS_GAMMA * (self.kroot[c] * rtb + rt0)),
+                                         EPS_PIVOT_SCALE * self.cscale):
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
@@ -1033,7 +1045,8 @@ cdef class IncrementalSVMState:
         cdef double* g = self.g
         cdef signed char* status = self.status
         cdef signed char* blk = self.blk
-        cdef double best, sd, ar, lim
+        cdef double* kroot = self.kroot
+        cdef double best, sd, ar, lim, tol0
         cdef Py_ssize_t n = self.n, bi
         cdef int take
         if not first:
@@ -1055,23 +1068,26 @@ cdef class IncrementalSVMState:
                     best_i[0] = i
                     return
             return
-        # The candidates: E members rising (r > rate_tol), R members falling (r < -rate_tol),
-        # not blocked.  With sd = +1 for E, -1 for R (0 otherwise) that is sd r > rate_tol,
+        # The candidates: E members rising (r > tol_i), R members falling (r < -tol_i),
+        # tol_i = EPS_GAMMA (kroot_i rtb + rt0), not blocked.  With sd = +1 for E, -1 for
+        # R (0 otherwise) that is sd r > tol_i,
         # |r| = sd r and -g/r = x/|r| with x = -sd g (all exact).  The division is skipped
         # when t = -g/r surely exceeds best + EPS_G/|r| (it can then be neither the smallest
         # step nor tied with it; same result).  The test is computed without branches on the
-        # (unpredictable) set and sign, in one condition that is rarely true.
+        # (unpredictable) set and sign, in one condition that is rarely true (with the rate
+        # bound tol0 = EPS_GAMMA rt0 <= tol_i); tol_i itself only for the few that pass.
         best = best_t[0]
         bi = -1
         ntl = 0
+        tol0 = EPS_GAMMA * rt0
         for i in range(n):
             st = status[i]
             sd = <double> ((st == ERROR) - (st == REST))
             rr = r[i]
             ar = sd * rr
             lim = (ar * best + EPS_G) * (1.0 + 1e-9)
-            take = (ar > rate_tol) & (blk[i] == 0) & ((-sd) * g[i] <= lim)
-            if take:
+            take = (ar > tol0) & (blk[i] == 0) & ((-sd) * g[i] <= lim)
+            if take and ar > EPS_GAMMA * (kroot[i] * rtb + rt0):
                 t = -g[i] / rr
                 if t < 0.0:
                     t = 0.0
@@ -1245,6 +1261,7 @@ cdef class IncrementalSVMState:
         cdef double f, kv
         cdef signed char st
         self.kdiag[c] = self.kern.k_rows(self.store, c, c)
+        self.kroot[c] = sqrt(fabs(self.kdiag[c]))
         if fabs(self.kdiag[c]) > self.kscale:
             self.kscale = fabs(self.kdiag[c])
         # the support vectors (ids ascending, collected without branching on the set)
@@ -1567,6 +1584,7 @@ cdef class IncrementalSVMState:
             self.g[i] = data["g"][i]
             self.y[i] = data["y"][i]
             self.kdiag[i] = data["kdiag"][i]
+            self.kroot[i] = sqrt(fabs(self.kdiag[i]))
             self.status[i] = data["status"][i]
             if self.status[i] == GONE:
                 self.ngone += 1

@@ -460,7 +460,7 @@ class IncrementalSVMState:
                 r = y[:n] * rb
                 aS = np.zeros(0)
                 beta = None
-                rate_tol = 0.0
+                rate_tol = np.zeros(n)
             else:
                 beta, m = self._beta(c)                         # Eq. 5
                 if sign > 0:
@@ -477,8 +477,11 @@ class IncrementalSVMState:
                 rb = sign * beta[0]
                 # |gamma_i| below round-off of its terms (|Q_ic| + sum_j |Q_ij beta_j|
                 # + |beta_b|) counts as zero: examples dependent on S have gamma = 0
-                # exactly, and must not fabricate events from round-off
-                rate_tol = EPS_GAMMA * (self.kscale * (1.0 + _dot(np.abs(beta[1:]), np.ones(k)))
+                # exactly, and must not fabricate events from round-off.  The terms are
+                # bounded per example by |k(x_i, x_j)| <= sqrt(k_ii k_jj):
+                # sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj) |beta_j|) + |beta_b|
+                kr = np.sqrt(np.abs(self.kdiag[:n]))
+                rate_tol = EPS_GAMMA * (kr * (kr[c] + _dot(np.abs(beta[1:]), kr[S]))
                                         + abs(beta[0]))
             # ---- the largest increment t >= 0 that changes no membership (Sec. 2.2)
             ea = EPS_ALPHA * self.C
@@ -487,7 +490,7 @@ class IncrementalSVMState:
                 # c reaches the margin; with a numerically zero pivot gamma_c (c dependent
                 # on S: alpha_c moves along a null direction and g_c does not change) c
                 # cannot join S, and the step is limited by the other events instead
-                if k == 0 or r[c] > max(100.0 * rate_tol, EPS_PIVOT_SCALE * kscale_c):
+                if k == 0 or r[c] > max(100.0 * rate_tol[c], EPS_PIVOT_SCALE * kscale_c):
                     events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
                                    EPS_G / abs(r[c])))
                 if k > 0:                                        # alpha_c reaches C
