@@ -820,7 +820,8 @@ cdef class OnlineSVMR:
         reassignment, no kernel evaluation, not in any read-out) and compacted away once they
         are a quarter of the buffers, so that the cost of compaction is amortised.  The
         reference compacts at once; the observable state is the same."""
-        cdef Py_ssize_t p, cnt = 0, n_drop, j
+        cdef Py_ssize_t p, cnt = 0, n_drop, j, k, best
+        cdef RemKey tmp
         cdef long long m = self.max_non_sv
         if m < 0:
             return 0
@@ -833,7 +834,19 @@ cdef class OnlineSVMR:
         if cnt <= m:
             return 0
         n_drop = cnt - <Py_ssize_t> m
-        qsort(self.tmp_keys, cnt, sizeof(RemKey), _cmp_rem)
+        if n_drop <= 8:
+            # usually one or two to drop (one arrival since the last removal): selection by
+            # scans in the order of the sort (largest key first, then the lowest id)
+            for j in range(n_drop):
+                best = j
+                for k in range(j + 1, cnt):
+                    if _cmp_rem(&self.tmp_keys[k], &self.tmp_keys[best]) < 0:
+                        best = k
+                tmp = self.tmp_keys[j]
+                self.tmp_keys[j] = self.tmp_keys[best]
+                self.tmp_keys[best] = tmp
+        else:
+            qsort(self.tmp_keys, cnt, sizeof(RemKey), _cmp_rem)
         for j in range(n_drop):
             p = self.tmp_keys[j].pos
             self.dead[p] = 1

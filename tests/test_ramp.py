@@ -373,3 +373,27 @@ def test_hold_out_breaks_the_cycle_of_algorithm_1():
     assert st["alpha"][p] == 0.0 and 1.99 < st["g"][p] <= 2.0
     for o, stt in zip(objs, states):
         check_invariants(stt, o, X[stt["I"]], 1.0, 1e-3, 1e-5, updated=True)
+
+
+@pytest.mark.parametrize("m", [3, 12])
+def test_removal_ties_go_oldest_first_in_both_twins(m):
+    """Duplicated examples have equal |1 - g|: Algorithm 2 must drop the oldest of them
+    first, in the twin's scan selection (few to drop) as in the reference's stable sort.
+    Linear kernel on small integers: exact kernel values, so the twins stay bit for bit
+    together through the ties (an RBF's last-bit differences would split tied gains)."""
+    rng = np.random.RandomState(12)
+    base = rng.randint(-3, 4, size=(30, 2)).astype(np.float64)
+    X = np.ascontiguousarray(np.repeat(base, 3, axis=0)[rng.permutation(90)])
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    y[rng.rand(90) < 0.1] *= -1
+    a = ramp.OnlineSVMR(2, False, C=1.0, kernel="linear", max_non_sv=m)
+    b = _ramp.OnlineSVMR(2, False, C=1.0, kernel="linear", max_non_sv=m)
+    ties = 0
+    for t in range(90):
+        a.step(X[t], y[t])
+        b.step(X[t], y[t])
+        sa = a.get_state()
+        compare_states(sa, b.get_state(), f"example {t}")
+        key = np.abs(1.0 - sa["g"][sa["alpha"] == 0])
+        ties += key.shape[0] - np.unique(key).shape[0]
+    assert a.n_removed > 0 and ties > 0
