@@ -51,9 +51,11 @@ _kernel_pa = pytest.importorskip("refsvm._kernel_pa")
 GAMMA = 0.5
 CS = [1.0, 10.0]
 # (data, C, gamma): the settings (gamma = 0.5), plus NCheckerboard at gamma = 4, a
-# value of the paper's grid (delta^2 = M / 2^4 with M = 2) suited to its unit squares
+# value of the paper's grid (delta^2 = M / 2^4 with M = 2) suited to its unit squares, with
+# C up to 100 (the paper's Table 1 NCheckerboard row: 98.6 % with 554 SVs vs LIBSVM's
+# 96.5 % with 4,679 is the regime of C = 100 here)
 SETTINGS = [(name, C, GAMMA) for name in ("gauss", "ncheck") for C in CS] + [
-    ("ncheck", C, 4.0) for C in CS]
+    ("ncheck", C, 4.0) for C in CS + [100.0]]
 IDS = [f"{n}-C{C:g}-g{g:g}" for n, C, g in SETTINGS]
 _DATA = {}
 _RESULTS = {}
