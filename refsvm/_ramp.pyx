@@ -171,6 +171,16 @@ cdef inline double eq14(double alpha, double g, double q, double C) noexcept nog
     return new
 
 
+cdef int _grow(void** buf, size_t nbytes) except -1 nogil:
+    """realloc(*buf, nbytes) in place, or MemoryError (the old buffer is kept)."""
+    cdef void* q = realloc(buf[0], nbytes)
+    if q == NULL:
+        with gil:
+            raise MemoryError()
+    buf[0] = q
+    return 0
+
+
 # nogil methods read attributes of self, which is never None: no None checks even
 # in REFSVM_DEBUG builds (which keep bounds checks on).
 @cython.nonecheck(False)
@@ -236,39 +246,9 @@ cdef class OnlineSVMR:
     cdef readonly bint gain_stopped
 
     def __cinit__(self, *args, **kwargs):
-        self.n = 0
-        self.cap = 0
-        self.ids = NULL
-        self.y = NULL
-        self.alpha = NULL
-        self.g = NULL
-        self.qd = NULL
-        self.inv = NULL
-        self.held = NULL
-        self.dead = NULL
-        self.ut = NULL
-        self.lt = NULL
-        self.cand = NULL
-        self.apos = NULL
-        self.arank = NULL
-        self.aslot = NULL
-        self.ga = NULL
-        self.uta = NULL
-        self.lta = NULL
-        self.pool = NULL
-        self.pool_size = 0
-        self.pool_max = POOL_MAX
-        self.tlist = NULL
-        self.dsum = NULL
-        self.tch = NULL
-        self.svpos = NULL
-        self.n_dead = 0
-        self.krow = NULL
+        # every C attribute starts zeroed (NULL buffers, empty counters); only these differ
         self.unit_y = True
-        self.pend_k = NULL
-        self.tmp_pos = NULL
-        self.tmp_keys = NULL
-        self.pending = False
+        self.pool_max = POOL_MAX
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
@@ -320,144 +300,39 @@ cdef class OnlineSVMR:
     # ------------------------------------------------------------------ buffers
     cdef int _reserve(self, Py_ssize_t need) except -1 nogil:
         cdef Py_ssize_t cap, p
-        cdef void* q
         if need <= self.cap:
             return 0
         cap = max(need, 2 * self.cap, 16)
-        q = realloc(self.ids, cap * sizeof(long long))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.ids = <long long*> q
-        q = realloc(self.y, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.y = <double*> q
-        q = realloc(self.alpha, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.alpha = <double*> q
-        q = realloc(self.g, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.g = <double*> q
-        q = realloc(self.qd, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.qd = <double*> q
-        q = realloc(self.inv, cap * sizeof(char))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.inv = <char*> q
-        q = realloc(self.held, cap * sizeof(char))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.held = <char*> q
-        q = realloc(self.dead, cap * sizeof(char))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.dead = <char*> q
-        q = realloc(self.ut, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.ut = <double*> q
-        q = realloc(self.lt, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.lt = <double*> q
-        q = realloc(self.cand, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.cand = <Py_ssize_t*> q
-        q = realloc(self.apos, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.apos = <Py_ssize_t*> q
-        q = realloc(self.arank, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.arank = <Py_ssize_t*> q
-        q = realloc(self.aslot, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.aslot = <Py_ssize_t*> q
-        q = realloc(self.ga, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.ga = <double*> q
-        q = realloc(self.uta, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.uta = <double*> q
-        q = realloc(self.lta, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.lta = <double*> q
-        q = realloc(self.tlist, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.tlist = <Py_ssize_t*> q
-        q = realloc(self.dsum, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.dsum = <double*> q
-        q = realloc(self.tch, cap * sizeof(char))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.tch = <char*> q
-        q = realloc(self.svpos, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.svpos = <Py_ssize_t*> q
-        q = realloc(self.pend_k, cap * sizeof(double))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.pend_k = <double*> q
-        q = realloc(self.tmp_pos, cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.tmp_pos = <Py_ssize_t*> q
-        q = realloc(self.tmp_keys, cap * sizeof(RemKey))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.tmp_keys = <RemKey*> q
-        q = realloc(self.krow, cap * sizeof(double*))
-        if q == NULL:
-            with gil:
-                raise MemoryError()
-        self.krow = <double**> q
+        _grow(<void**> &self.ids, cap * sizeof(long long))
+        _grow(<void**> &self.y, cap * sizeof(double))
+        _grow(<void**> &self.alpha, cap * sizeof(double))
+        _grow(<void**> &self.g, cap * sizeof(double))
+        _grow(<void**> &self.qd, cap * sizeof(double))
+        _grow(<void**> &self.inv, cap * sizeof(char))
+        _grow(<void**> &self.held, cap * sizeof(char))
+        _grow(<void**> &self.dead, cap * sizeof(char))
+        _grow(<void**> &self.ut, cap * sizeof(double))
+        _grow(<void**> &self.lt, cap * sizeof(double))
+        _grow(<void**> &self.cand, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.apos, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.arank, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.aslot, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.ga, cap * sizeof(double))
+        _grow(<void**> &self.uta, cap * sizeof(double))
+        _grow(<void**> &self.lta, cap * sizeof(double))
+        _grow(<void**> &self.tlist, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.dsum, cap * sizeof(double))
+        _grow(<void**> &self.tch, cap * sizeof(char))
+        _grow(<void**> &self.svpos, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.pend_k, cap * sizeof(double))
+        _grow(<void**> &self.tmp_pos, cap * sizeof(Py_ssize_t))
+        _grow(<void**> &self.tmp_keys, cap * sizeof(RemKey))
+        _grow(<void**> &self.krow, cap * sizeof(double*))
         for p in range(self.cap, cap):
             self.krow[p] = NULL
         for p in range(self.n):
             if self.krow[p] != NULL:
-                q = realloc(self.krow[p], cap * sizeof(double))
-                if q == NULL:
-                    with gil:
-                        raise MemoryError()
-                self.krow[p] = <double*> q
+                _grow(<void**> &self.krow[p], cap * sizeof(double))
         self.cap = cap
         return 0
 
