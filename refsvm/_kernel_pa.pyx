@@ -12,7 +12,8 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._kernels cimport KernelSpec, CKernel, RowStore, kernel_dense, kernel_csr
+from refsvm._kernels cimport (KernelSpec, CKernel, RowStore, StreamLearner, kernel_dense,
+                              kernel_csr)
 
 cnp.import_array()
 
@@ -32,13 +33,11 @@ cdef inline double pa_tau(int variant, double loss, double kxx, double C) noexce
 # nogil methods read attributes of self, which is never None: no None checks even
 # in REFSVM_DEBUG builds (which keep bounds checks on).
 @cython.nonecheck(False)
-cdef class KernelPA:
+cdef class KernelPA(StreamLearner):
     """Kernel PA state; see :class:`refsvm.kernel_pa.KernelPA`."""
 
     cdef RowStore store
     cdef CKernel kern
-    cdef readonly Py_ssize_t n_features
-    cdef readonly bint sparse
     cdef readonly double C
     cdef readonly int variant
     cdef double* coef
@@ -122,46 +121,6 @@ cdef class KernelPA:
                 self.n_updates += 1
         self.n_seen += 1
         return 0
-
-    def step(self, x, double y):
-        cdef const double[::1] xd, xv
-        cdef const int[::1] xi
-        if self.sparse:
-            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
-            xv = np.ascontiguousarray(x.data, dtype=np.float64)
-            self._step(&xi[0] if xi.shape[0] else NULL, &xv[0] if xv.shape[0] else NULL,
-                       xi.shape[0], y)
-        else:
-            xd = np.ascontiguousarray(x, dtype=np.float64)
-            self._step(NULL, &xd[0], 0, y)
-
-    def run(self, X, y, order):
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const Py_ssize_t[::1] indptr
-        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
-        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t t, i, start, stop
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
-            with nogil:
-                for t in range(od.shape[0]):
-                    i = od[t]
-                    start = indptr[i]
-                    stop = indptr[i + 1]
-                    self._step(&indices[start] if stop > start else NULL,
-                               &data[start] if stop > start else NULL, stop - start, yv[i])
-        else:
-            Xd = X
-            if Xd.shape[0] == 0:
-                return
-            with nogil:
-                for t in range(od.shape[0]):
-                    i = od[t]
-                    self._step(NULL, &Xd[i, 0], 0, yv[i])
 
     @property
     def n_kernel_evals(self):

@@ -54,3 +54,11 @@ cdef class CKernel:
     cdef double k_row_dense(self, RowStore s, Py_ssize_t i, const double* x) noexcept nogil
     cdef double k_row_csr(self, RowStore s, Py_ssize_t i, const int* xi, const double* xv,
                           Py_ssize_t xn) noexcept nogil
+
+
+cdef class StreamLearner:
+    """Base of the compiled states that learn one example at a time (see _kernels.pyx)."""
+    cdef readonly Py_ssize_t n_features
+    cdef readonly bint sparse
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil

@@ -431,3 +431,64 @@ cdef class CKernel:
             for i in range(n):
                 out[i] = self.k_row_dense(store, i, &xd[0])
         return np.asarray(out)
+
+
+# ---------------------------------------------------------------- stream driver
+cdef class StreamLearner:
+    """Base of the compiled states that learn one example at a time.
+
+    A subclass sets ``n_features`` and ``sparse`` and implements ``_step`` for one example
+    in the row convention of this module: a CSR row (indices ``xi``, values ``xv``,
+    ``nnz`` entries) when ``sparse``, else the ``n_features`` values at ``xv``
+    (``xi`` NULL).  ``step`` (one example from Python) and ``run`` (a whole stream,
+    without the GIL) are written once, here.
+    """
+
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        with gil:
+            raise NotImplementedError("StreamLearner._step")
+
+    def step(self, x, double y):
+        """Learn one example: x a dense row, or a :class:`refsvm.kernels.SparseRow`."""
+        cdef const double[::1] xd, xv
+        cdef const int[::1] xi
+        if self.sparse:
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            self._step(&xi[0] if xi.shape[0] else NULL, &xv[0] if xv.shape[0] else NULL,
+                       xi.shape[0], y)
+        else:
+            xd = np.ascontiguousarray(x, dtype=np.float64)
+            if xd.shape[0] != self.n_features:
+                raise ValueError(f"row of length {xd.shape[0]}, expected {self.n_features}")
+            self._step(NULL, &xd[0] if xd.shape[0] else NULL, 0, y)
+
+    def run(self, X, y, order):
+        """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``."""
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const Py_ssize_t[::1] indptr
+        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
+        cdef Py_ssize_t t, i, start, stop
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            with nogil:
+                for t in range(od.shape[0]):
+                    i = od[t]
+                    start = indptr[i]
+                    stop = indptr[i + 1]
+                    self._step(&indices[start] if stop > start else NULL,
+                               &data[start] if stop > start else NULL, stop - start, yv[i])
+        else:
+            Xd = X
+            if Xd.shape[0] == 0:
+                return
+            with nogil:
+                for t in range(od.shape[0]):
+                    i = od[t]
+                    self._step(NULL, &Xd[i, 0], 0, yv[i])

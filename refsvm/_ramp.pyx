@@ -15,7 +15,7 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._kernels cimport KernelSpec, CKernel, RowStore
+from refsvm._kernels cimport KernelSpec, CKernel, RowStore, StreamLearner
 from refsvm.kernels import SparseRow
 
 cnp.import_array()
@@ -184,13 +184,11 @@ cdef int _grow(void** buf, size_t nbytes) except -1 nogil:
 # nogil methods read attributes of self, which is never None: no None checks even
 # in REFSVM_DEBUG builds (which keep bounds checks on).
 @cython.nonecheck(False)
-cdef class OnlineSVMR:
+cdef class OnlineSVMR(StreamLearner):
     """OnlineSVMR state (Algorithm 1 + Algorithm 2); see :class:`refsvm.ramp.OnlineSVMR`."""
 
     cdef RowStore store
     cdef CKernel kern
-    cdef readonly Py_ssize_t n_features
-    cdef readonly bint sparse
     cdef readonly double C, tol, min_gain, shrink_margin
     cdef readonly bint shrinking
     cdef readonly long long max_non_sv
@@ -848,6 +846,15 @@ cdef class OnlineSVMR:
         self.store.append_csr(idx, val, nnz)
         return self._observe_stored()
 
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        """One example of the stream: Alg. 1 steps 2-28 (+ Algorithm 2)."""
+        if self.sparse:
+            self._observe_csr(xi, xv, nnz)
+        else:
+            self._observe_dense(xv)
+        return self._label(y)
+
     # ------------------------------------------------------------------ Python API
     def observe(self, x):
         """Receive x, return f(x) (Eq. 4); x waits for :meth:`label` or :meth:`skip`."""
@@ -876,42 +883,6 @@ cdef class OnlineSVMR:
         if not self.pending:
             raise RuntimeError("label() needs a preceding observe()")
         self._label(y)
-
-    def step(self, x, double y):
-        """One example: Alg. 1 steps 2-28 (+ Algorithm 2)."""
-        self.observe(x)
-        self._label(y)
-
-    def run(self, X, y, order):
-        """Alg. 1 over the rows of X in ``order`` (nogil loop)."""
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const Py_ssize_t[::1] indptr
-        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
-        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t t, i, start, stop
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
-            with nogil:
-                for t in range(od.shape[0]):
-                    i = od[t]
-                    start = indptr[i]
-                    stop = indptr[i + 1]
-                    self._observe_csr(&indices[start] if stop > start else NULL,
-                                      &data[start] if stop > start else NULL, stop - start)
-                    self._label(yv[i])
-        else:
-            Xd = X
-            if Xd.shape[0] == 0:
-                return
-            with nogil:
-                for t in range(od.shape[0]):
-                    i = od[t]
-                    self._observe_dense(&Xd[i, 0])
-                    self._label(yv[i])
 
     @property
     def n_kernel_evals(self):
