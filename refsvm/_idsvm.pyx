@@ -34,6 +34,7 @@ DEF EPS_RATE = 1e-12
 DEF EPS_GAMMA = 1e-10
 DEF EPS_DOUBT = 1e-6
 DEF EPS_PIVOT_SCALE = 1e-11
+DEF EPS_PIVOT_ABS = 1e-14
 DEF EPS_G = 1e-12
 DEF EPS_ALPHA = 1e-12
 DEF EPS_RESIDUE = 1e-9
@@ -96,7 +97,7 @@ cdef class IncrementalSVMState:
     cdef Py_ssize_t* tlist      # ... and their examples (ascending)
     cdef Py_ssize_t ntl
     cdef Py_ssize_t* idx        # ids whose kernel value is to be evaluated
-    cdef signed char* blk       # anti-cycling: blocked from joining S (this operation)
+    cdef signed char* blk       # left dependent on S by an exchange: no candidate until S changes
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
     cdef double* lu
@@ -116,7 +117,7 @@ cdef class IncrementalSVMState:
     cdef Py_ssize_t* clen
     cdef long long* cstamp
     cdef readonly double b, kscale
-    cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges, n_blocked
+    cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
     cdef readonly long long n_refresh_failed, n_pivot_refresh
     cdef bint fresh             # R inverted from scratch, S unchanged since
     cdef double cscale          # the scale of the candidate's pivot (see _adiabatic)
@@ -189,7 +190,6 @@ cdef class IncrementalSVMState:
         self.n_decrements = 0
         self.n_iterations = 0
         self.n_exchanges = 0
-        self.n_blocked = 0
         self.n_refresh_failed = 0
         self.n_pivot_refresh = 0
         self.fresh = False
@@ -832,16 +832,14 @@ cdef class IncrementalSVMState:
 
     # ------------------------------------------------------------------ the adiabatic loop
     cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
-        cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter
+        cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter, dep
+        cdef long long changes
         cdef double rb, rtb, rt0, best_t, t, a, kappa, lim, bsum
         cdef int best_kind, new
         cdef signed char st
-        cdef Py_ssize_t prev_join = -1
         cdef void* p
         max_iter = 50 * (n + 10)
-        for i in range(self.nblk):          # blocks of the previous operation expire
-            self.blk[self.blist[i]] = 0
-        self.nblk = 0
+        self._clear_dependent()
         for it in range(max_iter):
             self.n_iterations += 1
             k = self.k
@@ -867,7 +865,9 @@ cdef class IncrementalSVMState:
                 for pos in range(k):
                     bsum += fabs(self.beta[pos + 1]) * self.kroot[self.S[pos]]
                 rtb = self.kroot[c] + bsum
-                rt0 = fabs(self.beta[0])
+                rt0 = 0.0
+                for pos in range(k + 1):
+                    rt0 += fabs(self.R[pos]) * fabs(self.m[pos])
             # pass 1: the smallest step; pass 2: the first event (fixed order) within
             # window eps / |rate| of it (see refsvm.idsvm._first_event)
             self._events(c, sign, k, rtb, rt0, INFINITY, &best_t, &best_kind, &best_i)
@@ -921,17 +921,6 @@ cdef class IncrementalSVMState:
                 return 0
             if best_kind == EV_S_OUT:
                 s = best_i
-                if s == prev_join and t == 0.0:
-                    if self.nblk == self.capblk:
-                        self.capblk = max(8, 2 * self.capblk)
-                        p = _realloc(self.blist, self.capblk * sizeof(Py_ssize_t))
-                        if p == NULL: _nomem()
-                        self.blist = <Py_ssize_t*> p
-                    self.blist[self.nblk] = s
-                    self.nblk += 1
-                    self.blk[s] = 1
-                    self.n_blocked += 1
-                prev_join = -1
                 pos = self._s_pos(s)
                 if sign * self.beta[pos + 1] > 0:
                     self.alpha[s] = self.C
@@ -943,10 +932,24 @@ cdef class IncrementalSVMState:
                 self._shrink_inverse(pos)
                 self.status[s] = new
                 self.g[s] = 0.0
+                self._clear_dependent()
                 continue
             self.g[best_i] = 0.0
-            self._join(best_i)
-            prev_join = best_i if (t == 0.0 and self.status[best_i] == MARGIN) else -1
+            changes = self.n_s_changes
+            dep = self._join(best_i)
+            # (kept if S only swapped one member for a dependent one: refsvm.idsvm)
+            if self.n_s_changes != changes and not (
+                    self.n_s_changes - changes == 2 and dep >= 0 and dep != best_i):
+                self._clear_dependent()
+            if dep >= 0:                    # left dependent on S (refsvm.idsvm._join)
+                if self.nblk == self.capblk:
+                    self.capblk = max(8, 2 * self.capblk)
+                    p = _realloc(self.blist, self.capblk * sizeof(Py_ssize_t))
+                    if p == NULL: _nomem()
+                    self.blist = <Py_ssize_t*> p
+                self.blist[self.nblk] = dep
+                self.nblk += 1
+                self.blk[dep] = 1
         _fail("IncrementalSVM: too many adiabatic steps (cycling?)")
         return -1
 
@@ -988,7 +991,8 @@ cdef class IncrementalSVMState:
         best_i[0] = -1
         if sign > 0:
             if k == 0 or self.r[c] > max(100.0 * (EPS_GAMMA * (self.kroot[c] * rtb + rt0)),
-                                         EPS_PIVOT_SCALE * self.cscale):
+                                         EPS_PIVOT_SCALE * self.cscale,
+                                         EPS_PIVOT_ABS * self.kscale):
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
@@ -1110,10 +1114,19 @@ cdef class IncrementalSVMState:
                 return j
         return -1
 
-    cdef int _join(self, Py_ssize_t i) except -1 nogil:
-        """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
+    cdef void _clear_dependent(self) noexcept nogil:
+        """S changed: the examples found dependent on it are candidates again."""
+        cdef Py_ssize_t q
+        for q in range(self.nblk):
+            self.blk[self.blist[q]] = 0
+        self.nblk = 0
+
+    cdef Py_ssize_t _join(self, Py_ssize_t i) except -2 nogil:
+        """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
+        Returns the example the exchange left dependent on the final S, or -1 (see
+        refsvm.idsvm._join)."""
         cdef double kappa, d, best_t, t, a, ea, mag
-        cdef Py_ssize_t best_pos, pos, s, k, j
+        cdef Py_ssize_t best_pos, pos, s, k, j, dep = -1
         cdef int new
         cdef bint have_col = False
         cdef signed char st
@@ -1122,7 +1135,7 @@ cdef class IncrementalSVMState:
                 if not have_col:
                     self._column(i, self.col2, 0)
                 self._grow_inverse(i, 0.0, self.col2, True)
-                return 0
+                return dep
             self._beta(i)
             kappa = self._pivot(i)
             mag = self._pivot_scale(i)
@@ -1130,13 +1143,13 @@ cdef class IncrementalSVMState:
                 self._beta(i)                   # doubtful: from a fresh R
                 kappa = self._pivot(i)
                 mag = self._pivot_scale(i)
-            if kappa > EPS_PIVOT_SCALE * mag:
+            if kappa > max(EPS_PIVOT_SCALE * mag, EPS_PIVOT_ABS * self.kscale):
                 if not have_col:
                     self._column(i, self.col2, 2)
                 self._grow_inverse(i, kappa, self.col2, False)
                 if kappa <= EPS_DOUBT * mag:
                     self._fresh_inverse()       # a small pivot: R afresh
-                return 0
+                return dep
             self.n_exchanges += 1
             if not have_col:
                 self._column(i, self.col2, 2)
@@ -1197,7 +1210,7 @@ cdef class IncrementalSVMState:
                     self.alpha[i] = 0.0
                     self.status[i] = REST
                 self._cache_put(i, self.col2)
-                return 0
+                return i
             s = self.S[best_pos]
             if d * self.beta[best_pos + 1] > 0:
                 self.alpha[s] = self.C
@@ -1209,6 +1222,7 @@ cdef class IncrementalSVMState:
             self._shrink_inverse(best_pos)
             self.status[s] = new
             self.g[s] = 0.0
+            dep = s
 
     cdef int _centre_bias(self) except -1 nogil:
         cdef double lo = -INFINITY, hi = INFINITY, v, new, db
@@ -1508,7 +1522,6 @@ cdef class IncrementalSVMState:
             "n_decrements": int(self.n_decrements),
             "n_iterations": int(self.n_iterations),
             "n_exchanges": int(self.n_exchanges),
-            "n_blocked": int(self.n_blocked),
             "n_refresh_failed": int(self.n_refresh_failed),
             "n_pivot_refresh": int(self.n_pivot_refresh),
             "cached": self._cached_ids(),
@@ -1555,7 +1568,7 @@ cdef class IncrementalSVMState:
                     cache=[(int(i), self._cache_col(i)) for i in self._cached_ids()],
                     counters=(self.n_increments, self.n_decrements, self.n_iterations,
                               self.n_exchanges, self.n_s_changes, self.n_refresh,
-                              self.max_inverse_drift, self.n_blocked, self.n_refresh_failed,
+                              self.max_inverse_drift, self.n_refresh_failed,
                               self.n_pivot_refresh, bool(self.fresh)))
         return (_rebuild, (params, data))
 
@@ -1616,7 +1629,7 @@ cdef class IncrementalSVMState:
             self._cache_insert(i, &cv[0], cv.shape[0])
         (self.n_increments, self.n_decrements, self.n_iterations, self.n_exchanges,
          self.n_s_changes, self.n_refresh, self.max_inverse_drift,
-         self.n_blocked, self.n_refresh_failed, self.n_pivot_refresh,
+         self.n_refresh_failed, self.n_pivot_refresh,
          self.fresh) = data["counters"]
 
 

@@ -114,6 +114,10 @@ EPS_RESIDUE = 1e-9
 EPS_DOUBT = 1e-6
 #: a pivot (recomputed) below this fraction of its scale is numerically zero
 EPS_PIVOT_SCALE = 1e-11
+#: ... and so is one below this times max k(x, x) (exact zeros, e.g. x = 0 under a
+#: homogeneous polynomial kernel, make the relative scale meaningless; treating such
+#: a pivot as zero moves g by less than this times k_max per unit of alpha)
+EPS_PIVOT_ABS = 1e-14
 
 # event kinds (shared with the twin)
 EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
@@ -248,7 +252,6 @@ class IncrementalSVMState:
         self.n_decrements = 0
         self.n_iterations = 0                        # adiabatic steps (all operations)
         self.n_exchanges = 0                         # degenerate exchanges (null directions)
-        self.n_blocked = 0                           # anti-cycling blocks
         self.n_refresh_failed = 0                    # refreshes skipped: singular S
         self.n_pivot_refresh = 0                     # inverses recomputed for a doubtful pivot
         self.fresh = False                           # R inverted from scratch, S unchanged since
@@ -445,10 +448,9 @@ class IncrementalSVMState:
         largest increments that change no membership (Sec. 2.2), updating the sets."""
         y, n = self.y, self.n
         max_iter = 50 * (n + 10)
-        # anti-cycling: an example that joins S by a zero step and leaves it again by a
-        # zero step (possible only through round-off on a numerically singular S) may
-        # not join again during this operation
-        blocked, prev_join = [], -1
+        # examples left dependent on S by an exchange: their rate is zero while S stays
+        # as it is (see _join), so they are no candidates until S changes
+        dependent = []
         for _ in range(max_iter):
             self.n_iterations += 1
             k = len(self.S)
@@ -479,10 +481,11 @@ class IncrementalSVMState:
                 # + |beta_b|) counts as zero: examples dependent on S have gamma = 0
                 # exactly, and must not fabricate events from round-off.  The terms are
                 # bounded per example by |k(x_i, x_j)| <= sqrt(k_ii k_jj):
-                # sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj) |beta_j|) + |beta_b|
+                # sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj) |beta_j|), and beta_b by the
+                # magnitude of its own terms, sum_a |R_0a m_a| (beta_b = -(R m)_0)
                 kr = np.sqrt(np.abs(self.kdiag[:n]))
                 rate_tol = EPS_GAMMA * (kr * (kr[c] + _dot(np.abs(beta[1:]), kr[S]))
-                                        + abs(beta[0]))
+                                        + _dot(np.abs(self.Rinv[0]), np.abs(m)))
             # ---- the largest increment t >= 0 that changes no membership (Sec. 2.2)
             ea = EPS_ALPHA * self.C
             events = []                                  # (t, kind, id, window), fixed order
@@ -490,7 +493,8 @@ class IncrementalSVMState:
                 # c reaches the margin; with a numerically zero pivot gamma_c (c dependent
                 # on S: alpha_c moves along a null direction and g_c does not change) c
                 # cannot join S, and the step is limited by the other events instead
-                if k == 0 or r[c] > max(100.0 * rate_tol[c], EPS_PIVOT_SCALE * kscale_c):
+                if k == 0 or r[c] > max(100.0 * rate_tol[c], EPS_PIVOT_SCALE * kscale_c,
+                                        EPS_PIVOT_ABS * self.kscale):
                     events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
                                    EPS_G / abs(r[c])))
                 if k > 0:                                        # alpha_c reaches C
@@ -506,8 +510,8 @@ class IncrementalSVMState:
                     events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
             # E members rising to g = 0, R members falling to g = 0 (ids ascending)
             cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
-            if blocked:
-                cand = cand[~np.isin(cand, blocked)]
+            if dependent:
+                cand = cand[~np.isin(cand, dependent)]
             tc = np.maximum(-self.g[cand] / r[cand], 0.0)
             wc = EPS_G / np.abs(r[cand])
             best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
@@ -552,10 +556,6 @@ class IncrementalSVMState:
                 return
             if best_kind == EV_S_OUT:
                 s = best_i
-                if s == prev_join and t == 0.0:
-                    blocked.append(s)
-                    self.n_blocked += 1
-                prev_join = -1
                 pos = self._s_pos(s)
                 if aS[pos] > 0:
                     self.alpha[s] = self.C
@@ -567,20 +567,37 @@ class IncrementalSVMState:
                 self._shrink_inverse(pos)
                 self.status[s] = new
                 self.g[s] = 0.0
+                dependent = []
                 continue
             # EV_JOIN
             self.g[best_i] = 0.0
-            self._join(best_i)
-            prev_join = best_i if (t == 0.0 and self.status[best_i] == MARGIN) else -1
+            changes = self.n_s_changes
+            dep = self._join(best_i)
+            # S changed: the marks go, unless S only swapped one member for a dependent
+            # one (an exchange of one margin vector for best_i: the same span)
+            swapped = self.n_s_changes - changes == 2 and dep >= 0 and dep != best_i
+            if self.n_s_changes != changes and not swapped:
+                dependent = []
+            if dep >= 0:
+                dependent.append(dep)
         raise RuntimeError("IncrementalSVM: too many adiabatic steps (cycling?)")
 
     def _join(self, i):
-        """Example i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange."""
+        """Example i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
+
+        Returns the example the exchange left dependent on the final S (-1 if none): the
+        last margin vector it replaced by i, or i itself if alpha_i reached its other
+        bound.  Its rate is zero while S stays as it is (a numerically zero pivot is
+        taken as exact linear dependence: for a positive semi-definite kernel, a
+        singular bordered matrix has a null vector v with sum_j v_j y_j phi(x_j) = 0,
+        sum_j v_j y_j = 0, so gamma_i = 0 for every increment), so it is no candidate
+        until S changes (which keeps two duplicates from replacing each other forever)."""
         col_i = None
+        dep = -1
         while True:
             if not self.S:
                 self._grow_inverse(i, None, None, col_i if col_i is not None else self._column(i))
-                return
+                return dep
             known = self._known_from_S(i)
             beta_i, m = self._beta(i)
             kappa = self.kdiag[i] + _dot(m, beta_i)         # Schur complement = gamma_i^(i)
@@ -590,12 +607,12 @@ class IncrementalSVMState:
                 kappa = self.kdiag[i] + _dot(m, beta_i)
                 scale = self._pivot_scale(i, beta_i)
             # numerically zero relative to the terms it is computed from?
-            if kappa > EPS_PIVOT_SCALE * scale:
+            if kappa > max(EPS_PIVOT_SCALE * scale, EPS_PIVOT_ABS * self.kscale):
                 self._grow_inverse(i, beta_i, kappa,
                                    col_i if col_i is not None else self._column(i, known))
                 if kappa <= EPS_DOUBT * scale:
                     self._fresh_inverse()                   # a small pivot: R afresh
-                return
+                return dep
             # degenerate: [alpha_i, alpha_S] moves along a null direction of Q
             self.n_exchanges += 1
             if col_i is None:
@@ -637,7 +654,7 @@ class IncrementalSVMState:
                     self.alpha[i] = 0.0
                     self.status[i] = REST
                 self._cache_put(i, col_i)
-                return
+                return i
             s = S[best_pos]
             if aS[best_pos] > 0:
                 self.alpha[s] = self.C
@@ -649,6 +666,7 @@ class IncrementalSVMState:
             self._shrink_inverse(best_pos)
             self.status[s] = new
             self.g[s] = 0.0
+            dep = s
             # and try again to add i to the smaller S
 
     def _centre_bias(self):
@@ -809,7 +827,6 @@ class IncrementalSVMState:
             "n_decrements": self.n_decrements,
             "n_iterations": self.n_iterations,
             "n_exchanges": self.n_exchanges,
-            "n_blocked": self.n_blocked,
             "n_refresh_failed": self.n_refresh_failed,
             "n_pivot_refresh": self.n_pivot_refresh,
             "cached": np.array(list(self.cache.keys()), dtype=np.intp),

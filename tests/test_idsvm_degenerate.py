@@ -279,3 +279,27 @@ def test_fully_degenerate_streams_stay_optimal(backend):
                 assert kkt_violation(st, X, y, kernel, kw) < 1e-8, f"{where}: learned"
                 st.unlearn(np.random.RandomState(seed).choice(120, 5, replace=False))
                 assert kkt_violation(st, X, y, kernel, kw) < 1e-8, f"{where}: unlearned"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("degree", [2, 3])
+def test_lattice_with_the_origin_under_a_homogeneous_polynomial_kernel(backend, degree):
+    """Integer lattice in 3-D with three copies of x = 0 (k(0, x) = 0 for every x: an
+    example that moves only the bias) and many other duplicates, under (x.z)^degree:
+    rates and pivots that are exactly zero, duplicates that could replace each other
+    forever by exchanges.  Learn, unlearn, exact LOO; KKT after each."""
+    rng = np.random.RandomState(5)
+    X = rng.randint(-2, 3, size=(150, 3)).astype(float)
+    y = np.where(X.sum(1) + rng.randn(150) > 0, 1.0, -1.0)
+    assert (X[[81, 125, 138]] == 0).all()
+    kw = {"gamma": 1.0, "degree": degree, "coef0": 0.0}
+    keep = np.setdiff1d(np.arange(150), np.arange(0, 150, 7))
+    for C in (0.01, 1.0, 100.0):
+        st = make_state(backend, 3, C, "poly", **kw)
+        st.run(X, y, np.arange(150))
+        assert kkt_violation(st, X, y, "poly", kw) < 1e-8, f"C={C}: learned"
+        st.unlearn(np.arange(0, 150, 7))
+        assert kkt_violation(st, X, y, "poly", kw) < 1e-8, f"C={C}: unlearned"
+        f_loo = st.loo_decisions()
+        assert f_loo.shape == keep.shape and np.all(np.isfinite(f_loo))
+        assert kkt_violation(st, X, y, "poly", kw) < 1e-8, f"C={C}: after LOO"
