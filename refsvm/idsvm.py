@@ -56,17 +56,33 @@ Choices for the degenerate cases (documented in the docs page)
   ("exchange") until a margin vector reaches a bound and leaves S, and then
   add the example, or until the example reaches its other bound (R <-> E).
   The result stays optimal (the dual objective does not change along a null
-  direction; g is carried along all the same).  A pivot is "numerically zero"
-  below 1e-8 of the magnitude of the terms it is computed from; the same holds
-  for a candidate c (it then cannot join S; its step is limited by the other
-  events).  Rates |gamma_i| below 1e-10 of the magnitude of their terms, and
-  |beta_s| < 1e-12, count as zero, so round-off never fabricates an event.
+  direction; g is carried along all the same).  The example the exchange left
+  dependent on S (the margin vector replaced, or i at its bound) has rate zero
+  while S stays (for a PSD kernel a null vector v of the bordered matrix has
+  sum v_j y_j phi(x_j) = 0, sum v_j y_j = 0), so it is no candidate until S
+  changes otherwise: duplicates cannot replace each other forever.
+* **Zero tests.**  A pivot (kappa of a joining example, gamma_c of the
+  candidate c) is judged against its round-off scale
+  |Q_ii| + |beta|' |M| |beta| (M the bordered matrix): below 1e-6 of it the
+  pivot is doubtful and is recomputed from a freshly inverted M (LAPACK);
+  below 1e-11 of it, or below 1e-14 max k(x, x), it is zero (c then cannot
+  join S; its step is limited by the other events); a small pivot that joins
+  S is followed by a fresh inverse.  A rate |gamma_i| counts as zero below
+  1e-10 of the bound of its terms, sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj)
+  |beta_j|) + sum_a |R_0a m_a|, and |beta_s| < 1e-12 as well, so round-off never
+  fabricates an event.  Unlearning: an alpha_c below 1e-9 C left when S
+  empties is round-off and set to 0.
 * **Examples exactly on the margin** on arrival (g_c >= -tol) join R.
-* **Ties**: the step taken is the smallest one, t_min; the event that limits
-  it is the first, in a fixed order identical in both twins (the candidate's
-  own events, margin vectors in the order they joined S, the other examples
-  by ascending id), whose variable is within round-off of its bound at t_min
-  (1e-12 C for an alpha, 1e-12 for a g).
+* **Ties and anti-cycling** (least-index rule, as Bland's rule for the simplex
+  method): the step taken is the smallest one, t_min; the events whose variable
+  is within round-off of its bound at t_min (1e-12 C for an alpha, 1e-12 for a
+  g) are tied; the candidate's own events go first (they end the operation),
+  otherwise the tied margin vector or joining example with the *smallest
+  example id* limits the step (in an exchange: the tied margin vector with the
+  smallest id).  The order depends on nothing the path changes (not on the
+  joining order of S), so sequences of zero steps at a degenerate point cannot
+  repeat; both twins apply it identically, and ties within round-off never go
+  by the last bit.
 
 Numerical hygiene
 -----------------
