@@ -679,6 +679,16 @@ cdef class IncrementalSVMState:
         self.n_pivot_refresh += 1
         return True
 
+    cdef double _pivot_bound(self, Py_ssize_t i) noexcept nogil:
+        """The O(k) upper bound of _pivot_scale (refsvm.idsvm._pivot_bound)."""
+        cdef Py_ssize_t j
+        cdef double sb = 0.0, sk = 0.0
+        for j in range(self.k):
+            sb += fabs(self.y[self.S[j]]) * fabs(self.beta[j + 1])
+        for j in range(self.k):
+            sk += self.kroot[self.S[j]] * fabs(self.beta[j + 1])
+        return fabs(self.kdiag[i]) + (2.0 * fabs(self.beta[0]) * sb + sk * sk)
+
     cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
         """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix
         (refsvm.idsvm._pivot_scale: the same sums, each row of |M| |beta| left to right)."""
@@ -852,11 +862,15 @@ cdef class IncrementalSVMState:
             else:
                 self._beta(c)
                 if sign > 0:
-                    # the pivot gamma_c and its scale; a doubtful one from a fresh R
-                    self.cscale = self._pivot_scale(c)
-                    if self._pivot(c) <= EPS_DOUBT * self.cscale and self._fresh_inverse():
-                        self._beta(c)
+                    # the pivot gamma_c and its scale (the bound unless the pivot is
+                    # small against it); a doubtful one from a fresh R
+                    kappa = self._pivot(c)
+                    self.cscale = self._pivot_bound(c)
+                    if kappa <= EPS_DOUBT * self.cscale:
                         self.cscale = self._pivot_scale(c)
+                        if kappa <= EPS_DOUBT * self.cscale and self._fresh_inverse():
+                            self._beta(c)
+                            self.cscale = self._pivot_scale(c)
                 self._rates(c, col, sign)
                 rb = sign * self.beta[0]
                 # rates below EPS_GAMMA (sqrt(k_ii) rtb + rt0) count as zero (see the
@@ -1138,11 +1152,13 @@ cdef class IncrementalSVMState:
                 return dep
             self._beta(i)
             kappa = self._pivot(i)
-            mag = self._pivot_scale(i)
-            if kappa <= EPS_DOUBT * mag and self._fresh_inverse():
-                self._beta(i)                   # doubtful: from a fresh R
-                kappa = self._pivot(i)
+            mag = self._pivot_bound(i)
+            if kappa <= EPS_DOUBT * mag:
                 mag = self._pivot_scale(i)
+                if kappa <= EPS_DOUBT * mag and self._fresh_inverse():
+                    self._beta(i)               # doubtful: from a fresh R
+                    kappa = self._pivot(i)
+                    mag = self._pivot_scale(i)
             if kappa > max(EPS_PIVOT_SCALE * mag, EPS_PIVOT_ABS * self.kscale):
                 if not have_col:
                     self._column(i, self.col2, 2)

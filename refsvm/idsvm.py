@@ -434,6 +434,15 @@ class IncrementalSVMState:
         self.n_pivot_refresh += 1
         return True
 
+    def _pivot_bound(self, i, beta):
+        """An O(k) upper bound of ``_pivot_scale`` for a positive semi-definite kernel:
+        |Q_ii| + 2 |beta_b| sum_j |y_j beta_j| + (sum_j sqrt(k_jj) |beta_j|)^2."""
+        S = np.array(self.S, dtype=np.intp)
+        ab = np.abs(beta[1:])
+        sb = _dot(np.abs(self.y[S]), ab)
+        sk = _dot(np.sqrt(np.abs(self.kdiag[S])), ab)
+        return abs(self.kdiag[i]) + (2.0 * abs(beta[0]) * sb + sk * sk)
+
     def _pivot_scale(self, i, beta):
         """|Q_ii| + |beta|' |M| |beta| (M the bordered matrix): the round-off scale of the
         pivot kappa_i = Q_ii + m' beta^(i) = Q_ii - m' M^-1 m computed with an inverse
@@ -482,13 +491,16 @@ class IncrementalSVMState:
             else:
                 beta, m = self._beta(c)                         # Eq. 5
                 if sign > 0:
-                    # the pivot gamma_c = Q_cc + m' beta, its scale; a doubtful one is
+                    # the pivot gamma_c = Q_cc + m' beta and its scale (the O(k) bound
+                    # unless the pivot is small against it); a doubtful one is
                     # recomputed from a fresh inverse
-                    kscale_c = self._pivot_scale(c, beta)
-                    if (self.kdiag[c] + _dot(m, beta) <= EPS_DOUBT * kscale_c
-                            and self._fresh_inverse()):
-                        beta, m = self._beta(c)
+                    kappa_c = self.kdiag[c] + _dot(m, beta)
+                    kscale_c = self._pivot_bound(c, beta)
+                    if kappa_c <= EPS_DOUBT * kscale_c:
                         kscale_c = self._pivot_scale(c, beta)
+                        if kappa_c <= EPS_DOUBT * kscale_c and self._fresh_inverse():
+                            beta, m = self._beta(c)
+                            kscale_c = self._pivot_scale(c, beta)
                 gam = self._gamma(c, col, beta)                  # Eq. 7
                 r = sign * gam
                 aS = sign * beta[1:]
@@ -617,11 +629,13 @@ class IncrementalSVMState:
             known = self._known_from_S(i)
             beta_i, m = self._beta(i)
             kappa = self.kdiag[i] + _dot(m, beta_i)         # Schur complement = gamma_i^(i)
-            scale = self._pivot_scale(i, beta_i)
-            if kappa <= EPS_DOUBT * scale and self._fresh_inverse():
-                beta_i, m = self._beta(i)                   # doubtful: from a fresh R
-                kappa = self.kdiag[i] + _dot(m, beta_i)
+            scale = self._pivot_bound(i, beta_i)
+            if kappa <= EPS_DOUBT * scale:
                 scale = self._pivot_scale(i, beta_i)
+                if kappa <= EPS_DOUBT * scale and self._fresh_inverse():
+                    beta_i, m = self._beta(i)               # doubtful: from a fresh R
+                    kappa = self.kdiag[i] + _dot(m, beta_i)
+                    scale = self._pivot_scale(i, beta_i)
             # numerically zero relative to the terms it is computed from?
             if kappa > max(EPS_PIVOT_SCALE * scale, EPS_PIVOT_ABS * self.kscale):
                 self._grow_inverse(i, beta_i, kappa,
