@@ -1087,8 +1087,8 @@ cdef class IncrementalSVMState:
                     return
             return
         # The candidates: E members rising (r > tol_i), R members falling (r < -tol_i),
-        # tol_i = EPS_GAMMA (kroot_i rtb + rt0), not blocked.  With sd = +1 for E, -1 for
-        # R (0 otherwise) that is sd r > tol_i,
+        # tol_i = EPS_GAMMA (kroot_i rtb + rt0), not held back as dependent on S (blk).
+        # With sd = +1 for E, -1 for R (0 otherwise) that is sd r > tol_i,
         # |r| = sd r and -g/r = x/|r| with x = -sd g (all exact).  The division is skipped
         # when t = -g/r surely exceeds best + EPS_G/|r| (it can then be neither the smallest
         # step nor tied with it; same result).  The test is computed without branches on the

@@ -63,7 +63,8 @@ Choices for the degenerate cases (documented in the docs page)
   changes otherwise: duplicates cannot replace each other forever.
 * **Zero tests.**  A pivot (kappa of a joining example, gamma_c of the
   candidate c) is judged against its round-off scale
-  |Q_ii| + |beta|' |M| |beta| (M the bordered matrix): below 1e-6 of it the
+  |Q_ii| + |beta|' |M| |beta| (M the bordered matrix; an O(k) upper bound of
+  it stands in while the pivot exceeds 1e-6 of the bound): below 1e-6 of it the
   pivot is doubtful and is recomputed from a freshly inverted M (LAPACK);
   below 1e-11 of it, or below 1e-14 max k(x, x), it is zero (c then cannot
   join S; its step is limited by the other events); a small pivot that joins
