@@ -19,7 +19,7 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._kernels cimport KernelSpec, CKernel, RowStore
+from refsvm._kernels cimport KernelSpec, CKernel, RowStore, StreamLearner
 from refsvm.kernels import Kernel, SparseRow
 
 cnp.import_array()
@@ -59,12 +59,10 @@ cdef void* _realloc(void* p, size_t size) noexcept nogil:
     return realloc(p, size)
 
 
-cdef class IncrementalSVMState:
+cdef class IncrementalSVMState(StreamLearner):
     """Exact incremental/decremental SVM state (compiled twin of
     :class:`refsvm.idsvm.IncrementalSVMState`; see there for the method)."""
 
-    cdef readonly Py_ssize_t n_features
-    cdef readonly bint sparse
     cdef readonly double C, tol
     cdef readonly long refresh_every
     cdef public RowStore store
@@ -1314,52 +1312,15 @@ cdef class IncrementalSVMState:
         self.n_increments += 1
         return 0
 
-    def step(self, x, double y):
-        """Learn one example (dense 1-D row or SparseRow), y = +1 or -1."""
-        cdef const double[::1] xd
-        cdef const double[::1] xv
-        cdef const int[::1] xi
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        """Learn one example (row convention of ``refsvm._kernels.StreamLearner``, which
+        gives ``step`` and ``run``), y = +1 or -1."""
         if self.sparse:
-            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
-            xv = np.ascontiguousarray(x.data, dtype=np.float64)
-            self.store.append_csr(&xi[0] if xi.shape[0] else NULL,
-                                  &xv[0] if xv.shape[0] else NULL, xi.shape[0])
+            self.store.append_csr(xi, xv, nnz)
         else:
-            xd = np.ascontiguousarray(x, dtype=np.float64)
-            if xd.shape[0] != self.n_features:
-                raise ValueError("row of the wrong length")
-            self.store.append_dense(&xd[0] if xd.shape[0] else NULL)
-        self._step_stored(y)
-
-    def run(self, X, y, order):
-        """Learn rows ``order`` of X (dense C-contiguous 2-D or CSR) with labels y (+-1)."""
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const int[::1] indptr
-        cdef const double[::1] yy = np.ascontiguousarray(y, dtype=np.float64)
-        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t t, i, start, stop, m = od.shape[0]
-        cdef RowStore store = self.store
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.int32)
-            with nogil:
-                for t in range(m):
-                    i = od[t]
-                    start = indptr[i]
-                    stop = indptr[i + 1]
-                    store.append_csr(&indices[start] if stop > start else NULL,
-                                     &data[start] if stop > start else NULL, stop - start)
-                    self._step_stored(yy[i])
-        else:
-            Xd = X
-            with nogil:
-                for t in range(m):
-                    i = od[t]
-                    store.append_dense(&Xd[i, 0])
-                    self._step_stored(yy[i])
+            self.store.append_dense(xv)
+        return self._step_stored(y)
 
     cdef int _unlearn_one(self, Py_ssize_t c) except -1 nogil:
         """alpha_c -> 0 (Sec. 4); c keeps status OUT; its column is left in self.col.
