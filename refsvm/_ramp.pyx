@@ -511,7 +511,7 @@ cdef class OnlineSVMR(StreamLearner):
         while True:
             if best < 0:                                         # no violator left
                 return 0
-            if best_gain < self.min_gain:                        # gain rule
+            if best_gain < self.min_gain or best_gain <= 0.0:    # gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
@@ -567,7 +567,7 @@ cdef class OnlineSVMR(StreamLearner):
                     self._consider(p, &best, &bg)
             if best < 0:
                 return 0
-            if bg < self.min_gain:                               # gain rule
+            if bg < self.min_gain or bg <= 0.0:                  # gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
@@ -576,7 +576,7 @@ cdef class OnlineSVMR(StreamLearner):
             nt = 0
             used = 0
             best = rank[best]                                    # from here on, a rank in A
-            while best >= 0 and bg >= self.min_gain:             # steps 11-14 on A
+            while best >= 0 and bg >= self.min_gain and bg > 0.0:   # steps 11-14 on A
                 jp = best
                 p = A[jp]
                 a_old = alpha[p]

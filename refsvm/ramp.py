@@ -34,7 +34,8 @@ Readings chosen where the printed text is ambiguous (see
 - Step 10/11: the working example is the KKT violator (Eq. 3 broken by more
   than ``tol``) of V with the largest gain of Eq. (13); ties go to the lowest
   example id.  The loop stops when V has no violator, or when the best gain is
-  below ``min_gain`` (the second stopping criterion of Sec. III.B).
+  below ``min_gain`` (the second stopping criterion of Sec. III.B) or not
+  positive (a step that rounds to zero cannot make progress).
 - Steps 8, 14, 25 (Eq. 15) are skipped when the step is zero (no change).
 - Steps 16-27: after the reassignment, the examples that left V are unlearned
   in increasing id order; the loop repeats until the reassignment changes
@@ -238,7 +239,7 @@ class OnlineSVMR:
             delta = eq14_new_alpha(a, g, q, self.C) - a          # Eq. (14)
             gain = np.where(viol, eq13_gain(g, q, delta), -np.inf)  # Eq. (13)
             best = int(np.argmax(gain))                          # step 11 (lowest id on ties)
-            if gain[best] < self.min_gain:                       # step 10, gain rule
+            if gain[best] < self.min_gain or gain[best] <= 0.0:  # step 10, gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return
@@ -284,14 +285,14 @@ class OnlineSVMR:
             best, gain = self._best_violator(A)                  # step 10
             if best is None:
                 return
-            if gain < self.min_gain:                             # step 10, gain rule
+            if gain < self.min_gain or gain <= 0.0:              # step 10, gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return
             self.n_shrink_rounds += 1
             self.n_shrunk += int(v.shape[0] - A.shape[0])
             moved = {}                                           # p -> D_p, first moved first
-            while best is not None and gain >= self.min_gain:    # 2. steps 11-14 on A
+            while best is not None and gain >= self.min_gain and gain > 0.0:  # 2. on A
                 p = int(A[best])
                 a_old = self.alpha[p]
                 a_new = float(eq14_new_alpha(a_old, self.g[p], self.qdiag[p], self.C))
