@@ -50,6 +50,10 @@ Readings chosen where the printed text is ambiguous (see
   ``get_state()["held"]``.
 - Algorithm 2 runs after step 28 of *every* arrival (also those that did not
   update the model); ties of |1 - g| are broken by removing the oldest first.
+- ``shrinking=True`` (our addition, off by default here, on in the estimator)
+  runs steps 10-15 in rounds on a working set and applies Eq. (15) to the rest
+  of I once per round (:meth:`OnlineSVMR._optimize_shrunk`); same stopping
+  rule, different order of steps.
 
 References
 ----------
