@@ -236,21 +236,18 @@ class OnlineSVMR:
             return self._optimize_shrunk()
         while True:
             v = np.flatnonzero(self.in_v)
-            a, g, q = self.alpha[v], self.g[v], self.qdiag[v]
-            viol = violates_eq3(a, g, self.C, self.tol)           # step 10, Eq. (3)
-            if not viol.any():
+            best, gain = self._best_violator(v)                  # steps 10-11, Eqs. (3), (13)
+            if best is None:                                     # step 10: no violator
                 return
-            delta = eq14_new_alpha(a, g, q, self.C) - a          # Eq. (14)
-            gain = np.where(viol, eq13_gain(g, q, delta), -np.inf)  # Eq. (13)
-            best = int(np.argmax(gain))                          # step 11 (lowest id on ties)
-            if gain[best] < self.min_gain or gain[best] <= 0.0:  # step 10, gain rule
+            if gain < self.min_gain or gain <= 0.0:              # step 10, gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return
             self._coordinate_step(int(v[best]))                  # steps 12-14
 
     def _best_violator(self, A):
-        """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the best violator."""
+        """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the violator of
+        Eq. (3) with the largest gain, lowest id on ties; (None, -inf) without violators."""
         a, g, q = self.alpha[A], self.g[A], self.qdiag[A]
         viol = violates_eq3(a, g, self.C, self.tol)               # Eq. (3)
         if not viol.any():
