@@ -1,4 +1,4 @@
-"""Benchmarks of the exact incremental SVM (Cauwenberghs & Poggio, ``refsvm._idsvm``).
+"""Benchmarks of the exact incremental SVM (Cauwenberghs & Poggio, ``refsvm.idsvm._incremental_svm``).
 
     python -m pytest benchmarks/bench_idsvm.py --benchmark-only -q -s
 
@@ -30,7 +30,7 @@ from refsvm.datasets import load_shared, make_gauss
 
 from conftest import SHARED_DATA  # benchmarks/conftest.py (rootdir-relative import)
 
-_idsvm = pytest.importorskip("refsvm._idsvm")
+_idsvm = pytest.importorskip("refsvm.idsvm._incremental_svm")
 
 C, GAMMA = 1.0, 0.5
 
@@ -101,7 +101,7 @@ def test_svc_batch_once(benchmark, record, dataset):
 
 
 def test_online_svmr_same_stream(benchmark, record, dataset):
-    _ramp = pytest.importorskip("refsvm._ramp")
+    _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
     name, (X, y) = dataset
     benchmark.group = name
 

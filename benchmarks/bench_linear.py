@@ -18,7 +18,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
-from refsvm import OnlineLinearSVM, PassiveAggressive, _core, linear
+from refsvm import OnlineLinearSVM, PassiveAggressive
+from refsvm.linear import _linear as _core, linear
 
 STATES = {
     "Perceptron": ("PerceptronState", {}),

@@ -1,4 +1,4 @@
-"""Benchmarks of the online ramp-loss SVM (Wang & Vucetic, ``refsvm.ramp`` / ``refsvm._ramp``).
+"""Benchmarks of the online ramp-loss SVM (Wang & Vucetic, ``refsvm.ramp`` / ``refsvm.ramp._online_svmr``).
 
 Run (about 6 minutes on one core; ``-s`` prints the tables)::
 
@@ -20,7 +20,7 @@ value of the paper's grid delta^2 = M / 2^k suited to the checkerboard):
   Targets of issue 3: accuracy within 0.5 points of LIBSVM, at most 1/4 of its
   SVs, one online pass no slower than one LIBSVM training;
 - Fig. 4a: cumulative kernel evaluations of OnlineSVMR against the stream
-  length, vs the offline CCCP solver (``refsvm.cccp``) trained once on the
+  length, vs the offline CCCP solver (``refsvm.ramp.cccp``) trained once on the
   first t examples, vs retraining CCCP from scratch after every example (the
   last is the sum over s <= t of the offline cost at s, interpolated in log-log
   between measured points; it is far too long to run);
@@ -41,12 +41,12 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from refsvm.active import Greedy, OnlineASVMR, QueryAll
-from refsvm.cccp import cccp_ramp
+from refsvm.ramp.online_asvmr import Greedy, OnlineASVMR, QueryAll
+from refsvm.ramp.cccp import cccp_ramp
 from refsvm.datasets import make_checkerboard, make_gauss
 
-_ramp = pytest.importorskip("refsvm._ramp")
-_kernel_pa = pytest.importorskip("refsvm._kernel_pa")
+_ramp = pytest.importorskip("refsvm.ramp._online_svmr")
+_kernel_pa = pytest.importorskip("refsvm.kernel_pa._kernel_pa")
 
 GAMMA = 0.5
 CS = [1.0, 10.0]

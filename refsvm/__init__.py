@@ -5,21 +5,29 @@ pseudocode and a compiled Cython twin; the scikit-learn estimators below pick
 one with ``backend="cython"|"python"``.
 """
 
-from .idsvm import IncrementalSVM
-from .kernel_pa import KernelPassiveAggressive
-from .kernels import Kernel
-from .linear import OnlineLinearSVM, PassiveAggressive, Perceptron, ProximalPassiveAggressive
-from .ramp import OnlineRampSVM
+from .core.kernels import Kernel
+from .idsvm.estimators import IncrementalSVM
+from .kernel_pa.estimators import KernelPassiveAggressive
+from .linear.estimators import (OnlineLinearSVM, PassiveAggressive, Perceptron,
+                                ProximalPassiveAggressive)
+from .ramp.estimators import OnlineRampSVM
+from .ramp.online_asvmr import Greedy, LearningCurve, OnlineASVMR, QueryAll
+from .ramp.cccp import cccp_ramp
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Greedy",
     "IncrementalSVM",
     "Kernel",
     "KernelPassiveAggressive",
+    "LearningCurve",
+    "OnlineASVMR",
     "OnlineLinearSVM",
     "OnlineRampSVM",
     "PassiveAggressive",
     "Perceptron",
     "ProximalPassiveAggressive",
+    "QueryAll",
+    "cccp_ramp",
 ]

@@ -1,498 +1,494 @@
-"""Compiled twins of the linear family (:mod:`refsvm.linear`).
+"""Compiled twin of :mod:`refsvm.core.kernels`: row arithmetic, kernels, a row store.
 
-Each class has the name, attributes and methods of its reference; ``_step``
-is the update of one example on raw row pointers (``nogil``), and ``run``
-drives it over a whole stream without the GIL.  Dense and CSR rows share one
-code path (see ``_rows.pxd``).
-
-The one representational difference: :class:`PegasosState` stores
-w = s · v (a scalar times a vector), so that the shrinkage
-w ← (1 − α_t λ) w of every step costs O(1) instead of O(d) and a sparse step
-costs O(nnz).  ``w`` is exposed as the product.
+Every function here computes exactly what its reference counterpart computes,
+in the same order of summation where it matters (the RBF squared distance is
+summed directly over coordinates, never expanded into norms).
 """
-from libc.math cimport sqrt
+from libc.math cimport exp, pow
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
 
 import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._rows cimport row_dot, row_axpy, row_axpy_squared, row_sqnorm
-from refsvm.kernels import SparseRow
-
 cnp.import_array()
 
-
-def _restore(cls, kwargs, state):
-    obj = cls(**kwargs)
-    obj.set_state(state)
-    return obj
+from refsvm.core.kernels import KERNEL_CODES, SparseRow
 
 
-cdef class _LinearState:
-    """Shared twin base: w, b, counters, the stream loop, prediction, pickling."""
+# ---------------------------------------------------------------- row arithmetic
+cdef double dense_dot(const double* x, const double* z, Py_ssize_t n) noexcept nogil:
+    cdef double s = 0.0
+    cdef Py_ssize_t i
+    for i in range(n):
+        s += x[i] * z[i]
+    return s
 
-    cdef public Py_ssize_t n_features
-    cdef public bint sparse
-    cdef public bint fit_intercept
-    cdef public object w_arr          # the numpy array behind w_
-    cdef double[::1] w_
-    cdef public double b
-    cdef public long long t
-    cdef public long long n_updates
 
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, bint fit_intercept=False):
+cdef double dense_sqnorm(const double* x, Py_ssize_t n) noexcept nogil:
+    return dense_dot(x, x, n)
+
+
+cdef double dense_sqdist(const double* x, const double* z, Py_ssize_t n) noexcept nogil:
+    cdef double s = 0.0, d
+    cdef Py_ssize_t i
+    for i in range(n):
+        d = x[i] - z[i]
+        s += d * d
+    return s
+
+
+cdef double csr_dot_dense(const int* idx, const double* val, Py_ssize_t nnz,
+                          const double* w) noexcept nogil:
+    cdef double s = 0.0
+    cdef Py_ssize_t p
+    for p in range(nnz):
+        s += val[p] * w[idx[p]]
+    return s
+
+
+cdef double csr_dot_csr(const int* xi, const double* xv, Py_ssize_t xn,
+                        const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    cdef double s = 0.0
+    cdef Py_ssize_t a = 0, b = 0
+    while a < xn and b < zn:
+        if xi[a] == zi[b]:
+            s += xv[a] * zv[b]
+            a += 1
+            b += 1
+        elif xi[a] < zi[b]:
+            a += 1
+        else:
+            b += 1
+    return s
+
+
+cdef double csr_sqdist(const int* xi, const double* xv, Py_ssize_t xn,
+                       const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    cdef double s = 0.0, d
+    cdef Py_ssize_t a = 0, b = 0
+    while a < xn or b < zn:
+        if b >= zn or (a < xn and xi[a] < zi[b]):
+            d = xv[a]
+            a += 1
+        elif a >= xn or zi[b] < xi[a]:
+            d = -zv[b]
+            b += 1
+        else:
+            d = xv[a] - zv[b]
+            a += 1
+            b += 1
+        s += d * d
+    return s
+
+
+cdef inline double _finish(const KernelSpec* k, double dot_or_dist) noexcept nogil:
+    if k.kind == 0:
+        return dot_or_dist
+    if k.kind == 1:
+        return exp(-k.gamma * dot_or_dist)
+    return pow(k.gamma * dot_or_dist + k.coef0, k.degree)
+
+
+cdef double kernel_dense(const KernelSpec* k, const double* x, const double* z,
+                         Py_ssize_t n) noexcept nogil:
+    if k.kind == 1:
+        return _finish(k, dense_sqdist(x, z, n))
+    return _finish(k, dense_dot(x, z, n))
+
+
+cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_ssize_t xn,
+                       const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    if k.kind == 1:
+        return _finish(k, csr_sqdist(xi, xv, xn, zi, zv, zn))
+    return _finish(k, csr_dot_csr(xi, xv, xn, zi, zv, zn))
+
+
+# ---------------------------------------------------------------- row store
+cdef class RowStore:
+    """Growable store of examples, dense or CSR, in C buffers (appendable nogil).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+        Store CSR rows (True) or dense rows (False).
+    """
+
+    def __cinit__(self, Py_ssize_t n_features, bint sparse=False):
         self.n_features = n_features
         self.sparse = sparse
-        self.fit_intercept = fit_intercept
-        self.w_arr = np.zeros(n_features)
-        self.w_ = self.w_arr
-        self.b = 0.0
-        self.t = 0
-        self.n_updates = 0
+        self.n_rows = 0
+        self.capacity = 0
+        self.nnz_capacity = 0
+        self.dense = NULL
+        self.data = NULL
+        self.indices = NULL
+        self.indptr = <Py_ssize_t*> malloc(sizeof(Py_ssize_t))
+        if self.indptr == NULL:
+            raise MemoryError()
+        self.indptr[0] = 0
 
-    cdef void _step(self, const int* idx, const double* val, Py_ssize_t n,
-                    double y) noexcept nogil:
-        pass
+    def __dealloc__(self):
+        free(self.dense)
+        free(self.data)
+        free(self.indices)
+        free(self.indptr)
 
-    # ---------------------------------------------------------------- drivers
-    def step(self, x, double y):
-        """One example: a dense 1-D float64 row or a SparseRow."""
-        cdef const double[::1] val
-        cdef const int[::1] idx
-        if isinstance(x, SparseRow):
-            idx = np.ascontiguousarray(x.indices, dtype=np.int32)
-            val = np.ascontiguousarray(x.data, dtype=np.float64)
-            self._step(&idx[0] if idx.shape[0] else <const int*> NULL,
-                       &val[0] if val.shape[0] else <const double*> NULL, val.shape[0], y)
-        else:
-            val = np.ascontiguousarray(x, dtype=np.float64)
-            if val.shape[0] != self.n_features:
-                raise ValueError("row has the wrong number of features")
-            self._step(NULL, &val[0] if val.shape[0] else <const double*> NULL,
-                       val.shape[0], y)
+    cdef int _reserve(self, Py_ssize_t rows, Py_ssize_t nnz) except -1 nogil:
+        cdef Py_ssize_t cap
+        cdef void* p
+        if rows > self.capacity:
+            cap = max(rows, 2 * self.capacity, 16)
+            if self.sparse:
+                p = realloc(self.indptr, (cap + 1) * sizeof(Py_ssize_t))
+                if p == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.indptr = <Py_ssize_t*> p
+            else:
+                p = realloc(self.dense, cap * max(self.n_features, 1) * sizeof(double))
+                if p == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.dense = <double*> p
+            self.capacity = cap
+        if self.sparse and nnz > self.nnz_capacity:
+            cap = max(nnz, 2 * self.nnz_capacity, 64)
+            p = realloc(self.data, cap * sizeof(double))
+            if p == NULL:
+                with gil:
+                    raise MemoryError()
+            self.data = <double*> p
+            p = realloc(self.indices, cap * sizeof(int))
+            if p == NULL:
+                with gil:
+                    raise MemoryError()
+            self.indices = <int*> p
+            self.nnz_capacity = cap
+        return 0
 
-    def run(self, X, y, order):
-        """Feed the rows of X (dense C-contiguous or CSR) in ``order``; return #updates."""
-        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
-        cdef const Py_ssize_t[::1] ov = np.ascontiguousarray(order, dtype=np.intp)
+    cdef int append_dense(self, const double* x) except -1 nogil:
+        self._reserve(self.n_rows + 1, 0)
+        memcpy(self.dense + self.n_rows * self.n_features, x, self.n_features * sizeof(double))
+        self.n_rows += 1
+        return 0
+
+    cdef int append_csr(self, const int* idx, const double* val, Py_ssize_t nnz) except -1 nogil:
+        cdef Py_ssize_t start = self.indptr[self.n_rows]
+        self._reserve(self.n_rows + 1, start + nnz)
+        memcpy(self.data + start, val, nnz * sizeof(double))
+        memcpy(self.indices + start, idx, nnz * sizeof(int))
+        self.indptr[self.n_rows + 1] = start + nnz
+        self.n_rows += 1
+        return 0
+
+    cdef int keep(self, const Py_ssize_t* rows, Py_ssize_t n) except -1 nogil:
+        """Keep only the listed rows, in that order (rows must be increasing)."""
+        cdef Py_ssize_t r, src, start, nnz, pos = 0
+        for r in range(n):
+            src = rows[r]
+            if self.sparse:
+                start = self.indptr[src]
+                nnz = self.indptr[src + 1] - start
+                if pos != start:
+                    memcpy(self.data + pos, self.data + start, nnz * sizeof(double))
+                    memcpy(self.indices + pos, self.indices + start, nnz * sizeof(int))
+                self.indptr[r] = pos
+                pos += nnz
+            elif src != r:
+                memcpy(self.dense + r * self.n_features, self.dense + src * self.n_features,
+                       self.n_features * sizeof(double))
+        if self.sparse:
+            self.indptr[n] = pos
+        self.n_rows = n
+        return 0
+
+    cdef double kernel_rows(self, const KernelSpec* k, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t d = self.n_features
+        if self.sparse:
+            return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
+                              self.indptr[i + 1] - self.indptr[i],
+                              self.indices + self.indptr[j], self.data + self.indptr[j],
+                              self.indptr[j + 1] - self.indptr[j])
+        return kernel_dense(k, self.dense + i * d, self.dense + j * d, d)
+
+    cdef double kernel_row_dense(self, const KernelSpec* k, Py_ssize_t i,
+                                 const double* x) noexcept nogil:
+        return kernel_dense(k, self.dense + i * self.n_features, x, self.n_features)
+
+    cdef double kernel_row_csr(self, const KernelSpec* k, Py_ssize_t i, const int* xi,
+                               const double* xv, Py_ssize_t xn) noexcept nogil:
+        return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
+                          self.indptr[i + 1] - self.indptr[i], xi, xv, xn)
+
+    # ---- Python-level helpers (tests, estimators, pickling) ----
+    def append(self, X, Py_ssize_t i):
+        """Append row ``i`` of a C-contiguous float64 array or a CSR matrix."""
         cdef const double[:, ::1] Xd
         cdef const double[::1] data
         cdef const int[::1] indices
-        cdef const long long[::1] indptr
-        cdef const double* dp = NULL
-        cdef const int* ip = NULL
-        cdef Py_ssize_t k, i, d = self.n_features
-        cdef long long before = self.n_updates
-        if sp.issparse(X):
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-            if data.shape[0]:
-                dp = &data[0]
-                ip = &indices[0]
-            with nogil:
-                for k in range(ov.shape[0]):
-                    i = ov[k]
-                    self._step(ip + indptr[i], dp + indptr[i], indptr[i + 1] - indptr[i], yv[i])
+        cdef Py_ssize_t start, stop
+        if self.sparse:
+            data = X.data
+            indices = X.indices
+            start = X.indptr[i]
+            stop = X.indptr[i + 1]
+            self.append_csr(&indices[start] if stop > start else NULL,
+                            &data[start] if stop > start else NULL, stop - start)
         else:
             Xd = X
-            if Xd.shape[1] != d:
-                raise ValueError("X has the wrong number of features")
-            if Xd.shape[0] and d:
-                dp = &Xd[0, 0]
+            self.append_dense(&Xd[i, 0])
+
+    def keep_rows(self, rows):
+        cdef Py_ssize_t[::1] r = np.ascontiguousarray(rows, dtype=np.intp)
+        if r.shape[0]:
+            self.keep(&r[0], r.shape[0])
+        else:
+            self.n_rows = 0
+            if self.sparse:
+                self.indptr[0] = 0
+
+    def get_row(self, Py_ssize_t i):
+        """Row ``i`` as a dense array or a SparseRow (copies)."""
+        cdef Py_ssize_t j, start, stop
+        if i < 0 or i >= self.n_rows:
+            raise IndexError(i)
+        if self.sparse:
+            start, stop = self.indptr[i], self.indptr[i + 1]
+            idx = np.empty(stop - start, dtype=np.int32)
+            val = np.empty(stop - start, dtype=np.float64)
+            for j in range(stop - start):
+                idx[j] = self.indices[start + j]
+                val[j] = self.data[start + j]
+            return SparseRow(idx, val)
+        out = np.empty(self.n_features, dtype=np.float64)
+        for j in range(self.n_features):
+            out[j] = self.dense[i * self.n_features + j]
+        return out
+
+    def to_matrix(self, rows=None):
+        """The stored rows (all, or those listed) as a 2-D array or a CSR matrix."""
+        if rows is None:
+            rows = range(self.n_rows)
+        got = [self.get_row(i) for i in rows]
+        if not self.sparse:
+            if not got:
+                return np.zeros((0, self.n_features))
+            return np.vstack(got)
+        indptr = np.zeros(len(got) + 1, dtype=np.int64)
+        for r, row in enumerate(got):
+            indptr[r + 1] = indptr[r] + row.indices.shape[0]
+        if got:
+            indices = np.concatenate([g.indices for g in got])
+            data = np.concatenate([g.data for g in got])
+        else:
+            indices, data = np.zeros(0, np.int32), np.zeros(0)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(got), self.n_features))
+
+    def expansion(self, CKernel kern, coef, X):
+        """f(x) = sum_j coef[j] k(row_j, x) for every row of X (same format as the store).
+
+        Only the first ``len(coef)`` stored rows take part; rows whose
+        coefficient is 0 are skipped.  Prediction: the evaluations are not counted.
+        """
+        cdef const double[::1] c = np.ascontiguousarray(coef, dtype=np.float64)
+        cdef Py_ssize_t r, j, m = X.shape[0], n = c.shape[0]
+        cdef double f
+        cdef double[::1] out = np.zeros(m)
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const Py_ssize_t[::1] indptr
+        cdef const int* xi
+        cdef const double* xv
+        cdef KernelSpec* spec = &kern.spec
+        if n > self.n_rows:
+            raise ValueError("more coefficients than stored rows")
+        if m == 0:
+            return np.asarray(out)
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
             with nogil:
-                for k in range(ov.shape[0]):
-                    i = ov[k]
-                    self._step(NULL, dp + i * d, d, yv[i])
-        return self.n_updates - before
+                for r in range(m):
+                    xi = &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
+                    xv = &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
+                    f = 0.0
+                    for j in range(n):
+                        if c[j] != 0.0:
+                            f += c[j] * self.kernel_row_csr(spec, j, xi, xv,
+                                                            indptr[r + 1] - indptr[r])
+                    out[r] = f
+        else:
+            Xd = X
+            with nogil:
+                for r in range(m):
+                    f = 0.0
+                    for j in range(n):
+                        if c[j] != 0.0:
+                            f += c[j] * self.kernel_row_dense(spec, j, &Xd[r, 0])
+                    out[r] = f
+        return np.asarray(out)
 
-    @property
-    def w(self):
-        return np.asarray(self.w_)
-
-    def decision_function(self, X):
-        """f(x) = <w, x> + b for every row."""
-        return np.asarray(X @ self.w).ravel() + self.b
-
-    # ---------------------------------------------------------------- state
-    def _kwargs(self):
-        return {"n_features": self.n_features, "sparse": self.sparse,
-                "fit_intercept": self.fit_intercept}
-
-    def get_state(self):
-        return {"w": self.w.copy(), "b": self.b, "t": self.t, "n_updates": self.n_updates}
-
-    def set_state(self, state):
-        np.asarray(self.w_)[:] = state["w"]
-        self.b = state["b"]
-        self.t = state["t"]
-        self.n_updates = state["n_updates"]
+    def __len__(self):
+        return self.n_rows
 
     def __reduce__(self):
-        return (_restore, (type(self), self._kwargs(), self.get_state()))
+        return (_rebuild_store, (self.n_features, self.sparse, self.to_matrix()))
 
 
-# --------------------------------------------------------------------------- Perceptron
-cdef class PerceptronState(_LinearState):
-    """Twin of :class:`refsvm.linear.PerceptronState`."""
+def _rebuild_store(n_features, sparse, M):
+    s = RowStore(n_features, sparse)
+    if sparse:
+        M = sp.csr_matrix(M)
+        M.indices = M.indices.astype(np.int32)
+    for i in range(M.shape[0]):
+        s.append(M, i)
+    return s
 
-    cdef public double eta
-    cdef public double R2
 
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, double eta=1.0, double R=0.0):
-        super().__init__(n_features, sparse, True)
-        self.eta = eta
-        self.R2 = R * R
+# ---------------------------------------------------------------- counting kernel
+cdef class CKernel:
+    """Compiled twin of :class:`refsvm.core.kernels.Kernel` (counts ``n_evals``)."""
 
-    cdef void _step(self, const int* idx, const double* val, Py_ssize_t n,
-                    double y) noexcept nogil:
-        cdef double sq = row_sqnorm(val, n)
-        if sq > self.R2:
-            self.R2 = sq
-        if y * (row_dot(&self.w_[0], idx, val, n) + self.b) <= 0:
-            row_axpy(&self.w_[0], self.eta * y, idx, val, n)
-            self.b += self.eta * y * self.R2
-            self.n_updates += 1
-        self.t += 1
+    def __init__(self, kind="rbf", gamma=1.0, degree=3, coef0=0.0):
+        if kind not in KERNEL_CODES:
+            raise ValueError(f"unknown kernel {kind!r}")
+        self.spec.kind = KERNEL_CODES[kind]
+        self.spec.gamma = gamma
+        self.spec.degree = degree
+        self.spec.coef0 = coef0
+        self.n_evals = 0
 
     @property
-    def R(self):
-        return sqrt(self.R2)
+    def kind(self):
+        return ("linear", "rbf", "poly")[self.spec.kind]
 
-    def _kwargs(self):
-        return {"n_features": self.n_features, "sparse": self.sparse, "eta": self.eta}
+    @property
+    def gamma(self):
+        return self.spec.gamma
 
-    def get_state(self):
-        s = _LinearState.get_state(self)
-        s["R2"] = self.R2
-        return s
+    @property
+    def degree(self):
+        return self.spec.degree
 
-    def set_state(self, state):
-        _LinearState.set_state(self, state)
-        self.R2 = state["R2"]
+    @property
+    def coef0(self):
+        return self.spec.coef0
 
+    cdef double k_rows(self, RowStore s, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        self.n_evals += 1
+        return s.kernel_rows(&self.spec, i, j)
 
-# --------------------------------------------------------------------------- PA
-cdef class PAState(_LinearState):
-    """Twin of :class:`refsvm.linear.PAState`."""
+    cdef double k_row_dense(self, RowStore s, Py_ssize_t i, const double* x) noexcept nogil:
+        self.n_evals += 1
+        return s.kernel_row_dense(&self.spec, i, x)
 
-    cdef public int variant
-    cdef public double C
+    cdef double k_row_csr(self, RowStore s, Py_ssize_t i, const int* xi, const double* xv,
+                          Py_ssize_t xn) noexcept nogil:
+        self.n_evals += 1
+        return s.kernel_row_csr(&self.spec, i, xi, xv, xn)
 
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, int variant=1, double C=1.0,
-                 bint fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
-        self.variant = variant
-        self.C = C
+    def __call__(self, x, z):
+        """k(x, z) for two dense arrays or two SparseRows; one counted evaluation."""
+        cdef const double[::1] xd, zd, xv, zv
+        cdef const int[::1] xi, zi
+        self.n_evals += 1
+        if isinstance(x, SparseRow):
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            zi = np.ascontiguousarray(z.indices, dtype=np.int32)
+            zv = np.ascontiguousarray(z.data, dtype=np.float64)
+            return kernel_csr(&self.spec, &xi[0] if xi.shape[0] else NULL,
+                              &xv[0] if xv.shape[0] else NULL, xi.shape[0],
+                              &zi[0] if zi.shape[0] else NULL,
+                              &zv[0] if zv.shape[0] else NULL, zi.shape[0])
+        xd = np.ascontiguousarray(x, dtype=np.float64)
+        zd = np.ascontiguousarray(z, dtype=np.float64)
+        if xd.shape[0] != zd.shape[0]:
+            raise ValueError("rows of different lengths")
+        if xd.shape[0] == 0:
+            return kernel_dense(&self.spec, NULL, NULL, 0)
+        return kernel_dense(&self.spec, &xd[0], &zd[0], xd.shape[0])
 
-    cdef void _step(self, const int* idx, const double* val, Py_ssize_t n,
-                    double y) noexcept nogil:
-        cdef double loss, sq, tau
-        self.t += 1
-        loss = 1.0 - y * (row_dot(&self.w_[0], idx, val, n) + self.b)
-        if loss <= 0.0:
-            return
-        sq = row_sqnorm(val, n) + (1.0 if self.fit_intercept else 0.0)
-        if self.variant == 2:
-            tau = loss / (sq + 0.5 / self.C)
-        elif sq == 0.0:
-            return
-        elif self.variant == 1:
-            tau = min(self.C, loss / sq)
+    def row(self, RowStore store, x):
+        """[k(store[i], x) for every stored row], counted as n_rows evaluations."""
+        cdef Py_ssize_t i, n = store.n_rows
+        cdef double[::1] out = np.empty(n)
+        cdef const double[::1] xd, xv
+        cdef const int[::1] xi
+        if store.sparse:
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            for i in range(n):
+                out[i] = self.k_row_csr(store, i, &xi[0] if xi.shape[0] else NULL,
+                                        &xv[0] if xv.shape[0] else NULL, xi.shape[0])
         else:
-            tau = loss / sq
-        row_axpy(&self.w_[0], tau * y, idx, val, n)
-        if self.fit_intercept:
-            self.b += tau * y
-        self.n_updates += 1
-
-    def _kwargs(self):
-        return {"n_features": self.n_features, "sparse": self.sparse, "variant": self.variant,
-                "C": self.C, "fit_intercept": self.fit_intercept}
+            xd = np.ascontiguousarray(x, dtype=np.float64)
+            for i in range(n):
+                out[i] = self.k_row_dense(store, i, &xd[0])
+        return np.asarray(out)
 
 
-# --------------------------------------------------------------------------- PAm
-cdef class PAmState(_LinearState):
-    """Twin of :class:`refsvm.linear.PAmState` (quasi-LDA proximal model)."""
+# ---------------------------------------------------------------- stream driver
+cdef class StreamLearner:
+    """Base of the compiled states that learn one example at a time.
 
-    cdef public int variant
-    cdef public double C
-    cdef public double gamma
-    cdef public long long n_pos
-    cdef public long long n_neg
-    cdef double[::1] sum_pos_, sum_neg_, sumsq_pos_, sumsq_neg_, wp_
-
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, int variant=1, double C=1.0,
-                 double gamma=0.1, bint fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
-        self.variant = variant
-        self.C = C
-        self.gamma = gamma
-        self.n_pos = 0
-        self.n_neg = 0
-        self.sum_pos_ = np.zeros(n_features)
-        self.sum_neg_ = np.zeros(n_features)
-        self.sumsq_pos_ = np.zeros(n_features)
-        self.sumsq_neg_ = np.zeros(n_features)
-        self.wp_ = np.zeros(n_features)
-
-    cdef double _proximal(self) noexcept nogil:
-        """Fill wp_ with the quasi-LDA direction; return b_p."""
-        cdef Py_ssize_t i, d = self.n_features
-        cdef double np_ = <double> self.n_pos, nn = <double> self.n_neg
-        cdef double mp, mn, sp_, sn, denom, bp = 0.0
-        if self.n_pos < 2 or self.n_neg < 2:
-            for i in range(d):
-                self.wp_[i] = 0.0
-            return 0.0
-        for i in range(d):
-            mp = self.sum_pos_[i] / np_
-            mn = self.sum_neg_[i] / nn
-            sp_ = self.sumsq_pos_[i] / (np_ - 1) - np_ / (np_ - 1) * (mp * mp)
-            sn = self.sumsq_neg_[i] / (nn - 1) - nn / (nn - 1) * (mn * mn)
-            denom = max(sp_, 0.0) + max(sn, 0.0)
-            self.wp_[i] = (mp - mn) / denom if denom > 0 else 0.0
-            bp += self.wp_[i] * (mp + mn)
-        return -0.5 * bp if self.fit_intercept else 0.0
-
-    cdef void _step(self, const int* idx, const double* val, Py_ssize_t n,
-                    double y) noexcept nogil:
-        cdef double loss, sq, numer, alpha, bp
-        cdef Py_ssize_t i
-        self.t += 1
-        if y > 0:
-            self.n_pos += 1
-            row_axpy(&self.sum_pos_[0], 1.0, idx, val, n)
-            row_axpy_squared(&self.sumsq_pos_[0], 1.0, idx, val, n)
-        else:
-            self.n_neg += 1
-            row_axpy(&self.sum_neg_[0], 1.0, idx, val, n)
-            row_axpy_squared(&self.sumsq_neg_[0], 1.0, idx, val, n)
-        loss = 1.0 - y * (row_dot(&self.w_[0], idx, val, n) + self.b)
-        if loss <= 0.0:
-            return
-        bp = self._proximal()
-        sq = row_sqnorm(val, n) + (1.0 if self.fit_intercept else 0.0)
-        numer = loss - self.gamma * y * (row_dot(&self.wp_[0], idx, val, n) + bp)
-        if self.variant == 2:
-            alpha = numer / (sq + 0.5 / self.C)
-        elif sq == 0.0:
-            alpha = 0.0
-        elif self.variant == 1:
-            alpha = min(self.C, numer / sq)
-        else:
-            alpha = numer / sq
-        alpha = max(alpha, 0.0)
-        for i in range(self.n_features):
-            self.w_[i] += self.gamma * self.wp_[i]
-        row_axpy(&self.w_[0], alpha * y, idx, val, n)
-        if self.fit_intercept:
-            self.b += self.gamma * bp + alpha * y
-        self.n_updates += 1
-
-    def proximal(self):
-        """(w_p, b_p) of the current statistics."""
-        bp = self._proximal()
-        return np.asarray(self.wp_).copy(), bp
-
-    def _kwargs(self):
-        return {"n_features": self.n_features, "sparse": self.sparse, "variant": self.variant,
-                "C": self.C, "gamma": self.gamma, "fit_intercept": self.fit_intercept}
-
-    def get_state(self):
-        s = _LinearState.get_state(self)
-        s.update(n_pos=self.n_pos, n_neg=self.n_neg,
-                 sum_pos=np.array(self.sum_pos_), sum_neg=np.array(self.sum_neg_),
-                 sumsq_pos=np.array(self.sumsq_pos_), sumsq_neg=np.array(self.sumsq_neg_))
-        return s
-
-    def set_state(self, state):
-        _LinearState.set_state(self, state)
-        self.n_pos = state["n_pos"]
-        self.n_neg = state["n_neg"]
-        np.asarray(self.sum_pos_)[:] = state["sum_pos"]
-        np.asarray(self.sum_neg_)[:] = state["sum_neg"]
-        np.asarray(self.sumsq_pos_)[:] = state["sumsq_pos"]
-        np.asarray(self.sumsq_neg_)[:] = state["sumsq_neg"]
-
-
-# --------------------------------------------------------------------------- Pegasos
-cdef class PegasosState(_LinearState):
-    """Twin of :class:`refsvm.linear.PegasosState`, with w stored as s · v.
-
-    ``w_`` holds v; ``s`` the scale; ``vnorm2`` = ||v||², kept incrementally
-    when ``project`` needs it (recomputed exactly whenever a step touches all
-    of v anyway).
+    A subclass sets ``n_features`` and ``sparse`` and implements ``_step`` for one example
+    in the row convention of this module: a CSR row (indices ``xi``, values ``xv``,
+    ``nnz`` entries) when ``sparse``, else the ``n_features`` values at ``xv``
+    (``xi`` NULL).  ``step`` (one example from Python) and ``run`` (a whole stream,
+    without the GIL) are written once, here.
     """
 
-    cdef public double lam
-    cdef public bint project
-    cdef public bint average
-    cdef public Py_ssize_t batch_size
-    cdef public long long n_steps
-    cdef public double s
-    cdef public double vnorm2
-    cdef double[::1] w_avg_, grad_w_
-    cdef public double b_avg
-    cdef public double grad_b
-    cdef public Py_ssize_t n_batch
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        with gil:
+            raise NotImplementedError("StreamLearner._step")
 
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, double lam=1e-4,
-                 bint project=False, bint average=False, Py_ssize_t batch_size=1,
-                 bint fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
-        self.lam = lam
-        self.project = project
-        self.average = average
-        self.batch_size = batch_size
-        self.n_steps = 0
-        self.s = 1.0
-        self.vnorm2 = 0.0
-        self.w_avg_ = np.zeros(n_features)
-        self.grad_w_ = np.zeros(n_features)
-        self.b_avg = 0.0
-        self.grad_b = 0.0
-        self.n_batch = 0
-
-    cdef inline void _shrink(self, double shrink) noexcept nogil:
-        """w ← shrink · w, in O(1) unless shrink is 0 (step 1) or s underflows."""
-        cdef Py_ssize_t i
-        if shrink == 0.0:
-            for i in range(self.n_features):
-                self.w_[i] = 0.0
-            self.s = 1.0
-            self.vnorm2 = 0.0
+    def step(self, x, double y):
+        """Learn one example: x a dense row, or a :class:`refsvm.core.kernels.SparseRow`."""
+        cdef const double[::1] xd, xv
+        cdef const int[::1] xi
+        if self.sparse:
+            xi = np.ascontiguousarray(x.indices, dtype=np.int32)
+            xv = np.ascontiguousarray(x.data, dtype=np.float64)
+            self._step(&xi[0] if xi.shape[0] else NULL, &xv[0] if xv.shape[0] else NULL,
+                       xi.shape[0], y)
         else:
-            self.s *= shrink
-        self.b *= shrink
+            xd = np.ascontiguousarray(x, dtype=np.float64)
+            if xd.shape[0] != self.n_features:
+                raise ValueError(f"row of length {xd.shape[0]}, expected {self.n_features}")
+            self._step(NULL, &xd[0] if xd.shape[0] else NULL, 0, y)
 
-    cdef inline void _fold_scale(self) noexcept nogil:
-        """Fold a tiny s into v (keeps s·v accurate over very long streams)."""
-        cdef Py_ssize_t i
-        if self.s < 1e-9:
-            for i in range(self.n_features):
-                self.w_[i] *= self.s
-            self.vnorm2 *= self.s * self.s
-            self.s = 1.0
-
-    cdef inline void _finish_step(self, long long t) noexcept nogil:
-        cdef double norm2, factor
-        cdef Py_ssize_t i
-        if self.project:
-            norm2 = self.s * self.s * self.vnorm2 + self.b * self.b
-            if norm2 > 1.0 / self.lam:
-                factor = 1.0 / (sqrt(norm2) * sqrt(self.lam))
-                self.s *= factor
-                self.b *= factor
-        self._fold_scale()
-        if self.average:
-            for i in range(self.n_features):
-                self.w_avg_[i] += (self.s * self.w_[i] - self.w_avg_[i]) / t
-            self.b_avg += (self.b - self.b_avg) / t
-        self.n_steps = t
-        self.n_updates += 1
-
-    cdef void _step(self, const int* idx, const double* val, Py_ssize_t n,
-                    double y) noexcept nogil:
-        cdef double vx, eta, shrink, a, coef
-        cdef long long t
-        self.t += 1
-        vx = row_dot(&self.w_[0], idx, val, n)
-        if self.batch_size == 1:
-            # the whole batch is this example: step at once, in O(nnz)
-            t = self.n_steps + 1
-            eta = 1.0 / (self.lam * t)
-            shrink = 1.0 - eta * self.lam
-            if y * (self.s * vx + self.b) < 1.0:
-                if shrink == 0.0:
-                    vx = 0.0
-                self._shrink(shrink)
-                a = eta * y / self.s
-                if self.project:  # ||v||² is needed only by the projection
-                    self.vnorm2 += 2.0 * a * vx + a * a * row_sqnorm(val, n)
-                row_axpy(&self.w_[0], a, idx, val, n)
-                if self.fit_intercept:
-                    self.b += eta * y
-            else:
-                self._shrink(shrink)
-            self._finish_step(t)
-            return
-        if y * (self.s * vx + self.b) < 1.0:
-            row_axpy(&self.grad_w_[0], y, idx, val, n)
-            if self.fit_intercept:
-                self.grad_b += y
-        self.n_batch += 1
-        if self.n_batch == self.batch_size:
-            self._flush()
-
-    cdef void _flush(self) noexcept nogil:
-        cdef long long t
-        cdef double eta, shrink, scale, a, v2 = 0.0
-        cdef Py_ssize_t i
-        if self.n_batch == 0:
-            return
-        t = self.n_steps + 1
-        eta = 1.0 / (self.lam * t)
-        shrink = 1.0 - eta * self.lam
-        scale = eta / self.n_batch
-        self._shrink(shrink)
-        a = scale / self.s
-        for i in range(self.n_features):
-            self.w_[i] += a * self.grad_w_[i]
-            v2 += self.w_[i] * self.w_[i]
-            self.grad_w_[i] = 0.0
-        self.vnorm2 = v2
-        if self.fit_intercept:
-            self.b += scale * self.grad_b
-        self.grad_b = 0.0
-        self.n_batch = 0
-        self._finish_step(t)
-
-    def flush(self):
-        """Take one step with the examples gathered so far (none: nothing happens)."""
-        self._flush()
-
-    @property
-    def w(self):
-        return self.s * np.asarray(self.w_)
-
-    @property
-    def w_avg(self):
-        return np.asarray(self.w_avg_).copy()
-
-    def decision_function(self, X):
-        if self.average:
-            return np.asarray(X @ self.w_avg).ravel() + self.b_avg
-        return np.asarray(X @ self.w).ravel() + self.b
-
-    def objective(self, X, y):
-        w = self.w
-        margins = y * (np.asarray(X @ w).ravel() + self.b)
-        norm2 = float(np.dot(w, w)) + self.b * self.b
-        return 0.5 * self.lam * norm2 + float(np.mean(np.maximum(0.0, 1.0 - margins)))
-
-    def _kwargs(self):
-        return {"n_features": self.n_features, "sparse": self.sparse, "lam": self.lam,
-                "project": self.project, "average": self.average,
-                "batch_size": self.batch_size, "fit_intercept": self.fit_intercept}
-
-    def get_state(self):
-        s = _LinearState.get_state(self)
-        s.update(n_steps=self.n_steps, w_avg=self.w_avg, b_avg=self.b_avg,
-                 grad_w=np.array(self.grad_w_), grad_b=self.grad_b, n_batch=self.n_batch)
-        return s
-
-    def set_state(self, state):
-        w = np.asarray(state["w"], dtype=np.float64)
-        np.asarray(self.w_)[:] = w
-        self.s = 1.0
-        self.vnorm2 = float(np.dot(w, w))
-        self.b = state["b"]
-        self.t = state["t"]
-        self.n_updates = state["n_updates"]
-        self.n_steps = state["n_steps"]
-        np.asarray(self.w_avg_)[:] = state["w_avg"]
-        self.b_avg = state["b_avg"]
-        np.asarray(self.grad_w_)[:] = state["grad_w"]
-        self.grad_b = state["grad_b"]
-        self.n_batch = state["n_batch"]
+    def run(self, X, y, order):
+        """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``."""
+        cdef const double[:, ::1] Xd
+        cdef const double[::1] data
+        cdef const int[::1] indices
+        cdef const Py_ssize_t[::1] indptr
+        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
+        cdef Py_ssize_t t, i, start, stop
+        if self.sparse:
+            data = np.ascontiguousarray(X.data, dtype=np.float64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            with nogil:
+                for t in range(od.shape[0]):
+                    i = od[t]
+                    start = indptr[i]
+                    stop = indptr[i + 1]
+                    self._step(&indices[start] if stop > start else NULL,
+                               &data[start] if stop > start else NULL, stop - start, yv[i])
+        else:
+            Xd = X
+            if Xd.shape[0] == 0:
+                return
+            with nogil:
+                for t in range(od.shape[0]):
+                    i = od[t]
+                    self._step(NULL, &Xd[i, 0], 0, yv[i])

@@ -113,7 +113,7 @@ def as_format(X, sparse):
 
 def check_kernel_params(kernel, gamma, degree, coef0):
     """Validate kernel hyper-parameters; ``gamma`` may be "scale", "auto" or > 0."""
-    from .kernels import KERNELS
+    from .core.kernels import KERNELS
 
     check_option("kernel", kernel, KERNELS)
     if isinstance(gamma, str):

@@ -257,3 +257,59 @@ class BaseKernelClassifier(BaseOnlineClassifier):
         """Kernel evaluations spent so far (training and, for some models, prediction)."""
         check_is_fitted(self, "classes_")
         return int(sum(s.n_kernel_evals for s in self._states))
+
+
+class SupportVectorsMixin:
+    """SVC-like read-outs for kernel estimators whose states have ``support()``.
+
+    ``support()`` returns (stream ids, y_i alpha_i, rows) of one binary problem.
+    """
+
+    def _support_parts(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return [s.support() for s in self._states]
+
+    @property
+    def support_(self):
+        """Stream positions of the support vectors (union over the binary problems)."""
+        parts = self._support_parts()
+        return np.unique(np.concatenate([p[0] for p in parts])).astype(np.intp)
+
+    @property
+    def dual_coef_(self):
+        """y_i alpha_i, shape (n_problems, n_SV), columns in the order of ``support_``."""
+        parts = self._support_parts()
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        out = np.zeros((len(parts), ids.shape[0]))
+        for r, (pid, coef, _) in enumerate(parts):
+            out[r, np.searchsorted(ids, pid)] = coef
+        return out
+
+    @property
+    def support_vectors_(self):
+        """The support vectors, rows in the order of ``support_``."""
+        parts = self._support_parts()
+        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        rows = {}
+        for pid, _, M in parts:
+            for r, i in enumerate(pid):
+                rows.setdefault(int(i), M[r])
+        if self._sparse_:
+            if not ids.size:
+                return sp.csr_matrix((0, self.n_features_in_))
+            return sp.vstack([rows[int(i)] for i in ids], format="csr")
+        if not ids.size:
+            return np.zeros((0, self.n_features_in_))
+        return np.vstack([rows[int(i)] for i in ids])
+
+    @property
+    def n_support_(self):
+        """Support vectors per class.  Two classes: by the sign of y_i alpha_i.  One-vs-rest:
+        entry k counts the support vectors of the problem "class k vs rest"."""
+        parts = self._support_parts()
+        if len(parts) == 1:
+            coef = parts[0][1]
+            return np.array([np.sum(coef < 0), np.sum(coef > 0)], dtype=np.int32)
+        return np.array([p[0].shape[0] for p in parts], dtype=np.int32)

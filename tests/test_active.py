@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from refsvm import ramp
-from refsvm.active import Greedy, OnlineASVMR, QueryAll
+from refsvm.ramp import online_svmr as ramp
+from refsvm.ramp.online_asvmr import Greedy, OnlineASVMR, QueryAll
 from refsvm.datasets import make_gauss
 
-pytest.importorskip("refsvm._ramp")
+pytest.importorskip("refsvm.ramp._online_svmr")
 PARAMS = dict(C=1.0, gamma=0.5)
 
 

@@ -1,15 +1,15 @@
-"""Offline CCCP ramp SVM (refsvm.cccp): an independent QP oracle for its inner solver, the
+"""Offline CCCP ramp SVM (refsvm.ramp.cccp): an independent QP oracle for its inner solver, the
 CCCP stopping rule, and the fixed-point property of the online solution (OnlineSVMR)."""
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from refsvm import ramp
-from refsvm.cccp import RowKernel, cccp_ramp, dual_objective, solve_hinge
+from refsvm.ramp import online_svmr as ramp
+from refsvm.ramp.cccp import RowKernel, cccp_ramp, dual_objective, solve_hinge
 from refsvm.datasets import make_gauss
 
-_ramp = pytest.importorskip("refsvm._ramp")
+_ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 
 
 def gauss(n, seed):

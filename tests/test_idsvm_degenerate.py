@@ -12,7 +12,8 @@ import pytest
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 from sklearn.svm import SVC
 
-from refsvm import IncrementalSVM, idsvm
+from refsvm import IncrementalSVM
+from refsvm.idsvm import incremental_svm as idsvm
 from refsvm.datasets import make_checkerboard, make_gauss
 
 from .conftest import BACKENDS

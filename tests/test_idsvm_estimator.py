@@ -11,7 +11,7 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.datasets import make_gauss
-from refsvm.idsvm import IncrementalSVM
+from refsvm import IncrementalSVM
 
 from .conftest import BACKENDS
 

@@ -4,7 +4,7 @@
   increment on small streams and at the end of longer ones: dual objective,
   bias, support set;
 - the KKT conditions (Eq. 2 of the paper), recomputed from scratch with
-  scikit-learn's kernel functions (independent of refsvm.kernels);
+  scikit-learn's kernel functions (independent of refsvm.core.kernels);
 - unlearning against SVC trained without the examples; learn-then-unlearn;
 - exact leave-one-out against n brute-force SVC retrainings.
 
@@ -22,13 +22,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.svm import SVC
 
-from refsvm import idsvm
+from refsvm.idsvm import incremental_svm as idsvm
 from refsvm.datasets import load_shared, make_gauss
 
 from .conftest import BACKENDS, SHARED_DATA, to_csr
 
 try:
-    from refsvm import _idsvm
+    from refsvm.idsvm import _incremental_svm as _idsvm
 except ImportError:  # pragma: no cover - the compiled twin must be built for CI
     _idsvm = None
 
@@ -39,7 +39,7 @@ def make_state(backend, n_features, C, kernel, gamma=0.5, degree=2, coef0=1.0, s
                **kw):
     mod = MODULES[backend]
     if mod is None:
-        pytest.skip("refsvm._idsvm is not built")
+        pytest.skip("refsvm.idsvm._incremental_svm is not built")
     return mod.IncrementalSVMState(n_features, sparse, C=C, kernel=kernel, gamma=gamma,
                                    degree=degree, coef0=coef0, **kw)
 

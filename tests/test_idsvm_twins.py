@@ -2,8 +2,8 @@
 decrement (alpha, b, g, the sets S/E/R, the inverse, every counter, kernel evaluations).
 
 The twins perform the same floating-point operations in the same order.  The only
-remaining difference is in the shared kernels: ``refsvm.kernels.Kernel`` uses
-``np.exp`` and BLAS dot products, ``refsvm._kernels.CKernel`` the C library's ``exp``
+remaining difference is in the shared kernels: ``refsvm.core.kernels.Kernel`` uses
+``np.exp`` and BLAS dot products, ``refsvm._core.CKernel`` the C library's ``exp``
 and plain loops, which differ in the last bit for about 1 kernel value in 6.  Through
 the inverse of the bordered matrix (condition number up to ~1e8 for RBF margin sets)
 these ulps become ~1e-10 in alpha; hence rtol/atol 1e-9 below.  With the reference's
@@ -17,12 +17,13 @@ import pickle
 import numpy as np
 import pytest
 
-from refsvm import idsvm, kernels
+from refsvm.core import kernels
+from refsvm.idsvm import incremental_svm as idsvm
 from refsvm.datasets import make_gauss
 
 from .conftest import assert_states_equal, to_csr
 
-_idsvm = pytest.importorskip("refsvm._idsvm")
+_idsvm = pytest.importorskip("refsvm.idsvm._incremental_svm")
 
 CASES = [
     ("rbf", 1.0, {"gamma": 0.5}),

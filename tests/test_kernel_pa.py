@@ -5,13 +5,13 @@ import pickle
 import numpy as np
 import pytest
 
-from refsvm import kernel_pa
+from refsvm.kernel_pa import kernel_pa
 from refsvm._validation import as_csr
 from refsvm.datasets import make_checkerboard
-from refsvm.kernels import get_row
-from refsvm.linear import PAState
+from refsvm.core.kernels import get_row
+from refsvm.linear.linear import PAState
 
-_kernel_pa = pytest.importorskip("refsvm._kernel_pa")
+_kernel_pa = pytest.importorskip("refsvm.kernel_pa._kernel_pa")
 TWINS = [kernel_pa, _kernel_pa]
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from refsvm._kernels import CKernel, RowStore
-from refsvm.kernels import Kernel, get_row
+from refsvm._core import CKernel, RowStore
+from refsvm.core.kernels import Kernel, get_row
 
 from .conftest import to_csr
 

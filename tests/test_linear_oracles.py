@@ -6,8 +6,8 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
 from refsvm import OnlineLinearSVM, PassiveAggressive, Perceptron, ProximalPassiveAggressive
-from refsvm import _core, linear
-from refsvm.kernels import get_row
+from refsvm.linear import _linear as _core, linear
+from refsvm.core.kernels import get_row
 
 from .conftest import sparse_stream, to_csr
 

@@ -5,8 +5,8 @@ import pickle
 import numpy as np
 import pytest
 
-from refsvm import _core, linear
-from refsvm.kernels import get_row
+from refsvm.linear import _linear as _core, linear
+from refsvm.core.kernels import get_row
 
 from .conftest import assert_states_equal, sparse_stream, to_csr
 

@@ -1,7 +1,7 @@
 """OnlineSVMR (Wang & Vucetic, Alg. 1 + the removal step of Alg. 2): the two twins.
 
 What is checked, after every single example:
-- the reference (refsvm.ramp) and the compiled twin (refsvm._ramp) agree state for
+- the reference (refsvm.ramp) and the compiled twin (refsvm.ramp._online_svmr) agree state for
   state (alpha, g, V, I, kept kernel rows, every counter, kernel evaluations), dense
   and CSR, on streams that hit every branch of Algorithm 1 and of Algorithm 2;
 - the invariants (a)-(c) of ALGORITHMS.md section 1;
@@ -19,12 +19,12 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from refsvm import ramp
+from refsvm.ramp import online_svmr as ramp
 from refsvm._validation import as_csr
 from refsvm.datasets import make_gauss
-from refsvm.kernels import Kernel, get_row
+from refsvm.core.kernels import Kernel, get_row
 
-_ramp = pytest.importorskip("refsvm._ramp")
+_ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 TWINS = [ramp, _ramp]
 ARRAYS = ("I", "V", "support", "cached")
 

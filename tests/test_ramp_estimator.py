@@ -9,11 +9,12 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.datasets import make_gauss
-from refsvm.kernel_pa import KernelPassiveAggressive
-from refsvm.ramp import OnlineRampSVM, eq13_gain, eq14_new_alpha
+from refsvm import KernelPassiveAggressive
+from refsvm import OnlineRampSVM
+from refsvm.ramp.online_svmr import eq13_gain, eq14_new_alpha
 
-pytest.importorskip("refsvm._ramp")
-pytest.importorskip("refsvm._kernel_pa")
+pytest.importorskip("refsvm.ramp._online_svmr")
+pytest.importorskip("refsvm.kernel_pa._kernel_pa")
 
 BACKENDS = ["cython", "python"]
 

@@ -1,4 +1,4 @@
-"""Compiled twin of :mod:`refsvm.kernel_pa` (kernel PA / PA-I / PA-II, bias-free).
+"""Compiled twin of :mod:`refsvm.kernel_pa.kernel_pa` (kernel PA / PA-I / PA-II, bias-free).
 
 Same class (``KernelPA``), same order of operations (f summed over the support
 vectors in increasing id, each kernel value k(x_j, x) with x_j first), same
@@ -12,7 +12,7 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._kernels cimport (KernelSpec, CKernel, RowStore, StreamLearner, kernel_dense,
+from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, kernel_dense,
                               kernel_csr)
 
 cnp.import_array()
@@ -34,7 +34,7 @@ cdef inline double pa_tau(int variant, double loss, double kxx, double C) noexce
 # in REFSVM_DEBUG builds (which keep bounds checks on).
 @cython.nonecheck(False)
 cdef class KernelPA(StreamLearner):
-    """Kernel PA state; see :class:`refsvm.kernel_pa.KernelPA`."""
+    """Kernel PA state; see :class:`refsvm.kernel_pa.kernel_pa.KernelPA`."""
 
     cdef RowStore store
     cdef CKernel kern
@@ -54,7 +54,7 @@ cdef class KernelPA(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
                  degree=3, coef0=0.0):
-        from refsvm.kernel_pa import VARIANTS
+        from refsvm.kernel_pa.kernel_pa import VARIANTS
         self.n_features = n_features
         self.sparse = sparse
         self.C = C

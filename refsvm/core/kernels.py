@@ -2,7 +2,7 @@
 
 The papers measure cost in *kernel evaluations*, so every :class:`Kernel`
 counts the evaluations it performs in ``n_evals``.  The compiled twin is
-:class:`refsvm._kernels.CKernel`; both compute the same formulas in the same
+:class:`refsvm._core.CKernel`; both compute the same formulas in the same
 way (the squared distance of the RBF kernel is summed directly as
 ``sum((x - z) ** 2)``, not expanded into norms), so that the twins agree to
 rounding.
@@ -45,6 +45,23 @@ def get_row(X, i):
         start, stop = X.indptr[i], X.indptr[i + 1]
         return SparseRow(X.indices[start:stop], X.data[start:stop])
     return X[i]
+
+
+def stack_rows(rows, n_features, sparse):
+    """Rows (dense arrays or SparseRows) back into a 2-D array or a CSR matrix."""
+    if not sparse:
+        if not rows:
+            return np.zeros((0, n_features))
+        return np.vstack(rows)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    for r, row in enumerate(rows):
+        indptr[r + 1] = indptr[r] + row.indices.shape[0]
+    if rows:
+        indices = np.concatenate([r.indices for r in rows]).astype(np.int32)
+        data = np.concatenate([r.data for r in rows]).astype(np.float64)
+    else:
+        indices, data = np.zeros(0, np.int32), np.zeros(0)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
 
 
 def dot(x, z):

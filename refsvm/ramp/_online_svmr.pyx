@@ -1,4 +1,4 @@
-"""Compiled twin of :mod:`refsvm.ramp` (OnlineSVMR, Algorithms 1-2, Wang & Vucetic).
+"""Compiled twin of :mod:`refsvm.ramp.online_svmr` (OnlineSVMR, Algorithms 1-2, Wang & Vucetic).
 
 Same class (``OnlineSVMR``), same methods, same order of floating-point
 operations, same tie-breaking (lowest example id wins the arg-max of Eq. 13;
@@ -15,8 +15,8 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._kernels cimport KernelSpec, CKernel, RowStore, StreamLearner
-from refsvm.kernels import SparseRow
+from refsvm._core cimport KernelSpec, CKernel, RowStore, StreamLearner
+from refsvm.core.kernels import SparseRow
 
 cnp.import_array()
 
@@ -185,7 +185,7 @@ cdef int _grow(void** buf, size_t nbytes) except -1 nogil:
 # in REFSVM_DEBUG builds (which keep bounds checks on).
 @cython.nonecheck(False)
 cdef class OnlineSVMR(StreamLearner):
-    """OnlineSVMR state (Algorithm 1 + Algorithm 2); see :class:`refsvm.ramp.OnlineSVMR`."""
+    """OnlineSVMR state (Algorithm 1 + Algorithm 2); see :class:`refsvm.ramp.online_svmr.OnlineSVMR`."""
 
     cdef RowStore store
     cdef CKernel kern
@@ -518,7 +518,7 @@ cdef class OnlineSVMR(StreamLearner):
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
 
     cdef int _optimize_shrunk(self) except -1 nogil:
-        """Steps 10-15 with shrinking; see ``refsvm.ramp.OnlineSVMR._optimize_shrunk``.
+        """Steps 10-15 with shrinking; see ``refsvm.ramp.online_svmr.OnlineSVMR._optimize_shrunk``.
 
         Rounds.  One scan of I splits V into the working set A (V minus the members at a
         bound whose Eq. (3) holds by more than ``shrink_margin``: alpha = 0 with

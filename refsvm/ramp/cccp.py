@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .kernels import KERNEL_CODES
-from .ramp import eq13_gain, eq14_new_alpha, violates_eq3
+from ..core.kernels import KERNEL_CODES
+from .online_svmr import eq13_gain, eq14_new_alpha, violates_eq3
 
 __all__ = ["RowKernel", "CCCPResult", "solve_hinge", "cccp_ramp", "dual_objective"]
 
@@ -47,7 +47,7 @@ class RowKernel:
     Parameters
     ----------
     X : ndarray or CSR matrix
-    kernel, gamma, degree, coef0 : see :class:`refsvm.kernels.Kernel`
+    kernel, gamma, degree, coef0 : see :class:`refsvm.core.kernels.Kernel`
     cache_mb : float
         Memory for cached rows (least recently used rows are dropped).
 

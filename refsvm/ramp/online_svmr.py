@@ -64,14 +64,11 @@ Algorithm 3 (OnlineASVMR), Eqs. (3), (4), (10), (13), (14), (15).
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import scipy.sparse as sp
 
-from .base import BaseKernelClassifier
-from .kernels import Kernel, SparseRow, get_row
-from ._validation import check_bool, check_int, check_nonnegative, check_positive
+from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 
 __all__ = ["OnlineSVMR", "OnlineRampSVM", "SupportVectorsMixin"]
 
@@ -108,11 +105,11 @@ class OnlineSVMR:
     ----------
     n_features : int
     sparse : bool
-        Rows are :class:`refsvm.kernels.SparseRow` (True) or dense arrays.
+        Rows are :class:`refsvm.core.kernels.SparseRow` (True) or dense arrays.
     C : float
         Box constraint of the dual (Eq. 2, Eq. 11).
     kernel, gamma, degree, coef0
-        Kernel, see :class:`refsvm.kernels.Kernel`.
+        Kernel, see :class:`refsvm.core.kernels.Kernel`.
     tol : float
         Eq. (3) must hold within ``tol`` on V (first stopping rule of step 10).
     min_gain : float
@@ -438,7 +435,7 @@ class OnlineSVMR:
         """(ids, y * alpha, rows) of the support vectors, in increasing id."""
         sv = np.flatnonzero(self.alpha != 0.0)
         coef = self.y[sv] * self.alpha[sv]
-        return self.ids[sv].copy(), coef, _stack([self.rows[p] for p in sv], self.n_features,
+        return self.ids[sv].copy(), coef, stack_rows([self.rows[p] for p in sv], self.n_features,
                                                  self.sparse)
 
     def get_state(self):
@@ -471,180 +468,3 @@ class OnlineSVMR:
     def kernel_rows(self):
         """The kept kernel rows as {example id: row over I} (copies; for tests)."""
         return {i: r.copy() for i, r in self.krow.items()}
-
-
-def _stack(rows, n_features, sparse):
-    if not sparse:
-        if not rows:
-            return np.zeros((0, n_features))
-        return np.vstack(rows)
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    for r, row in enumerate(rows):
-        indptr[r + 1] = indptr[r] + row.indices.shape[0]
-    if rows:
-        indices = np.concatenate([r.indices for r in rows]).astype(np.int32)
-        data = np.concatenate([r.data for r in rows]).astype(np.float64)
-    else:
-        indices, data = np.zeros(0, np.int32), np.zeros(0)
-    return sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
-
-
-# ---------------------------------------------------------------------- estimator
-class SupportVectorsMixin:
-    """SVC-like read-outs for kernel estimators whose states have ``support()``.
-
-    ``support()`` returns (stream ids, y_i alpha_i, rows) of one binary problem.
-    """
-
-    def _support_parts(self):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "classes_")
-        return [s.support() for s in self._states]
-
-    @property
-    def support_(self):
-        """Stream positions of the support vectors (union over the binary problems)."""
-        parts = self._support_parts()
-        return np.unique(np.concatenate([p[0] for p in parts])).astype(np.intp)
-
-    @property
-    def dual_coef_(self):
-        """y_i alpha_i, shape (n_problems, n_SV), columns in the order of ``support_``."""
-        parts = self._support_parts()
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
-        out = np.zeros((len(parts), ids.shape[0]))
-        for r, (pid, coef, _) in enumerate(parts):
-            out[r, np.searchsorted(ids, pid)] = coef
-        return out
-
-    @property
-    def support_vectors_(self):
-        """The support vectors, rows in the order of ``support_``."""
-        parts = self._support_parts()
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
-        rows = {}
-        for pid, _, M in parts:
-            for r, i in enumerate(pid):
-                rows.setdefault(int(i), M[r])
-        if self._sparse_:
-            if not ids.size:
-                return sp.csr_matrix((0, self.n_features_in_))
-            return sp.vstack([rows[int(i)] for i in ids], format="csr")
-        if not ids.size:
-            return np.zeros((0, self.n_features_in_))
-        return np.vstack([rows[int(i)] for i in ids])
-
-    @property
-    def n_support_(self):
-        """Support vectors per class.  Two classes: by the sign of y_i alpha_i.  One-vs-rest:
-        entry k counts the support vectors of the problem "class k vs rest"."""
-        parts = self._support_parts()
-        if len(parts) == 1:
-            coef = parts[0][1]
-            return np.array([np.sum(coef < 0), np.sum(coef > 0)], dtype=np.int32)
-        return np.array([p[0].shape[0] for p in parts], dtype=np.int32)
-
-
-class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
-    """Online ramp-loss SVM (OnlineSVMR, Wang & Vucetic 2009), zero bias.
-
-    One pass over the data in the given order (``fit``), or continued
-    learning (``partial_fit``).  After every example the model is the CCCP
-    solution of the ramp-loss SVM (Eq. 7) on the examples seen so far: the KKT
-    conditions (Eq. 3) hold within ``tol`` on the active set V (Eq. 10), and
-    every support vector lies in the sloped part of the ramp,
-    -1 <= y f(x) <= 1.
-
-    Parameters
-    ----------
-    C : float, default=1.0
-        Box constraint (Eq. 2): weight of the ramp loss in Eq. (7).
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
-    gamma : float or {"scale", "auto"}, default="scale"
-        RBF width, k = exp(-gamma ||x - z||^2); the paper's delta^2 is
-        1 / (2 gamma).  "scale"/"auto" as in :class:`sklearn.svm.SVC`.
-    degree : int, default=3
-    coef0 : float, default=0.0
-    tol : float, default=1e-3
-        KKT tolerance of the stopping rule (Alg. 1 step 10).
-    min_gain : float, default=1e-5
-        Gain threshold of the second stopping rule (Eq. 13).
-    max_non_sv : int or None, default=None
-        ``m`` of Algorithm 2 (the removal step): keep at most m non-support
-        vectors, dropping those farthest from the boundary.  None: keep all.
-    shrinking : bool, default=True
-        Run the inner loop (Alg. 1 steps 10-15) in rounds on a working set
-        that leaves out the members of V at a bound with Eq. (3) met by a wide
-        margin, updating their g once per round (as LIBSVM's ``shrinking``;
-        see :meth:`OnlineSVMR._optimize_shrunk`).  The stopping rule and the
-        guarantees are the same; False runs the loop exactly as printed.  The
-        two can end in different local optima of the non-convex problem.
-    backend : {"cython", "python"}, default="cython"
-
-    Attributes
-    ----------
-    classes_ : ndarray
-    support_ : ndarray of int
-        Stream positions of the support vectors (union over one-vs-rest
-        problems), counted over all ``fit``/``partial_fit`` calls.
-    support_vectors_ : ndarray or sparse matrix
-    dual_coef_ : ndarray of shape (n_problems, n_SV)
-        y_i alpha_i, one row per binary problem (one for two classes).
-    n_support_ : ndarray of int
-        Support vectors per class.
-    n_kernel_evals_ : int
-    n_I_, n_V_ : int
-        Sizes of I (examples kept) and V (active set), summed over problems.
-
-    References
-    ----------
-    Z. Wang and S. Vucetic, "Fast Online Training of Ramp Loss Support Vector
-    Machines", ICDM 2009, Algorithms 1-2, Eqs. (3), (7), (10), (13)-(15).
-    """
-
-    _reference = sys.modules[__name__]
-    _compiled = "refsvm._ramp"
-
-    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
-                 min_gain=1e-5, max_non_sv=None, shrinking=True, backend="cython"):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.min_gain = min_gain
-        self.max_non_sv = max_non_sv
-        self.shrinking = shrinking
-        self.backend = backend
-
-    def _check_params(self):
-        check_positive("C", self.C)
-        self._check_kernel()
-        check_positive("tol", self.tol)
-        check_nonnegative("min_gain", self.min_gain)
-        check_int("max_non_sv", self.max_non_sv, minimum=0, allow_none=True)
-        check_bool("shrinking", self.shrinking)
-
-    def _make_state(self, n_features, sparse, X):
-        kind, gamma, degree, coef0 = self._kernel_args(X)
-        return self._module().OnlineSVMR(
-            n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
-            coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
-            max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv),
-            shrinking=bool(self.shrinking))
-
-    @property
-    def n_I_(self):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "classes_")
-        return int(sum(s.get_state()["I"].shape[0] for s in self._states))
-
-    @property
-    def n_V_(self):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "classes_")
-        return int(sum(s.get_state()["V"].shape[0] for s in self._states))

@@ -32,14 +32,10 @@ PA-II; Sec. 7 kernel form).  Used as a baseline by Z. Wang and S. Vucetic,
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
-from .base import BaseKernelClassifier
-from .kernels import Kernel, get_row
-from .ramp import SupportVectorsMixin, _stack
-from ._validation import check_option, check_positive
+from ..core.kernels import Kernel, get_row, stack_rows
 
 __all__ = ["KernelPA", "KernelPassiveAggressive", "VARIANTS"]
 
@@ -69,7 +65,7 @@ class KernelPA:
         Aggressiveness of PA-I / PA-II (unused by PA).
     variant : {0, 1, 2} or {"PA", "PA-I", "PA-II"}
     kernel, gamma, degree, coef0
-        See :class:`refsvm.kernels.Kernel`.
+        See :class:`refsvm.core.kernels.Kernel`.
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
@@ -126,7 +122,7 @@ class KernelPA:
 
     def support(self):
         return (np.array(self.ids, dtype=np.int64), np.array(self.coef, dtype=np.float64),
-                _stack(self.rows, self.n_features, self.sparse))
+                stack_rows(self.rows, self.n_features, self.sparse))
 
     def get_state(self):
         return {
@@ -138,52 +134,3 @@ class KernelPA:
             "cumulative_loss": self.cumulative_loss,
             "n_kernel_evals": self.n_kernel_evals,
         }
-
-
-class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
-    """Kernel Passive-Aggressive classifier (PA / PA-I / PA-II), no bias, one pass.
-
-    Parameters
-    ----------
-    C : float, default=1.0
-        Aggressiveness parameter of PA-I and PA-II.
-    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
-    gamma : float or {"scale", "auto"}, default="scale"
-    degree : int, default=3
-    coef0 : float, default=0.0
-    backend : {"cython", "python"}, default="cython"
-
-    Attributes
-    ----------
-    classes_, support_, support_vectors_, dual_coef_, n_support_, n_kernel_evals_
-
-    References
-    ----------
-    Crammer et al., "Online Passive-Aggressive Algorithms", JMLR 2006 (PA, PA-I,
-    PA-II, kernel form); the PA baseline of Wang & Vucetic (ICDM 2009), Table I.
-    """
-
-    _reference = sys.modules[__name__]
-    _compiled = "refsvm._kernel_pa"
-
-    def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 backend="cython"):
-        self.C = C
-        self.variant = variant
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.backend = backend
-
-    def _check_params(self):
-        check_positive("C", self.C)
-        check_option("variant", self.variant, tuple(VARIANTS))
-        self._check_kernel()
-
-    def _make_state(self, n_features, sparse, X):
-        kind, gamma, degree, coef0 = self._kernel_args(X)
-        return self._module().KernelPA(n_features, sparse, C=float(self.C),
-                                     variant=VARIANTS[self.variant], kernel=kind, gamma=gamma,
-                                     degree=degree, coef0=coef0)

@@ -102,16 +102,13 @@ machine learning", Advances in Neural Information Processing Systems 13
 
 from __future__ import annotations
 
-import sys
 from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from .base import BaseKernelClassifier
-from .kernels import Kernel, SparseRow, get_row
-from ._validation import check_int, check_nonnegative, check_positive
+from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 
 __all__ = ["IncrementalSVMState", "IncrementalSVM"]
 
@@ -216,11 +213,11 @@ class IncrementalSVMState:
     ----------
     n_features : int
     sparse : bool
-        Whether rows are :class:`refsvm.kernels.SparseRow` (CSR input).
+        Whether rows are :class:`refsvm.core.kernels.SparseRow` (CSR input).
     C : float
         Box constraint 0 <= alpha_i <= C.
     kernel, gamma, degree, coef0 :
-        Kernel (see :class:`refsvm.kernels.Kernel`).
+        Kernel (see :class:`refsvm.core.kernels.Kernel`).
     tol : float
         An arriving example with g_c >= -tol counts as on or beyond its margin
         and joins R without any change.
@@ -828,7 +825,7 @@ class IncrementalSVMState:
     def support_rows(self):
         """The support vectors as a 2-D array or CSR matrix (ids ascending)."""
         ids = self.support_ids()
-        return _stack([self.rows[i] for i in ids], self.n_features, self.sparse)
+        return stack_rows([self.rows[i] for i in ids], self.n_features, self.sparse)
 
     def support(self):
         """(ids, y_i alpha_i, rows) of the support vectors S u E, ids ascending."""
@@ -884,251 +881,3 @@ class IncrementalSVMState:
         else:
             rdrift = 0.0
         return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
-
-
-def _stack(rows, n_features, sparse):
-    if not sparse:
-        if not rows:
-            return np.zeros((0, n_features))
-        return np.vstack(rows)
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    for r, row in enumerate(rows):
-        indptr[r + 1] = indptr[r] + row.indices.shape[0]
-    if rows:
-        indices = np.concatenate([r.indices for r in rows]).astype(np.int32)
-        data = np.concatenate([r.data for r in rows])
-    else:
-        indices, data = np.zeros(0, np.int32), np.zeros(0)
-    return sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
-
-
-class IncrementalSVM(BaseKernelClassifier):
-    """Exact incremental and decremental SVM with bias (Cauwenberghs & Poggio).
-
-    A C-SVC (hinge loss, bias b, 0 <= alpha_i <= C) learned one example at a
-    time: after every example the model *is* the batch solution on the
-    examples seen so far (the one :class:`sklearn.svm.SVC` computes, up to its
-    tolerance), and :meth:`unlearn` removes examples exactly.  ``fit`` learns
-    the examples in the given order; ``partial_fit`` continues.
-
-    Parameters
-    ----------
-    C : float, default=1.0
-        Box constraint 0 <= alpha_i <= C.
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
-    gamma : float or {"scale", "auto"}, default="scale"
-        Kernel width; "scale"/"auto" as in :class:`sklearn.svm.SVC`, resolved
-        on the first batch and then kept fixed.
-    degree : int, default=3
-    coef0 : float, default=0.0
-    tol : float, default=1e-12
-        An arriving example with y f(x) - 1 >= -tol is taken as on or beyond
-        its margin (it joins R, nothing changes).
-    refresh_every : int, default=100
-        Recompute the inverse of the bordered matrix after this many changes
-        of the margin set (0: never); the drift found is kept in
-        ``max_inverse_drift_``.
-    cache_size : float, default=200.0
-        Megabytes of kernel columns kept for examples outside the margin set
-        (those that left it, or just ended in E or R), so that a return to S
-        costs only the kernel values of the examples learned since.  0 turns
-        the cache off (a column is then recomputed on every return).
-    backend : {"cython", "python"}, default="cython"
-
-    Attributes
-    ----------
-    classes_ : ndarray
-    support_ : ndarray of int
-        Ids (0-based positions in learning order, over all ``fit`` /
-        ``partial_fit`` calls) of the support vectors (union over the
-        one-vs-rest problems).
-    support_vectors_ : ndarray or sparse matrix
-    dual_coef_ : ndarray of shape (n_problems, n_SV)
-        y_i alpha_i; for two classes ``decision_function(x) = dual_coef_ @
-        k(support_vectors_, x) + intercept_`` as in SVC.
-    intercept_ : ndarray of shape (n_problems,)
-    n_support_ : ndarray of int
-        Support vectors per class.
-    n_kernel_evals_ : int
-        Kernel evaluations spent learning and unlearning (not prediction).
-    max_inverse_drift_ : float
-        Largest relative drift of the updated inverse found at a refresh.
-
-    Notes
-    -----
-    More than two classes go one-vs-rest (one exact binary SVM per class,
-    every one learning every example), so the model then differs from SVC's
-    one-vs-one.  :meth:`unlearn` and :meth:`loo_decisions` work on every
-    binary problem.
-
-    References
-    ----------
-    G. Cauwenberghs and T. Poggio, "Incremental and decremental support
-    vector machine learning", NIPS 13 (2000): KKT conditions Eq. 2, adiabatic
-    increments Eqs. 3-7, recursive update of the inverse Eqs. 8-9,
-    decremental unlearning and leave-one-out Sec. 4.
-    """
-
-    _reference = sys.modules[__name__]
-    _compiled = "refsvm._idsvm"
-
-    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-12,
-                 refresh_every=100, cache_size=200.0, backend="cython"):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.refresh_every = refresh_every
-        self.cache_size = cache_size
-        self.backend = backend
-
-    def _check_params(self):
-        check_positive("C", self.C)
-        self._check_kernel()
-        check_nonnegative("tol", self.tol)
-        check_int("refresh_every", self.refresh_every, minimum=0)
-        check_nonnegative("cache_size", self.cache_size)
-
-    def _make_state(self, n_features, sparse, X):
-        kind, gamma, degree, coef0 = self._kernel_args(X)
-        return self._module().IncrementalSVMState(
-            n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
-            coef0=coef0, tol=float(self.tol), refresh_every=int(self.refresh_every),
-            cache_size=float(self.cache_size))
-
-    # ------------------------------------------------------------------ unlearning
-    def _fitted(self):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "classes_")
-
-    def unlearn(self, indices):
-        """Remove learned examples exactly (decremental unlearning, Sec. 4).
-
-        Parameters
-        ----------
-        indices : array-like of int
-            Ids of the examples: 0-based positions in the order they were
-            learned, counted over all ``fit``/``partial_fit`` calls.  Each must
-            be learned and not yet unlearned; no repeats.
-
-        Returns
-        -------
-        self
-        """
-        self._fitted()
-        ids = np.asarray(indices)
-        if ids.ndim == 0:
-            ids = ids.reshape(1)
-        if ids.ndim != 1:
-            raise ValueError(f"indices must be a 1-D list of ids; got shape {ids.shape}")
-        if ids.size and not (np.issubdtype(ids.dtype, np.integer)
-                             or (np.issubdtype(ids.dtype, np.floating)
-                                 and np.all(np.isfinite(ids)) and np.all(ids == np.round(ids)))):
-            raise ValueError(f"indices must be integers; got {ids.dtype} values")
-        ids = ids.astype(np.int64)
-        if np.unique(ids).size != ids.size:
-            raise ValueError("indices contains repeated ids")
-        active = self._states[0].active_ids()
-        n_seen = self._states[0].get_state()["n_seen"]
-        bad = ids[(ids < 0) | (ids >= n_seen)]
-        if bad.size:
-            raise ValueError(
-                f"indices out of range: {bad.tolist()} (ids are 0..{n_seen - 1}, in learning order)")
-        gone = np.setdiff1d(ids, active)
-        if gone.size:
-            raise ValueError(f"examples {gone.tolist()} were already unlearned")
-        for state in self._states:
-            state.unlearn(ids.astype(np.intp))
-        return self
-
-    def loo_decisions(self):
-        """Exact leave-one-out decision values f_{-i}(x_i) of every learned example.
-
-        A support vector is unlearned, its decision value read off, and it is
-        learned again (Cauwenberghs & Poggio, Sec. 4); an example of R is not
-        a support vector, so f_{-i} = f.  The model is unchanged afterwards
-        (up to round-off).
-
-        Returns
-        -------
-        ids : ndarray of int
-            The learned ids, ascending.
-        decisions : ndarray of shape (n,) or (n, n_classes)
-        """
-        self._fitted()
-        ids = self._states[0].active_ids()
-        dec = [np.asarray(s.loo_decisions()) for s in self._states]
-        return ids, (dec[0] if len(dec) == 1 else np.column_stack(dec))
-
-    def loo_error(self, y):
-        """Exact leave-one-out error rate, given the labels ``y`` of the learned ids
-        (in ascending id order, as returned by :meth:`loo_decisions`)."""
-        ids, dec = self.loo_decisions()
-        y = np.asarray(y)
-        if y.shape[0] != ids.shape[0]:
-            raise ValueError(f"y has {y.shape[0]} labels for {ids.shape[0]} learned examples")
-        if dec.ndim == 1:
-            pred = self.classes_[(dec > 0).astype(int)]
-        else:
-            pred = self.classes_[np.argmax(dec, axis=1)]
-        return float(np.mean(pred != y))
-
-    # ------------------------------------------------------------------ SVC-like read-outs
-    def _support_parts(self):
-        self._fitted()
-        return [s.support() for s in self._states]
-
-    def _sv_ids(self, parts):
-        return np.unique(np.concatenate([np.asarray(p[0], dtype=np.intp) for p in parts]))
-
-    @property
-    def support_(self):
-        return self._sv_ids(self._support_parts()).astype(np.int32)
-
-    @property
-    def dual_coef_(self):
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        out = np.zeros((len(parts), ids.shape[0]))
-        for r, (pid, coef, _) in enumerate(parts):
-            out[r, np.searchsorted(ids, pid)] = coef
-        return out
-
-    @property
-    def intercept_(self):
-        self._fitted()
-        return np.array([s.get_state()["b"] for s in self._states])
-
-    @property
-    def support_vectors_(self):
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        rows = {}
-        for pid, _, M in parts:
-            for r, i in enumerate(pid):
-                rows.setdefault(int(i), M[r])
-        if self._sparse_:
-            if not ids.size:
-                return sp.csr_matrix((0, self.n_features_in_))
-            return sp.vstack([sp.csr_matrix(rows[int(i)]) for i in ids], format="csr")
-        if not ids.size:
-            return np.zeros((0, self.n_features_in_))
-        return np.vstack([np.asarray(rows[int(i)]).reshape(1, -1) for i in ids])
-
-    @property
-    def n_support_(self):
-        """Support vectors per class (each counted once, under its own label)."""
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        ys = [np.asarray(s.get_state()["y"])[ids] for s in self._states]
-        label = (ys[0] > 0).astype(int) if len(ys) == 1 else np.argmax(np.vstack(ys), axis=0)
-        return np.bincount(label, minlength=len(self.classes_)).astype(np.int32)
-
-    @property
-    def max_inverse_drift_(self):
-        self._fitted()
-        return max(s.get_state()["max_inverse_drift"] for s in self._states)
-

@@ -1,11 +1,11 @@
-"""Compiled twin of :mod:`refsvm.idsvm` (Cauwenberghs & Poggio incremental/decremental SVM).
+"""Compiled twin of :mod:`refsvm.idsvm.incremental_svm` (Cauwenberghs & Poggio incremental/decremental SVM).
 
 Same class (``IncrementalSVMState``), same attributes and methods, the same
 order of operations and tie-breaking as the reference, so that the two agree
 after every increment and decrement up to round-off.  The whole stream of
 :meth:`IncrementalSVMState.run` runs without the GIL.
 
-Layout: the examples in a :class:`refsvm._kernels.RowStore`; per example y,
+Layout: the examples in a :class:`refsvm._core.RowStore`; per example y,
 alpha, g, k(x, x) and the set code; the kernel column k(x_i, x_s) of every
 margin vector s (one malloc'd column each, indexed by example id); the
 inverse R of the bordered matrix, row-major with leading dimension ``ldr``.
@@ -19,12 +19,12 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._kernels cimport KernelSpec, CKernel, RowStore, StreamLearner
-from refsvm.kernels import Kernel, SparseRow
+from refsvm._core cimport KernelSpec, CKernel, RowStore, StreamLearner
+from refsvm.core.kernels import Kernel, SparseRow
 
 cnp.import_array()
 
-# set membership codes and tolerances: identical to refsvm.idsvm
+# set membership codes and tolerances: identical to refsvm.idsvm.incremental_svm
 DEF REST = 0
 DEF MARGIN = 1
 DEF ERROR = 2
@@ -61,7 +61,7 @@ cdef void* _realloc(void* p, size_t size) noexcept nogil:
 
 cdef class IncrementalSVMState(StreamLearner):
     """Exact incremental/decremental SVM state (compiled twin of
-    :class:`refsvm.idsvm.IncrementalSVMState`; see there for the method)."""
+    :class:`refsvm.idsvm.incremental_svm.IncrementalSVMState`; see there for the method)."""
 
     cdef readonly double C, tol
     cdef readonly long refresh_every
@@ -106,7 +106,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double** pool
     cdef Py_ssize_t npool
     cdef int* ipiv
-    # column cache (see refsvm.idsvm.IncrementalSVMState._cache_put)
+    # column cache (see refsvm.idsvm.incremental_svm.IncrementalSVMState._cache_put)
     cdef long long cache_bytes, stamp
     cdef Py_ssize_t ncache, capc
     cdef Py_ssize_t* cslot       # per example: its slot in the cache, or -1
@@ -667,7 +667,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef bint _fresh_inverse(self) except -1 nogil:
         """R recomputed from the cached columns unless fresh already (a doubtful pivot);
-        returns whether R changed (refsvm.idsvm._fresh_inverse)."""
+        returns whether R changed (refsvm.idsvm.incremental_svm.fresh_inverse)."""
         cdef double scale
         if self.fresh or self.k == 0:
             return False
@@ -678,7 +678,7 @@ cdef class IncrementalSVMState(StreamLearner):
         return True
 
     cdef double _pivot_bound(self, Py_ssize_t i) noexcept nogil:
-        """The O(k) upper bound of _pivot_scale (refsvm.idsvm._pivot_bound)."""
+        """The O(k) upper bound of _pivot_scale (refsvm.idsvm.incremental_svm.pivot_bound)."""
         cdef Py_ssize_t j
         cdef double sb = 0.0, sk = 0.0
         for j in range(self.k):
@@ -689,7 +689,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
         """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix
-        (refsvm.idsvm._pivot_scale: the same sums, each row of |M| |beta| left to right)."""
+        (refsvm.idsvm.incremental_svm.pivot_scale: the same sums, each row of |M| |beta| left to right)."""
         cdef Py_ssize_t a, bb, k = self.k, sa
         cdef double s, ya, tot = 0.0
         for a in range(k + 1):
@@ -881,13 +881,13 @@ cdef class IncrementalSVMState(StreamLearner):
                 for pos in range(k + 1):
                     rt0 += fabs(self.R[pos]) * fabs(self.m[pos])
             # pass 1: the smallest step; pass 2: the first event (fixed order) within
-            # window eps / |rate| of it (see refsvm.idsvm._first_event)
+            # window eps / |rate| of it (see refsvm.idsvm.incremental_svm.first_event)
             self._events(c, sign, k, rtb, rt0, INFINITY, &best_t, &best_kind, &best_i)
             if best_kind >= 0:
                 lim = best_t
                 self._events(c, sign, k, rtb, rt0, lim, &best_t, &best_kind, &best_i)
             if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
-                best_t = 0.0                # round-off residue (refsvm.idsvm._adiabatic)
+                best_t = 0.0                # round-off residue (refsvm.idsvm.incremental_svm.adiabatic)
                 best_kind = EV_C_ZERO
                 best_i = c
             if best_kind < 0:
@@ -949,11 +949,11 @@ cdef class IncrementalSVMState(StreamLearner):
             self.g[best_i] = 0.0
             changes = self.n_s_changes
             dep = self._join(best_i)
-            # (kept if S only swapped one member for a dependent one: refsvm.idsvm)
+            # (kept if S only swapped one member for a dependent one: refsvm.idsvm.incremental_svm)
             if self.n_s_changes != changes and not (
                     self.n_s_changes - changes == 2 and dep >= 0 and dep != best_i):
                 self._clear_dependent()
-            if dep >= 0:                    # left dependent on S (refsvm.idsvm._join)
+            if dep >= 0:                    # left dependent on S (refsvm.idsvm.incremental_svm.join)
                 if self.nblk == self.capblk:
                     self.capblk = max(8, 2 * self.capblk)
                     p = _realloc(self.blist, self.capblk * sizeof(Py_ssize_t))
@@ -989,7 +989,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rtb, double rt0,
                       double tmin, double* best_t, int* best_kind,
                       Py_ssize_t* best_i) noexcept nogil:
-        """Scan the events (see refsvm.idsvm._first_event).
+        """Scan the events (see refsvm.idsvm.incremental_svm.first_event).
         tmin = INFINITY (pass 1): the smallest step, first on exact ties; the join steps
         computed are kept in tb / tlist.  Otherwise (pass 2): among the events whose step
         is within its window eps / |rate| of tmin, the candidate's own (first in their
@@ -1136,7 +1136,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef Py_ssize_t _join(self, Py_ssize_t i) except -2 nogil:
         """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
         Returns the example the exchange left dependent on the final S, or -1 (see
-        refsvm.idsvm._join)."""
+        refsvm.idsvm.incremental_svm.join)."""
         cdef double kappa, d, best_t, t, a, ea, mag
         cdef Py_ssize_t best_pos, pos, s, k, j, dep = -1
         cdef int new
@@ -1171,7 +1171,7 @@ cdef class IncrementalSVMState(StreamLearner):
             d = 1.0 if self.status[i] == REST else -1.0
             k = self.k
             # the smallest step (alpha_i's own bound C last), then the first event within
-            # its window of it (refsvm.idsvm._first_event)
+            # its window of it (refsvm.idsvm.incremental_svm.first_event)
             ea = EPS_ALPHA * self.C
             best_t = self.C
             for pos in range(k):
@@ -1187,7 +1187,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     t = 0.0
                 if t < best_t:
                     best_t = t
-            # the tied margin vector with the least id (refsvm.idsvm._join)
+            # the tied margin vector with the least id (refsvm.idsvm.incremental_svm.join)
             best_pos = -1
             for pos in range(k):
                 s = self.S[pos]
@@ -1314,7 +1314,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        """Learn one example (row convention of ``refsvm._kernels.StreamLearner``, which
+        """Learn one example (row convention of ``refsvm._core.StreamLearner``, which
         gives ``step`` and ``run``), y = +1 or -1."""
         if self.sparse:
             self.store.append_csr(xi, xv, nnz)

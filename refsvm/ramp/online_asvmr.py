@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from . import ramp
-from ._validation import (as_format, check_int, check_nonnegative, check_positive,
+from . import online_svmr as ramp
+from .._validation import (as_format, check_int, check_nonnegative, check_positive,
                           check_kernel_params, load_backend)
-from .kernels import get_row
+from ..core.kernels import get_row
 
 __all__ = ["LearningCurve", "OnlineASVMR", "QueryAll", "Greedy"]
 
@@ -90,7 +90,7 @@ class _ActiveLearner:
                            max_non_sv=-1 if max_non_sv is None else int(max_non_sv))
         self.backend = backend
         self.classes = tuple(classes)
-        self.module = load_backend(backend, ramp, "refsvm._ramp")
+        self.module = load_backend(backend, ramp, "refsvm.ramp._online_svmr")
         self.state = None
 
     # ---------------------------------------------------------------- helpers

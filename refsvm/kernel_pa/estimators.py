@@ -1,0 +1,59 @@
+"""Scikit-learn estimator of the kernel PA family: :class:`KernelPassiveAggressive`."""
+
+from __future__ import annotations
+
+from .._validation import check_option, check_positive
+from ..base import BaseKernelClassifier, SupportVectorsMixin
+from . import kernel_pa as _reference_module
+from .kernel_pa import VARIANTS
+
+__all__ = ["KernelPassiveAggressive"]
+
+
+class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
+    """Kernel Passive-Aggressive classifier (PA / PA-I / PA-II), no bias, one pass.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Aggressiveness parameter of PA-I and PA-II.
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : float or {"scale", "auto"}, default="scale"
+    degree : int, default=3
+    coef0 : float, default=0.0
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_, support_, support_vectors_, dual_coef_, n_support_, n_kernel_evals_
+
+    References
+    ----------
+    Crammer et al., "Online Passive-Aggressive Algorithms", JMLR 2006 (PA, PA-I,
+    PA-II, kernel form); the PA baseline of Wang & Vucetic (ICDM 2009), Table I.
+    """
+
+    _reference = _reference_module
+    _compiled = "refsvm.kernel_pa._kernel_pa"
+
+    def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 backend="cython"):
+        self.C = C
+        self.variant = variant
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.backend = backend
+
+    def _check_params(self):
+        check_positive("C", self.C)
+        check_option("variant", self.variant, tuple(VARIANTS))
+        self._check_kernel()
+
+    def _make_state(self, n_features, sparse, X):
+        kind, gamma, degree, coef0 = self._kernel_args(X)
+        return self._module().KernelPA(n_features, sparse, C=float(self.C),
+                                     variant=VARIANTS[self.variant], kernel=kind, gamma=gamma,
+                                     degree=degree, coef0=coef0)

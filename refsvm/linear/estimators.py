@@ -1,0 +1,300 @@
+"""Scikit-learn estimators of the linear family (either twin, ``backend=``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import linear as _reference_module
+from .._validation import (
+    check_bool,
+    check_int,
+    check_nonnegative,
+    check_option,
+    check_positive,
+)
+from ..base import BaseOnlineClassifier
+from .linear import PA_VARIANTS
+
+
+class _LinearEstimator(BaseOnlineClassifier):
+    """Shared by the linear estimators: ``coef_``, ``intercept_``, epochs."""
+
+    _reference = _reference_module
+    _compiled = "refsvm.linear._linear"
+
+    def _n_passes(self):
+        return self.n_epochs
+
+    def _check_common(self):
+        """The checks of the parameters every linear estimator but the Perceptron has."""
+        check_bool("fit_intercept", self.fit_intercept)
+        check_int("n_epochs", self.n_epochs, minimum=1)
+        check_bool("shuffle", self.shuffle)
+
+    @property
+    def coef_(self):
+        """Weights, shape (1, n_features) for two classes, (n_classes, n_features) otherwise."""
+        return np.vstack([self._weights(s)[0] for s in self._states])
+
+    @property
+    def intercept_(self):
+        return np.array([self._weights(s)[1] for s in self._states])
+
+    @property
+    def n_updates_(self):
+        """Rounds on which the model changed (summed over one-vs-rest problems)."""
+        return int(sum(s.n_updates for s in self._states))
+
+    def _weights(self, state):
+        return np.asarray(state.w, dtype=np.float64).copy(), float(state.b)
+
+
+class Perceptron(_LinearEstimator):
+    """Rosenblatt's Perceptron with bias, as on the Lee–Tseng–Chen slides.
+
+    On a mistake y(<w, x> + b) ≤ 0: w ← w + η y x, b ← b + η y R², with
+    R = max ||x_j||.  ``fit`` repeats epochs until one makes no mistake, or
+    ``max_epochs``; ``partial_fit`` makes one pass with R the running maximum.
+
+    Parameters
+    ----------
+    eta0 : float, default=1.0
+        Learning rate η > 0.
+    max_epochs : int, default=10
+        Cap on the epochs of ``fit`` (the slides' experiments run 10).
+    shuffle : bool, default=False
+        Shuffle the order of every epoch of ``fit``.
+    random_state : int, RandomState or None
+        Seed of the shuffling.
+    backend : {"cython", "python"}, default="cython"
+        The compiled twin or the pure-Python reference.
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_updates_ (mistakes), n_epochs_ (epochs run by fit)
+
+    References
+    ----------
+    Lee, Tseng, Chen, *Online Nonlinear SVM for Large-Scale Classification*,
+    slide "Perceptron Algorithm" (``shared/papers/002``); ALGORITHMS.md §3.
+    """
+
+    def __init__(self, *, eta0=1.0, max_epochs=10, shuffle=False, random_state=None,
+                 backend="cython"):
+        self.eta0 = eta0
+        self.max_epochs = max_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.backend = backend
+
+    def _check_params(self):
+        check_positive("eta0", self.eta0)
+        check_int("max_epochs", self.max_epochs, minimum=1)
+        check_bool("shuffle", self.shuffle)
+
+    def _make_state(self, n_features, sparse, X):
+        return self._module().PerceptronState(n_features, sparse, eta=float(self.eta0))
+
+    def _n_passes(self):
+        return self.max_epochs
+
+    def _fit_states(self, X, Y):
+        # R = max_j ||x_j|| over the training set, known before the first epoch
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if hasattr(X, "multiply") else (
+            np.einsum("ij,ij->i", X, X))
+        for state in self._states:
+            state.R2 = float(sq.max()) if sq.size else 0.0
+        super()._fit_states(X, Y)
+
+    def _converged(self, n_changes):
+        return n_changes == 0  # until no mistake made within the for-loop
+
+
+class PassiveAggressive(_LinearEstimator):
+    """Passive-Aggressive classifier: PA, PA-I, PA-II (Crammer et al. 2006).
+
+    On each example with hinge loss ℓ = max(0, 1 − y<w, x>) > 0:
+    w ← w + τ y x with τ = ℓ/||x||² (PA), min(C, ℓ/||x||²) (PA-I),
+    ℓ/(||x||² + 1/(2C)) (PA-II).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float, default=1.0
+        Aggressiveness (> 0; unused by "PA").
+    fit_intercept : bool, default=False
+        Learn a bias as the weight of an extra constant feature 1 (the slides'
+        PA is bias-free).
+    n_epochs : int, default=1
+        Passes of ``fit`` over the data (the papers make one).
+    shuffle : bool, default=False
+    random_state : int, RandomState or None
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_updates_
+
+    Notes
+    -----
+    A zero example cannot change the margin: PA and PA-I skip it (their τ
+    would divide by zero).  With ``fit_intercept=False`` one pass equals
+    scikit-learn's ``SGDClassifier(loss="hinge", penalty=None,
+    learning_rate="pa1"|"pa2", eta0=C, fit_intercept=False, shuffle=False,
+    max_iter=1)``; the tests check it.
+
+    References
+    ----------
+    K. Crammer et al., "Online Passive-Aggressive Algorithms", JMLR 7 (2006),
+    Eqs. (6)–(8); Lee, Tseng, Chen, slides "PA Algorithm" (``shared/papers/002``).
+    """
+
+    def __init__(self, *, variant="PA-I", C=1.0, fit_intercept=False, n_epochs=1,
+                 shuffle=False, random_state=None, backend="cython"):
+        self.variant = variant
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.backend = backend
+
+    def _check_params(self):
+        check_option("variant", self.variant, PA_VARIANTS)
+        check_positive("C", self.C)
+        self._check_common()
+
+    def _make_state(self, n_features, sparse, X):
+        return self._module().PAState(n_features, sparse, variant=PA_VARIANTS[self.variant],
+                                      C=float(self.C), fit_intercept=bool(self.fit_intercept))
+
+
+PAM_VARIANTS = {"PAm": 0, "PAm-1": 1, "PAm-2": 2}
+
+
+class ProximalPassiveAggressive(_LinearEstimator):
+    """PA with a quasi-LDA proximal model: PAm, PAm-1, PAm-2 (Lee, Tseng, Chen).
+
+    On each example with ℓ > 0: w ← w + γ w_p + α y x, where w_p is the
+    quasi-LDA direction of the class statistics so far and
+    α = (ℓ − γ y<w_p, x>)/||x||² (PAm; PAm-1: min{C, ·}; PAm-2: denominator
+    + 1/(2C)), clipped at 0.  See :class:`refsvm.linear.linear.PAmState` for the
+    readings chosen where the slides are silent.
+
+    Parameters
+    ----------
+    variant : {"PAm", "PAm-1", "PAm-2"}, default="PAm-1"
+    C : float, default=1.0
+    gamma : float, default=0.1
+        Weight γ ≥ 0 of the proximal model (0 gives back PA).
+    fit_intercept : bool, default=False
+    n_epochs : int, default=1
+    shuffle : bool, default=False
+    random_state : int, RandomState or None
+    backend : {"cython", "python"}, default="cython"
+
+    References
+    ----------
+    Lee, Tseng, Chen, *Online Nonlinear SVM for Large-Scale Classification*,
+    slides "PA Algorithm with a Proximal Classifier", "Closed Form Updating Rule
+    of PAm Algorithm" (``shared/papers/002``); ALGORITHMS.md §3.
+    """
+
+    def __init__(self, *, variant="PAm-1", C=1.0, gamma=0.1, fit_intercept=False,
+                 n_epochs=1, shuffle=False, random_state=None, backend="cython"):
+        self.variant = variant
+        self.C = C
+        self.gamma = gamma
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.backend = backend
+
+    def _check_params(self):
+        check_option("variant", self.variant, PAM_VARIANTS)
+        check_positive("C", self.C)
+        check_nonnegative("gamma", self.gamma)
+        self._check_common()
+
+    def _make_state(self, n_features, sparse, X):
+        return self._module().PAmState(
+            n_features, sparse, variant=PAM_VARIANTS[self.variant], C=float(self.C),
+            gamma=float(self.gamma), fit_intercept=bool(self.fit_intercept))
+
+
+class OnlineLinearSVM(_LinearEstimator):
+    """Online linear SVM with 1/(λt) steps (Bagnell's notes; Pegasos).
+
+    Minimises λ/2 ||w||² + mean hinge loss with one sub-gradient step per
+    mini-batch: w ← (1 − 1/t) w + 1/(λ t k) Σ_{violators} y x, optionally
+    projecting onto the ball ||w|| ≤ 1/√λ and averaging the iterates.
+
+    Parameters
+    ----------
+    lam : float, default=1e-4
+        Regularisation λ > 0.
+    project : bool, default=False
+        Project onto the ball of radius 1/√λ after every step.
+    average : bool, default=False
+        Predict with the average of all iterates.
+    batch_size : int, default=1
+        Examples per step (their sub-gradients averaged).
+    fit_intercept : bool, default=False
+        A bias as the weight of a constant feature 1 (regularised).
+    n_epochs : int, default=1
+    shuffle : bool, default=False
+        Bagnell: "be sure data-points are randomized if you want to ensure good
+        off-line (batch) performance".
+    random_state : int, RandomState or None
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_, coef_ (the average when ``average``), intercept_, n_updates_ (steps)
+
+    Notes
+    -----
+    ``fit`` applies the last, possibly incomplete, mini-batch of every epoch;
+    ``partial_fit`` keeps an incomplete batch for the next call.
+
+    References
+    ----------
+    J. A. Bagnell, *Notes on efficient online SVM implementation* (2010),
+    Algorithm 1 (``shared/papers/003``); S. Shalev-Shwartz et al., "Pegasos",
+    ICML 2007.
+    """
+
+    def __init__(self, *, lam=1e-4, project=False, average=False, batch_size=1,
+                 fit_intercept=False, n_epochs=1, shuffle=False, random_state=None,
+                 backend="cython"):
+        self.lam = lam
+        self.project = project
+        self.average = average
+        self.batch_size = batch_size
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.backend = backend
+
+    def _check_params(self):
+        check_positive("lam", self.lam)
+        check_bool("project", self.project)
+        check_bool("average", self.average)
+        check_int("batch_size", self.batch_size, minimum=1)
+        self._check_common()
+
+    def _make_state(self, n_features, sparse, X):
+        return self._module().PegasosState(
+            n_features, sparse, lam=float(self.lam), project=bool(self.project),
+            average=bool(self.average), batch_size=int(self.batch_size),
+            fit_intercept=bool(self.fit_intercept))
+
+    def _end_of_pass(self, state):
+        state.flush()  # the last, possibly incomplete, mini-batch of the epoch
+
+    def _weights(self, state):
+        if state.average:
+            return np.asarray(state.w_avg, dtype=np.float64).copy(), float(state.b_avg)
+        return super()._weights(state)
