@@ -59,11 +59,20 @@ cdef class CKernel:
 
 
 cdef class StreamLearner:
-    """Base of the compiled states that learn one example at a time (see _core.pyx)."""
+    """Base of the compiled states that learn one example at a time (see _core.pyx).
+
+    Row convention: a CSR row is (xi, xv, nnz); a dense row has xi == NULL and
+    nnz == n_features.  ``_step`` returns 1 when the example changed the model, else 0
+    (-1 with an exception set); ``run`` returns the number of changes."""
     cdef readonly Py_ssize_t n_features
     cdef readonly bint sparse
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil
+
+
+# ---------------------------------------------------------------- buffer growth
+cdef int grow(void** buf, Py_ssize_t* capacity, Py_ssize_t need,
+              size_t itemsize) except -1 nogil
 
 
 # ---------------------------------------------------------------- inline row arithmetic
@@ -143,3 +152,83 @@ cdef inline double row_sqnorm(const double* val, Py_ssize_t n) noexcept nogil:
         s0 += val[p] * val[p]
         p += 1
     return (s0 + s1) + (s2 + s3)
+
+
+# ---------------------------------------------------------------- PA step size
+# Variants: 0 = PA, 1 = PA-I, 2 = PA-II (refsvm.core.pa.PA_VARIANTS names them).
+cdef inline double pa_step(int variant, double loss, double sqnorm, double C) noexcept nogil:
+    """tau = loss/||x||^2 (PA), min{C, loss/||x||^2} (PA-I), loss/(||x||^2 + 1/(2C)) (PA-II).
+
+    ``loss`` is the numerator (the hinge loss for PA; PAm passes its own).  A zero
+    example (sqnorm <= 0) gives 0 for PA and PA-I, whose step would divide by zero.
+    Reference: refsvm.core.pa.pa_step (the same arithmetic)."""
+    cdef double tau
+    if variant == 2:
+        return loss / (sqnorm + 0.5 / C)
+    if sqnorm <= 0.0:
+        return 0.0
+    tau = loss / sqnorm
+    if variant == 1 and tau > C:
+        tau = C
+    return tau
+
+
+# ---------------------------------------------------------------- scaled weight vector
+ctypedef struct ScaledVector:
+    double* v            # the direction, n entries: w = s * v
+    double s             # the scale
+    double vnorm2        # ||v||^2, kept when track_norm (else not maintained)
+    Py_ssize_t n
+    bint track_norm
+
+
+cdef inline void sv_init(ScaledVector* w, double* v, Py_ssize_t n, bint track_norm) noexcept nogil:
+    """Point w at the n doubles of v (owned by the caller), as w = 1 * v."""
+    w.v = v
+    w.n = n
+    w.s = 1.0
+    w.track_norm = track_norm
+    w.vnorm2 = dense_sqnorm(v, n) if (track_norm and n > 0) else 0.0
+
+
+cdef inline double sv_dot(const ScaledVector* w, const int* xi, const double* xv,
+                          Py_ssize_t nnz) noexcept nogil:
+    """<w, x> = s <v, x>, O(nnz)."""
+    return w.s * row_dot(w.v, xi, xv, nnz)
+
+
+cdef inline void sv_scale(ScaledVector* w, double a) noexcept nogil:
+    """w <- a w in O(1); a == 0 resets v in O(n)."""
+    cdef Py_ssize_t i
+    if a == 0.0:
+        for i in range(w.n):
+            w.v[i] = 0.0
+        w.s = 1.0
+        w.vnorm2 = 0.0
+    else:
+        w.s *= a
+
+
+cdef inline void sv_add_row(ScaledVector* w, double a, const int* xi, const double* xv,
+                            Py_ssize_t nnz, double vx) noexcept nogil:
+    """w <- w + a x in O(nnz).  ``vx`` is <v, x> before the update (needed for ||v||^2
+    when track_norm; pass anything otherwise)."""
+    cdef double c = a / w.s
+    if w.track_norm:
+        w.vnorm2 += 2.0 * c * vx + c * c * row_sqnorm(xv, nnz)
+    row_axpy(w.v, c, xi, xv, nnz)
+
+
+cdef inline double sv_sqnorm(const ScaledVector* w) noexcept nogil:
+    """||w||^2 = s^2 ||v||^2 (track_norm only), O(1)."""
+    return w.s * w.s * w.vnorm2
+
+
+cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
+    """Fold a scale below ``threshold`` into v (O(n)), so s * v stays accurate."""
+    cdef Py_ssize_t i
+    if w.s < threshold:
+        for i in range(w.n):
+            w.v[i] *= w.s
+        w.vnorm2 *= w.s * w.s
+        w.s = 1.0

@@ -1,4 +1,9 @@
-"""Compiled twin of :mod:`refsvm.core.kernels`: row arithmetic, kernels, a row store.
+"""The shared compiled core (twin of the package :mod:`refsvm.core`).
+
+Every compiled twin cimports from here (see ``_core.pxd``): the row convention and
+row arithmetic, kernels with evaluation counts, the growable row store and kernel
+expansion, the stream driver (``StreamLearner``: ``step`` and a ``nogil`` ``run``),
+buffer growth, the PA step size and the scaled weight vector (inline, in the .pxd).
 
 Every function here computes exactly what its reference counterpart computes,
 in the same order of summation where it matters (the RBF squared distance is
@@ -103,6 +108,25 @@ cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_
     if k.kind == 1:
         return _finish(k, csr_sqdist(xi, xv, xn, zi, zv, zn))
     return _finish(k, csr_dot_csr(xi, xv, xn, zi, zv, zn))
+
+
+# ---------------------------------------------------------------- buffer growth
+cdef int grow(void** buf, Py_ssize_t* capacity, Py_ssize_t need,
+              size_t itemsize) except -1 nogil:
+    """Make ``*buf`` hold at least ``need`` items of ``itemsize`` bytes (realloc to
+    max(need, 2 * capacity, 16)); MemoryError on failure, the old buffer kept."""
+    cdef Py_ssize_t cap
+    cdef void* p
+    if need <= capacity[0]:
+        return 0
+    cap = max(need, 2 * capacity[0], 16)
+    p = realloc(buf[0], cap * itemsize)
+    if p == NULL:
+        with gil:
+            raise MemoryError()
+    buf[0] = p
+    capacity[0] = cap
+    return 0
 
 
 # ---------------------------------------------------------------- row store
@@ -438,10 +462,12 @@ cdef class StreamLearner:
     """Base of the compiled states that learn one example at a time.
 
     A subclass sets ``n_features`` and ``sparse`` and implements ``_step`` for one example
-    in the row convention of this module: a CSR row (indices ``xi``, values ``xv``,
-    ``nnz`` entries) when ``sparse``, else the ``n_features`` values at ``xv``
-    (``xi`` NULL).  ``step`` (one example from Python) and ``run`` (a whole stream,
-    without the GIL) are written once, here.
+    in the core's row convention: a CSR row (indices ``xi``, values ``xv``, ``nnz``
+    entries) when ``sparse``, else the ``n_features`` values at ``xv`` (``xi`` NULL,
+    ``nnz == n_features``).  ``_step`` returns 1 when the example changed the model,
+    else 0.  ``step`` (one example from Python) and ``run`` (a whole stream, without the
+    GIL) are written once, here; the reference driver is
+    :class:`refsvm.core.stream.StreamLearner`.
     """
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
@@ -450,29 +476,31 @@ cdef class StreamLearner:
             raise NotImplementedError("StreamLearner._step")
 
     def step(self, x, double y):
-        """Learn one example: x a dense row, or a :class:`refsvm.core.kernels.SparseRow`."""
+        """Learn one example: x a dense row, or a :class:`refsvm.core.kernels.SparseRow`.
+        Returns 1 when the model changed, else 0."""
         cdef const double[::1] xd, xv
         cdef const int[::1] xi
         if self.sparse:
             xi = np.ascontiguousarray(x.indices, dtype=np.int32)
             xv = np.ascontiguousarray(x.data, dtype=np.float64)
-            self._step(&xi[0] if xi.shape[0] else NULL, &xv[0] if xv.shape[0] else NULL,
-                       xi.shape[0], y)
-        else:
-            xd = np.ascontiguousarray(x, dtype=np.float64)
-            if xd.shape[0] != self.n_features:
-                raise ValueError(f"row of length {xd.shape[0]}, expected {self.n_features}")
-            self._step(NULL, &xd[0] if xd.shape[0] else NULL, 0, y)
+            return self._step(&xi[0] if xi.shape[0] else NULL,
+                              &xv[0] if xv.shape[0] else NULL, xi.shape[0], y)
+        xd = np.ascontiguousarray(x, dtype=np.float64)
+        if xd.shape[0] != self.n_features:
+            raise ValueError(f"row of length {xd.shape[0]}, expected {self.n_features}")
+        return self._step(NULL, &xd[0] if xd.shape[0] else NULL, self.n_features, y)
 
     def run(self, X, y, order):
-        """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``."""
+        """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``;
+        return the number of examples that changed the model."""
         cdef const double[:, ::1] Xd
         cdef const double[::1] data
         cdef const int[::1] indices
         cdef const Py_ssize_t[::1] indptr
         cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
         cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t t, i, start, stop
+        cdef Py_ssize_t t, i, start, stop, d = self.n_features
+        cdef long long changes = 0
         if self.sparse:
             data = np.ascontiguousarray(X.data, dtype=np.float64)
             indices = np.ascontiguousarray(X.indices, dtype=np.int32)
@@ -482,13 +510,17 @@ cdef class StreamLearner:
                     i = od[t]
                     start = indptr[i]
                     stop = indptr[i + 1]
-                    self._step(&indices[start] if stop > start else NULL,
-                               &data[start] if stop > start else NULL, stop - start, yv[i])
+                    changes += self._step(&indices[start] if stop > start else NULL,
+                                          &data[start] if stop > start else NULL,
+                                          stop - start, yv[i])
         else:
             Xd = X
-            if Xd.shape[0] == 0:
-                return
+            if Xd.shape[1] != d:
+                raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
+            if Xd.shape[0] == 0 or od.shape[0] == 0:
+                return 0
             with nogil:
                 for t in range(od.shape[0]):
                     i = od[t]
-                    self._step(NULL, &Xd[i, 0], 0, yv[i])
+                    changes += self._step(NULL, &Xd[i, 0] if d else NULL, d, yv[i])
+        return changes
