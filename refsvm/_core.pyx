@@ -524,3 +524,28 @@ cdef class StreamLearner:
                     i = od[t]
                     changes += self._step(NULL, &Xd[i, 0] if d else NULL, d, yv[i])
         return changes
+
+    # ---- the persistence protocol of every state (both twins, one format) ----
+    def init_params(self):
+        """The constructor's keyword arguments (plain numbers, strings, booleans)."""
+        raise NotImplementedError(f"{type(self).__name__}.init_params")
+
+    def save_state(self):
+        """Everything learned, as a dict of NumPy arrays and plain scalars, in a format
+        that both twins share (so a state saved by one loads into the other)."""
+        raise NotImplementedError(f"{type(self).__name__}.save_state")
+
+    def load_state(self, data):
+        """Restore what ``save_state`` returned (into a freshly constructed state)."""
+        raise NotImplementedError(f"{type(self).__name__}.load_state")
+
+    def __reduce__(self):
+        return (restore_state, (type(self), self.init_params(), self.save_state()))
+
+
+def restore_state(cls, params, data):
+    """A state of class ``cls`` built with ``params`` and loaded with ``data`` (the
+    unpickling half of the persistence protocol; the reference's is the same)."""
+    obj = cls(**params)
+    obj.load_state(data)
+    return obj

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .kernels import get_row
 
-__all__ = ["StreamLearner"]
+__all__ = ["StreamLearner", "restore_state"]
 
 
 class StreamLearner:
@@ -37,3 +37,24 @@ class StreamLearner:
         for i in order:
             changes += self.step(get_row(X, i), float(y[i]))
         return changes
+
+    # ---- the persistence protocol of every state (both twins, one format) ----
+    def init_params(self):
+        """The constructor's keyword arguments (plain numbers, strings, booleans)."""
+        raise NotImplementedError(f"{type(self).__name__}.init_params")
+
+    def save_state(self):
+        """Everything learned, as a dict of NumPy arrays and plain scalars, in a format
+        that both twins share (so a state saved by one loads into the other)."""
+        raise NotImplementedError(f"{type(self).__name__}.save_state")
+
+    def load_state(self, data):
+        """Restore what ``save_state`` returned (into a freshly constructed state)."""
+        raise NotImplementedError(f"{type(self).__name__}.load_state")
+
+
+def restore_state(cls, params, data):
+    """A state of class ``cls`` built with ``params`` and loaded with ``data``."""
+    obj = cls(**params)
+    obj.load_state(data)
+    return obj
