@@ -60,6 +60,129 @@ def check_bool(name, value):
     return bool(value)
 
 
+# --------------------------------------------------------------------------- declared rules
+#: The largest integer a parameter may take (the compiled twins store counts in C ints
+#: or Py_ssize_t; anything larger is a mistake, reported as such in both backends).
+INT_MAX = 2**31 - 1
+
+
+class Rule:
+    """One parameter's rule; ``check(name, value)`` raises a clear ValueError."""
+
+    def check(self, name, value):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return self.describe()
+
+
+class Positive(Rule):
+    """A real number > 0 (finite unless ``allow_inf``)."""
+
+    def __init__(self, allow_inf=False):
+        self.allow_inf = allow_inf
+
+    def check(self, name, value):
+        check_positive(name, value, allow_inf=self.allow_inf)
+
+    def describe(self):
+        return "float > 0"
+
+
+class NonNegative(Rule):
+    """A finite real number >= 0."""
+
+    def check(self, name, value):
+        check_nonnegative(name, value)
+
+    def describe(self):
+        return "float >= 0"
+
+
+class Finite(Rule):
+    """Any finite real number."""
+
+    def check(self, name, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite number; got {value!r}")
+
+    def describe(self):
+        return "finite float"
+
+
+class Integer(Rule):
+    """An integer in [minimum, maximum] (or None when ``allow_none``)."""
+
+    def __init__(self, minimum=1, maximum=INT_MAX, allow_none=False):
+        self.minimum, self.maximum, self.allow_none = minimum, maximum, allow_none
+
+    def check(self, name, value):
+        check_int(name, value, minimum=self.minimum, allow_none=self.allow_none)
+        if value is not None and value > self.maximum:
+            raise ValueError(f"{name} must be an integer <= {self.maximum}; got {value!r}")
+
+    def describe(self):
+        return f"int in [{self.minimum}, {self.maximum}]" + (" or None" if self.allow_none else "")
+
+
+class Options(Rule):
+    """One of a fixed set of strings."""
+
+    def __init__(self, *choices):
+        self.choices = tuple(choices)
+
+    def check(self, name, value):
+        check_option(name, value, self.choices)
+
+    def describe(self):
+        return " | ".join(repr(c) for c in self.choices)
+
+
+class Boolean(Rule):
+    def check(self, name, value):
+        check_bool(name, value)
+
+    def describe(self):
+        return "bool"
+
+
+class GammaRule(Rule):
+    """A kernel width: a number > 0, or "scale" / "auto" (resolved on the first batch)."""
+
+    def check(self, name, value):
+        if isinstance(value, str):
+            check_option(name, value, ("scale", "auto"))
+        else:
+            check_positive(name, value)
+
+    def describe(self):
+        return "float > 0 | 'scale' | 'auto'"
+
+
+class RandomStateRule(Rule):
+    """None, an int seed, or a numpy RandomState (scikit-learn's convention)."""
+
+    def check(self, name, value):
+        if value is None or isinstance(value, np.random.RandomState):
+            return
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (
+            0 <= value < 2**32
+        ):
+            raise ValueError(
+                f"{name} must be None, an integer in [0, 2**32) or a numpy RandomState; "
+                f"got {value!r}"
+            )
+
+    def describe(self):
+        return "None | int | RandomState"
+
+
+def check_params(obj, rules):
+    """Check every attribute of ``obj`` named in ``rules`` against its rule."""
+    for name, rule in rules.items():
+        rule.check(name, getattr(obj, name))
+
+
 def load_backend(backend, reference, compiled):
     """The module implementing an algorithm for the requested backend.
 
@@ -111,18 +234,20 @@ def as_format(X, sparse):
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
-def check_kernel_params(kernel, gamma, degree, coef0):
-    """Validate kernel hyper-parameters; ``gamma`` may be "scale", "auto" or > 0."""
+def kernel_rules():
+    """The rules of the kernel parameters every kernel estimator declares."""
     from .core.kernels import KERNELS
 
-    check_option("kernel", kernel, KERNELS)
-    if isinstance(gamma, str):
-        check_option("gamma", gamma, ("scale", "auto"))
-    else:
-        check_positive("gamma", gamma)
-    check_int("degree", degree, minimum=1)
-    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
-        raise ValueError(f"coef0 must be a finite number; got {coef0!r}")
+    return {"kernel": Options(*KERNELS), "gamma": GammaRule(), "degree": Integer(minimum=1),
+            "coef0": Finite()}
+
+
+def check_kernel_params(kernel, gamma, degree, coef0):
+    """Validate kernel hyper-parameters; ``gamma`` may be "scale", "auto" or > 0."""
+    rules = kernel_rules()
+    for name, value in (("kernel", kernel), ("gamma", gamma), ("degree", degree),
+                        ("coef0", coef0)):
+        rules[name].check(name, value)
 
 
 def resolve_gamma(gamma, X):

@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_format, load_backend
+from ._validation import BACKENDS, Options, as_format, check_params, kernel_rules, load_backend
 
 #: How every estimator takes X: CSR or dense, float64, C order, finite.
 _ARRAY_CHECKS = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
@@ -36,9 +36,16 @@ _ARRAY_CHECKS = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_al
 class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     """Base class: ``fit``, ``partial_fit``, ``decision_function``, ``predict``.
 
-    Subclasses implement
+    Subclasses declare
 
-    - ``_check_params(self)``: validate hyper-parameters (raise ValueError);
+    - ``_parameter_rules``: a dict from each hyper-parameter to its rule
+      (:mod:`refsvm._validation`: ``Positive()``, ``Integer(minimum=0)``, ``Options(...)``,
+      ...); the rules of every class in the MRO are merged and checked once, by
+      ``_check_params``, at the start of ``fit`` and ``partial_fit`` (override
+      ``_check_params`` only to add checks that involve several parameters);
+
+    and implement
+
     - ``_make_state(self, n_features, sparse, X)``: a fresh state for one
       binary problem (``X`` is the first batch, for data-derived settings);
     - optionally ``_n_passes()``, ``_end_of_pass(state)`` and
@@ -49,7 +56,8 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _reference = None
-    _compiled = "refsvm._core"
+    _compiled = None
+    _parameter_rules = {"backend": Options(*BACKENDS)}
     #: Deep-copy the states before each ``partial_fit`` so that an error
     #: raised inside the algorithm can be rolled back.  Kernel models whose
     #: state grows with the stream turn this off; their inputs are fully
@@ -57,8 +65,17 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     _snapshot_states = True
 
     # ------------------------------------------------------------------ hooks
+    @classmethod
+    def _all_parameter_rules(cls):
+        """The declared rules of this class and its bases (subclasses override)."""
+        rules = {}
+        for klass in reversed(cls.__mro__):
+            rules.update(klass.__dict__.get("_parameter_rules", {}))
+        return rules
+
     def _check_params(self):
-        raise NotImplementedError
+        """Check every declared hyper-parameter (a clear ValueError on the first bad one)."""
+        check_params(self, self._all_parameter_rules())
 
     def _make_state(self, n_features, sparse, X):
         raise NotImplementedError
@@ -238,11 +255,7 @@ class BaseKernelClassifier(BaseOnlineClassifier):
     """
 
     _snapshot_states = False
-
-    def _check_kernel(self):
-        from ._validation import check_kernel_params
-
-        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
+    _parameter_rules = kernel_rules()
 
     def _kernel_args(self, X):
         """(kind, gamma, degree, coef0) for a new state; called from ``_make_state``

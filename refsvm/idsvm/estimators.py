@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_nonnegative, check_positive
+from .._validation import Integer, NonNegative, Positive
 from ..base import BaseKernelClassifier
 from . import incremental_svm as _reference_module
 
@@ -94,12 +94,8 @@ class IncrementalSVM(BaseKernelClassifier):
         self.cache_size = cache_size
         self.backend = backend
 
-    def _check_params(self):
-        check_positive("C", self.C)
-        self._check_kernel()
-        check_nonnegative("tol", self.tol)
-        check_int("refresh_every", self.refresh_every, minimum=0)
-        check_nonnegative("cache_size", self.cache_size)
+    _parameter_rules = {"C": Positive(), "tol": NonNegative(),
+                        "refresh_every": Integer(minimum=0), "cache_size": NonNegative()}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)

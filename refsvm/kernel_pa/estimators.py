@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .._validation import check_option, check_positive
+from .._validation import Options, Positive
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import kernel_pa as _reference_module
-from .kernel_pa import VARIANTS
+from ..core.pa import PA_VARIANTS
 
 __all__ = ["KernelPassiveAggressive"]
 
@@ -47,13 +47,10 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
         self.coef0 = coef0
         self.backend = backend
 
-    def _check_params(self):
-        check_positive("C", self.C)
-        check_option("variant", self.variant, tuple(VARIANTS))
-        self._check_kernel()
+    _parameter_rules = {"C": Positive(), "variant": Options(*PA_VARIANTS)}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return self._module().KernelPA(n_features, sparse, C=float(self.C),
-                                     variant=VARIANTS[self.variant], kernel=kind, gamma=gamma,
+                                     variant=PA_VARIANTS[self.variant], kernel=kind, gamma=gamma,
                                      degree=degree, coef0=coef0)

@@ -6,14 +6,15 @@ import numpy as np
 
 from . import linear as _reference_module
 from .._validation import (
-    check_bool,
-    check_int,
-    check_nonnegative,
-    check_option,
-    check_positive,
+    Boolean,
+    Integer,
+    NonNegative,
+    Options,
+    Positive,
+    RandomStateRule,
 )
 from ..base import BaseOnlineClassifier
-from .linear import PA_VARIANTS
+from ..core.pa import PA_VARIANTS, PAM_VARIANTS
 
 
 class _LinearEstimator(BaseOnlineClassifier):
@@ -25,11 +26,7 @@ class _LinearEstimator(BaseOnlineClassifier):
     def _n_passes(self):
         return self.n_epochs
 
-    def _check_common(self):
-        """The checks of the parameters every linear estimator but the Perceptron has."""
-        check_bool("fit_intercept", self.fit_intercept)
-        check_int("n_epochs", self.n_epochs, minimum=1)
-        check_bool("shuffle", self.shuffle)
+    _parameter_rules = {"shuffle": Boolean(), "random_state": RandomStateRule()}
 
     @property
     def coef_(self):
@@ -87,10 +84,7 @@ class Perceptron(_LinearEstimator):
         self.random_state = random_state
         self.backend = backend
 
-    def _check_params(self):
-        check_positive("eta0", self.eta0)
-        check_int("max_epochs", self.max_epochs, minimum=1)
-        check_bool("shuffle", self.shuffle)
+    _parameter_rules = {"eta0": Positive(), "max_epochs": Integer(minimum=1)}
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PerceptronState(n_features, sparse, eta=float(self.eta0))
@@ -159,17 +153,12 @@ class PassiveAggressive(_LinearEstimator):
         self.random_state = random_state
         self.backend = backend
 
-    def _check_params(self):
-        check_option("variant", self.variant, PA_VARIANTS)
-        check_positive("C", self.C)
-        self._check_common()
+    _parameter_rules = {"variant": Options(*PA_VARIANTS), "C": Positive(),
+                        "fit_intercept": Boolean(), "n_epochs": Integer(minimum=1)}
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PAState(n_features, sparse, variant=PA_VARIANTS[self.variant],
                                       C=float(self.C), fit_intercept=bool(self.fit_intercept))
-
-
-PAM_VARIANTS = {"PAm": 0, "PAm-1": 1, "PAm-2": 2}
 
 
 class ProximalPassiveAggressive(_LinearEstimator):
@@ -211,11 +200,9 @@ class ProximalPassiveAggressive(_LinearEstimator):
         self.random_state = random_state
         self.backend = backend
 
-    def _check_params(self):
-        check_option("variant", self.variant, PAM_VARIANTS)
-        check_positive("C", self.C)
-        check_nonnegative("gamma", self.gamma)
-        self._check_common()
+    _parameter_rules = {"variant": Options(*PAM_VARIANTS), "C": Positive(),
+                        "gamma": NonNegative(), "fit_intercept": Boolean(),
+                        "n_epochs": Integer(minimum=1)}
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PAmState(
@@ -278,12 +265,9 @@ class OnlineLinearSVM(_LinearEstimator):
         self.random_state = random_state
         self.backend = backend
 
-    def _check_params(self):
-        check_positive("lam", self.lam)
-        check_bool("project", self.project)
-        check_bool("average", self.average)
-        check_int("batch_size", self.batch_size, minimum=1)
-        self._check_common()
+    _parameter_rules = {"lam": Positive(), "project": Boolean(), "average": Boolean(),
+                        "batch_size": Integer(minimum=1), "fit_intercept": Boolean(),
+                        "n_epochs": Integer(minimum=1)}
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PegasosState(

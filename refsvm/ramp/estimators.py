@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._validation import check_bool, check_int, check_nonnegative, check_positive
+from .._validation import Boolean, Integer, NonNegative, Positive
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import online_svmr as _reference_module
 
@@ -82,13 +82,9 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.shrinking = shrinking
         self.backend = backend
 
-    def _check_params(self):
-        check_positive("C", self.C)
-        self._check_kernel()
-        check_positive("tol", self.tol)
-        check_nonnegative("min_gain", self.min_gain)
-        check_int("max_non_sv", self.max_non_sv, minimum=0, allow_none=True)
-        check_bool("shrinking", self.shrinking)
+    _parameter_rules = {"C": Positive(), "tol": Positive(), "min_gain": NonNegative(),
+                        "max_non_sv": Integer(minimum=0, allow_none=True),
+                        "shrinking": Boolean()}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
