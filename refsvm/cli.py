@@ -16,33 +16,13 @@ import time
 
 import numpy as np
 
-from .datasets import make_checkerboard, make_gauss
+from .datasets import make_train_test
 
-
-def _linear_data(n, seed):
-    rng = np.random.RandomState(seed)
-    d = 20
-    w = rng.randn(d)
-    X = rng.randn(2 * n, d)
-    y = np.where(X @ w + 0.5 * rng.randn(2 * n) > 0, 1, -1)
-    return X[:n], y[:n], X[n:], y[n:]
-
-
-def _gauss_data(n, seed):
-    X, y = make_gauss(2 * n, random_state=seed)
-    return X[:n], y[:n], X[n:], y[n:]
-
-
-def _checkerboard_data(n, seed):
-    X, y = make_checkerboard(n, noise=0.15, random_state=seed)
-    Xt, yt = make_checkerboard(n, noise=0.0, random_state=seed + 1)
-    return X, y, Xt, yt
-
-
+#: key -> description; the data come from refsvm.datasets.make_train_test
 DATASETS = {
-    "linear": ("linear stream, d=20", _linear_data),
-    "gauss": ("Gauss (2-D)", _gauss_data),
-    "ncheckerboard": ("NCheckerboard (15% noise; clean test)", _checkerboard_data),
+    "linear": "linear stream, d=20",
+    "gauss": "Gauss (2-D)",
+    "ncheckerboard": "NCheckerboard (15% noise; clean test)",
 }
 
 
@@ -97,7 +77,7 @@ def compare(n_samples=2000, seed=0, only=None, out=sys.stdout):
         if only and name not in only:
             continue
         if key not in data:
-            data[key] = DATASETS[key][1](n_samples, seed)
+            data[key] = make_train_test(key, n_samples, random_state=seed)
         X, y, Xt, yt = data[key]
         times = {}
         for backend in ("cython", "python"):
