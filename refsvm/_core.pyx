@@ -129,6 +129,92 @@ cdef int grow(void** buf, Py_ssize_t* capacity, Py_ssize_t need,
     return 0
 
 
+# ---------------------------------------------------------------- inline helpers, from Python
+def pa_step_value(int variant, double loss, double sqnorm, double C):
+    """The compiled ``pa_step`` (inline in _core.pxd), callable from Python."""
+    return pa_step(variant, loss, sqnorm, C)
+
+
+cdef class ScaledVectorArray:
+    """A :class:`refsvm.core.scaled.ScaledVector` held by the compiled ``sv_*`` functions.
+
+    The twins embed the ``ScaledVector`` struct directly; this class exposes the same
+    operations to Python (tests compare it with the reference, step by step).
+    """
+
+    cdef ScaledVector sv
+    cdef object v_arr
+
+    def __init__(self, Py_ssize_t n, bint track_norm=False):
+        self.v_arr = np.zeros(n)
+        cdef double[::1] v = self.v_arr
+        sv_init(&self.sv, &v[0] if n else NULL, n, track_norm)
+
+    def _row(self, x):
+        if isinstance(x, SparseRow):
+            return (np.ascontiguousarray(x.indices, dtype=np.int32),
+                    np.ascontiguousarray(x.data, dtype=np.float64), True)
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.shape[0] != self.sv.n:
+            raise ValueError(f"row of length {x.shape[0]}, expected {self.sv.n}")
+        return None, x, False
+
+    def dot(self, x):
+        """<w, x> (sv_dot)."""
+        return self.sv.s * self._vdot(x)
+
+    def _vdot(self, x):
+        """<v, x> (row_dot on the direction)."""
+        cdef const int[::1] xi
+        cdef const double[::1] xv
+        idx, val, sparse = self._row(x)
+        xv = val
+        if sparse:
+            xi = idx
+            return row_dot(self.sv.v, &xi[0] if xi.shape[0] else NULL,
+                           &xv[0] if xv.shape[0] else NULL, xv.shape[0])
+        return row_dot(self.sv.v, NULL, &xv[0] if xv.shape[0] else NULL, xv.shape[0])
+
+    def scale(self, double a):
+        sv_scale(&self.sv, a)
+
+    def add(self, double a, x, vx=None):
+        cdef const int[::1] xi
+        cdef const double[::1] xv
+        if vx is None:
+            vx = self._vdot(x)
+        idx, val, sparse = self._row(x)
+        xv = val
+        if sparse:
+            xi = idx
+            sv_add_row(&self.sv, a, &xi[0] if xi.shape[0] else NULL,
+                       &xv[0] if xv.shape[0] else NULL, xv.shape[0], vx)
+        else:
+            sv_add_row(&self.sv, a, NULL, &xv[0] if xv.shape[0] else NULL, xv.shape[0], vx)
+
+    def sqnorm(self):
+        return sv_sqnorm(&self.sv)
+
+    def fold(self, double threshold=1e-9):
+        sv_fold(&self.sv, threshold)
+
+    @property
+    def s(self):
+        return self.sv.s
+
+    @property
+    def vnorm2(self):
+        return self.sv.vnorm2
+
+    @property
+    def v(self):
+        return self.v_arr.copy()
+
+    @property
+    def w(self):
+        return self.sv.s * self.v_arr
+
+
 # ---------------------------------------------------------------- row store
 cdef class RowStore:
     """Growable store of examples, dense or CSR, in C buffers (appendable nogil).

@@ -9,7 +9,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 from refsvm._core import CKernel, RowStore
 from refsvm.core.kernels import Kernel, get_row
 
-from .conftest import to_csr
+from ..conftest import to_csr
 
 SKLEARN = {
     "linear": lambda A, B, g, d, c: linear_kernel(A, B),
