@@ -1,10 +1,11 @@
 """Compiled twin of :mod:`refsvm.kernel_pa.kernel_pa` (kernel PA / PA-I / PA-II, bias-free).
 
 Same class (``KernelPA``), same order of operations (f summed over the support
-vectors in increasing id, each kernel value k(x_j, x) with x_j first), same
-counting.  ``run`` is a ``nogil`` loop over the stream.
+vectors in increasing id, each kernel value k(x_j, x) with x_j first), the step
+size of the core's ``pa_step``, same counting.  ``step`` and the ``nogil`` ``run``
+come from the core's ``StreamLearner``; this module implements only ``_step``.
 """
-from libc.stdlib cimport realloc, free
+from libc.stdlib cimport free
 
 cimport cython
 
@@ -12,22 +13,12 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, kernel_dense,
-                              kernel_csr)
+from refsvm._core cimport (CKernel, RowStore, StreamLearner, kernel_dense, kernel_csr, grow,
+                           pa_step)
+from refsvm.core.pa import PA_VARIANTS, variant_code
+from refsvm.kernel_pa.kernel_pa import rows_to_state
 
 cnp.import_array()
-
-
-cdef inline double pa_tau(int variant, double loss, double kxx, double C) noexcept nogil:
-    cdef double tau
-    if variant == 2:
-        return loss / (kxx + 1.0 / (2.0 * C))
-    if kxx <= 0.0:
-        return 0.0
-    tau = loss / kxx
-    if variant == 1 and tau > C:
-        tau = C
-    return tau
 
 
 # nogil methods read attributes of self, which is never None: no None checks even
@@ -36,107 +27,94 @@ cdef inline double pa_tau(int variant, double loss, double kxx, double C) noexce
 cdef class KernelPA(StreamLearner):
     """Kernel PA state; see :class:`refsvm.kernel_pa.kernel_pa.KernelPA`."""
 
-    cdef RowStore store
-    cdef CKernel kern
+    cdef RowStore store       # the support vectors x_j (the reference's ``rows``)
+    cdef CKernel kernel
     cdef readonly double C
     cdef readonly int variant
-    cdef double* coef
-    cdef long long* ids
-    cdef Py_ssize_t n, cap
+    cdef double* coef         # c_j = tau_j y_j
+    cdef long long* ids       # stream ids of the support vectors
+    cdef Py_ssize_t n_sv, capacity
     cdef readonly long long n_seen, n_updates, n_mistakes
     cdef readonly double cumulative_loss
 
-    def __cinit__(self, *args, **kwargs):
-        self.coef = NULL
-        self.ids = NULL
-        self.n = 0
-        self.cap = 0
-
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
                  degree=3, coef0=0.0):
-        from refsvm.kernel_pa.kernel_pa import VARIANTS
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
-        self.variant = VARIANTS[variant] if isinstance(variant, str) else variant
-        self.kern = CKernel(kernel, gamma, degree, coef0)
+        self.variant = variant_code(variant, PA_VARIANTS) if isinstance(variant, str) else variant
+        self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
 
     def __dealloc__(self):
         free(self.coef)
         free(self.ids)
 
-    cdef int _reserve(self) except -1 nogil:
-        cdef Py_ssize_t cap
-        cdef void* p
-        if self.n < self.cap:
+    cdef int _reserve(self, Py_ssize_t need) except -1 nogil:
+        """Room for ``need`` support vectors in coef and ids (the core's ``grow``)."""
+        cdef Py_ssize_t capacity = self.capacity
+        if need <= capacity:
             return 0
-        cap = max(16, 2 * self.cap)
-        p = realloc(self.coef, cap * sizeof(double))
-        if p == NULL:
-            with gil:
-                raise MemoryError()
-        self.coef = <double*> p
-        p = realloc(self.ids, cap * sizeof(long long))
-        if p == NULL:
-            with gil:
-                raise MemoryError()
-        self.ids = <long long*> p
-        self.cap = cap
+        grow(<void**> &self.coef, &capacity, need, sizeof(double))
+        capacity = self.capacity
+        grow(<void**> &self.ids, &capacity, need, sizeof(long long))
+        self.capacity = capacity
         return 0
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        """One example: a CSR row (xi, xv, nnz) when the store is sparse, else the
-        dense row xv (xi and nnz unused)."""
+        """One round (a CSR row, or a dense row with xi NULL and nnz = n_features);
+        returns 1 when x joined the expansion, else 0."""
         cdef Py_ssize_t j
         cdef double f = 0.0, loss, kxx, tau
-        for j in range(self.n):
+        for j in range(self.n_sv):
             if self.sparse:
-                f += self.coef[j] * self.kern.k_row_csr(self.store, j, xi, xv, nnz)
+                f += self.coef[j] * self.kernel.k_row_csr(self.store, j, xi, xv, nnz)
             else:
-                f += self.coef[j] * self.kern.k_row_dense(self.store, j, xv)
-        loss = 1.0 - y * f
+                f += self.coef[j] * self.kernel.k_row_dense(self.store, j, xv)
+        loss = 1.0 - y * f                                    # hinge loss
         if loss < 0.0:
             loss = 0.0
         if y * f <= 0.0:
             self.n_mistakes += 1
         self.cumulative_loss += loss
-        if loss > 0.0:
-            self.kern.n_evals += 1
-            if self.sparse:
-                kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz)
-            else:
-                kxx = kernel_dense(&self.kern.spec, xv, xv, self.n_features)
-            tau = pa_tau(self.variant, loss, kxx, self.C)
-            if tau > 0.0:
-                self._reserve()
-                if self.sparse:
-                    self.store.append_csr(xi, xv, nnz)
-                else:
-                    self.store.append_dense(xv)
-                self.ids[self.n] = self.n_seen
-                self.coef[self.n] = tau * y
-                self.n += 1
-                self.n_updates += 1
         self.n_seen += 1
-        return 0
+        if loss <= 0.0:
+            return 0
+        self.kernel.n_evals += 1                              # ||x||^2 = k(x, x)
+        if self.sparse:
+            kxx = kernel_csr(&self.kernel.spec, xi, xv, nnz, xi, xv, nnz)
+        else:
+            kxx = kernel_dense(&self.kernel.spec, xv, xv, nnz)
+        tau = pa_step(self.variant, loss, kxx, self.C)
+        if tau <= 0.0:
+            return 0
+        self._reserve(self.n_sv + 1)
+        if self.sparse:
+            self.store.append_csr(xi, xv, nnz)
+        else:
+            self.store.append_dense(xv)
+        self.ids[self.n_sv] = self.n_seen - 1
+        self.coef[self.n_sv] = tau * y
+        self.n_sv += 1
+        self.n_updates += 1
+        return 1
 
     @property
     def n_kernel_evals(self):
-        return self.kern.n_evals
+        return self.kernel.n_evals
 
     def decision_function(self, X):
         """f(x) = sum_j coef_j k(x_j, x) for every row; not counted."""
         cdef Py_ssize_t j
-        cdef double[::1] coef = np.empty(self.n)
-        for j in range(self.n):
+        cdef double[::1] coef = np.empty(self.n_sv)
+        for j in range(self.n_sv):
             coef[j] = self.coef[j]
-        return self.store.expansion(self.kern, coef, X)
+        return self.store.expansion(self.kernel, coef, X)
 
     def support(self):
-        ids = np.array([self.ids[j] for j in range(self.n)], dtype=np.int64)
-        coef = np.array([self.coef[j] for j in range(self.n)], dtype=np.float64)
+        ids = np.array([self.ids[j] for j in range(self.n_sv)], dtype=np.int64)
+        coef = np.array([self.coef[j] for j in range(self.n_sv)], dtype=np.float64)
         return ids, coef, self.store.to_matrix()
 
     def get_state(self):
@@ -148,35 +126,38 @@ cdef class KernelPA(StreamLearner):
             "n_updates": self.n_updates,
             "n_mistakes": self.n_mistakes,
             "cumulative_loss": self.cumulative_loss,
-            "n_kernel_evals": self.kern.n_evals,
+            "n_kernel_evals": self.kernel.n_evals,
         }
 
-    def __reduce__(self):
-        ids, coef, X = self.support()
-        params = (self.n_features, self.sparse, self.C, self.variant, self.kern.kind,
-                  self.kern.gamma, self.kern.degree, self.kern.coef0)
-        counters = (self.n_seen, self.n_updates, self.n_mistakes, self.cumulative_loss,
-                    self.kern.n_evals)
-        return (_rebuild, (params, ids, coef, X, counters))
+    # ---- persistence (the format both twins share) ----
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
+                    variant=self.variant, kernel=k.kind, gamma=k.gamma, degree=k.degree,
+                    coef0=k.coef0)
 
-    def _restore(self, ids, coef, X, counters):
-        cdef Py_ssize_t j
+    def save_state(self):
+        data = self.get_state()
+        data.update(rows_to_state(self.store.to_matrix(), self.sparse))
+        return data
+
+    def load_state(self, data):
+        cdef Py_ssize_t j, n = len(data["support"])
         if self.sparse:
-            X = sp.csr_matrix(X)
+            X = sp.csr_matrix((np.asarray(data["rows_data"], np.float64),
+                               np.asarray(data["rows_indices"], np.int32),
+                               np.asarray(data["rows_indptr"])), shape=(n, self.n_features))
             X.indices = X.indices.astype(np.int32)
-        for j in range(ids.shape[0]):
-            self._reserve()
+        else:
+            X = np.ascontiguousarray(data["rows"], dtype=np.float64).reshape(n, self.n_features)
+        self._reserve(n)
+        for j in range(n):
             self.store.append(X, j)
-            self.ids[j] = ids[j]
-            self.coef[j] = coef[j]
-            self.n += 1
-        (self.n_seen, self.n_updates, self.n_mistakes, self.cumulative_loss,
-         self.kern.n_evals) = counters
-
-
-def _rebuild(params, ids, coef, X, counters):
-    n_features, sparse, C, variant, kind, gamma, degree, coef0 = params
-    s = KernelPA(n_features, sparse, C=C, variant=variant, kernel=kind, gamma=gamma,
-                 degree=degree, coef0=coef0)
-    s._restore(ids, coef, X, counters)
-    return s
+            self.ids[j] = data["support"][j]
+            self.coef[j] = data["coef"][j]
+        self.n_sv = n
+        self.n_seen = data["n_seen"]
+        self.n_updates = data["n_updates"]
+        self.n_mistakes = data["n_mistakes"]
+        self.cumulative_loss = data["cumulative_loss"]
+        self.kernel.n_evals = data["n_kernel_evals"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .._validation import Options, Positive
 from ..base import BaseKernelClassifier, SupportVectorsMixin
-from . import kernel_pa as _reference_module
 from ..core.pa import PA_VARIANTS
+from . import kernel_pa as _reference_module
 
 __all__ = ["KernelPassiveAggressive"]
 
@@ -18,6 +18,8 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
     C : float, default=1.0
         Aggressiveness parameter of PA-I and PA-II.
     variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+        Step size (:func:`refsvm.core.pa.pa_step`); "PA-1" and "PA-2" are accepted
+        for "PA-I" and "PA-II".
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     gamma : float or {"scale", "auto"}, default="scale"
     degree : int, default=3
@@ -27,6 +29,23 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
     Attributes
     ----------
     classes_, support_, support_vectors_, dual_coef_, n_support_, n_kernel_evals_
+
+    Examples
+    --------
+    The baseline of Wang & Vucetic (Table I): every margin error joins the kernel
+    expansion for good, so PA keeps several times the support vectors of the online
+    ramp-loss SVM on the same noisy stream, for no better accuracy:
+
+    >>> from refsvm import KernelPassiveAggressive, OnlineRampSVM
+    >>> from refsvm.datasets import make_gauss
+    >>> X, y = make_gauss(1000, random_state=0)
+    >>> X_test, y_test = make_gauss(1000, random_state=1)
+    >>> pa = KernelPassiveAggressive(C=1.0, gamma=0.5).fit(X, y)
+    >>> ramp = OnlineRampSVM(C=1.0, gamma=0.5).fit(X, y)
+    >>> pa.support_.size > 2 * ramp.support_.size
+    True
+    >>> pa.score(X_test, y_test) <= ramp.score(X_test, y_test)
+    True
 
     References
     ----------

@@ -13,6 +13,7 @@ Eqs. for PA, PA-I, PA-II in the kernel form, ||x||^2 = k(x, x)):
 - PA-I:  tau = min(C, l / k(x, x))
 - PA-II: tau = l / (k(x, x) + 1 / (2 C))
 
+(the step sizes of :func:`refsvm.core.pa.pa_step`, with k(x, x) for ||x||^2).
 Otherwise the model is unchanged (passive).  A zero k(x, x) (a zero vector
 under the linear or polynomial kernel) gives no PA step (tau would be
 infinite) and no PA-I step (it cannot move the margin; as the linear PA of
@@ -20,7 +21,7 @@ infinite) and no PA-I step (it cannot move the margin; as the linear PA of
 
 Kernel evaluations: one per support vector for f(x) (in increasing id), plus
 k(x, x) on rounds with l > 0.  Prediction is not counted.  The compiled twin
-is :mod:`refsvm._kernel_pa`.
+is :mod:`refsvm.kernel_pa._kernel_pa`.
 
 References
 ----------
@@ -32,30 +33,37 @@ PA-II; Sec. 7 kernel form).  Used as a baseline by Z. Wang and S. Vucetic,
 
 from __future__ import annotations
 
-
 import numpy as np
 
-from ..core.kernels import Kernel, get_row, stack_rows
+from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.pa import PA_VARIANTS, pa_step, variant_code
+from ..core.stream import StreamLearner
 
-__all__ = ["KernelPA", "KernelPassiveAggressive", "VARIANTS"]
-
-VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
-
-
-def pa_tau(variant, loss, kxx, C):
-    """The step size tau of PA (0), PA-I (1) or PA-II (2)."""
-    if variant == 2:
-        return loss / (kxx + 1.0 / (2.0 * C))
-    if kxx <= 0.0:
-        return 0.0
-    tau = loss / kxx
-    if variant == 1 and tau > C:
-        tau = C
-    return tau
+__all__ = ["KernelPA", "rows_from_state", "rows_to_state"]
 
 
-class KernelPA:
-    """Kernel PA state (bias-free).
+def rows_to_state(M, sparse):
+    """Stored examples as plain arrays (the persistence format both twins share): a 2-D
+    ``rows`` array, or for CSR ``rows_data``, ``rows_indices`` (int32), ``rows_indptr``."""
+    if not sparse:
+        return {"rows": np.array(M, dtype=np.float64, order="C")}
+    return {"rows_data": np.asarray(M.data, dtype=np.float64).copy(),
+            "rows_indices": np.asarray(M.indices, dtype=np.int32).copy(),
+            "rows_indptr": np.asarray(M.indptr, dtype=np.int64).copy()}
+
+
+def rows_from_state(data, n_rows, sparse):
+    """The rows saved by :func:`rows_to_state`: dense arrays or SparseRows."""
+    if not sparse:
+        return [np.array(r, dtype=np.float64) for r in np.asarray(data["rows"])[:n_rows]]
+    indptr = np.asarray(data["rows_indptr"])
+    return [SparseRow(np.asarray(data["rows_indices"][indptr[r]:indptr[r + 1]], np.int32),
+                      np.asarray(data["rows_data"][indptr[r]:indptr[r + 1]], np.float64))
+            for r in range(n_rows)]
+
+
+class KernelPA(StreamLearner):
+    """Kernel PA state (bias-free): PA, PA-I or PA-II on a kernel expansion.
 
     Parameters
     ----------
@@ -63,17 +71,35 @@ class KernelPA:
     sparse : bool
     C : float
         Aggressiveness of PA-I / PA-II (unused by PA).
-    variant : {0, 1, 2} or {"PA", "PA-I", "PA-II"}
+    variant : {0, 1, 2} or a name of :data:`refsvm.core.pa.PA_VARIANTS`
+        PA (0), PA-I (1, also "PA-1"), PA-II (2, also "PA-2").
     kernel, gamma, degree, coef0
         See :class:`refsvm.core.kernels.Kernel`.
+
+    Examples
+    --------
+    An example already classified with margin y f(x) >= 1 is passive (``step`` returns
+    0); a margin error joins the expansion with c = tau y, tau = min(C, loss / k(x, x)):
+
+    >>> import numpy as np
+    >>> from refsvm.kernel_pa.kernel_pa import KernelPA
+    >>> pa = KernelPA(1, C=0.3, variant="PA-I", kernel="linear")
+    >>> pa.step(np.array([2.0]), +1)      # loss 1, k(x, x) = 4: tau = 1/4
+    1
+    >>> pa.step(np.array([10.0]), +1)     # f = 0.25 * 2 * 10 = 5: passive
+    0
+    >>> pa.step(np.array([1.0]), -1)      # loss 1.5: tau = min(0.3, 1.5) = C
+    1
+    >>> pa.get_state()["coef"]
+    array([ 0.25, -0.3 ])
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
                  degree=3, coef0=0.0):
-        self.n_features = int(n_features)
-        self.sparse = bool(sparse)
+        super().__init__(n_features, sparse)
         self.C = float(C)
-        self.variant = VARIANTS[variant] if isinstance(variant, str) else int(variant)
+        self.variant = (variant_code(variant, PA_VARIANTS) if isinstance(variant, str)
+                        else int(variant))
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.rows = []                        # support vectors x_j
         self.ids = []                         # their stream ids
@@ -88,6 +114,7 @@ class KernelPA:
         return self.kernel.n_evals
 
     def step(self, x, y):
+        """One round: suffer the hinge loss, then the PA update; 1 if x joined the model."""
         y = float(y)
         f = 0.0
         for xj, cj in zip(self.rows, self.coef):
@@ -96,19 +123,18 @@ class KernelPA:
         if y * f <= 0.0:
             self.n_mistakes += 1
         self.cumulative_loss += loss
+        changed = 0
         if loss > 0.0:
-            kxx = self.kernel(x, x)
-            tau = pa_tau(self.variant, loss, kxx, self.C)
+            kxx = self.kernel(x, x)             # ||x||^2 in the feature space
+            tau = pa_step(self.variant, loss, kxx, self.C)
             if tau > 0.0:
                 self.rows.append(x)
                 self.ids.append(self.n_seen)
                 self.coef.append(tau * y)
                 self.n_updates += 1
+                changed = 1
         self.n_seen += 1
-
-    def run(self, X, y, order):
-        for i in order:
-            self.step(get_row(X, int(i)), float(y[i]))
+        return changed
 
     def decision_function(self, X):
         out = np.zeros(X.shape[0])
@@ -134,3 +160,32 @@ class KernelPA:
             "cumulative_loss": self.cumulative_loss,
             "n_kernel_evals": self.n_kernel_evals,
         }
+
+    # ---- persistence (the format both twins share) ----
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
+                    variant=self.variant, kernel=k.kind, gamma=k.gamma, degree=k.degree,
+                    coef0=k.coef0)
+
+    def save_state(self):
+        data = self.get_state()
+        data.update(rows_to_state(stack_rows(self.rows, self.n_features, self.sparse),
+                                  self.sparse))
+        return data
+
+    def load_state(self, data):
+        n = len(data["support"])
+        self.rows = rows_from_state(data, n, self.sparse)
+        self.ids = [int(i) for i in data["support"]]
+        self.coef = [float(c) for c in data["coef"]]
+        self.n_seen = int(data["n_seen"])
+        self.n_updates = int(data["n_updates"])
+        self.n_mistakes = int(data["n_mistakes"])
+        self.cumulative_loss = float(data["cumulative_loss"])
+        self.kernel.n_evals = int(data["n_kernel_evals"])
+
+    def __reduce__(self):
+        from ..core.stream import restore_state
+
+        return (restore_state, (type(self), self.init_params(), self.save_state()))

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from refsvm.kernel_pa import kernel_pa
-from refsvm._validation import as_csr
 from refsvm.datasets import make_checkerboard
 from refsvm.core.kernels import get_row
-from refsvm.linear.linear import PAState
+from refsvm.core.pa import pa_step
+
+from ..conftest import to_csr
 
 _kernel_pa = pytest.importorskip("refsvm.kernel_pa._kernel_pa")
 TWINS = [kernel_pa, _kernel_pa]
@@ -36,15 +37,15 @@ def compare(sa, sb, where):
 @pytest.mark.parametrize("variant", [0, 1, 2])
 def test_twins_agree_after_every_example(sparse, variant):
     X, y = stream()
-    XX = as_csr(X) if sparse else X
+    XX = to_csr(X) if sparse else X
     a = kernel_pa.KernelPA(2, sparse, C=0.5, variant=variant, gamma=1.0)
     b = _kernel_pa.KernelPA(2, sparse, C=0.5, variant=variant, gamma=1.0)
     passive = 0
     for t in range(X.shape[0]):
         n_before = a.n_updates
-        a.step(get_row(XX, t), y[t])
-        b.step(get_row(XX, t), y[t])
-        passive += a.n_updates == n_before
+        changed = a.step(get_row(XX, t), y[t])
+        assert b.step(get_row(XX, t), y[t]) == changed == a.n_updates - n_before
+        passive += changed == 0
         compare(a.get_state(), b.get_state(), f"example {t}")
     assert passive > 0 and a.n_updates > 0
     np.testing.assert_allclose(a.decision_function(XX), b.decision_function(XX), rtol=1e-10,
@@ -71,27 +72,69 @@ def test_hand_computed_steps_and_counts(mod):
 
 @pytest.mark.parametrize("variant", [0, 1, 2])
 def test_linear_kernel_equals_linear_pa(variant):
-    """With the linear kernel, kernel PA is the bias-free linear PA of refsvm.linear."""
+    """With the linear kernel, kernel PA is the bias-free linear PA (primal w, written
+    out here: w += tau y x with Crammer et al.'s step sizes)."""
     rng = np.random.RandomState(1)
     X = rng.randn(120, 5)
     y = np.where(X @ rng.randn(5) + 0.5 * rng.randn(120) > 0, 1.0, -1.0)
-    lin = PAState(5, False, variant=variant, C=0.7)
+    w = np.zeros(5)
+    n_updates = 0
+    for x, yy in zip(X, y):
+        loss = max(0.0, 1.0 - yy * (w @ x))
+        if loss > 0.0:
+            w += pa_step(variant, loss, x @ x, 0.7) * yy * x
+            n_updates += 1
     for mod in TWINS:
         k = mod.KernelPA(5, False, C=0.7, variant=variant, kernel="linear")
-        k.run(X, y, np.arange(120, dtype=np.intp))
-        if mod is TWINS[0]:
-            lin.run(X, y, np.arange(120, dtype=np.intp))
-        np.testing.assert_allclose(k.decision_function(X), lin.decision_function(X),
-                                   rtol=1e-9, atol=1e-9)
+        assert k.run(X, y, np.arange(120, dtype=np.intp)) == n_updates == k.n_updates
+        np.testing.assert_allclose(k.decision_function(X), X @ w, rtol=1e-9, atol=1e-9)
 
 
+def test_variant_names_both_spellings():
+    for mod in TWINS:
+        assert mod.KernelPA(2, variant="PA-1").variant == mod.KernelPA(2, variant="PA-I").variant == 1
+        assert mod.KernelPA(2, variant="PA-2").variant == mod.KernelPA(2, variant="PA-II").variant == 2
+        with pytest.raises(ValueError, match="variant"):
+            mod.KernelPA(2, variant="PA-III")
+
+
+def _bitwise(sa, sb, where):
+    assert sa.keys() == sb.keys()
+    for key in sa:
+        assert np.array_equal(np.asarray(sa[key]), np.asarray(sb[key])), (where, key)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
-def test_pickle_and_run(mod):
-    X, y = stream(80, 2)
-    a = mod.KernelPA(2, False, C=1.0, variant=2, gamma=0.5)
-    a.run(X, y, np.arange(80, dtype=np.intp))
+def test_pickle_mid_stream_then_continue_is_bit_for_bit(mod, sparse):
+    X, y = stream(120, 2)
+    XX = to_csr(X) if sparse else X
+    whole = mod.KernelPA(2, sparse, C=1.0, variant=2, gamma=0.5)
+    whole.run(XX, y, np.arange(120, dtype=np.intp))
+    a = mod.KernelPA(2, sparse, C=1.0, variant=2, gamma=0.5)
+    a.run(XX, y, np.arange(70, dtype=np.intp))
     b = pickle.loads(pickle.dumps(a))
-    compare(a.get_state(), b.get_state(), "pickle")
-    for s in (a, b):
-        s.run(X, -y, np.arange(10, dtype=np.intp))
-    compare(a.get_state(), b.get_state(), "continued")
+    assert type(b) is type(a)
+    _bitwise(a.save_state(), b.save_state(), "pickled")
+    b.run(XX, y, np.arange(70, 120, dtype=np.intp))
+    _bitwise(whole.save_state(), b.save_state(), "continued")
+    np.testing.assert_array_equal(whole.decision_function(XX), b.decision_function(XX))
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("src,dst", [(0, 1), (1, 0)], ids=["python->cython", "cython->python"])
+def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse):
+    """One persistence format: save_state of either twin restores the other, which then
+    continues exactly as the twin that never stopped."""
+    X, y = stream(120, 3)
+    XX = to_csr(X) if sparse else X
+    a = TWINS[src].KernelPA(2, sparse, C=0.5, variant=1, gamma=0.5)
+    a.run(XX, y, np.arange(60, dtype=np.intp))
+    params = a.init_params()
+    b = TWINS[dst].KernelPA(**params)
+    b.load_state(a.save_state())
+    assert b.init_params() == params
+    _bitwise(a.save_state(), b.save_state(), "loaded")
+    for t in range(60, 120):
+        assert a.step(get_row(XX, t), y[t]) == b.step(get_row(XX, t), y[t])
+        compare(a.get_state(), b.get_state(), f"example {t}")
