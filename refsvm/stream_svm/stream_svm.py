@@ -1,0 +1,601 @@
+"""StreamSVM (Rai, Daumé, Venkatasubramanian 2009): the readable reference.
+
+The l2-SVM without bias, min ‖w‖² + C Σ ξ_n², y_n wᵀφ(x_n) ≥ 1 − ξ_n, is the minimum
+enclosing ball (MEB) of the augmented points (Eq. 3, Eq. 7)
+
+    φ̃(z_n) = [y_n φ(x_n); C^{-1/2} e_n].
+
+StreamSVM keeps one ball (center c, radius R) and grows it in one pass with the
+streaming MEB update of Zarrabi-Zadeh & Chan (Eqs. 4–6).  The center is always a
+convex combination c = Σ_m λ_m φ̃(z_m) of the points seen, so
+
+    c = [w; C^{-1/2} Σ_m λ_m e_m],   w = Σ_m α_m φ(x_m),  α_m = λ_m y_m,
+    ξ² := ‖C^{-1/2} Σ_m λ_m e_m‖² = Σ_m λ_m² / C,
+
+and the e_m never need to be stored: only ξ² is (the new point's e_n is orthogonal
+to everything before it, which gives the "+ ξ² + 1/C" of line 5).
+
+Two forms of Algorithm 1 (ALGORITHMS.md §5; the docs derive both):
+
+- ``form="consistent"`` (default): β = ½(1 − R/d) with the R from *before* line 8
+  (the center moves by δ = (d − R)/2 toward the point, a fraction δ/d = β of the way);
+  then c ← (1 − β)c + β φ̃(z_n) gives w ← (1 − β)w + βy_n x_n and
+  ξ² ← (1 − β)² ξ² + β²/C, and the first ball (one point, R = 0) has ξ² = 1/C.
+- ``form="printed"``: lines 3 and 9 exactly as printed -- ξ² = 1 at the start and
+  ξ² ← ξ²[1 − ½(1 − R/d)]² + [½(1 − R/d)]² with the R *after* line 8.  It equals the
+  consistent form only in its line 3 when C = 1; its ball need not enclose the points.
+
+The linear form (:class:`StreamSVMLinear`) keeps w as a :class:`ScaledVector`
+(w = s·v): line 7 is a scale by (1 − β) in O(1) and an add of βy_n x_n in O(nnz).
+The kernel form (:class:`StreamSVMKernel`, Sec. 4.2) keeps the signed coefficients
+α (α_1 = y_1; α ← (1 − β)α; α_n = βy_n) and ‖w‖² = Σ α_n α_m k(x_n, x_m) incrementally:
+
+    ‖w'‖² = (1 − β)² ‖w‖² + 2β(1 − β) y_n f(x_n) + β² k(x_n, x_n),
+
+with f(x_n) = Σ_m α_m k(x_m, x_n), which line 5 needs anyway: O(#SV) per example.
+
+Kernels with a non-constant k(x, x) (linear on unnormalised data, polynomial): every
+distance is computed exactly with the example's own k(x, x) (one counted evaluation),
+never with a constant κ, so the ball is always the streaming MEB of the augmented
+points and its 3/2 bound holds for every kernel.  What needs a constant k(x, x) is
+the equivalence of that MEB with the l2-SVM (Tsang et al.: the MEB dual has the extra
+linear term Σ λ_n k̃(z_n, z_n), constant only when k(x, x) is); with a non-constant
+k(x, x) the classifier is the MEB center, as in the paper's linear experiments.
+
+Algorithm 2 (lookahead L): points with d ≥ R wait in a buffer S; at |S| = L the ball
+becomes the minimum ball enclosing the current ball B(c, R) and the L points
+(:func:`enclosing_ball`), and S is emptied; :meth:`flush` does the same for a partly
+filled S (the end of the stream, line 12).  A buffer of one point is the closed form
+of Algorithm 1, so L = 1 *is* Algorithm 1.  The new center is again a convex
+combination c' = λ_0 c + Σ_j λ_j φ̃(z_j), so w' = λ_0 w + Σ_j λ_j y_j φ(x_j) and
+
+    ξ'² = λ_0² ξ² + Σ_j λ_j² / C.
+
+Multiple balls (Sec. 4.3): :class:`MultiBallStreamSVM` (reference only; see its
+docstring for the merge policy).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..core.kernels import Kernel, SparseRow, dot, get_row, sqnorm, stack_rows
+from ..core.scaled import ScaledVector
+from ..core.stream import StreamLearner
+
+__all__ = [
+    "FORMS",
+    "StreamSVMLinear",
+    "StreamSVMKernel",
+    "simplex_qp",
+    "enclosing_ball",
+]
+
+FORMS = ("consistent", "printed")
+#: w = s·v: fold s into v when it falls below this (s only shrinks: s ← (1 − β)s).
+FOLD = 1e-9
+#: Relative tolerance of the lookahead solver on the radius (see enclosing_ball).
+TOL = 1e-12
+
+
+# --------------------------------------------------------------------------- the solver
+def simplex_qp(G, b, mu):
+    """min_μ μᵀGμ − bᵀμ over the simplex {μ ≥ 0, Σμ = 1}, G positive definite.
+
+    A primal active-set method started from the feasible ``mu`` (warm start): solve
+    the equality-constrained problem on the free set F (μ_F = ½G_FF⁻¹(b_F − ν1), ν
+    from Σμ_F = 1), step toward it until a coordinate hits 0 (it leaves F), and when
+    the full step is taken free the fixed coordinate with the most negative
+    multiplier 2(Gμ)_i − b_i + ν; stop when none is negative.  Finite and exact up to
+    rounding (G is small: L + 1 rows).  Returns the new μ.
+    """
+    n = b.shape[0]
+    mu = np.array(mu, dtype=np.float64)
+    free = mu > 0.0
+    scale = max(1.0, float(np.max(np.abs(b))))
+    for _ in range(20 * n + 20):
+        F = np.flatnonzero(free)
+        GF = G[np.ix_(F, F)]
+        u = np.linalg.solve(GF, b[F])
+        v = np.linalg.solve(GF, np.ones(F.shape[0]))
+        nu = (u.sum() - 2.0) / v.sum()
+        p = 0.5 * (u - nu * v) - mu[F]
+        t, block = 1.0, -1
+        for k in range(F.shape[0]):
+            if p[k] < 0.0 and -mu[F[k]] / p[k] < t:
+                t, block = -mu[F[k]] / p[k], k
+        mu[F] = np.maximum(mu[F] + t * p, 0.0)
+        if block >= 0:                       # a coordinate reached 0: it leaves F
+            mu[F[block]] = 0.0
+            free[F[block]] = False
+            continue
+        lam = 2.0 * (G @ mu) - b + nu        # multipliers of the fixed coordinates
+        worst, best = -1, -1e-13 * scale
+        for i in range(n):
+            if not free[i] and lam[i] < best:
+                worst, best = i, lam[i]
+        if worst < 0:
+            return mu
+        free[worst] = True
+    raise RuntimeError("simplex_qp: no convergence (degenerate Gram matrix?)")
+
+
+def ball_distances(G, mu, R):
+    """Distances from the center c = Σ μ_i c_i to the farthest point of each object:
+    ‖c − c_0‖ + R for the ball, ‖c − p_j‖ for the points (from the Gram matrix)."""
+    Gmu = G @ mu
+    q = float(mu @ Gmu)
+    d2 = q - 2.0 * Gmu + np.diag(G)
+    d = np.sqrt(np.maximum(d2, 0.0))
+    d[0] += R
+    return d
+
+
+def enclosing_ball(G, R, tol=TOL, max_iter=100):
+    """The minimum ball enclosing the ball B(c_0, R) and the points p_1..p_n.
+
+    ``G`` is the Gram matrix of [c_0, p_1, ..., p_n] (positive definite here: the
+    augmented points have mutually orthogonal e-parts).  The optimal center is a
+    convex combination c = Σ_i μ_i c_i (KKT of min r s.t. ‖c − c_0‖ + R ≤ r,
+    ‖c − p_j‖ ≤ r), returned as μ with the radius r.
+
+    Method (a second-order cone problem solved through QPs): a radius r is feasible
+    iff the MEB of the *weighted* points -- c_0 with power weight w_0(r) = 2rR − R²,
+    the p_j with weight 0 -- has radius h(r) ≤ r, because ‖c − c_0‖² + 2rR − R² ≤ r²
+    ⇔ ‖c − c_0‖ ≤ r − R.  h(r)² is the value of the dual QP
+    max_μ Σ_i μ_i (G_ii + w_i) − μᵀGμ over the simplex (:func:`simplex_qp`), and
+    ψ(r) = h(r)² − r² decreases (ψ' = 2Rμ_0 − 2r < 0), so r* is its root: safeguarded
+    Newton inside the bracket [max_j (d_j + R)/2, max_j d_j] (the Alg. 1 radius for the
+    farthest point; the ball around c_0 through the farthest point).  Stops when the
+    bracket is below ``tol`` relative, or at a feasible r with |ψ| ≤ tol·r².  The μ
+    returned is that of the last feasible r, and the radius returned is the exact
+    enclosing radius of its center (:func:`ball_distances`), so the ball always
+    encloses the ball and the points; it exceeds r* by at most ``tol`` relative (up to
+    rounding).  With R = 0 (the ball is a point) it is one QP.
+    """
+    G = np.asarray(G, dtype=np.float64)
+    n1 = G.shape[0]
+    diag = np.diag(G).copy()
+    d = np.sqrt(np.maximum(G[0, 0] - 2.0 * G[0, 1:] + diag[1:], 0.0))
+    mu = np.zeros(n1)
+    mu[0] = 1.0
+    if n1 == 1 or d.max() <= R:
+        return mu, float(R)
+    if R == 0.0:
+        mu = simplex_qp(G, diag, mu)
+        return mu, float(ball_distances(G, mu, R).max())
+    lo = float(np.max(0.5 * (d + R)))
+    hi = float(d.max())
+    mu_hi = mu.copy()
+    r = lo
+    for _ in range(max_iter):
+        b = diag.copy()
+        b[0] += 2.0 * r * R - R * R          # the ball as a weighted point
+        mu = simplex_qp(G, b, mu)
+        psi = float(b @ mu - mu @ (G @ mu)) - r * r
+        if psi <= 0.0:
+            hi, mu_hi = r, mu.copy()
+            if -psi <= tol * r * r:
+                break
+        else:
+            lo = r
+        if hi - lo <= tol * hi:
+            break
+        dpsi = 2.0 * R * mu[0] - 2.0 * r
+        r_new = r - psi / dpsi if dpsi < 0.0 else lo
+        if not (lo < r_new < hi):
+            r_new = 0.5 * (lo + hi)
+        r = r_new
+    return mu_hi, float(ball_distances(G, mu_hi, R).max())
+
+
+# --------------------------------------------------------------------------- helpers
+def _copy_row(x):
+    if isinstance(x, SparseRow):
+        return SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
+    return np.array(x, dtype=np.float64)
+
+
+def _pack(prefix, rows, n_features, sparse):
+    """Rows as plain arrays for save_state (dense matrix, or the three CSR arrays)."""
+    M = stack_rows(rows, n_features, sparse)
+    if sparse:
+        return {prefix + "data": M.data.astype(np.float64),
+                prefix + "indices": M.indices.astype(np.int32),
+                prefix + "indptr": M.indptr.astype(np.int64)}
+    return {prefix + "X": np.ascontiguousarray(M, dtype=np.float64).reshape(-1, n_features)}
+
+
+def _unpack(prefix, data, n_features, sparse):
+    if sparse:
+        indptr = np.asarray(data[prefix + "indptr"])
+        M = sp.csr_matrix((data[prefix + "data"], data[prefix + "indices"], indptr),
+                          shape=(indptr.shape[0] - 1, n_features))
+    else:
+        M = np.asarray(data[prefix + "X"], dtype=np.float64).reshape(-1, n_features)
+    return [_copy_row(get_row(M, i)) for i in range(M.shape[0])]
+
+
+# --------------------------------------------------------------------------- the state
+class _StreamSVM(StreamLearner):
+    """Algorithms 1 and 2, written once; the subclasses say how w is stored.
+
+    Hooks: ``_start`` (line 3's w = y_1 φ(x_1)), ``_score`` (f(x) = ⟨w, φ(x)⟩),
+    ``_self_value`` (k(x, x)), ``_wnorm2`` (‖w‖²), ``_move`` (line 7),
+    ``_pair`` (k(x_i, x_j) for the lookahead Gram matrix), ``_combine`` (the new
+    center λ_0 c + Σ λ_j φ̃(z_j) of Alg. 2 line 7).
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent"):
+        super().__init__(n_features, sparse)
+        self.C = float(C)
+        self.lookahead = int(lookahead)
+        self.form = str(form)
+        self.R = 0.0            # radius of the ball
+        self.xi2 = 0.0          # ξ² = Σ λ_m² / C, the squared norm of the e-part of c
+        self.M = 0              # updates: the core-set size (Alg. 2: an upper bound on #SV)
+        self.n_seen = 0
+        self.buffer = []        # Alg. 2's S: (x, y, f(x), k(x, x), d, stream id)
+
+    # ---- read-outs
+    @property
+    def radius(self):
+        return self.R
+
+    @property
+    def n_updates(self):
+        return self.M
+
+    # ---- Algorithm 1 (and the buffering of Algorithm 2)
+    def step(self, x, y):
+        y = float(y)
+        n = self.n_seen
+        self.n_seen += 1
+        if self.M == 0:
+            # Alg. 1 line 3: M = 1; R = 0; ξ² = 1/C (printed: ξ² = 1); w = y_1 x_1
+            self._start(x, y, n)
+            self.R = 0.0
+            self.xi2 = 1.0 if self.form == "printed" else 1.0 / self.C
+            self.M = 1
+            return 1
+        # Alg. 1 line 5: d = sqrt(‖w − y_n x_n‖² + ξ² + 1/C), ‖w − y x‖² = ‖w‖² − 2y f + k(x, x)
+        f = self._score(x)
+        kxx = self._self_value(x)
+        d = math.sqrt(max(self._wnorm2() - 2.0 * y * f + kxx, 0.0) + self.xi2 + 1.0 / self.C)
+        # Alg. 1 line 6: if d ≥ R (a point inside the ball is discarded)
+        if d < self.R:
+            return 0
+        if self.lookahead == 1:
+            self._ball_step(x, y, f, kxx, d, n)
+            return 1
+        # Alg. 2 line 5: S = S ∪ {y_n x_n}  (the ball does not move while S fills)
+        self.buffer.append((_copy_row(x), y, f, kxx, d, n))
+        # Alg. 2 line 6: if |S| = L, lines 7-8
+        if len(self.buffer) == self.lookahead:
+            self.flush()
+        return 1
+
+    def _ball_step(self, x, y, f, kxx, d, n):
+        """Alg. 1 lines 7-10 for a point at distance d ≥ R from the center."""
+        R = self.R
+        beta = 0.5 * (1.0 - R / d)       # ½(1 − R/d), R from before line 8
+        self._move(beta, x, y, f, kxx, n)                    # line 7
+        self.R = R + 0.5 * (d - R)                           # line 8
+        if self.form == "printed":
+            beta9 = 0.5 * (1.0 - self.R / d)                 # line 9 as printed (R after line 8)
+            self.xi2 = self.xi2 * (1.0 - beta9) ** 2 + beta9 ** 2
+        else:
+            self.xi2 = (1.0 - beta) ** 2 * self.xi2 + beta ** 2 / self.C   # line 9
+        self.M += 1                                          # line 10
+
+    # ---- Algorithm 2
+    def flush(self):
+        """Alg. 2 lines 7-8 (and 12-14 at the end of the stream): replace the ball by the
+        minimum ball enclosing it and the buffered points; empty S.  Returns |S|."""
+        S = self.buffer
+        L = len(S)
+        if L == 0:
+            return 0
+        self.buffer = []
+        if L == 1:
+            # one point: the exact answer is Algorithm 1's closed form (lines 7-10)
+            x, y, f, kxx, d, n = S[0]
+            self._ball_step(x, y, f, kxx, d, n)
+            return 1
+        # Gram matrix of [c, φ̃(z_1), ..., φ̃(z_L)] in the augmented space:
+        #   ⟨c, c⟩ = ‖w‖² + ξ²,  ⟨c, φ̃_j⟩ = y_j f(x_j),  ⟨φ̃_i, φ̃_j⟩ = y_i y_j k(x_i, x_j) + δ_ij / C
+        Q = np.empty((L, L))
+        for i in range(L):
+            Q[i, i] = S[i][3]
+            for j in range(i + 1, L):
+                Q[i, j] = Q[j, i] = S[i][1] * S[j][1] * self._pair(S[i][0], S[j][0])
+        G = np.empty((L + 1, L + 1))
+        G[0, 0] = self._wnorm2() + self.xi2
+        G[0, 1:] = G[1:, 0] = [s[1] * s[2] for s in S]
+        G[1:, 1:] = Q + np.eye(L) / self.C
+        # Alg. 2 line 7: enclose the ball (w, R, ξ²) and all points of S
+        lam, r = enclosing_ball(G, self.R)
+        self._combine(lam, S, G[0, 1:], Q)          # w' = λ_0 w + Σ_j λ_j y_j φ(x_j)
+        self.xi2 = lam[0] ** 2 * self.xi2 + float(np.sum(lam[1:] ** 2)) / self.C
+        self.R = r
+        self.M += L                                  # line 8: M = M + L; S = ∅
+        return L
+
+    def flushed(self):
+        """A copy with the buffer flushed: the model Algorithm 2 outputs if the stream
+        ended now.  The state itself is unchanged."""
+        model = copy.deepcopy(self)
+        model.flush()
+        return model
+
+    def decision_function(self, X):
+        """f(x) = ⟨w, φ(x)⟩ for every row; with a non-empty buffer, that of
+        :meth:`flushed` (the buffered points are part of the stream seen so far)."""
+        model = self.flushed() if self.buffer else self
+        return model.center_function(X)
+
+    # ---- persistence (both twins, one format)
+    def _init_extra(self):
+        return {}
+
+    def init_params(self):
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
+                    lookahead=self.lookahead, form=self.form, **self._init_extra())
+
+    def _save_common(self):
+        S = self.buffer
+        out = {
+            "R": self.R, "xi2": self.xi2, "M": self.M, "n_seen": self.n_seen,
+            "buf_y": np.array([s[1] for s in S], dtype=np.float64),
+            "buf_f": np.array([s[2] for s in S], dtype=np.float64),
+            "buf_kxx": np.array([s[3] for s in S], dtype=np.float64),
+            "buf_d": np.array([s[4] for s in S], dtype=np.float64),
+            "buf_ids": np.array([s[5] for s in S], dtype=np.int64),
+        }
+        out.update(_pack("buf_", [s[0] for s in S], self.n_features, self.sparse))
+        return out
+
+    def _load_common(self, data):
+        self.R = float(data["R"])
+        self.xi2 = float(data["xi2"])
+        self.M = int(data["M"])
+        self.n_seen = int(data["n_seen"])
+        rows = _unpack("buf_", data, self.n_features, self.sparse)
+        self.buffer = [(rows[k], float(data["buf_y"][k]), float(data["buf_f"][k]),
+                        float(data["buf_kxx"][k]), float(data["buf_d"][k]),
+                        int(data["buf_ids"][k])) for k in range(len(rows))]
+
+    def _common_state(self):
+        return {
+            "R": self.R,
+            "xi2": self.xi2,
+            "wnorm2": self._wnorm2(),
+            "n_updates": self.M,
+            "n_seen": self.n_seen,
+            "buffer_ids": np.array([s[5] for s in self.buffer], dtype=np.int64),
+            "n_kernel_evals": self.n_kernel_evals,
+        }
+
+
+class StreamSVMLinear(_StreamSVM):
+    """StreamSVM, linear form: w = s·v (:class:`refsvm.core.scaled.ScaledVector`).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+    C : float
+        Slack parameter (the e-parts of the points are scaled by C^{-1/2}).
+    lookahead : int
+        L of Algorithm 2 (1: Algorithm 1).
+    form : {"consistent", "printed"}
+
+    The core-set coefficients α_m = λ_m y_m are kept too (stream ids and raw values
+    a_m with α_m = s·a_m, so the scale of line 7 costs O(1) for them as well): they
+    serve ``support()`` and the invariant tests, never the distance computation.
+    No kernel is evaluated: ``n_kernel_evals`` is 0.
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent"):
+        super().__init__(n_features, sparse, C, lookahead, form)
+        self.w = ScaledVector(self.n_features, track_norm=True)
+        self.ids = []           # stream ids of the core set
+        self.a = []             # α_m = s·a_m
+        self._vx = 0.0          # ⟨v, x⟩ of the example in hand
+
+    n_kernel_evals = 0
+
+    def _start(self, x, y, n):
+        self.w.add(y, x, 0.0)                           # w = y_1 x_1
+        self.ids.append(n)
+        self.a.append(y / self.w.s)
+
+    def _score(self, x):
+        self._vx = dot(self.w.v, x)
+        return self.w.s * self._vx
+
+    def _self_value(self, x):
+        return sqnorm(x)
+
+    def _wnorm2(self):
+        return self.w.sqnorm()
+
+    def _move(self, beta, x, y, f, kxx, n):
+        # w = w + β(y_n x_n − w) = (1 − β)w + βy_n x_n: a scale (O(1)), an add (O(nnz))
+        self.w.scale(1.0 - beta)
+        self.w.add(beta * y, x, self._vx)
+        self.ids.append(n)
+        self.a.append(beta * y / self.w.s)
+        self._fold()
+
+    def _fold(self):
+        if self.w.s < FOLD:
+            s = self.w.s
+            self.a = [a * s for a in self.a]
+            self.w.fold(FOLD)
+
+    def _pair(self, x, z):
+        return dot(x, z)
+
+    def _combine(self, lam, S, yf, Q):
+        self.w.scale(lam[0])
+        if lam[0] == 0.0:                               # scale(0) reset v and s
+            self.a = [0.0 for _ in self.a]
+        for j, (x, y, f, kxx, d, n) in enumerate(S):
+            if lam[j + 1] > 0.0:
+                self.w.add(lam[j + 1] * y, x, dot(self.w.v, x))
+                self.ids.append(n)
+                self.a.append(lam[j + 1] * y / self.w.s)
+        self._fold()
+
+    def center_function(self, X):
+        if sp.issparse(X):
+            return self.w.s * np.asarray(X @ self.w.v).ravel()
+        return self.w.s * (np.asarray(X) @ self.w.v)
+
+    @property
+    def coef(self):
+        """w as a new array."""
+        return self.w.w
+
+    def support(self):
+        """(stream ids, α, None): the core set and its coefficients (rows not kept)."""
+        return (np.array(self.ids, dtype=np.int64),
+                self.w.s * np.array(self.a, dtype=np.float64), None)
+
+    def get_state(self):
+        out = self._common_state()
+        out["w"] = self.w.w
+        out["support"] = np.array(self.ids, dtype=np.int64)
+        out["coef"] = self.w.s * np.array(self.a, dtype=np.float64)
+        return out
+
+    def save_state(self):
+        out = self._save_common()
+        out.update({"v": self.w.v.copy(), "s": self.w.s, "vnorm2": self.w.vnorm2,
+                    "ids": np.array(self.ids, dtype=np.int64),
+                    "a": np.array(self.a, dtype=np.float64)})
+        return out
+
+    def load_state(self, data):
+        self._load_common(data)
+        self.w.v = np.array(data["v"], dtype=np.float64)
+        self.w.s = float(data["s"])
+        self.w.vnorm2 = float(data["vnorm2"])
+        self.ids = [int(i) for i in data["ids"]]
+        self.a = [float(a) for a in data["a"]]
+
+
+class StreamSVMKernel(_StreamSVM):
+    """StreamSVM, kernel form (Sec. 4.2): signed coefficients α, ‖w‖² kept incrementally.
+
+    Parameters
+    ----------
+    n_features, sparse, C, lookahead, form
+        As :class:`StreamSVMLinear`.
+    kernel, gamma, degree, coef0
+        See :class:`refsvm.core.kernels.Kernel`.
+
+    Kernel evaluations: one k(x_m, x) per stored row and one k(x, x) per example
+    after the first (the first costs k(x_1, x_1) only); a lookahead flush of L ≥ 2
+    points costs L(L − 1)/2 more.  Prediction is not counted.
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
+        super().__init__(n_features, sparse, C, lookahead, form)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.rows = []          # x_m of the core set
+        self.ids = []           # their stream ids
+        self.alpha = []         # α_m = λ_m y_m
+        self.wnorm2 = 0.0       # ‖w‖² = Σ α_n α_m k(x_n, x_m), kept incrementally
+
+    def _init_extra(self):
+        k = self.kernel
+        return dict(kernel=k.kind, gamma=k.gamma, degree=k.degree, coef0=k.coef0)
+
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    def _start(self, x, y, n):
+        self.rows.append(_copy_row(x))
+        self.ids.append(n)
+        self.alpha.append(y)                            # α_1 = y_1
+        self.wnorm2 = self._self_value(x)               # ‖y_1 φ(x_1)‖² = k(x_1, x_1)
+
+    def _score(self, x):
+        f = 0.0
+        for xm, am in zip(self.rows, self.alpha):       # f(x) = Σ_m α_m k(x_m, x)
+            f += am * self.kernel(xm, x)
+        return f
+
+    def _self_value(self, x):
+        return self.kernel(x, x)
+
+    def _wnorm2(self):
+        return self.wnorm2
+
+    def _move(self, beta, x, y, f, kxx, n):
+        # ‖(1 − β)w + βy φ(x)‖² = (1 − β)²‖w‖² + 2β(1 − β) y f(x) + β² k(x, x)
+        self.wnorm2 = ((1.0 - beta) ** 2 * self.wnorm2 + 2.0 * beta * (1.0 - beta) * y * f
+                       + beta ** 2 * kxx)
+        self.alpha = [(1.0 - beta) * a for a in self.alpha]     # α_{1:n−1} ← (1 − β) α_{1:n−1}
+        self.rows.append(_copy_row(x))
+        self.ids.append(n)
+        self.alpha.append(beta * y)                             # α_n = β y_n
+
+    def _pair(self, x, z):
+        return self.kernel(x, z)
+
+    def _combine(self, lam, S, yf, Q):
+        lp = lam[1:]
+        self.wnorm2 = (lam[0] ** 2 * self.wnorm2 + 2.0 * lam[0] * float(lp @ yf)
+                       + float(lp @ (Q @ lp)))
+        self.alpha = [lam[0] * a for a in self.alpha]
+        for j, (x, y, f, kxx, d, n) in enumerate(S):
+            if lam[j + 1] > 0.0:
+                self.rows.append(x)
+                self.ids.append(n)
+                self.alpha.append(lam[j + 1] * y)
+
+    def center_function(self, X):
+        out = np.zeros(X.shape[0])
+        for r in range(X.shape[0]):
+            x = get_row(X, r)
+            f = 0.0
+            for xm, am in zip(self.rows, self.alpha):
+                f += am * self.kernel.value(xm, x)
+            out[r] = f
+        return out
+
+    def support(self):
+        """(stream ids, α, rows) of the core set."""
+        return (np.array(self.ids, dtype=np.int64), np.array(self.alpha, dtype=np.float64),
+                stack_rows(self.rows, self.n_features, self.sparse))
+
+    def get_state(self):
+        out = self._common_state()
+        out["support"] = np.array(self.ids, dtype=np.int64)
+        out["coef"] = np.array(self.alpha, dtype=np.float64)
+        return out
+
+    def save_state(self):
+        out = self._save_common()
+        out.update({"wnorm2": self.wnorm2, "ids": np.array(self.ids, dtype=np.int64),
+                    "alpha": np.array(self.alpha, dtype=np.float64),
+                    "n_evals": self.kernel.n_evals})
+        out.update(_pack("sv_", self.rows, self.n_features, self.sparse))
+        return out
+
+    def load_state(self, data):
+        self._load_common(data)
+        self.wnorm2 = float(data["wnorm2"])
+        self.ids = [int(i) for i in data["ids"]]
+        self.alpha = [float(a) for a in data["alpha"]]
+        self.kernel.n_evals = int(data["n_evals"])
+        self.rows = _unpack("sv_", data, self.n_features, self.sparse)
