@@ -19,14 +19,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
 from refsvm import OnlineLinearSVM, PassiveAggressive
-from refsvm.linear import _linear as _core, linear
+from refsvm.linear import _online_linear_svm, _passive_aggressive, online_linear_svm, passive_aggressive
 
+PA = (passive_aggressive, _passive_aggressive)
+SVM = (online_linear_svm, _online_linear_svm)
+#: name -> ((reference module, twin module), state class, parameters)
 STATES = {
-    "Perceptron": ("PerceptronState", {}),
-    "PA-I": ("PAState", {"variant": 1, "C": 0.1}),
-    "PAm-1": ("PAmState", {"variant": 1, "C": 0.1, "gamma": 0.01}),
-    "Pegasos": ("PegasosState", {"lam": 1e-3}),
-    "Pegasos+proj+avg": ("PegasosState", {"lam": 1e-3, "project": True, "average": True}),
+    "Perceptron": (PA, "PerceptronState", {}),
+    "PA-I": (PA, "PAState", {"variant": 1, "C": 0.1}),
+    "PAm-1": (PA, "PAmState", {"variant": 1, "C": 0.1, "gamma": 0.01}),
+    "Pegasos": (SVM, "PegasosState", {"lam": 1e-3}),
+    "Pegasos+proj+avg": (SVM, "PegasosState", {"lam": 1e-3, "project": True, "average": True}),
 }
 
 
@@ -46,8 +49,8 @@ def small_stream():
 @pytest.mark.parametrize("algo", list(STATES))
 def test_twin_vs_reference(benchmark, record, small_stream, algo, twin):
     X, y = small_stream
-    name, kw = STATES[algo]
-    module = linear if twin == "python" else _core
+    modules, name, kw = STATES[algo]
+    module = modules[0] if twin == "python" else modules[1]
     order = np.arange(X.shape[0])
     benchmark.group = f"linear twin vs reference: {algo}"
 

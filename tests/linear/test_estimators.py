@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm import OnlineLinearSVM, PassiveAggressive, Perceptron, ProximalPassiveAggressive
 
-from .conftest import BACKENDS, sparse_stream, to_csr
+from ..conftest import BACKENDS, sparse_stream, to_csr
 
 ESTIMATORS = [Perceptron, PassiveAggressive, ProximalPassiveAggressive, OnlineLinearSVM]
 

@@ -6,10 +6,10 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
 from refsvm import OnlineLinearSVM, PassiveAggressive, Perceptron, ProximalPassiveAggressive
-from refsvm.linear import _linear as _core, linear
+from refsvm.linear import _online_linear_svm, _passive_aggressive, online_linear_svm, passive_aggressive
 from refsvm.core.kernels import get_row
 
-from .conftest import sparse_stream, to_csr
+from ..conftest import sparse_stream, to_csr
 
 
 @pytest.mark.parametrize("variant,rate", [("PA-I", "pa1"), ("PA-II", "pa2")])
@@ -44,7 +44,8 @@ def _pegasos_objective(w, b, X, y, lam):
     return 0.5 * lam * (w @ w + b * b) + np.mean(np.maximum(0.0, 1.0 - m))
 
 
-@pytest.mark.parametrize("module", [linear, _core], ids=["python", "cython"])
+@pytest.mark.parametrize("module", [online_linear_svm, _online_linear_svm],
+                         ids=["python", "cython"])
 @pytest.mark.parametrize("project", [False, True])
 def test_pegasos_objective_decreases_on_average(module, project):
     X, y = sparse_stream(n=2000, d=10, seed=8, noise=0.5, density=1.0)
@@ -75,17 +76,17 @@ def test_projection_is_what_keeps_the_norm_bounded():
     """Without projection the first step jumps to ||w|| = 1/λ·||x|| > 1/√λ; with it, never."""
     X, y = sparse_stream(n=50, d=6, seed=9, density=1.0)
     lam = 0.01
-    free = _core.PegasosState(6, False, lam=lam, project=False)
+    free = _online_linear_svm.PegasosState(6, False, lam=lam, project=False)
     free.step(X[0], y[0])
     assert free.w @ free.w > 1.0 / lam
-    held = _core.PegasosState(6, False, lam=lam, project=True)
+    held = _online_linear_svm.PegasosState(6, False, lam=lam, project=True)
     held.step(X[0], y[0])
     assert held.w @ held.w == pytest.approx(1.0 / lam, rel=1e-12)
 
 
 def test_averaged_iterate_is_the_mean_of_all_iterates():
     X, y = sparse_stream(n=200, d=6, seed=10, density=1.0)
-    state = linear.PegasosState(6, False, lam=0.1, average=True, batch_size=3)
+    state = online_linear_svm.PegasosState(6, False, lam=0.1, average=True, batch_size=3)
     iterates = []
     for i in range(X.shape[0]):
         before = state.n_steps
@@ -95,7 +96,8 @@ def test_averaged_iterate_is_the_mean_of_all_iterates():
     np.testing.assert_allclose(state.w_avg, np.mean(iterates, axis=0), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("module", [linear, _core], ids=["python", "cython"])
+@pytest.mark.parametrize("module", [passive_aggressive, _passive_aggressive],
+                         ids=["python", "cython"])
 def test_quasi_lda_proximal_direction(module):
     X, y = sparse_stream(n=120, d=7, seed=12, density=0.7)
     X[:, 6] = 2.5  # constant feature: zero pooled variance, so (w_p)_6 = 0
@@ -122,7 +124,7 @@ def test_pam_with_gamma_zero_is_pa(variant, backend):
 def test_pam_alpha_is_clipped_at_zero():
     """A huge γ pushes the raw α_t negative; the update must still not move against y x."""
     X, y = sparse_stream(n=200, d=5, seed=14)
-    state = linear.PAmState(5, False, variant=0, gamma=50.0)
+    state = passive_aggressive.PAmState(5, False, variant=0, gamma=50.0)
     for i in range(X.shape[0]):
         w_before = state.w.copy()
         updated = state.n_updates

@@ -1,0 +1,231 @@
+"""Compiled twin of :mod:`refsvm.linear.passive_aggressive` (Perceptron, PA, PAm).
+
+Same classes, attributes and methods as the reference; each implements only
+``_step`` (one example in the core's row convention, ``nogil``, returning 1 when
+the model changed); ``step`` and the ``nogil`` ``run`` come from the core's
+``StreamLearner``, the PA step size from the core's ``pa_step``.  The classes are
+declared in ``_passive_aggressive.pxd`` so that other twins of the family can run
+their ``_step`` (the reduced-kernel PA does, on its transformed rows).
+"""
+import numpy as np
+cimport numpy as cnp
+
+from refsvm._core cimport pa_step, row_axpy, row_axpy_squared, row_dot, row_sqnorm
+
+cnp.import_array()
+
+
+cdef inline double* _buffer(cnp.ndarray a) noexcept:
+    return <double*> cnp.PyArray_DATA(a)
+
+
+cdef class LinearModel(StreamLearner):
+    """Twin of :class:`refsvm.linear.passive_aggressive.LinearModel`: f(x) = <w, x> + b."""
+
+    def __init__(self, Py_ssize_t n_features, bint sparse=False, bint fit_intercept=False):
+        self.n_features = n_features
+        self.sparse = sparse
+        self.fit_intercept = fit_intercept
+        self.w = np.zeros(n_features)
+        self.w_data = _buffer(self.w)
+        self.b = 0.0
+        self.t = 0
+        self.n_updates = 0
+
+    def decision_function(self, X):
+        """f(x) = <w, x> + b for every row."""
+        return np.asarray(X @ self.w).ravel() + self.b
+
+    def get_state(self):
+        """The learned numbers, for comparing the twins."""
+        return {"w": self.w.copy(), "b": self.b, "t": self.t, "n_updates": self.n_updates}
+
+    def init_params(self):
+        return {"n_features": self.n_features, "sparse": self.sparse,
+                "fit_intercept": self.fit_intercept}
+
+    def save_state(self):
+        return self.get_state()
+
+    def load_state(self, data):
+        self.w[:] = data["w"]
+        self.b = float(data["b"])
+        self.t = int(data["t"])
+        self.n_updates = int(data["n_updates"])
+
+
+# --------------------------------------------------------------------------- Perceptron
+cdef class PerceptronState(LinearModel):
+    """Twin of :class:`refsvm.linear.passive_aggressive.PerceptronState`."""
+
+    def __init__(self, Py_ssize_t n_features, bint sparse=False, double eta=1.0, double R=0.0):
+        super().__init__(n_features, sparse, True)
+        self.eta = eta
+        self.R2 = R * R
+
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        cdef double sq = row_sqnorm(xv, nnz)
+        self.t += 1
+        if sq > self.R2:
+            self.R2 = sq
+        if y * (row_dot(self.w_data, xi, xv, nnz) + self.b) <= 0:
+            row_axpy(self.w_data, self.eta * y, xi, xv, nnz)
+            self.b += self.eta * y * self.R2
+            self.n_updates += 1
+            return 1
+        return 0
+
+    @property
+    def R(self):
+        return self.R2 ** 0.5
+
+    def get_state(self):
+        state = LinearModel.get_state(self)
+        state["R2"] = self.R2
+        return state
+
+    def init_params(self):
+        return {"n_features": self.n_features, "sparse": self.sparse, "eta": self.eta}
+
+    def load_state(self, data):
+        LinearModel.load_state(self, data)
+        self.R2 = float(data["R2"])
+
+
+# --------------------------------------------------------------------------- PA
+cdef class PAState(LinearModel):
+    """Twin of :class:`refsvm.linear.passive_aggressive.PAState`."""
+
+    def __init__(self, Py_ssize_t n_features, bint sparse=False, int variant=1, double C=1.0,
+                 bint fit_intercept=False):
+        super().__init__(n_features, sparse, fit_intercept)
+        self.variant = variant
+        self.C = C
+
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        cdef double loss, sq, tau
+        self.t += 1
+        loss = 1.0 - y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
+        if loss <= 0.0:
+            return 0  # passive
+        sq = row_sqnorm(xv, nnz) + (1.0 if self.fit_intercept else 0.0)
+        tau = pa_step(self.variant, loss, sq, self.C)
+        if tau == 0.0:
+            return 0  # a zero example cannot move the margin
+        row_axpy(self.w_data, tau * y, xi, xv, nnz)
+        if self.fit_intercept:
+            self.b += tau * y
+        self.n_updates += 1
+        return 1
+
+    def init_params(self):
+        params = LinearModel.init_params(self)
+        params.update(variant=self.variant, C=self.C)
+        return params
+
+
+# --------------------------------------------------------------------------- PAm
+cdef class PAmState(LinearModel):
+    """Twin of :class:`refsvm.linear.passive_aggressive.PAmState` (quasi-LDA proximal model).
+
+    ``_add_statistics`` and ``_proximal`` are the two pieces a subclass may replace
+    (the reduced-kernel PAm keeps its statistics on the kernel rows)."""
+
+    def __init__(self, Py_ssize_t n_features, bint sparse=False, int variant=1, double C=1.0,
+                 double gamma=0.1, bint fit_intercept=False):
+        super().__init__(n_features, sparse, fit_intercept)
+        self.variant = variant
+        self.C = C
+        self.gamma = gamma
+        self.n_pos = 0
+        self.n_neg = 0
+        self.sum_pos = np.zeros(n_features)
+        self.sum_neg = np.zeros(n_features)
+        self.sumsq_pos = np.zeros(n_features)
+        self.sumsq_neg = np.zeros(n_features)
+        self.wp = np.zeros(n_features)
+        self.sum_pos_data = _buffer(self.sum_pos)
+        self.sum_neg_data = _buffer(self.sum_neg)
+        self.sumsq_pos_data = _buffer(self.sumsq_pos)
+        self.sumsq_neg_data = _buffer(self.sumsq_neg)
+        self.wp_data = _buffer(self.wp)
+
+    cdef void _add_statistics(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                              double y) noexcept nogil:
+        """Keep m_±, Σx² of each class online (P^t, N^t include round t)."""
+        if y > 0:
+            self.n_pos += 1
+            row_axpy(self.sum_pos_data, 1.0, xi, xv, nnz)
+            row_axpy_squared(self.sumsq_pos_data, 1.0, xi, xv, nnz)
+        else:
+            self.n_neg += 1
+            row_axpy(self.sum_neg_data, 1.0, xi, xv, nnz)
+            row_axpy_squared(self.sumsq_neg_data, 1.0, xi, xv, nnz)
+
+    cdef double _proximal(self) noexcept nogil:
+        """Fill wp with the quasi-LDA direction; return b_p."""
+        cdef Py_ssize_t i, d = self.n_features
+        cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
+        cdef double m_pos, m_neg, s_pos, s_neg, denom, bp = 0.0
+        if self.n_pos < 2 or self.n_neg < 2:
+            for i in range(d):
+                self.wp_data[i] = 0.0
+            return 0.0
+        for i in range(d):
+            m_pos = self.sum_pos_data[i] / n_pos
+            m_neg = self.sum_neg_data[i] / n_neg
+            s_pos = self.sumsq_pos_data[i] / (n_pos - 1) - n_pos / (n_pos - 1) * (m_pos * m_pos)
+            s_neg = self.sumsq_neg_data[i] / (n_neg - 1) - n_neg / (n_neg - 1) * (m_neg * m_neg)
+            denom = max(s_pos, 0.0) + max(s_neg, 0.0)
+            self.wp_data[i] = (m_pos - m_neg) / denom if denom > 0 else 0.0
+            bp += self.wp_data[i] * (m_pos + m_neg)
+        return -0.5 * bp if self.fit_intercept else 0.0
+
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        cdef double loss, sq, numer, alpha, bp
+        cdef Py_ssize_t i
+        self.t += 1
+        self._add_statistics(xi, xv, nnz, y)
+        loss = 1.0 - y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
+        if loss <= 0.0:
+            return 0  # passive round
+        bp = self._proximal()
+        sq = row_sqnorm(xv, nnz) + (1.0 if self.fit_intercept else 0.0)
+        numer = loss - self.gamma * y * (row_dot(self.wp_data, xi, xv, nnz) + bp)
+        alpha = max(pa_step(self.variant, numer, sq, self.C), 0.0)
+        for i in range(self.n_features):
+            self.w_data[i] += self.gamma * self.wp_data[i]
+        row_axpy(self.w_data, alpha * y, xi, xv, nnz)
+        if self.fit_intercept:
+            self.b += self.gamma * bp + alpha * y
+        self.n_updates += 1
+        return 1
+
+    def proximal(self):
+        """(w_p, b_p) of the current statistics."""
+        bp = self._proximal()
+        return self.wp.copy(), bp
+
+    def get_state(self):
+        state = LinearModel.get_state(self)
+        state.update(n_pos=self.n_pos, n_neg=self.n_neg,
+                     sum_pos=self.sum_pos.copy(), sum_neg=self.sum_neg.copy(),
+                     sumsq_pos=self.sumsq_pos.copy(), sumsq_neg=self.sumsq_neg.copy())
+        return state
+
+    def init_params(self):
+        params = LinearModel.init_params(self)
+        params.update(variant=self.variant, C=self.C, gamma=self.gamma)
+        return params
+
+    def load_state(self, data):
+        LinearModel.load_state(self, data)
+        self.n_pos = int(data["n_pos"])
+        self.n_neg = int(data["n_neg"])
+        self.sum_pos[:] = data["sum_pos"]
+        self.sum_neg[:] = data["sum_neg"]
+        self.sumsq_pos[:] = data["sumsq_pos"]
+        self.sumsq_neg[:] = data["sumsq_neg"]
