@@ -210,8 +210,59 @@ def load_backend(backend, reference, compiled):
         ) from exc
 
 
+#: The widest sparse input the compiled twins take: their column indices are C ints.
+MAX_SPARSE_FEATURES = 2**31 - 1
+
+
+def check_sparse_structure(X):
+    """Reject a sparse matrix whose structure is inconsistent, in O(nnz), before anything
+    reads it: index arrays of the right lengths, ``indptr`` starting at 0, non-decreasing
+    and ending at nnz, every column (row) index inside the shape.  SciPy accepts such
+    matrices when they are built from raw arrays; a compiled loop would read or write out
+    of bounds.  Also rejects more columns than the twins can index."""
+    if not sp.issparse(X):
+        return
+    fmt = X.format
+    try:
+        if fmt in ("csr", "csc"):
+            X.check_format(full_check=True)
+        elif fmt == "coo":
+            rows, cols = (X.row, X.col) if hasattr(X, "row") else X.coords
+            n_rows, n_cols = X.shape
+            if rows.shape != cols.shape or rows.shape[0] != X.data.shape[0]:
+                raise ValueError("row, column and data arrays differ in length")
+            if rows.size and (rows.min() < 0 or rows.max() >= n_rows
+                              or cols.min() < 0 or cols.max() >= n_cols):
+                raise ValueError("an index is outside the shape")
+    except ValueError as exc:
+        raise ValueError(f"X is a malformed {fmt.upper()} matrix: {exc}") from exc
+    if X.shape[1] > MAX_SPARSE_FEATURES:
+        raise ValueError(
+            f"X has {X.shape[1]} columns; sparse input is limited to {MAX_SPARSE_FEATURES} "
+            "columns (the compiled twins index columns with 32-bit ints)"
+        )
+
+
+def check_magnitude(X):
+    """Reject values whose squares overflow: every squared norm ‖x‖² (and so every kernel
+    distance) must be finite.  Entries are bounded by sqrt(max_float / (4 n_features))."""
+    data = X.data if sp.issparse(X) else X
+    if data.size == 0:
+        return
+    limit = np.sqrt(np.finfo(np.float64).max / (4.0 * max(X.shape[1], 1)))
+    top = float(np.max(np.abs(data)))
+    if top > limit:
+        raise ValueError(
+            f"X has an entry of magnitude {top:.3g}; entries must stay below {limit:.3g} "
+            f"with {X.shape[1]} features so that squared norms do not overflow "
+            "(rescale the data, e.g. with sklearn.preprocessing.MaxAbsScaler)"
+        )
+
+
 def as_csr(X):
-    """A canonical CSR matrix: float64 data, int32 sorted indices, no duplicates."""
+    """A canonical CSR matrix: float64 data, int32 sorted indices, no duplicates.  The
+    ``indptr`` keeps SciPy's index type (int32, or int64 past 2**31 stored values); the
+    compiled driver reads either without a copy."""
     if not (isinstance(X, sp.csr_matrix) and X.dtype == np.float64):
         X = sp.csr_matrix(X, dtype=np.float64)
     if not X.has_canonical_format:
@@ -221,7 +272,6 @@ def as_csr(X):
     if X.indices.dtype != np.int32:
         X = X.copy()
         X.indices = X.indices.astype(np.int32)
-        X.indptr = X.indptr.astype(np.int32)
     return X
 
 
@@ -261,5 +311,11 @@ def resolve_gamma(gamma, X):
             var = X.multiply(X).mean() - mean**2
         else:
             var = X.var()
-        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        if not (np.isfinite(gamma) and gamma > 0):
+            raise ValueError(
+                f"gamma='scale' gives {gamma!r} on this data (variance {var!r}); "
+                "pass a positive number"
+            )
+        return gamma
     return float(gamma)

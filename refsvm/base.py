@@ -19,6 +19,8 @@ error the estimator is left exactly as it was before the call.
 from __future__ import annotations
 
 import copy
+import functools
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,7 +29,32 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import BACKENDS, Options, as_format, check_params, kernel_rules, load_backend
+from ._validation import (
+    BACKENDS,
+    Options,
+    as_format,
+    check_magnitude,
+    check_params,
+    check_sparse_structure,
+    kernel_rules,
+    load_backend,
+)
+from .core.stream import Interrupted, deferred_signals, run_states
+
+
+def locked(method):
+    """Run ``method`` under the estimator's lock: one estimator used from several threads
+    learns and predicts one call at a time (separate estimators run in parallel)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        lock = self.__dict__.get("_lock")
+        if lock is None:
+            lock = self.__dict__.setdefault("_lock", threading.RLock())
+        with lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 #: How every estimator takes X: CSR or dense, float64, C order, finite.
 _ARRAY_CHECKS = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
@@ -87,11 +114,10 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         """Passes of ``fit`` over the data; sets ``n_epochs_``."""
         rng = check_random_state(getattr(self, "random_state", None))
         self.n_epochs_ = 0
-        for _ in range(self._n_passes()):
+        for epoch in range(self._n_passes()):
             order = self._order(X.shape[0], rng)
-            changes = 0
-            for state, y in zip(self._states, Y):
-                changes += state.run(X, y, order) or 0
+            changes = run_states(self._states, X, Y, order, epoch=epoch)
+            for state in self._states:
                 self._end_of_pass(state)
             self.n_epochs_ += 1
             if self._converged(changes):
@@ -115,7 +141,10 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         return load_backend(self.backend, self._reference, self._compiled)
 
     def _validate_X(self, X, reset):
-        return validate_data(self, X, reset=reset, **_ARRAY_CHECKS)
+        check_sparse_structure(X)
+        X = validate_data(self, X, reset=reset, **_ARRAY_CHECKS)
+        check_magnitude(X)
+        return X
 
     def _encode(self, y):
         """+-1 targets, one row per binary problem."""
@@ -124,9 +153,40 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
 
     def _validate_xy(self, X, y, reset):
+        check_sparse_structure(X)
         X, y = validate_data(self, X, y, reset=reset, y_numeric=False, **_ARRAY_CHECKS)
+        check_magnitude(X)
         check_classification_targets(y)
         return X, y
+
+    def _check_params_unchanged(self):
+        """Between ``partial_fit`` calls a hyper-parameter change would be silently
+        ignored by the states already built: refuse it, except ``backend``, whose change
+        takes effect by moving every state to the other twin (same numbers)."""
+        now = self.get_params(deep=False)
+        for name, before in self._start_params.items():
+            if name == "backend" or name not in now:
+                continue
+            try:
+                same = bool(now[name] == before) or now[name] is before
+            except Exception:  # noqa: BLE001 - uncomparable values: judge by identity
+                same = now[name] is before
+            if not same:
+                raise ValueError(
+                    f"{name} changed from {before!r} to {now[name]!r} after the first "
+                    "partial_fit call; the model was built with the old value. Call fit to "
+                    f"start again, or set {name} back to go on"
+                )
+        if now["backend"] != self._start_params["backend"]:
+            self._states = [self._convert_state(s) for s in self._states]
+            self._start_params = {**self._start_params, "backend": now["backend"]}
+
+    def _convert_state(self, state):
+        """The same state in the twin of the current backend (persistence protocol)."""
+        cls = getattr(self._module(), type(state).__name__)
+        new = cls(**state.init_params())
+        new.load_state(state.save_state())
+        return new
 
     def _start(self, X, classes):
         classes = np.unique(classes)
@@ -137,12 +197,14 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             )
         self.classes_ = classes
         self._sparse_ = sp.issparse(X)
+        self._start_params = self.get_params(deep=False)
         n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
         self._states = [
             self._make_state(X.shape[1], self._sparse_, X) for _ in range(n_problems)
         ]
 
     # ------------------------------------------------------------------ public API
+    @locked
     def fit(self, X, y):
         """Train from scratch on ``(X, y)``.
 
@@ -155,13 +217,32 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
-        X, y = self._validate_xy(X, y, reset=True)
-        self._start(X, np.unique(y))
-        X = as_format(X, self._sparse_)
-        self._fit_states(X, self._encode(y))
+        saved = self.__dict__.copy()
+        try:
+            self._check_params()
+            X, y = self._validate_xy(X, y, reset=True)
+            self._start(X, np.unique(y))
+            X = as_format(X, self._sparse_)
+            self._fit_states(X, self._encode(y))
+        except Interrupted:
+            raise  # the model of the stream up to the interruption (see partial_fit)
+        except BaseException:
+            self._restore(saved, None)
+            raise
         return self
 
+    def _restore(self, saved, states):
+        """Put the estimator back as it was (signals held back meanwhile)."""
+        with deferred_signals():
+            lock = self.__dict__.get("_lock")
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            if lock is not None:
+                self.__dict__["_lock"] = lock
+            if states is not None:
+                self._states = states
+
+    @locked
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)``, continuing from the current model.
 
@@ -180,8 +261,15 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         Notes
         -----
         The call is atomic: if it raises (bad data, a label outside
-        ``classes``, a change in the number of features, ...), the model is
-        exactly what it was before the call.
+        ``classes``, a change in the number of features or of a hyper-parameter,
+        ...), the model is exactly what it was before the call.  Changing
+        ``backend`` between calls moves the model to the other twin.
+
+        Ctrl-C (or an alarm) is answered at an example boundary within a few
+        hundredths of a second: :class:`refsvm.core.stream.Interrupted` (a
+        ``KeyboardInterrupt``) says how many examples of the call were learned, and
+        the model is then exactly the model of the stream up to that example, in
+        every one-vs-rest problem.
         """
         saved = self.__dict__.copy()
         backup = None
@@ -201,6 +289,8 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                     f"classes={np.unique(classes).tolist()} differs from the classes of the "
                     f"first partial_fit call, {self.classes_.tolist()}"
                 )
+            if not first:
+                self._check_params_unchanged()
             unknown = np.setdiff1d(np.unique(y), self.classes_)
             if unknown.size:
                 raise ValueError(
@@ -211,16 +301,15 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             if self._snapshot_states and not first:
                 backup = copy.deepcopy(self._states)
             order = np.arange(X.shape[0], dtype=np.intp)
-            for state, yy in zip(self._states, self._encode(y)):
-                state.run(X, yy, order)
+            run_states(self._states, X, self._encode(y), order)
+        except Interrupted:
+            raise  # keep the model of the stream up to the interruption
         except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            if backup is not None:
-                self._states = backup
+            self._restore(saved, backup)
             raise
         return self
 
+    @locked
     def decision_function(self, X):
         """Signed distance-like score f(x); shape (n,) for two classes, (n, K) otherwise."""
         check_is_fitted(self, "classes_")
@@ -236,6 +325,12 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state = dict(state)
+        state.pop("_lock", None)
+        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

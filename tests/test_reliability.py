@@ -1,0 +1,218 @@
+"""The crash-free contract of every public estimator (registry of test_common), both backends.
+
+Interrupts are answered at an example boundary with the prefix model; malformed sparse
+structures and overflowing values are rejected before any compiled loop runs; a failed
+``fit`` leaves the fitted model untouched; a hyper-parameter change between
+``partial_fit`` calls raises instead of being ignored; one estimator shared by threads
+stays consistent, separate estimators in threads equal sequential fits.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from refsvm.core.stream import Interrupted
+
+from .conftest import BACKENDS
+from .test_common import CASES, IDS, REGISTRY, _data
+
+#: rows per stream so that one pass takes a noticeable time, by (family kind, backend)
+_FAST = {"Perceptron", "PassiveAggressive", "ProximalPassiveAggressive", "OnlineLinearSVM"}
+
+
+#: the linear learners are so fast that a pass is shorter than the input checks; they are
+#: interrupted during a many-pass ``fit`` instead of a one-pass ``partial_fit``
+_EPOCHS = {"Perceptron": "max_epochs", "PassiveAggressive": "n_epochs",
+           "ProximalPassiveAggressive": "n_epochs", "OnlineLinearSVM": "n_epochs"}
+
+
+def _stream(name, backend):
+    if name in _EPOCHS:
+        n = 100_000 if backend == "cython" else 5_000
+    elif name == "IncrementalSVM":
+        n = 2_000 if backend == "cython" else 300
+    else:
+        n = 4_000 if backend == "cython" else 1_000
+    rng = np.random.RandomState(0)
+    X = rng.randn(n, 3)
+    y = np.where(X[:, 0] + 0.5 * rng.randn(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _learn(name, backend, X, y, epochs=None):
+    est = REGISTRY[name](backend)
+    if name in _EPOCHS:
+        return est.set_params(**{_EPOCHS[name]: epochs or 60}).fit(X, y)
+    return est.partial_fit(X, y, classes=[-1.0, 1.0])
+
+
+def _interrupted_call(name, backend, X, y, delay):
+    """Learn under an alarm after ``delay`` s: (estimator, exception, seconds from the
+    alarm to the answer)."""
+    fired = []
+
+    def handler(signum, frame):
+        fired.append(time.perf_counter())
+        signal.default_int_handler(signum, frame)
+
+    old = signal.signal(signal.SIGALRM, handler)
+    est = REGISTRY[name](backend)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, delay)
+        try:
+            if name in _EPOCHS:
+                est.set_params(**{_EPOCHS[name]: 60}).fit(X, y)
+            else:
+                est.partial_fit(X, y, classes=[-1.0, 1.0])
+        except KeyboardInterrupt as exc:
+            return est, exc, time.perf_counter() - fired[0]
+        return est, None, None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_interrupt_is_answered_at_an_example_boundary(name, backend):
+    """An alarm in the middle of learning: answered within 0.5 s with Interrupted, and
+    the model is the model of the stream up to that example, bit for bit."""
+    X, y = _stream(name, backend)
+    start = time.perf_counter()
+    _learn(name, backend, X, y)
+    total = time.perf_counter() - start
+    for attempt in range(4):  # timing on a busy machine: move the alarm if needed
+        est, exc, late = _interrupted_call(name, backend, X, y, total * (0.5 + 0.1 * attempt))
+        if isinstance(exc, Interrupted):
+            break
+        if exc is not None:  # a plain KeyboardInterrupt: it arrived while X was checked
+            assert not hasattr(est, "classes_"), "an interrupted check left a model behind"
+    assert isinstance(exc, Interrupted), "the alarm never fell inside the pass"
+    assert late < 0.5, f"answered {late:.3f} s after the alarm"
+    k = exc.n_learned
+    assert 0 < k <= X.shape[0] and exc.n_total == X.shape[0]
+    assert str(k) in str(exc)
+    if name in _EPOCHS:  # e whole passes, then k examples of the next one
+        e = exc.epoch
+        prefix = _learn(name, backend, X, y, epochs=e) if e else None
+        if prefix is None:
+            prefix = REGISTRY[name](backend).partial_fit(X[:k], y[:k], classes=[-1.0, 1.0])
+        else:
+            prefix.partial_fit(X[:k], y[:k])
+    else:
+        prefix = REGISTRY[name](backend).partial_fit(X[:k], y[:k], classes=[-1.0, 1.0])
+    Xt = X[:200]
+    np.testing.assert_array_equal(est.decision_function(Xt), prefix.decision_function(Xt))
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_malformed_sparse_input_is_rejected_before_any_loop(name, backend):
+    X, y = _data()
+    est = REGISTRY[name](backend).fit(sp.csr_matrix(X), y)
+    before = est.decision_function(sp.csr_matrix(X))
+    d = X.shape[1]
+    bad = [
+        sp.csr_matrix(([1.0, 2.0], [0, 50_000_000], [0, 1, 2]), shape=(2, d)),
+        sp.csr_matrix(([1.0, 2.0], [0, d], [0, 1, 2]), shape=(2, d)),
+        sp.csr_matrix(([1.0, 2.0], [0, 1], [0, 2, 1]), shape=(2, d)),
+    ]
+    neg = sp.csr_matrix(([1.0, 2.0], [0, 1], [0, 1, 2]), shape=(2, d))
+    neg.indices[1] = -1
+    bad.append(neg)
+    for M in bad:
+        with pytest.raises(ValueError, match="malformed"):
+            est.partial_fit(M, ["pos", "neg"])
+        with pytest.raises(ValueError, match="malformed"):
+            est.decision_function(M)
+    np.testing.assert_array_equal(est.decision_function(sp.csr_matrix(X)), before)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_values_whose_squares_overflow_are_rejected(name, backend):
+    X, y = _data()
+    big = X.copy()
+    big[3, 1] = 1e160
+    with pytest.raises(ValueError, match="overflow"):
+        REGISTRY[name](backend).fit(big, y)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_failed_fit_leaves_the_fitted_model_untouched(name, backend):
+    X, y = _data()
+    est = REGISTRY[name](backend).fit(X, y)
+    before = est.decision_function(X)
+    with pytest.raises(ValueError):
+        est.fit(np.ones((2, 1)), ["pos", "pos"])
+    assert est.n_features_in_ == X.shape[1]
+    with pytest.raises(ValueError, match="features"):
+        est.decision_function(np.ones((1, 1)))
+    np.testing.assert_array_equal(est.decision_function(X), before)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_changing_a_hyper_parameter_between_partial_fit_calls_raises(name, backend):
+    X, y = _data()
+    est = REGISTRY[name](backend).partial_fit(X[:30], y[:30], classes=["neg", "pos"])
+    param = next(p for p in ("C", "lam", "eta0") if p in est.get_params())
+    old = est.get_params()[param]
+    est.set_params(**{param: old * 2})
+    with pytest.raises(ValueError, match=f"{param} changed"):
+        est.partial_fit(X[30:], y[30:])
+    est.set_params(**{param: old}).partial_fit(X[30:], y[30:])
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_one_estimator_shared_by_threads_stays_consistent(name):
+    X, y = _data(200)
+    est = REGISTRY[name]("cython").partial_fit(X[:20], y[:20], classes=["neg", "pos"])
+    errors = []
+
+    def learn():
+        try:
+            for i in range(20, 200, 20):
+                est.partial_fit(X[i:i + 20], y[i:i + 20])
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    def predict():
+        try:
+            for _ in range(30):
+                assert np.all(np.isfinite(est.decision_function(X)))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=learn), threading.Thread(target=predict)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    alone = REGISTRY[name]("cython").partial_fit(X[:20], y[:20], classes=["neg", "pos"])
+    for i in range(20, 200, 20):
+        alone.partial_fit(X[i:i + 20], y[i:i + 20])
+    np.testing.assert_array_equal(est.decision_function(X), alone.decision_function(X))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_separate_estimators_in_threads_equal_sequential_fits(backend):
+    X, y = _data(150)
+    names = list(REGISTRY)
+    sequential = {n: REGISTRY[n](backend).fit(X, y).decision_function(X) for n in names}
+    results = {}
+
+    def work(n):
+        results[n] = REGISTRY[n](backend).fit(X, y).decision_function(X)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for n in names:
+        np.testing.assert_array_equal(results[n], sequential[n], err_msg=n)
