@@ -232,3 +232,210 @@ cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
             w.v[i] *= w.s
         w.vnorm2 *= w.s * w.s
         w.s = 1.0
+
+
+# ================================================================ bordered inverse
+# Section owned by the IDSVM family (used by IDSVM, then POKER): the rank-one updates of
+# the inverse of a bordered matrix, the zero tests of its pivot, the least-index event
+# choice.  Reference: refsvm/core/bordered.py (the same arithmetic in the same order, so
+# the twins agree bit for bit); Python wrappers for tests at the end of _core.pyx.
+#
+# Storage: R is row-major with leading dimension ld; its leading n x n block holds
+# Rinv = M^-1 for the current n x n bordered matrix M (for IDSVM n = |S| + 1).
+
+from libc.math cimport fabs
+
+cdef inline void bordered_start(double* R, Py_ssize_t ld, double a, double q) noexcept nogil:
+    """R <- inverse of [[0, a], [a, q]] = [[-q/a^2, 1/a], [1/a, 0]] (ld >= 2)."""
+    R[0] = -q / (a * a)
+    R[1] = 1.0 / a
+    R[ld] = 1.0 / a
+    R[ld + 1] = 0.0
+
+
+cdef inline void bordered_grow(double* R, Py_ssize_t ld, Py_ssize_t n, double* beta,
+                               double kappa) noexcept nogil:
+    """Grow Rinv (n x n) to the inverse of [[M, m], [m', q]] ((n+1) x (n+1), ld > n):
+    Rinv+ = [[Rinv, 0], [0, 0]] + [beta; 1][beta; 1]' / kappa (C&P Eq. 8), given
+    beta = -Rinv m (bordered_beta) and kappa = q + m' beta (bordered_pivot).  ``beta``
+    needs n + 1 entries: beta[n] is set to 1."""
+    cdef Py_ssize_t a, b
+    cdef double ba
+    cdef double* row
+    for a in range(n):
+        R[a * ld + n] = 0.0
+        R[n * ld + a] = 0.0
+    R[n * ld + n] = 0.0
+    beta[n] = 1.0
+    for a in range(n + 1):
+        ba = beta[a]
+        row = R + a * ld
+        for b in range(n + 1):
+            row[b] = row[b] + (ba * beta[b]) / kappa
+
+
+cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t p,
+                                double eps, double* work) noexcept nogil:
+    """Shrink Rinv (n x n) to the inverse of M without row and column p ((n-1) x (n-1)):
+    Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped (C&P Eq. 9), in place.
+    ``work`` holds n doubles.  Returns 1 and leaves R untouched when |Rinv_pp| <=
+    eps max|Rinv| (the reduced matrix is nearly singular: invert it afresh), else 0."""
+    cdef Py_ssize_t a, b
+    cdef double rpp, rap, mx = 0.0
+    cdef double* src
+    cdef double* dst
+    for a in range(n):
+        for b in range(n):
+            if fabs(R[a * ld + b]) > mx:
+                mx = fabs(R[a * ld + b])
+    rpp = R[p * ld + p]
+    if fabs(rpp) <= eps * mx:
+        return 1
+    # update and compact in one pass: row a goes to row a - (a > p) and column b to
+    # b - (b > p); row p is read from its copy, R_ap is read before its row is written,
+    # and every row is written only after it was read
+    for b in range(n):
+        work[b] = R[p * ld + b]
+    for a in range(n):
+        if a == p:
+            continue
+        src = R + a * ld
+        dst = R + (a - 1) * ld if a > p else src
+        rap = src[p]
+        for b in range(p):
+            dst[b] = src[b] - (rap * work[b]) / rpp
+        for b in range(p + 1, n):
+            dst[b - 1] = src[b] - (rap * work[b]) / rpp
+    return 0
+
+
+cdef inline void bordered_beta(const double* R, Py_ssize_t ld, Py_ssize_t n, const double* m,
+                               double* beta) noexcept nogil:
+    """beta = -Rinv m (C&P Eq. 5), each row summed left to right (four rows at a time, as
+    four independent sums)."""
+    cdef Py_ssize_t a = 0, b
+    cdef double s0, s1, s2, s3, mb
+    cdef const double* r0
+    while a + 4 <= n:
+        r0 = R + a * ld
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        for b in range(n):
+            mb = m[b]
+            s0 += r0[b] * mb
+            s1 += r0[ld + b] * mb
+            s2 += r0[2 * ld + b] * mb
+            s3 += r0[3 * ld + b] * mb
+        beta[a] = -s0
+        beta[a + 1] = -s1
+        beta[a + 2] = -s2
+        beta[a + 3] = -s3
+        a += 4
+    while a < n:
+        s0 = 0.0
+        for b in range(n):
+            s0 += R[a * ld + b] * m[b]
+        beta[a] = -s0
+        a += 1
+
+
+cdef inline double bordered_pivot(double q, const double* m, const double* beta,
+                                  Py_ssize_t n) noexcept nogil:
+    """kappa = q + m' beta (the Schur complement q - m' M^-1 m), summed left to right."""
+    cdef Py_ssize_t a
+    cdef double s = 0.0
+    for a in range(n):
+        s += m[a] * beta[a]
+    return q + s
+
+
+cdef inline double pivot_bound(double q, const double* beta, Py_ssize_t k,
+                               const double* border, const double* root,
+                               const Py_ssize_t* idx) noexcept nogil:
+    """O(k) upper bound of pivot_round_off_scale for M = [[0, a'], [a, Q]], Q PSD:
+    |q| + (2 |beta_0| sum_j |a_j| |beta_j+1| + (sum_j r_j |beta_j+1|)^2), j < k, where
+    a_j = border[idx[j]], r_j = root[idx[j]] = sqrt|Q_jj| (idx NULL: j itself)."""
+    cdef Py_ssize_t j, t
+    cdef double sb = 0.0, sk = 0.0
+    for j in range(k):
+        t = idx[j] if idx != NULL else j
+        sb += fabs(border[t]) * fabs(beta[j + 1])
+    for j in range(k):
+        t = idx[j] if idx != NULL else j
+        sk += root[t] * fabs(beta[j + 1])
+    return fabs(q) + (2.0 * fabs(beta[0]) * sb + sk * sk)
+
+
+cdef inline double pivot_round_off_scale(double q, const double* beta, const double* M,
+                                         Py_ssize_t ldm, Py_ssize_t n) noexcept nogil:
+    """|q| + |beta|' |M| |beta| (M n x n, row-major, leading dimension ldm): the round-off
+    scale of kappa computed with an inverse of backward error |dM| <= eps |M|; each row
+    of |M| |beta| summed left to right."""
+    cdef Py_ssize_t a, b
+    cdef double s, tot = 0.0
+    for a in range(n):
+        s = 0.0
+        for b in range(n):
+            s += fabs(M[a * ldm + b]) * fabs(beta[b])
+        tot += fabs(beta[a]) * s
+    return fabs(q) + tot
+
+
+cdef inline bint pivot_doubtful(double kappa, double scale, double eps) noexcept nogil:
+    """kappa <= eps * scale: recompute the pivot from a fresh inverse."""
+    return kappa <= eps * scale
+
+
+cdef inline bint pivot_is_zero(double kappa, double scale, double abs_scale, double eps_rel,
+                               double eps_abs) noexcept nogil:
+    """kappa is numerically zero: not above max(eps_rel * scale, eps_abs * abs_scale)."""
+    return not (kappa > max(eps_rel * scale, eps_abs * abs_scale))
+
+
+# ---- least-index event choice (Bland's rule), in two passes over the events:
+# pass 1 finds the smallest step (event_smaller, from event_start(e, INFINITY) or from the
+# largest step allowed); pass 2 restarts with event_start(e, tmin) and, for each event in
+# the caller's fixed order with event_tied(t, tmin, window): a priority event is taken at
+# once (event_take), the others through event_least_index.
+ctypedef struct EventChoice:
+    double t             # the step (pass 1: the smallest so far; pass 2: tmin)
+    int kind             # the caller's event code, -1 for none
+    Py_ssize_t index     # the variable (example id) of the event, -1 for none
+
+
+cdef inline void event_start(EventChoice* e, double t) noexcept nogil:
+    e.t = t
+    e.kind = -1
+    e.index = -1
+
+
+cdef inline void event_take(EventChoice* e, int kind, Py_ssize_t index) noexcept nogil:
+    e.kind = kind
+    e.index = index
+
+
+cdef inline bint event_smaller(EventChoice* e, double t, int kind,
+                               Py_ssize_t index) noexcept nogil:
+    """Pass 1: keep the event if its step is strictly the smallest so far."""
+    if t < e.t:
+        e.t = t
+        e.kind = kind
+        e.index = index
+        return True
+    return False
+
+
+cdef inline bint event_tied(double t, double tmin, double window) noexcept nogil:
+    """Pass 2: the event's variable reaches its bound within round-off at tmin."""
+    return t <= tmin + window
+
+
+cdef inline bint event_least_index(EventChoice* e, int kind, Py_ssize_t index) noexcept nogil:
+    """Pass 2, a tied event: keep it if its index is the least so far."""
+    if e.index < 0 or index < e.index:
+        e.kind = kind
+        e.index = index
+        return True
+    return False

@@ -578,39 +578,24 @@ cdef class StreamLearner:
 
     def run(self, X, y, order):
         """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``;
-        return the number of examples that changed the model.
-
-        CSR input: float64 data, int32 column indices, an int32 or int64 ``indptr``
-        (read as it is: a call over a slice of ``order`` costs no pass over X)."""
+        return the number of examples that changed the model."""
         cdef const double[:, ::1] Xd
         cdef const double[::1] data
         cdef const int[::1] indices
-        cdef const int[::1] indptr32
-        cdef const long long[::1] indptr64
-        cdef bint narrow
+        cdef const Py_ssize_t[::1] indptr
         cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
         cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
         cdef Py_ssize_t t, i, start, stop, d = self.n_features
         cdef long long changes = 0
-        if od.shape[0] == 0:
-            return 0
         if self.sparse:
             data = np.ascontiguousarray(X.data, dtype=np.float64)
             indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            narrow = X.indptr.dtype == np.int32
-            if narrow:
-                indptr32 = X.indptr
-            else:
-                indptr64 = np.ascontiguousarray(X.indptr, dtype=np.int64)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
             with nogil:
                 for t in range(od.shape[0]):
                     i = od[t]
-                    if narrow:
-                        start = indptr32[i]
-                        stop = indptr32[i + 1]
-                    else:
-                        start = indptr64[i]
-                        stop = indptr64[i + 1]
+                    start = indptr[i]
+                    stop = indptr[i + 1]
                     changes += self._step(&indices[start] if stop > start else NULL,
                                           &data[start] if stop > start else NULL,
                                           stop - start, yv[i])
@@ -618,7 +603,7 @@ cdef class StreamLearner:
             Xd = X
             if Xd.shape[1] != d:
                 raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
-            if Xd.shape[0] == 0:
+            if Xd.shape[0] == 0 or od.shape[0] == 0:
                 return 0
             with nogil:
                 for t in range(od.shape[0]):
@@ -650,3 +635,109 @@ def restore_state(cls, params, data):
     obj = cls(**params)
     obj.load_state(data)
     return obj
+
+
+
+# ================================================================ bordered inverse
+# Section owned by the IDSVM family: Python access to the inline bordered-inverse
+# functions of _core.pxd (for tests against refsvm.core.bordered; the twins call the
+# inline functions directly).
+
+def bordered_start_array(double a, double q):
+    """The compiled ``bordered_start``: inverse of [[0, a], [a, q]]."""
+    out = np.zeros((2, 2))
+    cdef double[:, ::1] R = out
+    bordered_start(&R[0, 0], 2, a, q)
+    return out
+
+
+def bordered_grow_array(Rinv, beta, double kappa):
+    """The compiled ``bordered_grow`` on copies: the inverse grown by one row/column."""
+    cdef Py_ssize_t n = Rinv.shape[0]
+    out = np.zeros((n + 1, n + 1))
+    out[:n, :n] = Rinv
+    b = np.zeros(n + 1)
+    b[:n] = beta
+    cdef double[:, ::1] R = out
+    cdef double[::1] bv = b
+    bordered_grow(&R[0, 0], n + 1, n, &bv[0], kappa)
+    return out
+
+
+def bordered_shrink_array(Rinv, Py_ssize_t p, double eps):
+    """The compiled ``bordered_shrink`` on a copy: the inverse without row/column p, or
+    None when the pivot is too small."""
+    cdef Py_ssize_t n = Rinv.shape[0]
+    out = np.array(Rinv, dtype=np.float64, order="C", copy=True)
+    work = np.empty(n)
+    cdef double[:, ::1] R = out
+    cdef double[::1] w = work
+    if bordered_shrink(&R[0, 0], n, n, p, eps, &w[0]):
+        return None
+    return out[: n - 1, : n - 1].copy()
+
+
+def bordered_beta_array(Rinv, m):
+    """The compiled ``bordered_beta``: -Rinv m."""
+    cdef const double[:, ::1] R = np.ascontiguousarray(Rinv, dtype=np.float64)
+    cdef const double[::1] mv = np.ascontiguousarray(m, dtype=np.float64)
+    cdef Py_ssize_t n = R.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    bordered_beta(&R[0, 0], n, n, &mv[0], &o[0])
+    return out
+
+
+def bordered_pivot_value(double q, m, beta):
+    """The compiled ``bordered_pivot``: q + m' beta."""
+    cdef const double[::1] mv = np.ascontiguousarray(m, dtype=np.float64)
+    cdef const double[::1] bv = np.ascontiguousarray(beta, dtype=np.float64)
+    return bordered_pivot(q, &mv[0], &bv[0], mv.shape[0])
+
+
+def pivot_bound_value(double q, beta, border, root):
+    """The compiled ``pivot_bound`` (idx NULL)."""
+    cdef const double[::1] bv = np.ascontiguousarray(beta, dtype=np.float64)
+    cdef const double[::1] av = np.ascontiguousarray(border, dtype=np.float64)
+    cdef const double[::1] rv = np.ascontiguousarray(root, dtype=np.float64)
+    cdef Py_ssize_t k = av.shape[0]
+    return pivot_bound(q, &bv[0], k, &av[0] if k else NULL, &rv[0] if k else NULL, NULL)
+
+
+def pivot_round_off_scale_value(double q, beta, M):
+    """The compiled ``pivot_round_off_scale``."""
+    cdef const double[::1] bv = np.ascontiguousarray(beta, dtype=np.float64)
+    cdef const double[:, ::1] Mv = np.ascontiguousarray(M, dtype=np.float64)
+    return pivot_round_off_scale(q, &bv[0], &Mv[0, 0], Mv.shape[1], Mv.shape[0])
+
+
+def pivot_tests_value(double kappa, double scale, double abs_scale, double eps_doubt,
+                      double eps_rel, double eps_abs):
+    """(pivot_doubtful, pivot_is_zero) of the compiled core."""
+    return (bool(pivot_doubtful(kappa, scale, eps_doubt)),
+            bool(pivot_is_zero(kappa, scale, abs_scale, eps_rel, eps_abs)))
+
+
+def least_index_event_value(events, double tmin, fallback=None):
+    """The compiled least-index choice over (t, kind, index, window, priority) events,
+    as refsvm.core.bordered.least_index_event: returns (kind, index)."""
+    cdef EventChoice e
+    event_start(&e, tmin)
+    for t, kind, index, window, priority in events:
+        if event_tied(t, tmin, window):
+            if priority:
+                event_take(&e, kind, index)
+                return e.kind, e.index
+            event_least_index(&e, kind, index)
+    if e.kind < 0 and fallback is not None and event_tied(fallback[0], tmin, fallback[3]):
+        event_take(&e, fallback[1], fallback[2])
+    return e.kind, e.index
+
+
+def smallest_event_value(events, double tmax=float("inf")):
+    """Pass 1 of the compiled choice: (t, kind, index) of the strictly smallest step."""
+    cdef EventChoice e
+    event_start(&e, tmax)
+    for t, kind, index in events:
+        event_smaller(&e, t, kind, index)
+    return e.t, e.kind, e.index

@@ -19,7 +19,11 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._core cimport KernelSpec, CKernel, RowStore, StreamLearner
+from refsvm._core cimport (
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, bordered_beta, bordered_grow,
+    bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
+    event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
+    pivot_round_off_scale)
 from refsvm.core.kernels import Kernel, SparseRow
 
 cnp.import_array()
@@ -506,32 +510,14 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _grow_inverse(self, Py_ssize_t i, double kappa, const double* col,
                            bint from_empty) except -1 nogil:
         """Add i to S (Eq. 8); beta^(i) must be in self.beta (unless from_empty)."""
-        cdef Py_ssize_t k = self.k, a, bb, ld
-        cdef double* R
+        cdef Py_ssize_t k = self.k
         cdef double* newcol
-        cdef double* bt
-        cdef double* row
-        cdef double ba
         self._reserve_s(k + 1)
-        ld = self.ldr
-        R = self.R
         if k == 0:
-            R[0] = -self.kdiag[i]
-            R[1] = self.y[i]
-            R[ld] = self.y[i]
-            R[ld + 1] = 0.0
+            # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
+            bordered_start(self.R, self.ldr, self.y[i], self.kdiag[i])
         else:
-            for a in range(k + 1):
-                R[a * ld + k + 1] = 0.0
-                R[(k + 1) * ld + a] = 0.0
-            R[(k + 1) * ld + k + 1] = 0.0
-            bt = self.beta
-            bt[k + 1] = 1.0
-            for a in range(k + 2):
-                ba = bt[a]
-                row = R + a * ld
-                for bb in range(k + 2):
-                    row[bb] = row[bb] + (ba * bt[bb]) / kappa
+            bordered_grow(self.R, self.ldr, k + 1, self.beta, kappa)
         # the column: the work buffer it is in becomes S's (a spare one replaces it)
         if col == <const double*> self.col:
             newcol = self.col
@@ -552,39 +538,14 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
         """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
-        cdef Py_ssize_t k = self.k, p = pos + 1, a, bb, ld = self.ldr
-        cdef double* R = self.R
-        cdef double rpp, rap, mx = 0.0
-        cdef double* rp = self.rp
-        cdef double* src
-        cdef double* dst
+        cdef Py_ssize_t k = self.k, a
+        cdef double mx
         cdef bint rebuild = False
         if k == 1:
-            R[0] = 0.0
+            self.R[0] = 0.0
         else:
-            for a in range(k + 1):
-                for bb in range(k + 1):
-                    if fabs(R[a * ld + bb]) > mx:
-                        mx = fabs(R[a * ld + bb])
-            rpp = R[p * ld + p]
-            if fabs(rpp) <= EPS_RATE * mx:
-                rebuild = True
-            else:
-                # update and compact in one pass: row a goes to row a - (a > p) and column
-                # bb to bb - (bb > p); row p is read from its copy rp, R_ap is read before
-                # its row is written, and every row is written only after it was read
-                for bb in range(k + 1):
-                    rp[bb] = R[p * ld + bb]
-                for a in range(k + 1):
-                    if a == p:
-                        continue
-                    src = R + a * ld
-                    dst = R + (a - 1) * ld if a > p else src
-                    rap = src[p]
-                    for bb in range(p):
-                        dst[bb] = src[bb] - (rap * rp[bb]) / rpp
-                    for bb in range(p + 1, k + 1):
-                        dst[bb - 1] = src[bb] - (rap * rp[bb]) / rpp
+            # a nearly singular reduced matrix is inverted afresh below
+            rebuild = bordered_shrink(self.R, self.ldr, k + 1, pos + 1, EPS_RATE, self.rp)
         self._pool_put(self.KS[pos])
         for a in range(pos, k - 1):
             self.KS[a] = self.KS[a + 1]
@@ -678,77 +639,43 @@ cdef class IncrementalSVMState(StreamLearner):
         return True
 
     cdef double _pivot_bound(self, Py_ssize_t i) noexcept nogil:
-        """The O(k) upper bound of _pivot_scale (refsvm.idsvm.incremental_svm.pivot_bound)."""
-        cdef Py_ssize_t j
-        cdef double sb = 0.0, sk = 0.0
-        for j in range(self.k):
-            sb += fabs(self.y[self.S[j]]) * fabs(self.beta[j + 1])
-        for j in range(self.k):
-            sk += self.kroot[self.S[j]] * fabs(self.beta[j + 1])
-        return fabs(self.kdiag[i]) + (2.0 * fabs(self.beta[0]) * sb + sk * sk)
+        """The O(k) upper bound of _pivot_scale (refsvm._core.pivot_bound: border y_S,
+        roots sqrt|k(x_s, x_s)|)."""
+        return pivot_bound(self.kdiag[i], self.beta, self.k, self.y, self.kroot, self.S)
 
     cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
-        """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix
-        (refsvm.idsvm.incremental_svm.pivot_scale: the same sums, each row of |M| |beta| left to right)."""
-        cdef Py_ssize_t a, bb, k = self.k, sa
-        cdef double s, ya, tot = 0.0
-        for a in range(k + 1):
-            s = 0.0
-            if a == 0:
-                for bb in range(k):
-                    s += fabs(self.y[self.S[bb]]) * fabs(self.beta[bb + 1])
-            else:
-                sa = self.S[a - 1]
-                ya = self.y[sa]
-                s += fabs(ya) * fabs(self.beta[0])
-                for bb in range(k):
-                    s += fabs((ya * self.y[self.S[bb]]) * self.KS[bb][sa]) * fabs(self.beta[bb + 1])
-            tot += fabs(self.beta[a]) * s
-        return fabs(self.kdiag[i]) + tot
+        """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix (built
+        row-major in the scratch buffer lu; refsvm._core.pivot_round_off_scale)."""
+        self._bordered(self.lu)
+        return pivot_round_off_scale(self.kdiag[i], self.beta, self.lu, self.k + 1, self.k + 1)
+
+    cdef void _bordered(self, double* M) noexcept nogil:
+        """M <- [[0, y_S'], [y_S, Q_SS]] (row-major, leading dimension k + 1), Q_ab =
+        (y_a y_b) k(x_a, x_b) read from the cached columns."""
+        cdef Py_ssize_t a, bb, k = self.k, nn = self.k + 1, sa
+        cdef double ya
+        M[0] = 0.0
+        for bb in range(k):
+            M[bb + 1] = self.y[self.S[bb]]
+        for a in range(k):
+            sa = self.S[a]
+            ya = self.y[sa]
+            M[(a + 1) * nn] = ya
+            for bb in range(k):
+                M[(a + 1) * nn + bb + 1] = (ya * self.y[self.S[bb]]) * self.KS[bb][sa]
 
     cdef double _pivot(self, Py_ssize_t i) noexcept nogil:
         """kappa_i = Q_ii + m' beta (m, beta of i in self.m, self.beta)."""
-        cdef Py_ssize_t pos
-        cdef double kappa = 0.0
-        for pos in range(self.k + 1):
-            kappa += self.m[pos] * self.beta[pos]
-        return self.kdiag[i] + kappa
+        return bordered_pivot(self.kdiag[i], self.m, self.beta, self.k + 1)
 
     # ------------------------------------------------------------------ sensitivities
     cdef int _beta(self, Py_ssize_t i) except -1 nogil:
         """m = [y_i; Q_Si], beta = -R m (Eq. 5)."""
-        cdef Py_ssize_t k = self.k, a, bb, ld = self.ldr
-        cdef double s0, s1, s2, s3, mb
-        cdef double* r0
+        cdef Py_ssize_t a
         self.m[0] = self.y[i]
-        for a in range(k):
+        for a in range(self.k):
             self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
-        # each row summed left to right (the reference's _matvec); four rows at a time,
-        # as four independent sums
-        a = 0
-        while a + 4 <= k + 1:
-            r0 = self.R + a * ld
-            s0 = 0.0
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
-            for bb in range(k + 1):
-                mb = self.m[bb]
-                s0 += r0[bb] * mb
-                s1 += r0[ld + bb] * mb
-                s2 += r0[2 * ld + bb] * mb
-                s3 += r0[3 * ld + bb] * mb
-            self.beta[a] = -s0
-            self.beta[a + 1] = -s1
-            self.beta[a + 2] = -s2
-            self.beta[a + 3] = -s3
-            a += 4
-        while a < k + 1:
-            s0 = 0.0
-            for bb in range(k + 1):
-                s0 += self.R[a * ld + bb] * self.m[bb]
-            self.beta[a] = -s0
-            a += 1
+        bordered_beta(self.R, self.ldr, self.k + 1, self.m, self.beta)
         return 0
 
     cdef int _rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
@@ -846,6 +773,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef int best_kind, new
         cdef signed char st
         cdef void* p
+        cdef EventChoice ev
         max_iter = 50 * (n + 10)
         self._clear_dependent()
         for it in range(max_iter):
@@ -864,9 +792,9 @@ cdef class IncrementalSVMState(StreamLearner):
                     # small against it); a doubtful one from a fresh R
                     kappa = self._pivot(c)
                     self.cscale = self._pivot_bound(c)
-                    if kappa <= EPS_DOUBT * self.cscale:
+                    if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
                         self.cscale = self._pivot_scale(c)
-                        if kappa <= EPS_DOUBT * self.cscale and self._fresh_inverse():
+                        if pivot_doubtful(kappa, self.cscale, EPS_DOUBT) and self._fresh_inverse():
                             self._beta(c)
                             self.cscale = self._pivot_scale(c)
                 self._rates(c, col, sign)
@@ -882,10 +810,12 @@ cdef class IncrementalSVMState(StreamLearner):
                     rt0 += fabs(self.R[pos]) * fabs(self.m[pos])
             # pass 1: the smallest step; pass 2: the first event (fixed order) within
             # window eps / |rate| of it (see refsvm.idsvm.incremental_svm.first_event)
-            self._events(c, sign, k, rtb, rt0, INFINITY, &best_t, &best_kind, &best_i)
-            if best_kind >= 0:
-                lim = best_t
-                self._events(c, sign, k, rtb, rt0, lim, &best_t, &best_kind, &best_i)
+            self._events(c, sign, k, rtb, rt0, INFINITY, &ev)
+            if ev.kind >= 0:
+                self._events(c, sign, k, rtb, rt0, ev.t, &ev)
+            best_t = ev.t
+            best_kind = ev.kind
+            best_i = ev.index
             if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
                 best_t = 0.0                # round-off residue (refsvm.idsvm.incremental_svm.adiabatic)
                 best_kind = EV_C_ZERO
@@ -920,7 +850,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 else:
                     kappa = self.r[c] * sign
                     self._grow_inverse(c, kappa, col, False)
-                    if kappa <= EPS_DOUBT * self.cscale:
+                    if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
                         self._fresh_inverse()       # a small pivot: R afresh
                 return 0
             if best_kind == EV_C_BOUND:
@@ -987,20 +917,18 @@ cdef class IncrementalSVMState(StreamLearner):
                 g[i] += r[i] * t
 
     cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rtb, double rt0,
-                      double tmin, double* best_t, int* best_kind,
-                      Py_ssize_t* best_i) noexcept nogil:
-        """Scan the events (see refsvm.idsvm.incremental_svm.first_event).
-        tmin = INFINITY (pass 1): the smallest step, first on exact ties; the join steps
-        computed are kept in tb / tlist.  Otherwise (pass 2): among the events whose step
-        is within its window eps / |rate| of tmin, the candidate's own (first in their
-        order), else the margin vector or candidate with the least id; best_t is tmin."""
+                      double tmin, EventChoice* e) noexcept nogil:
+        """Scan the events (see refsvm.idsvm.incremental_svm._first_event; the two passes
+        of refsvm._core's least-index choice).  tmin = INFINITY (pass 1): the smallest
+        step, first on exact ties; the join steps computed are kept in tb / tlist.
+        Otherwise (pass 2): among the events whose step is within its window eps / |rate|
+        of tmin, the candidate's own (first in their order), else the margin vector or
+        candidate with the least id; e.t is tmin."""
         cdef Py_ssize_t pos, s, i
         cdef double t, a, rr, x, ea = EPS_ALPHA * self.C
         cdef signed char st
         cdef bint first = tmin == INFINITY
-        best_t[0] = INFINITY if first else tmin
-        best_kind[0] = -1
-        best_i[0] = -1
+        event_start(e, tmin)
         if sign > 0:
             if k == 0 or self.r[c] > max(100.0 * (EPS_GAMMA * (self.kroot[c] * rtb + rt0)),
                                          EPS_PIVOT_SCALE * self.cscale,
@@ -1008,32 +936,29 @@ cdef class IncrementalSVMState(StreamLearner):
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
-                if (t < best_t[0]) if first else (t <= tmin + EPS_G / fabs(self.r[c])):
-                    best_kind[0] = EV_C_MARGIN
-                    best_i[0] = c
-                    if not first:
-                        return
-                    best_t[0] = t
+                if first:
+                    event_smaller(e, t, EV_C_MARGIN, c)
+                elif event_tied(t, tmin, EPS_G / fabs(self.r[c])):
+                    event_take(e, EV_C_MARGIN, c)
+                    return
             if k > 0:
                 t = self.C - self.alpha[c]
                 if t < 0.0:
                     t = 0.0
-                if (t < best_t[0]) if first else (t <= tmin + ea):
-                    best_kind[0] = EV_C_BOUND
-                    best_i[0] = c
-                    if not first:
-                        return
-                    best_t[0] = t
+                if first:
+                    event_smaller(e, t, EV_C_BOUND, c)
+                elif event_tied(t, tmin, ea):
+                    event_take(e, EV_C_BOUND, c)
+                    return
         elif k > 0:
             t = self.alpha[c]
             if t < 0.0:
                 t = 0.0
-            if (t < best_t[0]) if first else (t <= tmin + ea):
-                best_kind[0] = EV_C_ZERO
-                best_i[0] = c
-                if not first:
-                    return
-                best_t[0] = t
+            if first:
+                event_smaller(e, t, EV_C_ZERO, c)
+            elif event_tied(t, tmin, ea):
+                event_take(e, EV_C_ZERO, c)
+                return
         for pos in range(k):
             s = self.S[pos]
             a = sign * self.beta[pos + 1]
@@ -1046,14 +971,10 @@ cdef class IncrementalSVMState(StreamLearner):
             if t < 0.0:
                 t = 0.0
             if first:
-                if t < best_t[0]:
-                    best_kind[0] = EV_S_OUT
-                    best_i[0] = s
-                    best_t[0] = t
-            elif t <= tmin + ea / fabs(a) and (best_i[0] < 0 or s < best_i[0]):
+                event_smaller(e, t, EV_S_OUT, s)
+            elif event_tied(t, tmin, ea / fabs(a)):
                 # least-index rule among the tied margin vectors and candidates
-                best_kind[0] = EV_S_OUT
-                best_i[0] = s
+                event_least_index(e, EV_S_OUT, s)
         cdef double* tb = self.tb
         cdef Py_ssize_t* tlist = self.tlist
         cdef Py_ssize_t q, ntl
@@ -1074,14 +995,13 @@ cdef class IncrementalSVMState(StreamLearner):
             # id is below that of the least tied margin vector)
             for q in range(self.ntl):
                 i = tlist[q]
-                if best_i[0] >= 0 and i > best_i[0]:
+                if e.index >= 0 and i > e.index:
                     return
                 t = tb[q]
                 if (t - tmin) * fabs(r[i]) > 4.0 * EPS_G:
                     continue
-                if t <= tmin + EPS_G / fabs(r[i]):
-                    best_kind[0] = EV_JOIN
-                    best_i[0] = i
+                if event_tied(t, tmin, EPS_G / fabs(r[i])):
+                    event_least_index(e, EV_JOIN, i)
                     return
             return
         # The candidates: E members rising (r > tol_i), R members falling (r < -tol_i),
@@ -1092,7 +1012,7 @@ cdef class IncrementalSVMState(StreamLearner):
         # step nor tied with it; same result).  The test is computed without branches on the
         # (unpredictable) set and sign, in one condition that is rarely true (with the rate
         # bound tol0 = EPS_GAMMA rt0 <= tol_i); tol_i itself only for the few that pass.
-        best = best_t[0]
+        best = e.t
         bi = -1
         ntl = 0
         tol0 = EPS_GAMMA * rt0
@@ -1115,9 +1035,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     bi = i
         self.ntl = ntl
         if bi >= 0:
-            best_t[0] = best
-            best_kind[0] = EV_JOIN
-            best_i[0] = bi
+            event_smaller(e, best, EV_JOIN, bi)
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
@@ -1138,6 +1056,7 @@ cdef class IncrementalSVMState(StreamLearner):
         Returns the example the exchange left dependent on the final S, or -1 (see
         refsvm.idsvm.incremental_svm.join)."""
         cdef double kappa, d, best_t, t, a, ea, mag
+        cdef EventChoice ev
         cdef Py_ssize_t best_pos, pos, s, k, j, dep = -1
         cdef int new
         cdef bint have_col = False
@@ -1151,17 +1070,17 @@ cdef class IncrementalSVMState(StreamLearner):
             self._beta(i)
             kappa = self._pivot(i)
             mag = self._pivot_bound(i)
-            if kappa <= EPS_DOUBT * mag:
+            if pivot_doubtful(kappa, mag, EPS_DOUBT):
                 mag = self._pivot_scale(i)
-                if kappa <= EPS_DOUBT * mag and self._fresh_inverse():
+                if pivot_doubtful(kappa, mag, EPS_DOUBT) and self._fresh_inverse():
                     self._beta(i)               # doubtful: from a fresh R
                     kappa = self._pivot(i)
                     mag = self._pivot_scale(i)
-            if kappa > max(EPS_PIVOT_SCALE * mag, EPS_PIVOT_ABS * self.kscale):
+            if not pivot_is_zero(kappa, mag, self.kscale, EPS_PIVOT_SCALE, EPS_PIVOT_ABS):
                 if not have_col:
                     self._column(i, self.col2, 2)
                 self._grow_inverse(i, kappa, self.col2, False)
-                if kappa <= EPS_DOUBT * mag:
+                if pivot_doubtful(kappa, mag, EPS_DOUBT):
                     self._fresh_inverse()       # a small pivot: R afresh
                 return dep
             self.n_exchanges += 1
@@ -1173,7 +1092,7 @@ cdef class IncrementalSVMState(StreamLearner):
             # the smallest step (alpha_i's own bound C last), then the first event within
             # its window of it (refsvm.idsvm.incremental_svm.first_event)
             ea = EPS_ALPHA * self.C
-            best_t = self.C
+            event_start(&ev, self.C)
             for pos in range(k):
                 s = self.S[pos]
                 a = d * self.beta[pos + 1]
@@ -1185,10 +1104,10 @@ cdef class IncrementalSVMState(StreamLearner):
                     continue
                 if t < 0.0:
                     t = 0.0
-                if t < best_t:
-                    best_t = t
+                event_smaller(&ev, t, EV_S_OUT, s)
+            best_t = ev.t
             # the tied margin vector with the least id (refsvm.idsvm.incremental_svm.join)
-            best_pos = -1
+            event_start(&ev, best_t)
             for pos in range(k):
                 s = self.S[pos]
                 a = d * self.beta[pos + 1]
@@ -1200,8 +1119,9 @@ cdef class IncrementalSVMState(StreamLearner):
                     continue
                 if t < 0.0:
                     t = 0.0
-                if t <= best_t + ea / fabs(a) and (best_pos < 0 or s < self.S[best_pos]):
-                    best_pos = pos
+                if event_tied(t, best_t, ea / fabs(a)):
+                    event_least_index(&ev, EV_S_OUT, s)
+            best_pos = self._s_pos(ev.index) if ev.index >= 0 else -1
             t = best_t
             self.alpha[i] += d * t
             for pos in range(k):

@@ -108,6 +108,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
+from ..core.bordered import (
+    bordered_beta, bordered_grow, bordered_pivot, bordered_shrink, bordered_start,
+    least_index_event, pivot_bound, pivot_doubtful, pivot_is_zero, pivot_round_off_scale,
+)
+from ..core.bordered import dot as _dot
+from ..core.bordered import matvec as _matvec
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 
 __all__ = ["IncrementalSVMState", "IncrementalSVM"]
@@ -162,37 +168,15 @@ def _first_event(events, tc, wc, cand, last=None):
                + ([last[0]] if last is not None else []), default=np.inf)
     if not np.isfinite(tmin):
         return np.inf, -1, -1
-    best_kind, best_i = -1, -1
-    for t, kind, i, w in events:
-        if t <= tmin + w:
-            if kind < EV_S_OUT:
-                return tmin, kind, i
-            if best_kind < 0 or i < best_i:
-                best_kind, best_i = kind, i
+    # (t, kind, id, window, priority): the candidate's own events have priority
+    tied = [(t, kind, i, w, kind < EV_S_OUT) for t, kind, i, w in events]
     if tc.size:
-        tied = np.flatnonzero(tc <= tmin + wc)
-        if tied.size and (best_kind < 0 or cand[tied[0]] < best_i):
-            best_kind, best_i = EV_JOIN, int(cand[tied[0]])
-    if best_kind < 0 and last is not None and last[0] <= tmin + last[3]:
-        best_kind, best_i = last[1], last[2]
+        first = np.flatnonzero(tc <= tmin + wc)       # ids ascending: the least tied one
+        if first.size:
+            j = first[0]
+            tied.append((tc[j], EV_JOIN, int(cand[j]), wc[j], False))
+    best_kind, best_i = least_index_event(tied, tmin, fallback=last)
     return tmin, best_kind, best_i
-
-
-def _matvec(A, v):
-    """A @ v with every sum taken left to right over the columns of A (the order of the
-    compiled twin, so that the twins agree to the last bit on small dimensions)."""
-    out = np.zeros(A.shape[0])
-    for j in range(A.shape[1]):
-        out += A[:, j] * v[j]
-    return out
-
-
-def _dot(u, v):
-    """u . v summed left to right (the twin's order)."""
-    s = 0.0
-    for a, b in zip(u.tolist(), v.tolist()):
-        s += a * b
-    return s
 
 
 def _lapack_inverse(M):
@@ -345,13 +329,9 @@ class IncrementalSVMState:
         k = len(self.S)
         if k == 0:
             # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
-            self.Rinv = np.array([[-self.kdiag[i], self.y[i]], [self.y[i], 0.0]])
+            self.Rinv = bordered_start(self.y[i], self.kdiag[i])
         else:
-            v = np.append(beta_i, 1.0)
-            R = np.zeros((k + 2, k + 2))
-            R[: k + 1, : k + 1] = self.Rinv
-            R += np.outer(v, v) / kappa
-            self.Rinv = R
+            self.Rinv = bordered_grow(self.Rinv, beta_i, kappa)
         KS = np.zeros((self.KS.shape[0], k + 1))
         KS[:, :k] = self.KS[:, :k]
         KS[: self.n, k] = col
@@ -365,16 +345,11 @@ class IncrementalSVMState:
         """Remove the margin vector at position ``pos`` of S:
         R_ij <- R_ij - R_ik R_kj / R_kk  (Eq. 9), row and column k dropped."""
         k = len(self.S)
-        p = pos + 1
         if k == 1:
             self.Rinv = np.zeros((1, 1))
         else:
-            R = self.Rinv
-            if abs(R[p, p]) <= EPS_RATE * np.max(np.abs(R)):
-                R = None  # the reduced matrix is (nearly) singular: rebuild below
-            else:
-                R = R - np.outer(R[:, p], R[p, :]) / R[p, p]
-                R = np.delete(np.delete(R, p, axis=0), p, axis=1)
+            # None: the reduced matrix is (nearly) singular, rebuilt below
+            R = bordered_shrink(self.Rinv, pos + 1, EPS_RATE)
         self.KS = np.delete(self.KS, pos, axis=1)
         del self.S[pos]
         self.fresh = False
@@ -436,17 +411,13 @@ class IncrementalSVMState:
         """An O(k) upper bound of ``_pivot_scale`` for a positive semi-definite kernel:
         |Q_ii| + 2 |beta_b| sum_j |y_j beta_j| + (sum_j sqrt(k_jj) |beta_j|)^2."""
         S = np.array(self.S, dtype=np.intp)
-        ab = np.abs(beta[1:])
-        sb = _dot(np.abs(self.y[S]), ab)
-        sk = _dot(np.sqrt(np.abs(self.kdiag[S])), ab)
-        return abs(self.kdiag[i]) + (2.0 * abs(beta[0]) * sb + sk * sk)
+        return pivot_bound(self.kdiag[i], beta, self.y[S], np.sqrt(np.abs(self.kdiag[S])))
 
     def _pivot_scale(self, i, beta):
         """|Q_ii| + |beta|' |M| |beta| (M the bordered matrix): the round-off scale of the
         pivot kappa_i = Q_ii + m' beta^(i) = Q_ii - m' M^-1 m computed with an inverse
         accurate to a backward error |dM| <= eps |M|."""
-        ab = np.abs(beta)
-        return abs(self.kdiag[i]) + _dot(ab, _matvec(np.abs(self._bordered()), ab))
+        return pivot_round_off_scale(self.kdiag[i], beta, self._bordered())
 
     # ------------------------------------------------------------------ sensitivities
     def _beta(self, i):
@@ -455,7 +426,7 @@ class IncrementalSVMState:
         m = np.empty(len(S) + 1)
         m[0] = self.y[i]
         m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
-        return -_matvec(self.Rinv, m), m
+        return bordered_beta(self.Rinv, m), m
 
     def _gamma(self, c, col, beta):
         """gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b for every id (Eq. 7)."""
@@ -492,11 +463,11 @@ class IncrementalSVMState:
                     # the pivot gamma_c = Q_cc + m' beta and its scale (the O(k) bound
                     # unless the pivot is small against it); a doubtful one is
                     # recomputed from a fresh inverse
-                    kappa_c = self.kdiag[c] + _dot(m, beta)
+                    kappa_c = bordered_pivot(self.kdiag[c], m, beta)
                     kscale_c = self._pivot_bound(c, beta)
-                    if kappa_c <= EPS_DOUBT * kscale_c:
+                    if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT):
                         kscale_c = self._pivot_scale(c, beta)
-                        if kappa_c <= EPS_DOUBT * kscale_c and self._fresh_inverse():
+                        if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT) and self._fresh_inverse():
                             beta, m = self._beta(c)
                             kscale_c = self._pivot_scale(c, beta)
                 gam = self._gamma(c, col, beta)                  # Eq. 7
@@ -569,7 +540,7 @@ class IncrementalSVMState:
                     self._grow_inverse(c, None, None, col)
                 else:
                     self._grow_inverse(c, beta, r[c] * sign, col)
-                    if r[c] * sign <= EPS_DOUBT * kscale_c:
+                    if pivot_doubtful(r[c] * sign, kscale_c, EPS_DOUBT):
                         self._fresh_inverse()        # a small pivot: R afresh
                 return
             if best_kind == EV_C_BOUND:
@@ -626,19 +597,19 @@ class IncrementalSVMState:
                 return dep
             known = self._known_from_S(i)
             beta_i, m = self._beta(i)
-            kappa = self.kdiag[i] + _dot(m, beta_i)         # Schur complement = gamma_i^(i)
+            kappa = bordered_pivot(self.kdiag[i], m, beta_i)   # Schur complement = gamma_i^(i)
             scale = self._pivot_bound(i, beta_i)
-            if kappa <= EPS_DOUBT * scale:
+            if pivot_doubtful(kappa, scale, EPS_DOUBT):
                 scale = self._pivot_scale(i, beta_i)
-                if kappa <= EPS_DOUBT * scale and self._fresh_inverse():
+                if pivot_doubtful(kappa, scale, EPS_DOUBT) and self._fresh_inverse():
                     beta_i, m = self._beta(i)               # doubtful: from a fresh R
-                    kappa = self.kdiag[i] + _dot(m, beta_i)
+                    kappa = bordered_pivot(self.kdiag[i], m, beta_i)
                     scale = self._pivot_scale(i, beta_i)
             # numerically zero relative to the terms it is computed from?
-            if kappa > max(EPS_PIVOT_SCALE * scale, EPS_PIVOT_ABS * self.kscale):
+            if not pivot_is_zero(kappa, scale, self.kscale, EPS_PIVOT_SCALE, EPS_PIVOT_ABS):
                 self._grow_inverse(i, beta_i, kappa,
                                    col_i if col_i is not None else self._column(i, known))
-                if kappa <= EPS_DOUBT * scale:
+                if pivot_doubtful(kappa, scale, EPS_DOUBT):
                     self._fresh_inverse()                   # a small pivot: R afresh
                 return dep
             # degenerate: [alpha_i, alpha_S] moves along a null direction of Q

@@ -1,0 +1,157 @@
+"""Bordered-inverse rank-one updates and the least-index event choice, in readable Python.
+
+The reference versions of the section "bordered inverse" of :mod:`refsvm._core`
+(``_core.pxd``), which compiles the same arithmetic in the same order (so the twins
+agree bit for bit).  Used by the exact incremental SVM of Cauwenberghs & Poggio
+(:mod:`refsvm.idsvm.incremental_svm`, Eqs. 5, 8, 9) and by path-following methods
+that keep the inverse of a matrix bordered by one row/column per active variable.
+
+The bordered matrix
+-------------------
+Let M be an n x n symmetric matrix whose inverse ``Rinv`` is kept (for IDSVM,
+M = [[0, y_S'], [y_S, Q_SS]], n = |S| + 1).  Adding a variable with coupling column
+m (n entries) and diagonal entry q gives
+
+    M+ = [[M, m], [m', q]],   beta = -Rinv m,   kappa = q + m' beta  (the Schur complement),
+    M+^-1 = [[Rinv, 0], [0, 0]] + [beta; 1] [beta; 1]' / kappa          (Eq. 8 of C&P),
+
+and removing variable p from M gives (Eq. 9 of C&P)
+
+    Rinv_ij <- Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp,   row and column p dropped.
+
+Zero tests
+----------
+The pivot kappa is computed from an inverse accurate to a backward error
+|dM| <= eps |M|, so its round-off scale is |q| + |beta|' |M| |beta|
+(:func:`pivot_round_off_scale`, O(n^2)).  When the trailing block of M is positive
+semi-definite with diagonal d and the border row is a, the scale is bounded in O(n) by
+|q| + 2 |beta_0| sum_j |a_j beta_j| + (sum_j sqrt|d_j| |beta_j|)^2 (:func:`pivot_bound`,
+since |Q_jl| <= sqrt(d_j d_l)).  A pivot below a small fraction of its scale is
+*doubtful* (recompute it from a fresh inverse); below a smaller one, or below an
+absolute floor, it is *zero* (the new variable is linearly dependent on the others).
+
+Least-index event choice
+------------------------
+A path-following step is limited by the first of several events (a variable reaching
+a bound).  The step taken is t_min, the smallest event step; the events whose step is
+within a round-off window of t_min are *tied*; among them, the first *priority* event
+(in the caller's fixed order) wins, otherwise the one with the least index (Bland's
+rule for the simplex method: the order depends on nothing the path changes, so zero
+steps at a degenerate point cannot cycle), otherwise a *fallback* event if it is tied.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "matvec", "dot", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
+    "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
+    "pivot_is_zero", "least_index_event",
+]
+
+
+def matvec(A, v):
+    """A @ v with every sum taken left to right over the columns of A (the compiled
+    order, so that the twins agree to the last bit)."""
+    out = np.zeros(A.shape[0])
+    for j in range(A.shape[1]):
+        out += A[:, j] * v[j]
+    return out
+
+
+def dot(u, v):
+    """u . v summed left to right (the compiled order)."""
+    s = 0.0
+    for a, b in zip(u.tolist(), v.tolist()):
+        s += a * b
+    return s
+
+
+def bordered_start(a, q):
+    """Inverse of the 2 x 2 bordered matrix [[0, a], [a, q]]: [[-q/a^2, 1/a], [1/a, 0]]
+    (for a = +-1, as in IDSVM's first margin vector: [[-q, a], [a, 0]] exactly)."""
+    a, q = float(a), float(q)
+    return np.array([[-q / (a * a), 1.0 / a], [1.0 / a, 0.0]])
+
+
+def bordered_grow(Rinv, beta, kappa):
+    """Inverse of [[M, m], [m', q]] from ``Rinv`` = M^-1 (n x n), ``beta`` = -Rinv m
+    (n entries, see :func:`bordered_beta`) and the pivot ``kappa`` = q + m' beta
+    (:func:`bordered_pivot`): [[Rinv, 0], [0, 0]] + [beta; 1][beta; 1]' / kappa."""
+    n = Rinv.shape[0]
+    v = np.append(beta, 1.0)
+    R = np.zeros((n + 1, n + 1))
+    R[:n, :n] = Rinv
+    R += np.outer(v, v) / kappa
+    return R
+
+
+def bordered_shrink(Rinv, p, eps):
+    """Inverse of M with row and column p removed, from ``Rinv`` = M^-1:
+    Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped.  Returns None when
+    |Rinv_pp| <= eps max|Rinv| (the reduced matrix is nearly singular: the caller
+    inverts it afresh)."""
+    if abs(Rinv[p, p]) <= eps * np.max(np.abs(Rinv)):
+        return None
+    R = Rinv - np.outer(Rinv[:, p], Rinv[p, :]) / Rinv[p, p]
+    return np.delete(np.delete(R, p, axis=0), p, axis=1)
+
+
+def bordered_beta(Rinv, m):
+    """beta = -Rinv m, each entry summed left to right (Eq. 5 of C&P)."""
+    return -matvec(Rinv, m)
+
+
+def bordered_pivot(q, m, beta):
+    """The Schur complement kappa = q + m' beta (= q - m' M^-1 m), summed left to right."""
+    return q + dot(m, beta)
+
+
+def pivot_bound(q, beta, border, root):
+    """An O(n) upper bound of :func:`pivot_round_off_scale` for M = [[0, a'], [a, Q]]
+    with Q positive semi-definite: |q| + (2 |beta_0| sum_j |a_j| |beta_j| +
+    (sum_j r_j |beta_j|)^2), where ``border`` = a and ``root`` = r = sqrt|diag Q| (one
+    entry per variable after the border; beta has one more entry, beta_0 first)."""
+    ab = np.abs(beta[1:])
+    sb = dot(np.abs(border), ab)
+    sk = dot(np.asarray(root, dtype=float), ab)
+    return abs(q) + (2.0 * abs(beta[0]) * sb + sk * sk)
+
+
+def pivot_round_off_scale(q, beta, M):
+    """|q| + |beta|' |M| |beta|: the round-off scale of kappa = q + m' beta computed with
+    an inverse of M accurate to a backward error |dM| <= eps |M| (O(n^2))."""
+    ab = np.abs(beta)
+    return abs(q) + dot(ab, matvec(np.abs(M), ab))
+
+
+def pivot_doubtful(kappa, scale, eps):
+    """kappa <= eps * scale: a pivot to recompute from a fresh inverse."""
+    return kappa <= eps * scale
+
+
+def pivot_is_zero(kappa, scale, abs_scale, eps_rel, eps_abs):
+    """kappa is numerically zero: not above max(eps_rel * scale, eps_abs * abs_scale)
+    (the absolute floor covers exact zeros, for which no relative scale is meaningful)."""
+    return not kappa > max(eps_rel * scale, eps_abs * abs_scale)
+
+
+def least_index_event(events, tmin, fallback=None):
+    """The event that limits a step of length ``tmin`` (the smallest step of all).
+
+    ``events`` is an iterable, in a fixed order, of (t, kind, index, window, priority):
+    the event is tied when t <= tmin + window.  The first tied event with ``priority``
+    is chosen at once; otherwise the tied event with the least ``index`` (Bland's rule);
+    otherwise ``fallback`` (t, kind, index, window) if it is tied.  Returns
+    (kind, index), or (-1, -1) when nothing is tied."""
+    best_kind, best_i = -1, -1
+    for t, kind, i, w, priority in events:
+        if t <= tmin + w:
+            if priority:
+                return kind, i
+            if best_kind < 0 or i < best_i:
+                best_kind, best_i = kind, i
+    if best_kind < 0 and fallback is not None and fallback[0] <= tmin + fallback[3]:
+        best_kind, best_i = fallback[1], fallback[2]
+    return best_kind, best_i

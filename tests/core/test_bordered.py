@@ -1,0 +1,131 @@
+"""The bordered-inverse section of the core: the reference (refsvm.core.bordered) and the
+compiled functions (refsvm._core, inline in _core.pxd) agree bit for bit; an updated
+inverse equals a fresh inverse; the zero tests and the least-index choice do what their
+documentation says."""
+
+import numpy as np
+import pytest
+
+from refsvm.core import bordered as ref
+
+_core = pytest.importorskip("refsvm._core")
+
+
+def _bordered_matrix(rng, n, d=3):
+    """A random IDSVM-like bordered matrix [[0, y'], [y, Q]] (Q = yy' * RBF Gram, PSD)."""
+    X = rng.randn(n, d)
+    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    y[0], y[1] = 1.0, -1.0                 # both classes: the bordered matrix is regular
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    M = np.zeros((n + 1, n + 1))
+    M[0, 1:] = y
+    M[1:, 0] = y
+    M[1:, 1:] = np.outer(y, y) * K
+    return M, y, K
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 9])
+@pytest.mark.parametrize("seed", range(4))
+def test_grow_one_by_one_equals_fresh_inverse_and_twins_agree(n, seed):
+    rng = np.random.RandomState(seed)
+    M, y, K = _bordered_matrix(rng, n)
+    R_ref = ref.bordered_start(y[0], M[1, 1])
+    R_c = _core.bordered_start_array(y[0], M[1, 1])
+    np.testing.assert_array_equal(R_c, R_ref)
+    np.testing.assert_allclose(R_ref, np.linalg.inv(M[:2, :2]), rtol=0, atol=1e-15)
+    for j in range(2, n + 1):                       # add variable j (row/column j of M)
+        m, q = M[:j, j], M[j, j]
+        beta = ref.bordered_beta(R_ref, m)
+        np.testing.assert_array_equal(_core.bordered_beta_array(R_c, m), beta)
+        kappa = ref.bordered_pivot(q, m, beta)
+        assert _core.bordered_pivot_value(q, m, beta) == kappa
+        assert kappa > 0
+        R_ref = ref.bordered_grow(R_ref, beta, kappa)
+        R_c = _core.bordered_grow_array(R_c, beta, kappa)
+        np.testing.assert_array_equal(R_c, R_ref)
+        fresh = np.linalg.inv(M[: j + 1, : j + 1])
+        np.testing.assert_allclose(R_ref, fresh, rtol=1e-9, atol=1e-9 * np.abs(fresh).max())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shrink_equals_fresh_inverse_and_twins_agree(seed):
+    rng = np.random.RandomState(seed)
+    n = 7
+    M, _, _ = _bordered_matrix(rng, n)
+    R = np.linalg.inv(M)
+    keep = list(range(n + 1))
+    for p in (3, n - 1, 1):                         # remove variables (never the border)
+        R_ref = ref.bordered_shrink(R, p, 1e-12)
+        R_c = _core.bordered_shrink_array(R, p, 1e-12)
+        np.testing.assert_array_equal(R_c, R_ref)
+        del keep[p]
+        fresh = np.linalg.inv(M[np.ix_(keep, keep)])
+        np.testing.assert_allclose(R_ref, fresh, rtol=1e-9, atol=1e-9 * np.abs(fresh).max())
+        R = R_ref
+
+
+def test_shrink_refuses_a_tiny_pivot():
+    R = np.array([[2.0, 1.0], [1.0, 1e-15]])
+    assert ref.bordered_shrink(R, 1, 1e-12) is None
+    assert _core.bordered_shrink_array(R, 1, 1e-12) is None
+    assert ref.bordered_shrink(R, 1, 1e-16) is not None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pivot_scale_bound_twins_agree_and_bound_holds(seed):
+    rng = np.random.RandomState(seed)
+    n = 6
+    M, y, K = _bordered_matrix(rng, n)
+    beta = rng.randn(n + 1)
+    q = 1.0
+    scale = ref.pivot_round_off_scale(q, beta, M)
+    assert _core.pivot_round_off_scale_value(q, beta, M) == scale
+    root = np.sqrt(np.abs(np.diag(K)))
+    bound = ref.pivot_bound(q, beta, y, root)
+    assert _core.pivot_bound_value(q, beta, y, root) == bound
+    assert scale <= bound * (1 + 1e-12)
+    # the exact scale by brute force
+    assert scale == pytest.approx(abs(q) + np.abs(beta) @ np.abs(M) @ np.abs(beta), rel=1e-13)
+
+
+def test_pivot_zero_tests():
+    cases = [(1e-3, 1.0, 1.0), (1e-8, 1.0, 1.0), (1e-12, 1.0, 1.0), (0.0, 1.0, 1.0),
+             (1e-16, 1e-10, 1.0), (-1e-3, 1.0, 1.0)]
+    for kappa, scale, abs_scale in cases:
+        doubtful = ref.pivot_doubtful(kappa, scale, 1e-6)
+        zero = ref.pivot_is_zero(kappa, scale, abs_scale, 1e-11, 1e-14)
+        assert _core.pivot_tests_value(kappa, scale, abs_scale, 1e-6, 1e-11, 1e-14) == (
+            doubtful, zero)
+        assert doubtful == (kappa <= 1e-6 * scale)
+        assert zero == (kappa <= max(1e-11 * scale, 1e-14 * abs_scale))
+
+
+def test_least_index_event_rules():
+    w = 1e-12
+    # a tied priority event wins at once, in the given order
+    ev = [(0.5, 3, 1, w, False), (0.5, 0, 9, w, True), (0.5, 1, 8, w, True)]
+    # ties go to the least index; untied events never count
+    ev2 = [(0.5, 3, 7, w, False), (0.5 + 1e-13, 4, 2, w, False), (0.6, 3, 0, w, False)]
+    # nothing tied but the fallback
+    ev3 = [(0.7, 3, 1, w, False)]
+    for events, tmin, fallback, expect in [
+            (ev, 0.5, None, (0, 9)), (ev2, 0.5, None, (4, 2)),
+            (ev3, 0.5, (0.5, 1, -1, w), (1, -1)), (ev3, 0.5, None, (-1, -1)),
+            (ev2, 0.5, (0.5, 1, -1, w), (4, 2))]:
+        assert ref.least_index_event(events, tmin, fallback) == expect
+        assert _core.least_index_event_value(events, tmin, fallback) == expect
+
+
+def test_least_index_random_twins_agree():
+    rng = np.random.RandomState(3)
+    for _ in range(200):
+        m = rng.randint(1, 8)
+        t = np.round(rng.rand(m), 1)
+        events = [(float(t[j]), int(rng.randint(5)), int(rng.randint(20)), 1e-12,
+                   bool(rng.rand() < 0.2)) for j in range(m)]
+        tmin, kind, index = _core.smallest_event_value([e[:3] for e in events])
+        assert tmin == min(e[0] for e in events)
+        first = next(e for e in events if e[0] == tmin)     # the first on exact ties
+        assert (kind, index) == (first[1], first[2])
+        assert (_core.least_index_event_value(events, tmin)
+                == ref.least_index_event(events, tmin))
