@@ -304,6 +304,7 @@ class _StreamSVM(StreamLearner):
         if L == 1:
             # one point: the exact answer is Algorithm 1's closed form (lines 7-10)
             x, y, f, kxx, d, n = S[0]
+            self._rescore(x)
             self._ball_step(x, y, f, kxx, d, n)
             return 1
         # Gram matrix of [c, φ̃(z_1), ..., φ̃(z_L)] in the augmented space:
@@ -324,6 +325,10 @@ class _StreamSVM(StreamLearner):
         self.R = r
         self.M += L                                  # line 8: M = M + L; S = ∅
         return L
+
+    def _rescore(self, x):
+        """Before a buffered point's closed-form step: what ``_move`` needs from
+        ``_score`` (nothing for the kernel form)."""
 
     def flushed(self):
         """A copy with the buffer flushed: the model Algorithm 2 outputs if the stream
@@ -421,6 +426,9 @@ class StreamSVMLinear(_StreamSVM):
     def _self_value(self, x):
         return sqnorm(x)
 
+    def _rescore(self, x):
+        self._vx = dot(self.w.v, x)     # v has not moved since x was buffered
+
     def _wnorm2(self):
         return self.w.sqnorm()
 
@@ -453,6 +461,7 @@ class StreamSVMLinear(_StreamSVM):
         self._fold()
 
     def center_function(self, X):
+        """f(x) = ⟨w, x⟩ of the current center (the buffer ignored)."""
         if sp.issparse(X):
             return self.w.s * np.asarray(X @ self.w.v).ravel()
         return self.w.s * (np.asarray(X) @ self.w.v)
@@ -564,6 +573,7 @@ class StreamSVMKernel(_StreamSVM):
                 self.alpha.append(lam[j + 1] * y)
 
     def center_function(self, X):
+        """f(x) = Σ_m α_m k(x_m, x) of the current center (the buffer ignored)."""
         out = np.zeros(X.shape[0])
         for r in range(X.shape[0]):
             x = get_row(X, r)

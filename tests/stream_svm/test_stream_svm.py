@@ -15,7 +15,7 @@ from ..conftest import BACKENDS, to_csr
 
 SQRT2 = np.sqrt(2.0)
 #: the compiled twin joins once it is built
-TWINS = ["python"]
+TWINS = BACKENDS
 
 
 def _module(backend):

@@ -1,0 +1,868 @@
+"""Compiled twin of :mod:`refsvm.stream_svm.stream_svm` (StreamSVM, Rai et al.).
+
+Same classes (``StreamSVMLinear``, ``StreamSVMKernel``), same order of operations,
+same counting, same persistence format.  The linear form is a scale-and-add on the
+core's ``ScaledVector`` (w = s·v: line 7 is ``sv_scale`` in O(1) and ``sv_add_row``
+in O(nnz)); the kernel form keeps its core set in the core's ``RowStore`` and
+evaluates it with ``CKernel``.  Both subclass the core's ``StreamLearner`` and
+implement only ``_step``.  The lookahead solver (``enclosing_ball``) is the
+reference's algorithm in C: an active-set simplex QP with a Cholesky solve on the
+free set, inside a safeguarded Newton iteration on the radius.
+"""
+from libc.math cimport sqrt, fabs
+from libc.stdlib cimport malloc, calloc, free
+
+cimport cython
+
+import numpy as np
+import scipy.sparse as sp
+
+from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, ScaledVector,
+                           sv_init, sv_scale, sv_add_row, sv_sqnorm, sv_fold, row_dot,
+                           row_sqnorm, grow, kernel_dense, kernel_csr)
+from refsvm._core import restore_state
+from refsvm.stream_svm import stream_svm as _ref
+
+#: the reference's constants, as C doubles
+cdef double FOLD = _ref.FOLD
+cdef double TOL = _ref.TOL
+
+__all__ = ["StreamSVMLinear", "StreamSVMKernel", "enclosing_ball", "simplex_qp"]
+
+
+# --------------------------------------------------------------------------- the solver
+cdef int _cholesky_solve2(int n, double* A, double* x1, double* x2) noexcept nogil:
+    """A = LLᵀ in place (lower triangle), then x1 ← A⁻¹x1, x2 ← A⁻¹x2; -1 if A is not PD."""
+    cdef int i, j, k
+    cdef double s, t
+    for j in range(n):
+        s = A[j * n + j]
+        for k in range(j):
+            s -= A[j * n + k] * A[j * n + k]
+        if s <= 0.0:
+            return -1
+        s = sqrt(s)
+        A[j * n + j] = s
+        for i in range(j + 1, n):
+            t = A[i * n + j]
+            for k in range(j):
+                t -= A[i * n + k] * A[j * n + k]
+            A[i * n + j] = t / s
+    for i in range(n):                       # L y = x
+        s = x1[i]
+        t = x2[i]
+        for k in range(i):
+            s -= A[i * n + k] * x1[k]
+            t -= A[i * n + k] * x2[k]
+        x1[i] = s / A[i * n + i]
+        x2[i] = t / A[i * n + i]
+    for i in range(n - 1, -1, -1):           # Lᵀ x = y
+        s = x1[i]
+        t = x2[i]
+        for k in range(i + 1, n):
+            s -= A[k * n + i] * x1[k]
+            t -= A[k * n + i] * x2[k]
+        x1[i] = s / A[i * n + i]
+        x2[i] = t / A[i * n + i]
+    return 0
+
+
+cdef int _simplex_qp(int n, const double* G, const double* b, double* mu, double* work,
+                     int* iwork) noexcept nogil:
+    """min μᵀGμ − bᵀμ over the simplex from the feasible ``mu`` (see the reference's
+    ``simplex_qp``).  work: n*n + 4n doubles; iwork: 2n ints.  0 on success."""
+    cdef double* GF = work
+    cdef double* u = work + n * n
+    cdef double* v = u + n
+    cdef double* p = v + n
+    cdef double* g = p + n
+    cdef int* F = iwork
+    cdef int* isfree = iwork + n
+    cdef int i, k, c, m, it, block, worst
+    cdef double scale = 1.0, su, sv, nu, t, val, lam, best
+    for i in range(n):
+        isfree[i] = mu[i] > 0.0
+        if fabs(b[i]) > scale:
+            scale = fabs(b[i])
+    for it in range(20 * n + 20):
+        m = 0
+        for i in range(n):
+            if isfree[i]:
+                F[m] = i
+                m += 1
+        for k in range(m):
+            for c in range(m):
+                GF[k * m + c] = G[F[k] * n + F[c]]
+            u[k] = b[F[k]]
+            v[k] = 1.0
+        if _cholesky_solve2(m, GF, u, v) < 0:
+            return -1
+        su = 0.0
+        sv = 0.0
+        for k in range(m):
+            su += u[k]
+            sv += v[k]
+        nu = (su - 2.0) / sv
+        t = 1.0
+        block = -1
+        for k in range(m):
+            p[k] = 0.5 * (u[k] - nu * v[k]) - mu[F[k]]
+            if p[k] < 0.0 and -mu[F[k]] / p[k] < t:
+                t = -mu[F[k]] / p[k]
+                block = k
+        for k in range(m):
+            val = mu[F[k]] + t * p[k]
+            mu[F[k]] = val if val > 0.0 else 0.0
+        if block >= 0:                       # a coordinate reached 0: it leaves F
+            mu[F[block]] = 0.0
+            isfree[F[block]] = 0
+            continue
+        worst = -1
+        best = -1e-13 * scale
+        for i in range(n):
+            if not isfree[i]:
+                val = 0.0
+                for k in range(n):
+                    val += G[i * n + k] * mu[k]
+                lam = 2.0 * val - b[i] + nu
+                if lam < best:
+                    worst = i
+                    best = lam
+        if worst < 0:
+            return 0
+        isfree[worst] = 1
+    return -2
+
+
+cdef double _ball_radius(int n, const double* G, const double* mu, double R,
+                         double* Gmu) noexcept nogil:
+    """max(‖c − c_0‖ + R, max_j ‖c − p_j‖) for c = Σ μ_i c_i (reference: ball_distances)."""
+    cdef int i, k
+    cdef double q = 0.0, d2, d, r = 0.0
+    for i in range(n):
+        Gmu[i] = 0.0
+        for k in range(n):
+            Gmu[i] += G[i * n + k] * mu[k]
+        q += mu[i] * Gmu[i]
+    for i in range(n):
+        d2 = q - 2.0 * Gmu[i] + G[i * n + i]
+        d = sqrt(d2) if d2 > 0.0 else 0.0
+        if i == 0:
+            d += R
+        if d > r:
+            r = d
+    return r
+
+
+cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out, double* r_out,
+                  double* work, int* iwork) noexcept nogil:
+    """The minimum ball enclosing B(c_0, R) and p_1..p_{n1-1} (reference: enclosing_ball).
+    work: n1*n1 + 10*n1 doubles; iwork: 2*n1 ints."""
+    cdef double* diag = work
+    cdef double* b = diag + n1
+    cdef double* mu = b + n1
+    cdef double* Gmu = mu + n1
+    cdef double* qpwork = Gmu + n1
+    cdef int i, k, it, rc
+    cdef double dj, dmax = 0.0, lo = 0.0, hi, r, psi, bm, mGm, dpsi, r_new
+    for i in range(n1):
+        diag[i] = G[i * n1 + i]
+        mu[i] = 0.0
+        mu_out[i] = 0.0
+    mu[0] = 1.0
+    mu_out[0] = 1.0
+    for i in range(1, n1):
+        dj = G[0] - 2.0 * G[i] + diag[i]
+        dj = sqrt(dj) if dj > 0.0 else 0.0
+        if dj > dmax:
+            dmax = dj
+        if 0.5 * (dj + R) > lo:
+            lo = 0.5 * (dj + R)
+    if n1 == 1 or dmax <= R:
+        r_out[0] = R
+        return 0
+    if R == 0.0:
+        rc = _simplex_qp(n1, G, diag, mu, qpwork, iwork)
+        if rc < 0:
+            return rc
+        for i in range(n1):
+            mu_out[i] = mu[i]
+        r_out[0] = _ball_radius(n1, G, mu_out, R, Gmu)
+        return 0
+    hi = dmax
+    r = lo
+    for it in range(100):
+        for i in range(n1):
+            b[i] = diag[i]
+        b[0] += 2.0 * r * R - R * R          # the ball as a weighted point
+        rc = _simplex_qp(n1, G, b, mu, qpwork, iwork)
+        if rc < 0:
+            return rc
+        bm = 0.0
+        mGm = 0.0
+        for i in range(n1):
+            Gmu[i] = 0.0
+            for k in range(n1):
+                Gmu[i] += G[i * n1 + k] * mu[k]
+        for i in range(n1):
+            bm += b[i] * mu[i]
+            mGm += mu[i] * Gmu[i]
+        psi = (bm - mGm) - r * r
+        if psi <= 0.0:
+            hi = r
+            for i in range(n1):
+                mu_out[i] = mu[i]
+            if -psi <= tol * r * r:
+                break
+        else:
+            lo = r
+        if hi - lo <= tol * hi:
+            break
+        dpsi = 2.0 * R * mu[0] - 2.0 * r
+        r_new = r - psi / dpsi if dpsi < 0.0 else lo
+        if not (lo < r_new < hi):
+            r_new = 0.5 * (lo + hi)
+        r = r_new
+    r_out[0] = _ball_radius(n1, G, mu_out, R, Gmu)
+    return 0
+
+
+def simplex_qp(G, b, mu):
+    """Python entry to the compiled simplex QP (tests)."""
+    cdef double[:, ::1] Gv = np.ascontiguousarray(G, dtype=np.float64)
+    cdef double[::1] bv = np.ascontiguousarray(b, dtype=np.float64)
+    cdef double[::1] m = np.array(mu, dtype=np.float64)
+    cdef int n = bv.shape[0]
+    cdef double[::1] work = np.empty(n * n + 4 * n)
+    cdef int[::1] iwork = np.empty(2 * n, dtype=np.intc)
+    if _simplex_qp(n, &Gv[0, 0], &bv[0], &m[0], &work[0], &iwork[0]) < 0:
+        raise RuntimeError("simplex_qp: no convergence (degenerate Gram matrix?)")
+    return np.asarray(m)
+
+
+def enclosing_ball(G, R, tol=_ref.TOL):
+    """Python entry to the compiled lookahead solver: (μ, r) as the reference's."""
+    cdef double[:, ::1] Gv = np.ascontiguousarray(G, dtype=np.float64)
+    cdef int n = Gv.shape[0]
+    cdef double[::1] mu = np.zeros(n)
+    cdef double r = 0.0
+    cdef double[::1] work = np.empty(n * n + 10 * n)
+    cdef int[::1] iwork = np.empty(2 * n, dtype=np.intc)
+    if _enclose(n, &Gv[0, 0], R, tol, &mu[0], &r, &work[0], &iwork[0]) < 0:
+        raise RuntimeError("enclosing_ball: the QP failed (degenerate Gram matrix?)")
+    return np.asarray(mu), r
+
+
+# --------------------------------------------------------------------------- the state
+@cython.nonecheck(False)
+cdef class _StreamSVM(StreamLearner):
+    """Algorithms 1 and 2 (see the reference's ``_StreamSVM``); hooks in the subclasses."""
+
+    cdef readonly double C, R, xi2
+    cdef readonly long long M, n_seen
+    cdef readonly int lookahead
+    cdef readonly object form
+    cdef bint printed
+    cdef RowStore buf                        # Alg. 2's S (rows)
+    cdef double* buf_y
+    cdef double* buf_f
+    cdef double* buf_kxx
+    cdef double* buf_d
+    cdef long long* buf_ids
+    cdef Py_ssize_t nbuf
+    cdef double* G                           # (L + 1)² Gram matrix of [c, φ̃_1..φ̃_L]
+    cdef double* Q                           # L² signed kernel block
+    cdef double* lam
+    cdef double* work
+    cdef int* iwork
+
+    def __cinit__(self, *args, **kwargs):
+        self.buf_y = self.buf_f = self.buf_kxx = self.buf_d = NULL
+        self.buf_ids = NULL
+        self.G = self.Q = self.lam = self.work = NULL
+        self.iwork = NULL
+
+    def _init_common(self, n_features, sparse, C, lookahead, form):
+        cdef int L = lookahead, n1 = lookahead + 1
+        self.n_features = n_features
+        self.sparse = sparse
+        self.C = C
+        self.lookahead = L
+        self.form = str(form)
+        self.printed = self.form == "printed"
+        self.buf = RowStore(n_features, sparse)
+        self.buf_y = <double*> calloc(L, sizeof(double))
+        self.buf_f = <double*> calloc(L, sizeof(double))
+        self.buf_kxx = <double*> calloc(L, sizeof(double))
+        self.buf_d = <double*> calloc(L, sizeof(double))
+        self.buf_ids = <long long*> calloc(L, sizeof(long long))
+        self.G = <double*> calloc(n1 * n1, sizeof(double))
+        self.Q = <double*> calloc(L * L, sizeof(double))
+        self.lam = <double*> calloc(n1, sizeof(double))
+        self.work = <double*> calloc(n1 * n1 + 10 * n1, sizeof(double))
+        self.iwork = <int*> calloc(2 * n1, sizeof(int))
+        if (self.buf_y == NULL or self.buf_f == NULL or self.buf_kxx == NULL
+                or self.buf_d == NULL or self.buf_ids == NULL or self.G == NULL
+                or self.Q == NULL or self.lam == NULL or self.work == NULL
+                or self.iwork == NULL):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.buf_y)
+        free(self.buf_f)
+        free(self.buf_kxx)
+        free(self.buf_d)
+        free(self.buf_ids)
+        free(self.G)
+        free(self.Q)
+        free(self.lam)
+        free(self.work)
+        free(self.iwork)
+
+    # ---- hooks
+    cdef int _start(self, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                    long long n) except -1 nogil:
+        return 0
+
+    cdef double _score(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        return 0.0
+
+    cdef double _self_value(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        return 0.0
+
+    cdef double _wnorm2(self) noexcept nogil:
+        return 0.0
+
+    cdef void _rescore(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        pass
+
+    cdef int _move(self, double beta, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                   double f, double kxx, long long n) except -1 nogil:
+        return 0
+
+    cdef double _pair(self, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        return 0.0
+
+    cdef int _combine(self, Py_ssize_t L) except -1 nogil:
+        return 0
+
+    # ---- rows of the buffer
+    cdef void _buf_row(self, Py_ssize_t j, const int** xi, const double** xv,
+                       Py_ssize_t* nnz) noexcept nogil:
+        cdef Py_ssize_t start
+        if self.sparse:
+            start = self.buf.indptr[j]
+            nnz[0] = self.buf.indptr[j + 1] - start
+            xi[0] = self.buf.indices + start
+            xv[0] = self.buf.data + start
+        else:
+            xi[0] = NULL
+            xv[0] = self.buf.dense + j * self.n_features
+            nnz[0] = self.n_features
+
+    # ---- Algorithm 1 (and the buffering of Algorithm 2)
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        cdef long long n = self.n_seen
+        cdef double f, kxx, t, d
+        self.n_seen += 1
+        if self.M == 0:
+            # Alg. 1 line 3
+            self._start(xi, xv, nnz, y, n)
+            self.R = 0.0
+            self.xi2 = 1.0 if self.printed else 1.0 / self.C
+            self.M = 1
+            return 1
+        # line 5
+        f = self._score(xi, xv, nnz)
+        kxx = self._self_value(xi, xv, nnz)
+        t = self._wnorm2() - 2.0 * y * f + kxx
+        if t < 0.0:
+            t = 0.0
+        d = sqrt(t + self.xi2 + 1.0 / self.C)
+        # line 6
+        if d < self.R:
+            return 0
+        if self.lookahead == 1:
+            self._ball_step(xi, xv, nnz, y, f, kxx, d, n)
+            return 1
+        # Alg. 2 line 5: S = S ∪ {y_n x_n}
+        if self.sparse:
+            self.buf.append_csr(xi, xv, nnz)
+        else:
+            self.buf.append_dense(xv)
+        self.buf_y[self.nbuf] = y
+        self.buf_f[self.nbuf] = f
+        self.buf_kxx[self.nbuf] = kxx
+        self.buf_d[self.nbuf] = d
+        self.buf_ids[self.nbuf] = n
+        self.nbuf += 1
+        # Alg. 2 line 6
+        if self.nbuf == self.lookahead:
+            self._flush()
+        return 1
+
+    cdef int _ball_step(self, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                        double f, double kxx, double d, long long n) except -1 nogil:
+        """Alg. 1 lines 7-10."""
+        cdef double R = self.R
+        cdef double beta = 0.5 * (1.0 - R / d)
+        cdef double beta9
+        self._move(beta, xi, xv, nnz, y, f, kxx, n)              # line 7
+        self.R = R + 0.5 * (d - R)                                # line 8
+        if self.printed:                                          # line 9 as printed
+            beta9 = 0.5 * (1.0 - self.R / d)
+            self.xi2 = self.xi2 * ((1.0 - beta9) * (1.0 - beta9)) + beta9 * beta9
+        else:                                                     # line 9, consistent
+            self.xi2 = ((1.0 - beta) * (1.0 - beta)) * self.xi2 + (beta * beta) / self.C
+        self.M += 1                                               # line 10
+        return 0
+
+    # ---- Algorithm 2
+    cdef int _flush(self) except -1 nogil:
+        cdef Py_ssize_t L = self.nbuf, i, j, n1 = self.nbuf + 1
+        cdef const int* xi
+        cdef const double* xv
+        cdef Py_ssize_t nnz
+        cdef double r = 0.0, s2
+        cdef int rc
+        if L == 0:
+            return 0
+        if L == 1:
+            self._buf_row(0, &xi, &xv, &nnz)
+            self._rescore(xi, xv, nnz)
+            self._ball_step(xi, xv, nnz, self.buf_y[0], self.buf_f[0], self.buf_kxx[0],
+                            self.buf_d[0], self.buf_ids[0])
+            self.nbuf = 0
+            self.buf.keep(NULL, 0)
+            return 1
+        for i in range(L):
+            self.Q[i * L + i] = self.buf_kxx[i]
+            for j in range(i + 1, L):
+                self.Q[i * L + j] = self.buf_y[i] * self.buf_y[j] * self._pair(i, j)
+                self.Q[j * L + i] = self.Q[i * L + j]
+        self.G[0] = self._wnorm2() + self.xi2
+        for j in range(L):
+            self.G[j + 1] = self.buf_y[j] * self.buf_f[j]
+            self.G[(j + 1) * n1] = self.G[j + 1]
+        for i in range(L):
+            for j in range(L):
+                self.G[(i + 1) * n1 + j + 1] = self.Q[i * L + j] + (1.0 / self.C if i == j else 0.0)
+        rc = _enclose(n1, self.G, self.R, TOL, self.lam, &r, self.work, self.iwork)
+        if rc < 0:
+            with gil:
+                raise RuntimeError("enclosing_ball: the QP failed (degenerate Gram matrix?)")
+        self._combine(L)
+        s2 = 0.0
+        for j in range(L):
+            s2 += self.lam[j + 1] * self.lam[j + 1]
+        self.xi2 = (self.lam[0] * self.lam[0]) * self.xi2 + s2 / self.C
+        self.R = r
+        self.M += L
+        self.nbuf = 0
+        self.buf.keep(NULL, 0)
+        return L
+
+    def flush(self):
+        """Alg. 2 lines 7-8 / 12-14: enclose the ball and the buffer; empty it.  Returns |S|."""
+        return self._flush()
+
+    def flushed(self):
+        """A copy with the buffer flushed (the model if the stream ended now)."""
+        model = restore_state(type(self), self.init_params(), self.save_state())
+        model.flush()
+        return model
+
+    def decision_function(self, X):
+        """f(x) for every row; with a non-empty buffer, that of :meth:`flushed`."""
+        model = self.flushed() if self.nbuf else self
+        return model.center_function(X)
+
+    @property
+    def radius(self):
+        return self.R
+
+    @property
+    def n_updates(self):
+        return self.M
+
+    # ---- persistence
+    def _init_extra(self):
+        return {}
+
+    def init_params(self):
+        return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
+                    lookahead=self.lookahead, form=self.form, **self._init_extra())
+
+    def _pack(self, prefix, RowStore store):
+        M = store.to_matrix()
+        if self.sparse:
+            return {prefix + "data": np.asarray(M.data, dtype=np.float64),
+                    prefix + "indices": np.asarray(M.indices, dtype=np.int32),
+                    prefix + "indptr": np.asarray(M.indptr, dtype=np.int64)}
+        return {prefix + "X": np.ascontiguousarray(M, dtype=np.float64).reshape(-1, self.n_features)}
+
+    def _unpack(self, prefix, data, RowStore store):
+        cdef Py_ssize_t i
+        if self.sparse:
+            indptr = np.asarray(data[prefix + "indptr"])
+            M = sp.csr_matrix((np.asarray(data[prefix + "data"], dtype=np.float64),
+                               np.asarray(data[prefix + "indices"], dtype=np.int32), indptr),
+                              shape=(indptr.shape[0] - 1, self.n_features))
+            M.indices = M.indices.astype(np.int32)
+        else:
+            M = np.ascontiguousarray(data[prefix + "X"], dtype=np.float64).reshape(-1, self.n_features)
+        for i in range(M.shape[0]):
+            store.append(M, i)
+        return M.shape[0]
+
+    def _save_common(self):
+        cdef Py_ssize_t j
+        out = {
+            "R": self.R, "xi2": self.xi2, "M": self.M, "n_seen": self.n_seen,
+            "buf_y": np.array([self.buf_y[j] for j in range(self.nbuf)], dtype=np.float64),
+            "buf_f": np.array([self.buf_f[j] for j in range(self.nbuf)], dtype=np.float64),
+            "buf_kxx": np.array([self.buf_kxx[j] for j in range(self.nbuf)], dtype=np.float64),
+            "buf_d": np.array([self.buf_d[j] for j in range(self.nbuf)], dtype=np.float64),
+            "buf_ids": np.array([self.buf_ids[j] for j in range(self.nbuf)], dtype=np.int64),
+        }
+        out.update(self._pack("buf_", self.buf))
+        return out
+
+    def _load_common(self, data):
+        cdef Py_ssize_t j, L
+        self.R = float(data["R"])
+        self.xi2 = float(data["xi2"])
+        self.M = int(data["M"])
+        self.n_seen = int(data["n_seen"])
+        self.buf.keep(NULL, 0)
+        L = self._unpack("buf_", data, self.buf)
+        if L >= self.lookahead:
+            raise ValueError("the saved buffer is not shorter than the lookahead")
+        for j in range(L):
+            self.buf_y[j] = data["buf_y"][j]
+            self.buf_f[j] = data["buf_f"][j]
+            self.buf_kxx[j] = data["buf_kxx"][j]
+            self.buf_d[j] = data["buf_d"][j]
+            self.buf_ids[j] = data["buf_ids"][j]
+        self.nbuf = L
+
+    def _common_state(self):
+        cdef Py_ssize_t j
+        return {
+            "R": self.R,
+            "xi2": self.xi2,
+            "wnorm2": self._wnorm2(),
+            "n_updates": self.M,
+            "n_seen": self.n_seen,
+            "buffer_ids": np.array([self.buf_ids[j] for j in range(self.nbuf)], dtype=np.int64),
+            "n_kernel_evals": self.n_kernel_evals,
+        }
+
+
+@cython.nonecheck(False)
+cdef class StreamSVMLinear(_StreamSVM):
+    """StreamSVM, linear form; see :class:`refsvm.stream_svm.stream_svm.StreamSVMLinear`."""
+
+    cdef ScaledVector w
+    cdef double* v
+    cdef long long* ids
+    cdef double* a                           # α_m = s·a_m
+    cdef Py_ssize_t n_sv, cap_ids, cap_a
+    cdef double vx
+    cdef KernelSpec linspec
+
+    def __cinit__(self, *args, **kwargs):
+        self.v = NULL
+        self.ids = NULL
+        self.a = NULL
+        self.n_sv = self.cap_ids = self.cap_a = 0
+
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent"):
+        self._init_common(n_features, sparse, C, lookahead, form)
+        self.v = <double*> calloc(max(1, n_features), sizeof(double))
+        if self.v == NULL:
+            raise MemoryError()
+        sv_init(&self.w, self.v, n_features, True)
+        self.linspec.kind = 0
+        self.linspec.gamma = 1.0
+        self.linspec.coef0 = 0.0
+        self.linspec.degree = 1
+
+    def __dealloc__(self):
+        free(self.v)
+        free(self.ids)
+        free(self.a)
+
+    @property
+    def n_kernel_evals(self):
+        return 0
+
+    cdef int _append(self, long long n, double a) except -1 nogil:
+        grow(<void**> &self.ids, &self.cap_ids, self.n_sv + 1, sizeof(long long))
+        grow(<void**> &self.a, &self.cap_a, self.n_sv + 1, sizeof(double))
+        self.ids[self.n_sv] = n
+        self.a[self.n_sv] = a
+        self.n_sv += 1
+        return 0
+
+    cdef int _start(self, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                    long long n) except -1 nogil:
+        sv_add_row(&self.w, y, xi, xv, nnz, 0.0)                 # w = y_1 x_1
+        self._append(n, y / self.w.s)
+        return 0
+
+    cdef double _score(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        self.vx = row_dot(self.w.v, xi, xv, nnz)
+        return self.w.s * self.vx
+
+    cdef double _self_value(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        return row_sqnorm(xv, nnz)
+
+    cdef double _wnorm2(self) noexcept nogil:
+        return sv_sqnorm(&self.w)
+
+    cdef void _rescore(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        self.vx = row_dot(self.w.v, xi, xv, nnz)
+
+    cdef int _move(self, double beta, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                   double f, double kxx, long long n) except -1 nogil:
+        # line 7: w = (1 − β)w + βy_n x_n, a scale in O(1) and an add in O(nnz)
+        sv_scale(&self.w, 1.0 - beta)
+        sv_add_row(&self.w, beta * y, xi, xv, nnz, self.vx)
+        self._append(n, beta * y / self.w.s)
+        self._fold()
+        return 0
+
+    cdef void _fold(self) noexcept nogil:
+        cdef Py_ssize_t j
+        cdef double s = self.w.s
+        if s < FOLD:
+            for j in range(self.n_sv):
+                self.a[j] = self.a[j] * s
+            sv_fold(&self.w, FOLD)
+
+    cdef double _pair(self, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        return self.buf.kernel_rows(&self.linspec, i, j)
+
+    cdef int _combine(self, Py_ssize_t L) except -1 nogil:
+        cdef Py_ssize_t j
+        cdef const int* xi
+        cdef const double* xv
+        cdef Py_ssize_t nnz
+        cdef double c
+        sv_scale(&self.w, self.lam[0])
+        if self.lam[0] == 0.0:
+            for j in range(self.n_sv):
+                self.a[j] = 0.0
+        for j in range(L):
+            if self.lam[j + 1] > 0.0:
+                self._buf_row(j, &xi, &xv, &nnz)
+                c = self.lam[j + 1] * self.buf_y[j]
+                sv_add_row(&self.w, c, xi, xv, nnz, row_dot(self.w.v, xi, xv, nnz))
+                self._append(self.buf_ids[j], c / self.w.s)
+        self._fold()
+        return 0
+
+    def center_function(self, X):
+        """f(x) = ⟨w, x⟩ of the current center (the buffer ignored)."""
+        v = np.asarray(<double[:self.n_features]> self.v) if self.n_features else np.zeros(0)
+        if sp.issparse(X):
+            return self.w.s * np.asarray(X @ v).ravel()
+        return self.w.s * (np.asarray(X) @ v)
+
+    @property
+    def coef(self):
+        return self.w.s * self._v()
+
+    def _v(self):
+        cdef Py_ssize_t j
+        return np.array([self.v[j] for j in range(self.n_features)], dtype=np.float64)
+
+    def support(self):
+        cdef Py_ssize_t j
+        return (np.array([self.ids[j] for j in range(self.n_sv)], dtype=np.int64),
+                self.w.s * np.array([self.a[j] for j in range(self.n_sv)], dtype=np.float64),
+                None)
+
+    def get_state(self):
+        out = self._common_state()
+        ids, coef, _ = self.support()
+        out["w"] = self.coef
+        out["support"] = ids
+        out["coef"] = coef
+        return out
+
+    def save_state(self):
+        cdef Py_ssize_t j
+        out = self._save_common()
+        out.update({"v": self._v(), "s": self.w.s, "vnorm2": self.w.vnorm2,
+                    "ids": np.array([self.ids[j] for j in range(self.n_sv)], dtype=np.int64),
+                    "a": np.array([self.a[j] for j in range(self.n_sv)], dtype=np.float64)})
+        return out
+
+    def load_state(self, data):
+        cdef Py_ssize_t j
+        self._load_common(data)
+        v = np.asarray(data["v"], dtype=np.float64)
+        for j in range(self.n_features):
+            self.v[j] = v[j]
+        self.w.s = float(data["s"])
+        self.w.vnorm2 = float(data["vnorm2"])
+        self.n_sv = 0
+        for j in range(len(data["ids"])):
+            self._append(int(data["ids"][j]), float(data["a"][j]))
+
+
+@cython.nonecheck(False)
+cdef class StreamSVMKernel(_StreamSVM):
+    """StreamSVM, kernel form; see :class:`refsvm.stream_svm.stream_svm.StreamSVMKernel`."""
+
+    cdef RowStore store
+    cdef CKernel kern
+    cdef long long* ids
+    cdef double* alpha
+    cdef Py_ssize_t n_sv, cap_ids, cap_alpha
+    cdef readonly double wnorm2
+
+    def __cinit__(self, *args, **kwargs):
+        self.ids = NULL
+        self.alpha = NULL
+        self.n_sv = self.cap_ids = self.cap_alpha = 0
+
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
+        self._init_common(n_features, sparse, C, lookahead, form)
+        self.kern = CKernel(kernel, gamma, degree, coef0)
+        self.store = RowStore(n_features, sparse)
+
+    def __dealloc__(self):
+        free(self.ids)
+        free(self.alpha)
+
+    def _init_extra(self):
+        k = self.kern
+        return dict(kernel=k.kind, gamma=k.gamma, degree=k.degree, coef0=k.coef0)
+
+    @property
+    def n_kernel_evals(self):
+        return self.kern.n_evals
+
+    cdef int _append(self, long long n, double a) except -1 nogil:
+        grow(<void**> &self.ids, &self.cap_ids, self.n_sv + 1, sizeof(long long))
+        grow(<void**> &self.alpha, &self.cap_alpha, self.n_sv + 1, sizeof(double))
+        self.ids[self.n_sv] = n
+        self.alpha[self.n_sv] = a
+        self.n_sv += 1
+        return 0
+
+    cdef int _store_row(self, const int* xi, const double* xv, Py_ssize_t nnz) except -1 nogil:
+        if self.sparse:
+            self.store.append_csr(xi, xv, nnz)
+        else:
+            self.store.append_dense(xv)
+        return 0
+
+    cdef int _start(self, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                    long long n) except -1 nogil:
+        self._store_row(xi, xv, nnz)
+        self._append(n, y)                                        # α_1 = y_1
+        self.wnorm2 = self._self_value(xi, xv, nnz)              # k(x_1, x_1)
+        return 0
+
+    cdef double _score(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        cdef Py_ssize_t m
+        cdef double f = 0.0
+        if self.sparse:
+            for m in range(self.n_sv):
+                f += self.alpha[m] * self.kern.k_row_csr(self.store, m, xi, xv, nnz)
+        else:
+            for m in range(self.n_sv):
+                f += self.alpha[m] * self.kern.k_row_dense(self.store, m, xv)
+        return f
+
+    cdef double _self_value(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
+        self.kern.n_evals += 1
+        if self.sparse:
+            return kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz)
+        return kernel_dense(&self.kern.spec, xv, xv, self.n_features)
+
+    cdef double _wnorm2(self) noexcept nogil:
+        return self.wnorm2
+
+    cdef int _move(self, double beta, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                   double f, double kxx, long long n) except -1 nogil:
+        cdef Py_ssize_t m
+        self.wnorm2 = (((1.0 - beta) * (1.0 - beta)) * self.wnorm2
+                       + 2.0 * beta * (1.0 - beta) * y * f + (beta * beta) * kxx)
+        for m in range(self.n_sv):
+            self.alpha[m] = (1.0 - beta) * self.alpha[m]         # α ← (1 − β)α
+        self._store_row(xi, xv, nnz)
+        self._append(n, beta * y)                                 # α_n = βy_n
+        return 0
+
+    cdef double _pair(self, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        return self.kern.k_rows(self.buf, i, j)
+
+    cdef int _combine(self, Py_ssize_t L) except -1 nogil:
+        cdef Py_ssize_t i, j, n1 = L + 1
+        cdef const int* xi
+        cdef const double* xv
+        cdef Py_ssize_t nnz
+        cdef double lyf = 0.0, lQl = 0.0, qi
+        cdef double l0 = self.lam[0]
+        for j in range(L):
+            lyf += self.lam[j + 1] * self.G[j + 1]
+        for i in range(L):
+            qi = 0.0
+            for j in range(L):
+                qi += self.Q[i * L + j] * self.lam[j + 1]
+            lQl += self.lam[i + 1] * qi
+        self.wnorm2 = (l0 * l0) * self.wnorm2 + 2.0 * l0 * lyf + lQl
+        for i in range(self.n_sv):
+            self.alpha[i] = l0 * self.alpha[i]
+        for j in range(L):
+            if self.lam[j + 1] > 0.0:
+                self._buf_row(j, &xi, &xv, &nnz)
+                self._store_row(xi, xv, nnz)
+                self._append(self.buf_ids[j], self.lam[j + 1] * self.buf_y[j])
+        return 0
+
+    def center_function(self, X):
+        """f(x) = Σ_m α_m k(x_m, x) of the current center (not counted)."""
+        return self.store.expansion(self.kern, self._alpha(), X)
+
+    def _alpha(self):
+        cdef Py_ssize_t j
+        return np.array([self.alpha[j] for j in range(self.n_sv)], dtype=np.float64)
+
+    def support(self):
+        cdef Py_ssize_t j
+        return (np.array([self.ids[j] for j in range(self.n_sv)], dtype=np.int64),
+                self._alpha(), self.store.to_matrix())
+
+    def get_state(self):
+        out = self._common_state()
+        ids, coef, _ = self.support()
+        out["support"] = ids
+        out["coef"] = coef
+        return out
+
+    def save_state(self):
+        ids, alpha, _ = self.support()
+        out = self._save_common()
+        out.update({"wnorm2": self.wnorm2, "ids": ids, "alpha": alpha,
+                    "n_evals": self.kern.n_evals})
+        out.update(self._pack("sv_", self.store))
+        return out
+
+    def load_state(self, data):
+        cdef Py_ssize_t j
+        self._load_common(data)
+        self.wnorm2 = float(data["wnorm2"])
+        self.n_sv = 0
+        for j in range(len(data["ids"])):
+            self._append(int(data["ids"][j]), float(data["alpha"][j]))
+        self.kern.n_evals = int(data["n_evals"])
+        self.store.keep(NULL, 0)
+        self._unpack("sv_", data, self.store)
