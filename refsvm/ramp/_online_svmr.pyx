@@ -4,9 +4,12 @@ Same class (``OnlineSVMR``), same methods, same order of floating-point
 operations, same tie-breaking (lowest example id wins the arg-max of Eq. 13;
 Algorithm 2 removes the oldest first among equal |1 - g|) and the same kernel
 row policy (rows kept only for the support vectors), so that the twins agree
-state-for-state.  ``run`` is a ``nogil`` loop over the whole stream.
+state-for-state.  ``step`` and the ``nogil`` ``run`` come from the core's
+``StreamLearner``; this module implements ``_step`` (and ``observe``/``label``/``skip``
+for Algorithm 3).  The SIMD pass of steps 11-14 is C, in ``_eq15_simd.h``; buffers grow
+through the core's ``grow``; the persistence format is the reference's.
 """
-from libc.stdlib cimport malloc, realloc, free, qsort
+from libc.stdlib cimport malloc, free, qsort
 from libc.math cimport fabs, INFINITY
 
 cimport cython
@@ -15,111 +18,19 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._core cimport KernelSpec, CKernel, RowStore, StreamLearner
-from refsvm.core.kernels import SparseRow
+from refsvm._core cimport CKernel, RowStore, StreamLearner, grow
+from refsvm.ramp.online_svmr import rows_to_state
 
 cnp.import_array()
 
 
 
-cdef extern from *:
-    """
-    /* refsvm._ramp, steps 11-14: Eq. (15) on every position of I, fused with a branch-free
-       filter for Eq. (3).  srow is a signed kernel row, srow[k] = y_k k(x_p, x_k) with
-       y_k = +-1 (see OnlineSVMR.krow), so g[k] = g[k] - c * srow[k] is bit for bit the
-       reference's g[k] - (c * y_k) * k(x_p, x_k).  The positions k with g[k] > ut[k] or
-       g[k] < lt[k] (the violators, see OnlineSVMR.ut) are written to cand in increasing
-       order; returns their number.  SSE2 (baseline on x86-64) two positions at a time, AVX2
-       four, a plain loop elsewhere: the same IEEE operations in every case. */
-    #if defined(__SSE2__)
-    #include <emmintrin.h>
-    #endif
-    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX2__)
-    /* AVX2, four positions at a time, chosen at run time on processors that have it (the
-       build targets baseline x86-64).  target("avx2") does not enable FMA, so the compiler
-       cannot fuse the product and the difference: the same two roundings as SSE2. */
-    #define REFSVM_RAMP_AVX2 1
-    #include <immintrin.h>
-    __attribute__((target("avx2")))
-    static Py_ssize_t refsvm_ramp_eq15_avx2(double* g, const double* srow,
-                                            const double* ut, const double* lt, double c,
-                                            Py_ssize_t n, Py_ssize_t* cand) {
-        Py_ssize_t k = 0, m = 0;
-        __m256d cv = _mm256_set1_pd(c);
-        for (; k + 8 <= n; k += 8) {      /* two vectors, one branch */
-            __m256d g0 = _mm256_sub_pd(_mm256_loadu_pd(g + k),
-                                       _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k)));
-            __m256d g1 = _mm256_sub_pd(_mm256_loadu_pd(g + k + 4),
-                                       _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k + 4)));
-            int mask;
-            _mm256_storeu_pd(g + k, g0);
-            _mm256_storeu_pd(g + k + 4, g1);
-            mask = _mm256_movemask_pd(
-                       _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
-                                    _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
-                | (_mm256_movemask_pd(
-                       _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
-                                    _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
-                   << 4);
-            if (mask) {
-                int b;
-                for (b = 0; b < 8; b++)
-                    if (mask & (1 << b)) cand[m++] = k + b;
-            }
-        }
-        for (; k < n; k++) {
-            double gk = g[k] - c * srow[k];
-            g[k] = gk;
-            if (gk > ut[k] || gk < lt[k]) cand[m++] = k;
-        }
-        return m;
-    }
-    static int refsvm_ramp_avx2 = -1;
-    #endif
-    static Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
-                                       const double* ut, const double* lt, double c,
-                                       Py_ssize_t n, Py_ssize_t* cand) {
-        Py_ssize_t k = 0, m = 0;
-    #if defined(REFSVM_RAMP_AVX2)
-        if (refsvm_ramp_avx2 < 0)
-            refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-        if (refsvm_ramp_avx2)
-            return refsvm_ramp_eq15_avx2(g, srow, ut, lt, c, n, cand);
-    #endif
-    #if defined(__SSE2__)
-        __m128d cv = _mm_set1_pd(c);
-        for (; k + 2 <= n; k += 2) {
-            __m128d gk = _mm_sub_pd(_mm_loadu_pd(g + k), _mm_mul_pd(cv, _mm_loadu_pd(srow + k)));
-            int mask;
-            _mm_storeu_pd(g + k, gk);
-            mask = _mm_movemask_pd(_mm_or_pd(_mm_cmpgt_pd(gk, _mm_loadu_pd(ut + k)),
-                                             _mm_cmplt_pd(gk, _mm_loadu_pd(lt + k))));
-            if (mask) {
-                if (mask & 1) cand[m++] = k;
-                if (mask & 2) cand[m++] = k + 1;
-            }
-        }
-    #endif
-        for (; k < n; k++) {
-            double gk = g[k] - c * srow[k];
-            g[k] = gk;
-            if (gk > ut[k] || gk < lt[k]) cand[m++] = k;
-        }
-        return m;
-    }
-    """
+cdef extern from "_eq15_simd.h":
+    # Eq. (15) on every position of I fused with the Eq. (3) filter of step 11 (SSE2, AVX2
+    # chosen at run time, a plain loop elsewhere: the same IEEE operations in every case)
     Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
                                 const double* ut, const double* lt, double c,
                                 Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__)
-    #define refsvm_ramp_prefetch(p) __builtin_prefetch(p)
-    #else
-    #define refsvm_ramp_prefetch(p) ((void)0)
-    #endif
-    """
     void refsvm_ramp_prefetch(const void* p) noexcept nogil
 
 
@@ -171,16 +82,6 @@ cdef inline double eq14(double alpha, double g, double q, double C) noexcept nog
     return new
 
 
-cdef int _grow(void** buf, size_t nbytes) except -1 nogil:
-    """realloc(*buf, nbytes) in place, or MemoryError (the old buffer is kept)."""
-    cdef void* q = realloc(buf[0], nbytes)
-    if q == NULL:
-        with gil:
-            raise MemoryError()
-    buf[0] = q
-    return 0
-
-
 # nogil methods read attributes of self, which is never None: no None checks even
 # in REFSVM_DEBUG builds (which keep bounds checks on).
 @cython.nonecheck(False)
@@ -188,29 +89,29 @@ cdef class OnlineSVMR(StreamLearner):
     """OnlineSVMR state (Algorithm 1 + Algorithm 2); see :class:`refsvm.ramp.online_svmr.OnlineSVMR`."""
 
     cdef RowStore store
-    cdef CKernel kern
+    cdef CKernel kernel
     cdef readonly double C, tol, min_gain, shrink_margin
     cdef readonly bint shrinking
     cdef readonly long long max_non_sv
-    cdef Py_ssize_t n, cap
+    cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
     cdef long long* ids
     cdef double* y
     cdef double* alpha
     cdef double* g
-    cdef double* qd
-    cdef char* inv
+    cdef double* qdiag
+    cdef char* in_v
     cdef char* held
     cdef char* dead           # removed by Algorithm 2, not yet compacted away (tombstone)
     # Eq. (3) as two thresholds per position (twin only, for a branch-free scan of step 11):
     # p violates Eq. (3) iff g_p > ut[p] or g_p < lt[p], where ut = tol if p in V and
     # alpha_p < C, else +inf; lt = -tol if p in V and alpha_p > 0, else -inf.  Kept in step
-    # with inv / alpha by _thr(p).
+    # with in_v / alpha by _thresholds(p).
     cdef double* ut
     cdef double* lt
     cdef Py_ssize_t* cand     # the violators found by one step-11 scan (_step_and_scan)
     # shrinking (see _optimize_shrunk): the working set A and the rest of I as position
     # lists, the net step D_p of every coordinate moved since the last synchronisation
-    # (dsum), and those coordinates in the order they first moved (tlist, flag tch)
+    # (net_step), and those coordinates in the order they first moved (moved, flag touched)
     cdef Py_ssize_t* apos
     cdef Py_ssize_t* arank    # position -> rank in A (members of A only)
     cdef Py_ssize_t* aslot    # position -> offset of its restricted row in pool, or -1
@@ -221,9 +122,9 @@ cdef class OnlineSVMR(StreamLearner):
     cdef Py_ssize_t pool_size
     # cap on the pool (values); twin only, settable so that tests reach the fallback
     cdef public Py_ssize_t pool_max
-    cdef Py_ssize_t* tlist
-    cdef double* dsum
-    cdef char* tch
+    cdef Py_ssize_t* moved
+    cdef double* net_step
+    cdef char* touched
     cdef Py_ssize_t* svpos    # _row: the positions whose rows are kept
     cdef Py_ssize_t n_dead
     cdef readonly long long n_compactions   # twin only: buffer compactions after removals
@@ -233,9 +134,9 @@ cdef class OnlineSVMR(StreamLearner):
     # kernel_rows() and pickling give the unsigned values.
     cdef double** krow
     cdef bint unit_y          # every label so far is +1 or -1 (else Eq. 15 multiplies by y_k)
-    cdef double* pend_k
-    cdef double pend_f
-    cdef Py_ssize_t pend_nsv  # the support vectors of the observation, listed in svpos
+    cdef double* pending_kx
+    cdef double pending_f
+    cdef Py_ssize_t pending_nsv  # the support vectors of the observation, listed in svpos
     cdef bint pending
     cdef Py_ssize_t* tmp_pos
     cdef RemKey* tmp_keys
@@ -259,22 +160,22 @@ cdef class OnlineSVMR(StreamLearner):
         self.shrinking = shrinking
         self.shrink_margin = shrink_margin
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
-        self.kern = CKernel(kernel, gamma, degree, coef0)
+        self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
         self._reserve(16)
 
     def __dealloc__(self):
         cdef Py_ssize_t p
         if self.krow != NULL:
-            for p in range(self.cap):
+            for p in range(self.capacity):
                 free(self.krow[p])
         free(self.krow)
         free(self.ids)
         free(self.y)
         free(self.alpha)
         free(self.g)
-        free(self.qd)
-        free(self.inv)
+        free(self.qdiag)
+        free(self.in_v)
         free(self.held)
         free(self.dead)
         free(self.ut)
@@ -287,85 +188,94 @@ cdef class OnlineSVMR(StreamLearner):
         free(self.uta)
         free(self.lta)
         free(self.pool)
-        free(self.tlist)
-        free(self.dsum)
-        free(self.tch)
+        free(self.moved)
+        free(self.net_step)
+        free(self.touched)
         free(self.svpos)
-        free(self.pend_k)
+        free(self.pending_kx)
         free(self.tmp_pos)
         free(self.tmp_keys)
 
     # ------------------------------------------------------------------ buffers
     cdef int _reserve(self, Py_ssize_t need) except -1 nogil:
-        cdef Py_ssize_t cap, p
-        if need <= self.cap:
+        """Room for ``need`` positions in every per-position buffer and kept kernel row.
+
+        Every buffer grows through the core's ``grow`` from the same capacity to the same
+        need, so all reach the capacity the first one reached."""
+        cdef Py_ssize_t capacity = self.capacity, p
+        if need <= capacity:
             return 0
-        cap = max(need, 2 * self.cap, 16)
-        _grow(<void**> &self.ids, cap * sizeof(long long))
-        _grow(<void**> &self.y, cap * sizeof(double))
-        _grow(<void**> &self.alpha, cap * sizeof(double))
-        _grow(<void**> &self.g, cap * sizeof(double))
-        _grow(<void**> &self.qd, cap * sizeof(double))
-        _grow(<void**> &self.inv, cap * sizeof(char))
-        _grow(<void**> &self.held, cap * sizeof(char))
-        _grow(<void**> &self.dead, cap * sizeof(char))
-        _grow(<void**> &self.ut, cap * sizeof(double))
-        _grow(<void**> &self.lt, cap * sizeof(double))
-        _grow(<void**> &self.cand, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.apos, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.arank, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.aslot, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.ga, cap * sizeof(double))
-        _grow(<void**> &self.uta, cap * sizeof(double))
-        _grow(<void**> &self.lta, cap * sizeof(double))
-        _grow(<void**> &self.tlist, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.dsum, cap * sizeof(double))
-        _grow(<void**> &self.tch, cap * sizeof(char))
-        _grow(<void**> &self.svpos, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.pend_k, cap * sizeof(double))
-        _grow(<void**> &self.tmp_pos, cap * sizeof(Py_ssize_t))
-        _grow(<void**> &self.tmp_keys, cap * sizeof(RemKey))
-        _grow(<void**> &self.krow, cap * sizeof(double*))
-        for p in range(self.cap, cap):
+        grow(<void**> &self.ids, &capacity, need, sizeof(long long))   # the new capacity
+        self._grow_buffer(<void**> &self.y, need, sizeof(double))
+        self._grow_buffer(<void**> &self.alpha, need, sizeof(double))
+        self._grow_buffer(<void**> &self.g, need, sizeof(double))
+        self._grow_buffer(<void**> &self.qdiag, need, sizeof(double))
+        self._grow_buffer(<void**> &self.in_v, need, sizeof(char))
+        self._grow_buffer(<void**> &self.held, need, sizeof(char))
+        self._grow_buffer(<void**> &self.dead, need, sizeof(char))
+        self._grow_buffer(<void**> &self.ut, need, sizeof(double))
+        self._grow_buffer(<void**> &self.lt, need, sizeof(double))
+        self._grow_buffer(<void**> &self.cand, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.apos, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.arank, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.aslot, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.ga, need, sizeof(double))
+        self._grow_buffer(<void**> &self.uta, need, sizeof(double))
+        self._grow_buffer(<void**> &self.lta, need, sizeof(double))
+        self._grow_buffer(<void**> &self.moved, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.net_step, need, sizeof(double))
+        self._grow_buffer(<void**> &self.touched, need, sizeof(char))
+        self._grow_buffer(<void**> &self.svpos, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.pending_kx, need, sizeof(double))
+        self._grow_buffer(<void**> &self.tmp_pos, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.tmp_keys, need, sizeof(RemKey))
+        self._grow_buffer(<void**> &self.krow, need, sizeof(double*))
+        for p in range(self.capacity, capacity):
             self.krow[p] = NULL
         for p in range(self.n):
             if self.krow[p] != NULL:
-                _grow(<void**> &self.krow[p], cap * sizeof(double))
-        self.cap = cap
+                self._grow_buffer(<void**> &self.krow[p], need, sizeof(double))
+        self.capacity = capacity
         return 0
 
-    cdef inline void _thr(self, Py_ssize_t p) noexcept nogil:
-        """Refresh the Eq. (3) thresholds of p after inv[p] or alpha[p] changed."""
-        self.ut[p] = self.tol if (self.inv[p] and self.alpha[p] < self.C) else INFINITY
-        self.lt[p] = -self.tol if (self.inv[p] and self.alpha[p] > 0) else -INFINITY
+    cdef inline int _grow_buffer(self, void** buf, Py_ssize_t need,
+                                 size_t itemsize) except -1 nogil:
+        """The core's ``grow`` on one buffer of ``self.capacity`` items."""
+        cdef Py_ssize_t capacity = self.capacity
+        return grow(buf, &capacity, need, itemsize)
+
+    cdef inline void _thresholds(self, Py_ssize_t p) noexcept nogil:
+        """Refresh the Eq. (3) thresholds of p after in_v[p] or alpha[p] changed."""
+        self.ut[p] = self.tol if (self.in_v[p] and self.alpha[p] < self.C) else INFINITY
+        self.lt[p] = -self.tol if (self.in_v[p] and self.alpha[p] > 0) else -INFINITY
 
     # ------------------------------------------------------------------ kernel rows
     cdef double* _row(self, Py_ssize_t p) except NULL nogil:
         """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
-        cdef Py_ssize_t k, j, ns = 0
+        cdef Py_ssize_t k, j, n_sym = 0
         cdef double* row
         cdef double** krow = self.krow
         cdef Py_ssize_t* sv = self.svpos
         if krow[p] != NULL:
             return krow[p]
-        row = <double*> malloc(self.cap * sizeof(double))
+        row = <double*> malloc(self.capacity * sizeof(double))
         if row == NULL:
             with gil:
                 raise MemoryError()
         for k in range(self.n):
             if k == p:
-                row[k] = sgn(self.y[p]) * self.qd[p]
+                row[k] = sgn(self.y[p]) * self.qdiag[p]
             elif self.dead[k]:
                 row[k] = 0.0                 # removed example: not in I, no evaluation
             elif krow[k] != NULL:
-                sv[ns] = k                   # symmetric value, read below
-                ns += 1
+                sv[n_sym] = k                   # symmetric value, read below
+                n_sym += 1
             else:
-                row[k] = sgn(self.y[k]) * self.kern.k_rows(self.store, p, k)
+                row[k] = sgn(self.y[k]) * self.kernel.k_rows(self.store, p, k)
         # the symmetric values krow[k][p] sit in as many rows as there are kept rows, one
         # cache miss each: fetch them a few rows ahead
-        for j in range(ns):
-            if j + 8 < ns:
+        for j in range(n_sym):
+            if j + 8 < n_sym:
                 refsvm_ramp_prefetch(&krow[sv[j + 8]][p])
             k = sv[j]
             row[k] = sgn(self.y[k]) * (sgn(self.y[p]) * krow[k][p])
@@ -381,7 +291,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef int _coordinate_step(self, Py_ssize_t p) except -1 nogil:
         """Eq. (14) on alpha_p, then Eq. (15) for every k in I."""
         cdef double a_old = self.alpha[p]
-        cdef double a_new = eq14(a_old, self.g[p], self.qd[p], self.C)
+        cdef double a_new = eq14(a_old, self.g[p], self.qdiag[p], self.C)
         cdef double delta = a_new - a_old
         cdef double c
         cdef double* row
@@ -390,7 +300,7 @@ cdef class OnlineSVMR(StreamLearner):
             return 0
         row = self._row(p)
         self.alpha[p] = a_new
-        self._thr(p)
+        self._thresholds(p)
         c = delta * self.y[p]
         self._eq15(c, row)
         self.n_steps += 1
@@ -420,7 +330,7 @@ cdef class OnlineSVMR(StreamLearner):
         delta = 0.0 - self.alpha[p]
         row = self._row(p)
         self.alpha[p] = 0.0
-        self._thr(p)
+        self._thresholds(p)
         c = delta * self.y[p]
         self._eq15(c, row)
         self._release_row(p)
@@ -434,8 +344,8 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double a = self.alpha[p], gg = self.g[p], d, gain
         if not ((a < self.C and gg > self.tol) or (a > 0 and gg < -self.tol)):   # Eq. (3)
             return
-        d = eq14(a, gg, self.qd[p], self.C) - a                                  # Eq. (14)
-        gain = gg * d - 0.5 * self.qd[p] * d * d                                 # Eq. (13)
+        d = eq14(a, gg, self.qdiag[p], self.C) - a                                  # Eq. (14)
+        gain = gg * d - 0.5 * self.qdiag[p] * d * d                                 # Eq. (13)
         if best[0] < 0 or gain > best_gain[0]:                                   # lowest id on ties
             best[0] = p
             best_gain[0] = gain
@@ -450,7 +360,7 @@ cdef class OnlineSVMR(StreamLearner):
         are computed for those few only, in increasing position, so ties still go to the
         lowest id."""
         cdef double a_old = self.alpha[p]
-        cdef double a_new = eq14(a_old, self.g[p], self.qd[p], self.C)
+        cdef double a_new = eq14(a_old, self.g[p], self.qdiag[p], self.C)
         cdef double delta = a_new - a_old
         cdef double c
         cdef double* row
@@ -459,17 +369,17 @@ cdef class OnlineSVMR(StreamLearner):
         best_gain[0] = -INFINITY
         if delta == 0.0:
             for k in range(self.n):
-                if self.inv[k]:
+                if self.in_v[k]:
                     self._consider(k, best, best_gain)
             return 0
         row = self._row(p)
         self.alpha[p] = a_new
-        self._thr(p)
+        self._thresholds(p)
         c = delta * self.y[p]
         # local copies of the pointers and constants (the compiler cannot hoist them)
         cdef double* g = self.g
         cdef const double* alpha = self.alpha
-        cdef const double* qd = self.qd
+        cdef const double* qdiag = self.qdiag
         cdef const double* ut = self.ut
         cdef const double* lt = self.lt
         cdef double C = self.C, a, gk, d, gain, bg = -INFINITY
@@ -488,8 +398,8 @@ cdef class OnlineSVMR(StreamLearner):
             k = cand[j]
             gk = g[k]
             a = alpha[k]
-            d = eq14(a, gk, qd[k], C) - a                                        # Eq. (14)
-            gain = gk * d - 0.5 * qd[k] * d * d                                  # Eq. (13)
+            d = eq14(a, gk, qdiag[k], C) - a                                        # Eq. (14)
+            gain = gk * d - 0.5 * qdiag[k] * d * d                                  # Eq. (13)
             if bk < 0 or gain > bg:                                              # lowest id on ties
                 bk = k
                 bg = gain
@@ -506,7 +416,7 @@ cdef class OnlineSVMR(StreamLearner):
         if self.shrinking:
             return self._optimize_shrunk()
         for p in range(self.n):                                  # step 10: scan V
-            if self.inv[p]:
+            if self.in_v[p]:
                 self._consider(p, &best, &best_gain)
         while True:
             if best < 0:                                         # no violator left
@@ -537,7 +447,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double gain, bg
         cdef double* g = self.g
         cdef const double* alpha = self.alpha
-        cdef const double* qd = self.qd
+        cdef const double* qdiag = self.qdiag
         cdef const double* yv = self.y
         cdef Py_ssize_t* A = self.apos
         cdef Py_ssize_t* rank = self.arank
@@ -554,7 +464,7 @@ cdef class OnlineSVMR(StreamLearner):
             best = -1
             bg = -INFINITY
             for p in range(n):                                   # step 10 on V; the set A
-                if not self.inv[p]:
+                if not self.in_v[p]:
                     continue
                 nv += 1
                 if not ((alpha[p] == 0.0 and g[p] < -theta) or (alpha[p] == C and g[p] > theta)):
@@ -580,19 +490,19 @@ cdef class OnlineSVMR(StreamLearner):
                 jp = best
                 p = A[jp]
                 a_old = alpha[p]
-                a_new = eq14(a_old, ga[jp], qd[p], C)            # Eq. (14)
+                a_new = eq14(a_old, ga[jp], qdiag[p], C)            # Eq. (14)
                 delta = a_new - a_old
                 if delta == 0.0:
                     break
                 row = self._row(p)
                 self.alpha[p] = a_new
-                self._thr(p)
+                self._thresholds(p)
                 uta[jp] = self.ut[p]
                 lta[jp] = self.lt[p]
-                if not self.tch[p]:
-                    self.tch[p] = 1
-                    self.dsum[p] = 0.0
-                    self.tlist[nt] = p
+                if not self.touched[p]:
+                    self.touched[p] = 1
+                    self.net_step[p] = 0.0
+                    self.moved[nt] = p
                     nt += 1
                     slot[p] = -1
                     if self.unit_y and self._pool_reserve(used + na):
@@ -601,7 +511,7 @@ cdef class OnlineSVMR(StreamLearner):
                         for j in range(na):
                             ra[j] = row[A[j]]
                         used += na
-                self.dsum[p] += delta
+                self.net_step[p] += delta
                 c = delta * yv[p]
                 if slot[p] >= 0:
                     m = refsvm_ramp_eq15(ga, self.pool + slot[p], uta, lta, c, na, cand)
@@ -623,8 +533,8 @@ cdef class OnlineSVMR(StreamLearner):
                     k = A[cand[j]]
                     gk = ga[cand[j]]
                     a = alpha[k]
-                    d = eq14(a, gk, qd[k], C) - a
-                    gain = gk * d - 0.5 * qd[k] * d * d
+                    d = eq14(a, gk, qdiag[k], C) - a
+                    gain = gk * d - 0.5 * qdiag[k] * d * d
                     if best < 0 or gain > bg:
                         best = cand[j]
                         bg = gain
@@ -632,30 +542,30 @@ cdef class OnlineSVMR(StreamLearner):
             # Eq. (15) on the rest of I: applied to every position (one contiguous pass per
             # moved coordinate), then the values of A put back from ga
             for j in range(nt):
-                p = self.tlist[j]
-                self.tch[p] = 0
-                if self.dsum[p] != 0.0:
-                    self._eq15(self.dsum[p] * yv[p], self.krow[p])
+                p = self.moved[j]
+                self.touched[p] = 0
+                if self.net_step[p] != 0.0:
+                    self._eq15(self.net_step[p] * yv[p], self.krow[p])
                 if alpha[p] == 0.0:
                     self._release_row(p)
             for j in range(na):
                 g[A[j]] = ga[j]
 
-    cdef bint _pool_reserve(self, Py_ssize_t need) noexcept nogil:
-        """Room for ``need`` values in the pool of restricted rows (False past pool_max)."""
-        cdef Py_ssize_t size
-        cdef void* q
-        if need <= self.pool_size:
-            return True
+    cdef int _pool_reserve(self, Py_ssize_t need) except -1 nogil:
+        """Room for ``need`` values in the pool of restricted rows: 1, or 0 past pool_max.
+
+        The pool doubles as the buffers do but never past ``pool_max`` values: the core's
+        ``grow`` is asked for exactly that size (from a capacity of 0, so that its own
+        doubling does not apply)."""
+        cdef Py_ssize_t capacity = 0
         if need > self.pool_max:
-            return False
-        size = min(max(need, 2 * self.pool_size), self.pool_max)
-        q = realloc(self.pool, size * sizeof(double))
-        if q == NULL:
-            return False
-        self.pool = <double*> q
-        self.pool_size = size
-        return True
+            return 0
+        if need <= self.pool_size:
+            return 1
+        grow(<void**> &self.pool, &capacity, min(max(need, 2 * self.pool_size), self.pool_max),
+             sizeof(double))
+        self.pool_size = capacity
+        return 1
 
     # ------------------------------------------------------------------ steps 9-27
     cdef int _cccp(self) except -1 nogil:
@@ -669,13 +579,13 @@ cdef class OnlineSVMR(StreamLearner):
             for p in range(self.n):
                 if self.dead[p]:
                     continue
-                if self.g[p] <= 2.0 and not self.inv[p] and not self.held[p]:
-                    self.inv[p] = 1
-                    self._thr(p)
+                if self.g[p] <= 2.0 and not self.in_v[p] and not self.held[p]:
+                    self.in_v[p] = 1
+                    self._thresholds(p)
                     changed = True
-                elif self.g[p] > 2.0 and self.inv[p]:
-                    self.inv[p] = 0
-                    self._thr(p)
+                elif self.g[p] > 2.0 and self.in_v[p]:
+                    self.in_v[p] = 0
+                    self._thresholds(p)
                     self.held[p] = 1
                     self.tmp_pos[n_removed] = p
                     n_removed += 1
@@ -723,8 +633,8 @@ cdef class OnlineSVMR(StreamLearner):
         for j in range(n_drop):
             p = self.tmp_keys[j].pos
             self.dead[p] = 1
-            self.inv[p] = 0
-            self._thr(p)
+            self.in_v[p] = 0
+            self._thresholds(p)
             self.held[p] = 0
         self.n_dead += n_drop
         self.n_removed += n_drop
@@ -734,39 +644,39 @@ cdef class OnlineSVMR(StreamLearner):
 
     cdef int _compact(self) except -1 nogil:
         """Drop the tombstones from every buffer and kernel row (positions keep id order)."""
-        cdef Py_ssize_t p, j, nk = 0
+        cdef Py_ssize_t p, j, n_keep = 0
         cdef double* row
         if self.n_dead == 0:
             return 0
         for p in range(self.n):
             if not self.dead[p]:
-                self.tmp_pos[nk] = p
-                nk += 1
-        self.store.keep(self.tmp_pos, nk)
-        for j in range(nk):
+                self.tmp_pos[n_keep] = p
+                n_keep += 1
+        self.store.keep(self.tmp_pos, n_keep)
+        for j in range(n_keep):
             p = self.tmp_pos[j]
             self.ids[j] = self.ids[p]
             self.y[j] = self.y[p]
             self.alpha[j] = self.alpha[p]
             self.g[j] = self.g[p]
-            self.qd[j] = self.qd[p]
-            self.inv[j] = self.inv[p]
+            self.qdiag[j] = self.qdiag[p]
+            self.in_v[j] = self.in_v[p]
             self.held[j] = self.held[p]
             self.ut[j] = self.ut[p]
             self.lt[j] = self.lt[p]
             self.dead[j] = 0
-            self.tch[j] = 0
+            self.touched[j] = 0
             self.krow[j] = self.krow[p]
             if p != j:
                 self.krow[p] = NULL
-        for j in range(nk, self.n):
+        for j in range(n_keep, self.n):
             self.krow[j] = NULL       # removed examples are non-SVs: no rows to free
-        for j in range(nk):
+        for j in range(n_keep):
             row = self.krow[j]
             if row != NULL:
-                for p in range(nk):
+                for p in range(n_keep):
                     row[p] = row[self.tmp_pos[p]]
-        self.n = nk
+        self.n = n_keep
         self.n_dead = 0
         self.n_compactions += 1
         return 0
@@ -774,17 +684,17 @@ cdef class OnlineSVMR(StreamLearner):
     # ------------------------------------------------------------------ arrival
     cdef int _observe_stored(self) except -1 nogil:
         """f(x) for the example just appended to the store (row self.n)."""
-        cdef Py_ssize_t p, n = self.n, ns = 0
+        cdef Py_ssize_t p, n = self.n, n_sym = 0
         cdef double f = 0.0, v
         for p in range(n):
             if self.alpha[p] != 0.0:
-                v = self.kern.k_rows(self.store, p, n)
-                self.pend_k[p] = v
+                v = self.kernel.k_rows(self.store, p, n)
+                self.pending_kx[p] = v
                 f += (self.y[p] * self.alpha[p]) * v
-                self.svpos[ns] = p
-                ns += 1
-        self.pend_f = f
-        self.pend_nsv = ns
+                self.svpos[n_sym] = p
+                n_sym += 1
+        self.pending_f = f
+        self.pending_nsv = n_sym
         self.pending = True
         return 0
 
@@ -796,31 +706,33 @@ cdef class OnlineSVMR(StreamLearner):
         return 0
 
     cdef int _label(self, double yy) except -1 nogil:
-        cdef Py_ssize_t p, j, new = self.n, ns = self.pend_nsv
+        """Alg. 1 steps 3-28 (+ Algorithm 2); 1 when f changed (some alpha moved), else 0."""
+        cdef Py_ssize_t p, j, new = self.n, n_sym = self.pending_nsv
+        cdef long long moves = self.n_steps + self.n_unlearned
         cdef double q
         cdef double** krow = self.krow
         cdef const Py_ssize_t* sv = self.svpos
         self.pending = False
-        q = self.kern.k_rows(self.store, new, new)               # step 3: Q_ii
+        q = self.kernel.k_rows(self.store, new, new)               # step 3: Q_ii
         # the kept rows are those of the support vectors: extend each by k(x_p, x_new)
         # (one cache miss per row, fetched a few rows ahead)
-        for j in range(ns):
-            if j + 8 < ns:
+        for j in range(n_sym):
+            if j + 8 < n_sym:
                 refsvm_ramp_prefetch(&krow[sv[j + 8]][new])
             p = sv[j]
-            krow[p][new] = sgn(yy) * self.pend_k[p]
+            krow[p][new] = sgn(yy) * self.pending_kx[p]
         self.ids[new] = self.n_seen
         self.y[new] = yy
         if yy != 1.0 and yy != -1.0:
             self.unit_y = False
         self.alpha[new] = 0.0
-        self.g[new] = 1.0 - yy * self.pend_f
-        self.qd[new] = q
-        self.inv[new] = 0
+        self.g[new] = 1.0 - yy * self.pending_f
+        self.qdiag[new] = q
+        self.in_v[new] = 0
         self.held[new] = 0
         self.dead[new] = 0
-        self.tch[new] = 0
-        self._thr(new)
+        self.touched[new] = 0
+        self._thresholds(new)
         self.krow[new] = NULL
         self.n += 1
         self.n_seen += 1
@@ -829,12 +741,12 @@ cdef class OnlineSVMR(StreamLearner):
             self.n_updates += 1
             for p in range(new + 1):
                 self.held[p] = 0
-            self.inv[new] = 1                                    # step 5
-            self._thr(new)
+            self.in_v[new] = 1                                    # step 5
+            self._thresholds(new)
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
         self._removal_step()                                     # Algorithm 2
-        return 0
+        return 1 if self.n_steps + self.n_unlearned != moves else 0
 
     cdef int _observe_dense(self, const double* x) except -1 nogil:
         self._begin_observe()
@@ -870,7 +782,7 @@ cdef class OnlineSVMR(StreamLearner):
             if xd.shape[0] != self.n_features:
                 raise ValueError("row of the wrong length")
             self._observe_dense(&xd[0])
-        return self.pend_f
+        return self.pending_f
 
     def skip(self):
         """Drop the observed example (never labelled)."""
@@ -879,14 +791,14 @@ cdef class OnlineSVMR(StreamLearner):
             self.pending = False
 
     def label(self, double y):
-        """Alg. 1 steps 3-28 (+ Algorithm 2) for the observed example."""
+        """Alg. 1 steps 3-28 (+ Algorithm 2) for the observed example; 1 if f changed."""
         if not self.pending:
             raise RuntimeError("label() needs a preceding observe()")
-        self._label(y)
+        return self._label(y)
 
     @property
     def n_kernel_evals(self):
-        return self.kern.n_evals
+        return self.kernel.n_evals
 
     def decision_function(self, X):
         """f(x) (Eq. 4) for every row; not counted."""
@@ -894,7 +806,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double[::1] coef = np.empty(self.n)
         for p in range(self.n):
             coef[p] = self.y[p] * self.alpha[p]
-        return self.store.expansion(self.kern, coef, X)
+        return self.store.expansion(self.kernel, coef, X)
 
     # ------------------------------------------------------------------ read-outs
     def _alive(self):
@@ -907,29 +819,29 @@ cdef class OnlineSVMR(StreamLearner):
         y = np.array([self.y[p] for p in live], dtype=np.float64)
         alpha = np.array([self.alpha[p] for p in live], dtype=np.float64)
         g = np.array([self.g[p] for p in live], dtype=np.float64)
-        qd = np.array([self.qd[p] for p in live], dtype=np.float64)
-        inv = np.array([self.inv[p] != 0 for p in live], dtype=bool)
+        qdiag = np.array([self.qdiag[p] for p in live], dtype=np.float64)
+        in_v = np.array([self.in_v[p] != 0 for p in live], dtype=bool)
         held = np.array([self.held[p] != 0 for p in live], dtype=bool)
-        return ids, y, alpha, g, qd, inv, held
+        return ids, y, alpha, g, qdiag, in_v, held
 
     def support(self):
         """(ids, y * alpha, rows) of the support vectors, in increasing id."""
-        ids, y, alpha, g, qd, inv, held = self._arr()
+        ids, y, alpha, g, qdiag, in_v, held = self._arr()
         sv = np.flatnonzero(alpha != 0.0)
         return ids[sv].copy(), y[sv] * alpha[sv], self.store.to_matrix(rows=self._alive()[sv])
 
     def get_state(self):
-        ids, y, alpha, g, qd, inv, held = self._arr()
+        ids, y, alpha, g, qdiag, in_v, held = self._arr()
         cached = np.array([self.ids[p] for p in self._alive() if self.krow[p] != NULL],
                           dtype=np.int64)
         return {
             "I": ids,
-            "V": ids[inv].copy(),
+            "V": ids[in_v].copy(),
             "held": ids[held].copy(),
             "alpha": alpha,
             "g": g,
             "y": y,
-            "qdiag": qd,
+            "qdiag": qdiag,
             "support": ids[alpha != 0.0].copy(),
             "cached": cached,
             "n_seen": self.n_seen,
@@ -943,7 +855,7 @@ cdef class OnlineSVMR(StreamLearner):
             "n_shrink_rounds": self.n_shrink_rounds,
             "n_shrunk": self.n_shrunk,
             "gain_stopped": bool(self.gain_stopped),
-            "n_kernel_evals": self.kern.n_evals,
+            "n_kernel_evals": self.kernel.n_evals,
         }
 
     def kernel_rows(self):
@@ -957,27 +869,46 @@ cdef class OnlineSVMR(StreamLearner):
                                                   for k in live])
         return out
 
-    # ------------------------------------------------------------------ pickling
-    def __reduce__(self):
-        ids, y, alpha, g, qd, inv, held = self._arr()
-        rows = self.kernel_rows()
-        params = (self.n_features, self.sparse, self.C, self.kern.kind, self.kern.gamma,
-                  self.kern.degree, self.kern.coef0, self.tol, self.min_gain, self.max_non_sv,
-                  self.shrinking, self.shrink_margin)
-        counters = (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds,
-                    self.n_unlearned, self.n_removed, self.n_gain_stops, self.n_row_builds,
-                    self.gain_stopped, self.kern.n_evals, self.n_shrink_rounds, self.n_shrunk)
-        X = self.store.to_matrix(rows=self._alive())
-        return (_rebuild, (params, (ids, y, alpha, g, qd, inv, held), rows, counters, X))
+    # ------------------------------------------------------------------ persistence
+    # The format both twins share (see OnlineSVMR.save_state of the reference).  An
+    # observation waiting for label() is not saved; nor are the twin-only pool_max and
+    # n_compactions.
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
+                    kernel=k.kind, gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
+                    min_gain=self.min_gain, max_non_sv=self.max_non_sv,
+                    shrinking=bool(self.shrinking), shrink_margin=self.shrink_margin)
 
-    def _restore(self, arrays, rows, counters, X):
-        cdef Py_ssize_t p, k, n
-        ids, y, alpha, g, qd, inv, held = arrays
-        n = ids.shape[0]
-        self._reserve(n + 1)
+    def save_state(self):
+        """get_state(), plus the rows of I and the kept kernel rows (in the order of
+        ``cached``, unsigned, over I)."""
+        data = self.get_state()
+        rows = self.kernel_rows()
+        data["kernel_rows"] = np.array([rows[int(i)] for i in data["cached"]],
+                                       dtype=np.float64).reshape(-1, data["I"].shape[0])
+        data.update(rows_to_state(self.store.to_matrix(rows=self._alive()), self.sparse))
+        return data
+
+    def load_state(self, data):
+        cdef Py_ssize_t p, k, r, n = len(data["I"])
+        ids = np.asarray(data["I"], dtype=np.int64)
+        y = np.asarray(data["y"], dtype=np.float64)
+        alpha = np.asarray(data["alpha"], dtype=np.float64)
+        g = np.asarray(data["g"], dtype=np.float64)
+        qdiag = np.asarray(data["qdiag"], dtype=np.float64)
+        in_v = np.isin(ids, data["V"])
+        held = np.isin(ids, data["held"])
+        rows = np.asarray(data["kernel_rows"], dtype=np.float64)
+        position = {int(i): p for p, i in enumerate(ids)}
         if self.sparse:
-            X = sp.csr_matrix(X)
+            X = sp.csr_matrix((np.asarray(data["rows_data"], np.float64),
+                               np.asarray(data["rows_indices"], np.int32),
+                               np.asarray(data["rows_indptr"])), shape=(n, self.n_features))
             X.indices = X.indices.astype(np.int32)
+        else:
+            X = np.ascontiguousarray(data["rows"], dtype=np.float64).reshape(n, self.n_features)
+        self._reserve(n + 1)
         for p in range(n):
             self.store.append(X, p)
             self.ids[p] = ids[p]
@@ -986,31 +917,29 @@ cdef class OnlineSVMR(StreamLearner):
                 self.unit_y = False
             self.alpha[p] = alpha[p]
             self.g[p] = g[p]
-            self.qd[p] = qd[p]
-            self.inv[p] = 1 if inv[p] else 0
+            self.qdiag[p] = qdiag[p]
+            self.in_v[p] = 1 if in_v[p] else 0
             self.held[p] = 1 if held[p] else 0
             self.dead[p] = 0
-            self.tch[p] = 0
-            self._thr(p)
+            self.touched[p] = 0
+            self._thresholds(p)
         self.n = n
-        for p in range(n):
-            r = rows.get(int(ids[p]))
-            if r is not None:
-                self.krow[p] = <double*> malloc(self.cap * sizeof(double))
-                if self.krow[p] == NULL:
-                    raise MemoryError()
-                for k in range(n):
-                    self.krow[p][k] = sgn(y[k]) * r[k]
-        (self.n_seen, self.n_updates, self.n_steps, self.n_cccp_rounds, self.n_unlearned,
-         self.n_removed, self.n_gain_stops, self.n_row_builds, self.gain_stopped,
-         self.kern.n_evals, self.n_shrink_rounds, self.n_shrunk) = counters
-
-
-def _rebuild(params, arrays, rows, counters, X):
-    (n_features, sparse, C, kind, gamma, degree, coef0, tol, min_gain, m, shrinking,
-     margin) = params
-    s = OnlineSVMR(n_features, sparse, C=C, kernel=kind, gamma=gamma, degree=degree,
-                   coef0=coef0, tol=tol, min_gain=min_gain, max_non_sv=m,
-                   shrinking=shrinking, shrink_margin=margin)
-    s._restore(arrays, rows, counters, X)
-    return s
+        for r, i in enumerate(data["cached"]):
+            p = position[int(i)]
+            self.krow[p] = <double*> malloc(self.capacity * sizeof(double))
+            if self.krow[p] == NULL:
+                raise MemoryError()
+            for k in range(n):
+                self.krow[p][k] = sgn(y[k]) * rows[r, k]
+        self.n_seen = data["n_seen"]
+        self.n_updates = data["n_updates"]
+        self.n_steps = data["n_steps"]
+        self.n_cccp_rounds = data["n_cccp_rounds"]
+        self.n_unlearned = data["n_unlearned"]
+        self.n_removed = data["n_removed"]
+        self.n_gain_stops = data["n_gain_stops"]
+        self.n_row_builds = data["n_row_builds"]
+        self.n_shrink_rounds = data["n_shrink_rounds"]
+        self.n_shrunk = data["n_shrunk"]
+        self.gain_stopped = data["gain_stopped"]
+        self.kernel.n_evals = data["n_kernel_evals"]

@@ -4,7 +4,7 @@ This is the *reference*: pure Python, written to be read beside the paper.
 Every block cites the step of Algorithm 1 ("Alg. 1 step 11") or the equation
 ("Eq. (14)") it implements; the numbering follows
 ``shared/papers/ALGORITHMS.md`` section 1.  The compiled twin is
-:mod:`refsvm._ramp` (same class, same attributes, same order of operations).
+:mod:`refsvm.ramp._online_svmr` (same class, same attributes, same order of operations).
 
 Model (zero bias, Eq. 4)::
 
@@ -69,8 +69,30 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.stream import StreamLearner, restore_state
 
-__all__ = ["OnlineSVMR", "OnlineRampSVM", "SupportVectorsMixin"]
+__all__ = ["OnlineSVMR", "eq13_gain", "eq14_new_alpha", "rows_from_state", "rows_to_state",
+           "violates_eq3"]
+
+
+def rows_to_state(M, sparse):
+    """Stored examples as plain arrays (the persistence format both twins share): a 2-D
+    ``rows`` array, or for CSR ``rows_data``, ``rows_indices`` (int32), ``rows_indptr``."""
+    if not sparse:
+        return {"rows": np.array(M, dtype=np.float64, order="C")}
+    return {"rows_data": np.asarray(M.data, dtype=np.float64).copy(),
+            "rows_indices": np.asarray(M.indices, dtype=np.int32).copy(),
+            "rows_indptr": np.asarray(M.indptr, dtype=np.int64).copy()}
+
+
+def rows_from_state(data, n_rows, sparse):
+    """The rows saved by :func:`rows_to_state`: dense arrays or SparseRows."""
+    if not sparse:
+        return [np.array(r, dtype=np.float64) for r in np.asarray(data["rows"])[:n_rows]]
+    indptr = np.asarray(data["rows_indptr"])
+    return [SparseRow(np.asarray(data["rows_indices"][indptr[r]:indptr[r + 1]], np.int32),
+                      np.asarray(data["rows_data"][indptr[r]:indptr[r + 1]], np.float64))
+            for r in range(n_rows)]
 
 
 def eq14_new_alpha(alpha, g, q, C):
@@ -98,7 +120,7 @@ def violates_eq3(alpha, g, C, tol):
     return ((alpha < C) & (g > tol)) | ((alpha > 0) & (g < -tol))
 
 
-class OnlineSVMR:
+class OnlineSVMR(StreamLearner):
     """OnlineSVMR state (Algorithm 1), with the removal step (Algorithm 2).
 
     Parameters
@@ -130,6 +152,27 @@ class OnlineSVMR:
     n_kernel_evals : int
         Kernel evaluations so far (training only).
 
+    Examples
+    --------
+    Only arrivals in the ramp region 0 <= g = 1 - y f(x) <= 2 join the active set V and
+    move the model (``step`` returns 1); an example the model already gets right with
+    margin (g < 0), or gets badly wrong (g > 2, the flat part of the ramp, an outlier),
+    stays out of V and does not change f (``step`` returns 0):
+
+    >>> import numpy as np
+    >>> from refsvm.ramp.online_svmr import OnlineSVMR
+    >>> svm = OnlineSVMR(1, C=1.0, kernel="linear")
+    >>> svm.step(np.array([1.0]), +1)       # g = 1: joins V, alpha = min(C, g / Q) = 1
+    1
+    >>> svm.step(np.array([3.0]), +1)       # f = 3, g = -2: right with margin
+    0
+    >>> svm.step(np.array([2.0]), -1)       # f = 2, g = 3 > 2: an outlier, ignored
+    0
+    >>> svm.get_state()["V"]
+    array([0])
+    >>> svm.get_state()["alpha"]
+    array([1., 0., 0.])
+
     References
     ----------
     Wang & Vucetic (2009), Algorithm 1 and Algorithm 2.
@@ -138,8 +181,7 @@ class OnlineSVMR:
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
                  shrink_margin=0.1):
-        self.n_features = int(n_features)
-        self.sparse = bool(sparse)
+        super().__init__(n_features, sparse)
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.tol = float(tol)
@@ -378,7 +420,10 @@ class OnlineSVMR:
         self._pending = None
 
     def label(self, y):
-        """Alg. 1 steps 3-28 (and Algorithm 2) for the observed example with label y."""
+        """Alg. 1 steps 3-28 (and Algorithm 2) for the observed example with label y.
+
+        Returns 1 when f changed (some alpha moved: a step of Eq. 14 or an unlearning),
+        else 0."""
         if self._pending is None:
             raise RuntimeError("label() needs a preceding observe()")
         x, kx, f = self._pending
@@ -400,6 +445,7 @@ class OnlineSVMR:
         self.n_seen += 1
         new = self.ids.shape[0] - 1
         self.gain_stopped = False
+        moves = self.n_steps + self.n_unlearned
         if 0.0 <= self.g[new] <= 2.0:                            # step 4
             self.n_updates += 1
             self.held[:] = False
@@ -407,16 +453,12 @@ class OnlineSVMR:
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
         self._removal_step()                                     # Algorithm 2 (after step 28)
+        return int(self.n_steps + self.n_unlearned != moves)
 
     def step(self, x, y):
-        """One example of the stream: Alg. 1 steps 2-28 (+ Algorithm 2)."""
+        """One example of the stream: Alg. 1 steps 2-28 (+ Algorithm 2); 1 if f changed."""
         self.observe(x)
-        self.label(y)
-
-    def run(self, X, y, order):
-        """Alg. 1 over the rows of X taken in ``order``."""
-        for i in order:
-            self.step(get_row(X, int(i)), float(y[i]))
+        return self.label(y)
 
     # ------------------------------------------------------------------ read-outs
     def decision_function(self, X):
@@ -468,3 +510,46 @@ class OnlineSVMR:
     def kernel_rows(self):
         """The kept kernel rows as {example id: row over I} (copies; for tests)."""
         return {i: r.copy() for i, r in self.krow.items()}
+
+    # ------------------------------------------------------------------ persistence
+    # The format both twins share.  An observation waiting for label() is not saved.
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C, kernel=k.kind,
+                    gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
+                    min_gain=self.min_gain, max_non_sv=self.max_non_sv,
+                    shrinking=self.shrinking, shrink_margin=self.shrink_margin)
+
+    def save_state(self):
+        """get_state(), plus the rows of I and the kept kernel rows (in the order of
+        ``cached``, unsigned, over I)."""
+        data = self.get_state()
+        data["kernel_rows"] = np.array([self.krow[i] for i in data["cached"]],
+                                       dtype=np.float64).reshape(-1, self.ids.shape[0])
+        data.update(rows_to_state(stack_rows(self.rows, self.n_features, self.sparse),
+                                  self.sparse))
+        return data
+
+    def load_state(self, data):
+        ids = np.array(data["I"], dtype=np.int64)
+        n = ids.shape[0]
+        self.rows = rows_from_state(data, n, self.sparse)
+        self.ids = ids
+        self.y = np.array(data["y"], dtype=np.float64)
+        self.alpha = np.array(data["alpha"], dtype=np.float64)
+        self.g = np.array(data["g"], dtype=np.float64)
+        self.qdiag = np.array(data["qdiag"], dtype=np.float64)
+        self.in_v = np.isin(ids, data["V"])
+        self.held = np.isin(ids, data["held"])
+        rows = np.asarray(data["kernel_rows"], dtype=np.float64)
+        self.krow = {int(i): rows[r].copy() for r, i in enumerate(data["cached"])}
+        for name in ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned",
+                     "n_removed", "n_gain_stops", "n_row_builds", "n_shrink_rounds",
+                     "n_shrunk"):
+            setattr(self, name, int(data[name]))
+        self.gain_stopped = bool(data["gain_stopped"])
+        self.kernel.n_evals = int(data["n_kernel_evals"])
+        self._pending = None
+
+    def __reduce__(self):
+        return (restore_state, (type(self), self.init_params(), self.save_state()))

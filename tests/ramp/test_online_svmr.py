@@ -20,9 +20,10 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from refsvm.ramp import online_svmr as ramp
-from refsvm._validation import as_csr
 from refsvm.datasets import make_gauss
 from refsvm.core.kernels import Kernel, get_row
+
+from ..conftest import to_csr as as_csr
 
 _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 TWINS = [ramp, _ramp]
@@ -130,11 +131,12 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking):
         assert fa == pytest.approx(fb, rel=1e-10, abs=1e-12)
         garr = 1.0 - y[t] * fa
         arrivals["neg" if garr < 0 else ("flat" if garr > 2 else "ramp")] += 1
-        updates = a.n_updates
-        a.label(y[t])
-        b.label(y[t])
+        updates, moves = a.n_updates, a.n_steps + a.n_unlearned
+        changed = a.label(y[t])
+        assert b.label(y[t]) == changed == int(a.n_steps + a.n_unlearned > moves)
         sa, sb = a.get_state(), b.get_state()
         updated = sa["n_updates"] > updates
+        assert changed <= int(updated)      # f moves only on an update (steps 5-27)
         compare_states(sa, sb, f"example {t}", atol=1e-12 * max(1.0, C))
         ra, rb = a.kernel_rows(), b.kernel_rows()
         assert ra.keys() == rb.keys()
@@ -214,10 +216,10 @@ def test_shrinking_twin_with_a_small_pool_agrees(pool_max):
 def test_run_equals_steps_and_pickles(mod, shrinking):
     X, y = noisy_gauss(80, 5)
     a = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking)
-    a.run(X, y, np.arange(80, dtype=np.intp))
+    n_changes = a.run(X, y, np.arange(80, dtype=np.intp))
     b = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking)
-    for t in range(80):
-        b.step(X[t], y[t])
+    assert sum(b.step(X[t], y[t]) for t in range(80)) == n_changes
+    assert 0 < n_changes <= a.n_updates
     compare_states(a.get_state(), b.get_state(), "run vs step")
     c = pickle.loads(pickle.dumps(a))
     compare_states(a.get_state(), c.get_state(), "pickle")
@@ -397,3 +399,57 @@ def test_removal_ties_go_oldest_first_in_both_twins(m):
         key = np.abs(1.0 - sa["g"][sa["alpha"] == 0])
         ties += key.shape[0] - np.unique(key).shape[0]
     assert a.n_removed > 0 and ties > 0
+
+
+def _bitwise(sa, sb, where):
+    assert sa.keys() == sb.keys()
+    for key in sa:
+        assert np.array_equal(np.asarray(sa[key]), np.asarray(sb[key])), (where, key)
+
+
+PERSIST = [  # (sparse, m, shrinking): the removal step, tombstones, both loops, CSR
+    (False, -1, False), (False, 10, True), (True, 0, False), (True, 10, True)]
+
+
+@pytest.mark.parametrize("sparse,m,shrinking", PERSIST)
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_pickle_mid_stream_then_continue_is_bit_for_bit(mod, sparse, m, shrinking):
+    """Pickling between two examples and continuing gives the uninterrupted run, bit for
+    bit (every array of save_state, kept kernel rows included, and f)."""
+    X, y = drift_stream(3)
+    XX = as_csr(X) if sparse else X
+    n, cut = X.shape[0], 70
+    params = dict(C=2.0, gamma=0.5, max_non_sv=m, shrinking=shrinking)
+    whole = mod.OnlineSVMR(2, sparse, **params)
+    whole.run(XX, y, np.arange(n, dtype=np.intp))
+    a = mod.OnlineSVMR(2, sparse, **params)
+    a.run(XX, y, np.arange(cut, dtype=np.intp))
+    b = pickle.loads(pickle.dumps(a))
+    assert type(b) is type(a)
+    _bitwise(a.save_state(), b.save_state(), "pickled")
+    b.run(XX, y, np.arange(cut, n, dtype=np.intp))
+    _bitwise(whole.save_state(), b.save_state(), "continued")
+    np.testing.assert_array_equal(whole.decision_function(XX), b.decision_function(XX))
+    assert whole.get_state()["n_removed"] > 0 or m < 0
+
+
+@pytest.mark.parametrize("sparse,m,shrinking", PERSIST)
+@pytest.mark.parametrize("src,dst", [(0, 1), (1, 0)], ids=["python->cython", "cython->python"])
+def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse, m, shrinking):
+    """One persistence format: the state saved by either twin loads into the other (the
+    same arrays back, bit for bit), which then continues as the twin that never stopped
+    (state for state after every example, as in test_twins_agree_after_every_example)."""
+    X, y = drift_stream(1)
+    XX = as_csr(X) if sparse else X
+    params = dict(C=2.0, gamma=0.5, max_non_sv=m, shrinking=shrinking)
+    a = TWINS[src].OnlineSVMR(2, sparse, **params)
+    a.run(XX, y, np.arange(70, dtype=np.intp))
+    b = TWINS[dst].OnlineSVMR(**a.init_params())
+    b.load_state(a.save_state())
+    assert b.init_params() == a.init_params()
+    _bitwise(a.save_state(), b.save_state(), "loaded")
+    assert a.get_state()["cached"].size > 0
+    for t in range(70, X.shape[0]):
+        x = get_row(XX, t)
+        assert a.step(x, y[t]) == b.step(x, y[t])
+        compare_states(a.get_state(), b.get_state(), f"example {t}")

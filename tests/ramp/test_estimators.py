@@ -1,4 +1,5 @@
-"""OnlineRampSVM (and KernelPassiveAggressive): the scikit-learn layer, both backends."""
+"""OnlineRampSVM and its baseline KernelPassiveAggressive (Wang & Vucetic, Table I): the
+scikit-learn layer, both backends."""
 
 import pickle
 
@@ -13,10 +14,10 @@ from refsvm import KernelPassiveAggressive
 from refsvm import OnlineRampSVM
 from refsvm.ramp.online_svmr import eq13_gain, eq14_new_alpha
 
+from ..conftest import BACKENDS
+
 pytest.importorskip("refsvm.ramp._online_svmr")
 pytest.importorskip("refsvm.kernel_pa._kernel_pa")
-
-BACKENDS = ["cython", "python"]
 
 
 def _expected_failed(est):
