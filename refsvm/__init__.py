@@ -13,6 +13,7 @@ from .linear.estimators import (OnlineLinearSVM, PassiveAggressive, Perceptron,
 from .ramp.estimators import OnlineRampSVM
 from .ramp.online_asvmr import Greedy, LearningCurve, OnlineASVMR, QueryAll
 from .ramp.cccp import cccp_ramp
+from .persistence import load
 
 __version__ = "0.1.0"
 
@@ -30,4 +31,5 @@ __all__ = [
     "ProximalPassiveAggressive",
     "QueryAll",
     "cccp_ramp",
+    "load",
 ]

@@ -326,6 +326,17 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @locked
+    def save(self, path):
+        """Write the fitted model to ``path`` (``.npz``: arrays and JSON, no code).
+
+        Load it with :func:`refsvm.load` (``backend=`` picks either twin: train with the
+        compiled twin, then step through the readable reference from exactly that state).
+        """
+        from .persistence import save
+
+        return save(self, path)
+
     def __getstate__(self):
         state = super().__getstate__()
         state = dict(state)

@@ -155,3 +155,45 @@ def test_cython_backend_never_falls_back(name, monkeypatch):
     monkeypatch.setattr(type(est), "_compiled", "refsvm._no_such_module")
     with pytest.raises(ImportError, match="backend='python'"):
         est.fit(X, y)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+@pytest.mark.parametrize("load_into", BACKENDS)
+def test_save_then_load_into_either_twin_and_continue(name, backend, load_into, tmp_path):
+    """est.save / refsvm.load: no code runs on load; the loaded model continues exactly
+    (bit for bit in the same twin, to rounding in the other)."""
+    X, y = _data(90)
+    whole = REGISTRY[name](backend).partial_fit(X[:45], y[:45], classes=["neg", "pos"])
+    path = whole.save(tmp_path / "model.npz")
+    with np.load(path, allow_pickle=False) as npz:  # plain arrays only
+        assert "__meta__" in npz.files
+    loaded = refsvm.load(path, backend=load_into)
+    assert loaded.backend == load_into and type(loaded) is type(whole)
+    np.testing.assert_allclose(loaded.decision_function(X), whole.decision_function(X),
+                               rtol=0, atol=0)
+    whole.partial_fit(X[45:], y[45:])
+    loaded.partial_fit(X[45:], y[45:])
+    if load_into == backend:
+        np.testing.assert_array_equal(loaded.decision_function(X), whole.decision_function(X))
+    else:
+        np.testing.assert_allclose(loaded.decision_function(X), whole.decision_function(X),
+                                   rtol=1e-9, atol=1e-10)
+
+
+def test_load_refuses_foreign_and_future_files(tmp_path):
+    import json
+
+    X, y = _data()
+    path = REGISTRY["PassiveAggressive"]("python").fit(X, y).save(tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    meta = json.loads(str(arrays["__meta__"][()]))
+    for change, match in (({"format_version": 99}, "format 99"),
+                          ({"estimator": "os.system"}, "unknown estimator")):
+        arrays["__meta__"] = np.array(json.dumps({**meta, **change}))
+        np.savez(tmp_path / "bad.npz", **arrays)
+        with pytest.raises(ValueError, match=match):
+            refsvm.load(tmp_path / "bad.npz")
+    np.savez(tmp_path / "other.npz", a=np.zeros(3))
+    with pytest.raises(ValueError, match="not a refsvm model"):
+        refsvm.load(tmp_path / "other.npz")

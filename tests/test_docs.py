@@ -29,3 +29,18 @@ def test_docs_have_code_references():
 def test_code_reference_exists(page, path, code):
     source = (ROOT / path).read_text(encoding="utf-8")
     assert code in source, f"{page}: {code!r} is not in {path}"
+
+
+def _readme_blocks():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_python_blocks_run(tmp_path, monkeypatch):
+    """The README's Python blocks run, in order, in one namespace (as a reader would)."""
+    blocks = _readme_blocks()
+    assert len(blocks) >= 2
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
