@@ -41,7 +41,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from refsvm.ramp.online_asvmr import Greedy, OnlineASVMR, QueryAll
+from refsvm.ramp.estimators import Greedy, OnlineASVMR, QueryAll
 from refsvm.ramp.cccp import cccp_ramp
 from refsvm.datasets import make_checkerboard, make_gauss
 

@@ -1,12 +1,25 @@
-"""Scikit-learn estimator of the ramp family: :class:`OnlineRampSVM` (either twin)."""
+"""The user-facing learners of the ramp family (either twin, ``backend=``).
+
+- :class:`OnlineRampSVM`: the scikit-learn estimator of OnlineSVMR (Algorithms 1-2);
+- :class:`OnlineASVMR`, :class:`QueryAll`, :class:`Greedy`: online active learning
+  (Algorithm 3 and the baselines of Sec. V.E) with learning curves (:class:`LearningCurve`,
+  Fig. 6); the strategies themselves are the reference :mod:`refsvm.ramp.online_asvmr`.
+"""
 
 from __future__ import annotations
 
-from .._validation import Boolean, Integer, NonNegative, Positive
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import (Boolean, Integer, NonNegative, Positive, as_format, check_int,
+                           check_params, kernel_rules, load_backend)
 from ..base import BaseKernelClassifier, SupportVectorsMixin
+from . import online_asvmr as _strategies
 from . import online_svmr as _reference_module
 
-__all__ = ["OnlineRampSVM"]
+__all__ = ["Greedy", "LearningCurve", "OnlineASVMR", "OnlineRampSVM", "QueryAll"]
 
 
 class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
@@ -60,6 +73,25 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     n_I_, n_V_ : int
         Sizes of I (examples kept) and V (active set), summed over problems.
 
+    Examples
+    --------
+    The point of the ramp loss: examples badly on the wrong side (y f(x) < -1, the flat
+    part of the ramp) leave the active set and stop being support vectors, so on a noisy
+    stream the model keeps a fraction of the support vectors of a hinge-loss SVM at the
+    same accuracy (Wang & Vucetic, Table 1):
+
+    >>> from sklearn.svm import SVC
+    >>> from refsvm import OnlineRampSVM
+    >>> from refsvm.datasets import make_gauss
+    >>> X, y = make_gauss(1000, random_state=0)
+    >>> X_test, y_test = make_gauss(1000, random_state=1)
+    >>> ramp = OnlineRampSVM(C=1.0, gamma=0.5).fit(X, y)      # one online pass
+    >>> svc = SVC(C=1.0, gamma=0.5).fit(X, y)
+    >>> ramp.support_.size < svc.support_.size / 2
+    True
+    >>> abs(ramp.score(X_test, y_test) - svc.score(X_test, y_test)) < 0.02
+    True
+
     References
     ----------
     Z. Wang and S. Vucetic, "Fast Online Training of Ramp Loss Support Vector
@@ -107,3 +139,229 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
 
         check_is_fitted(self, "classes_")
         return int(sum(s.get_state()["V"].shape[0] for s in self._states))
+
+
+# ---------------------------------------------------------------------------- active learning
+@dataclass
+class LearningCurve:
+    """Accuracy against labels queried, one point per checkpoint.
+
+    Attributes
+    ----------
+    n_seen, n_labels, n_support, n_kernel_evals : ndarray of int
+        Stream examples seen, labels queried, support vectors and kernel
+        evaluations at each checkpoint.
+    accuracy : ndarray of float
+        Accuracy on the test set at each checkpoint (NaN without a test set).
+    queried : ndarray of int
+        Stream positions of the queried examples, in query order.
+    """
+
+    n_seen: np.ndarray
+    n_labels: np.ndarray
+    accuracy: np.ndarray
+    n_support: np.ndarray
+    n_kernel_evals: np.ndarray
+    queried: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
+
+
+class _ActiveLearner:
+    """Shared machinery: one OnlineSVMR state, an oracle, checkpoints.
+
+    Parameters
+    ----------
+    C, kernel, gamma, degree, coef0, tol, min_gain, max_non_sv, backend
+        As :class:`refsvm.OnlineRampSVM` (``gamma`` must be a number here; the inner
+        loop runs as printed, ``shrinking=False``).
+    classes : pair of labels, default=(-1, 1)
+        The oracle's labels; ``classes[1]`` is the positive class.
+    """
+
+    _parameter_rules = {**kernel_rules(), "C": Positive(), "gamma": Positive(),
+                        "tol": Positive(), "min_gain": NonNegative(),
+                        "max_non_sv": Integer(minimum=0, allow_none=True)}
+
+    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, tol=1e-3,
+                 min_gain=1e-5, max_non_sv=None, backend="cython", classes=(-1, 1)):
+        self.C, self.kernel, self.gamma, self.degree, self.coef0 = C, kernel, gamma, degree, coef0
+        self.tol, self.min_gain, self.max_non_sv = tol, min_gain, max_non_sv
+        check_params(self, self._parameter_rules)
+        if len(classes) != 2 or classes[0] == classes[1]:
+            raise ValueError(f"classes must be two distinct labels; got {classes!r}")
+        self.params = dict(C=float(C), kernel=kernel, gamma=float(gamma), degree=int(degree),
+                           coef0=float(coef0), tol=float(tol), min_gain=float(min_gain),
+                           max_non_sv=-1 if max_non_sv is None else int(max_non_sv))
+        self.backend = backend
+        self.classes = tuple(classes)
+        self.module = load_backend(backend, _reference_module, "refsvm.ramp._online_svmr")
+        self.state = None
+
+    # ---------------------------------------------------------------- helpers
+    def _sign(self, label):
+        if label == self.classes[1]:
+            return 1.0
+        if label == self.classes[0]:
+            return -1.0
+        raise ValueError(f"the oracle returned {label!r}, not one of {self.classes}")
+
+    def _select(self, X, ask, start, stop):
+        """Process stream positions [start, stop) with the strategy; the positions queried
+        (``ask(i)`` gives the label +-1 of position i)."""
+        raise NotImplementedError
+
+    def _block(self):
+        return 1
+
+    # ---------------------------------------------------------------- public API
+    def run(self, X, oracle, X_test=None, y_test=None, eval_every=100, max_labels=None):
+        """Run the strategy over the stream X (rows in order).
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix, shape (n, d)
+            The unlabelled stream.
+        oracle : callable or array-like
+            ``oracle(i)`` gives the label of stream position i (an array is
+            read as ``y[i]``).  It is called only for queried examples.
+        X_test, y_test : optional
+            Test set for the accuracy of the learning curve.
+        eval_every : int
+            A checkpoint every ``eval_every`` stream examples (and at the end).
+        max_labels : int, optional
+            Stop once this many labels have been queried.
+
+        Returns
+        -------
+        LearningCurve
+        """
+        if not callable(oracle):
+            labels = np.asarray(oracle)
+            oracle = labels.__getitem__
+        eval_every = check_int("eval_every", eval_every, minimum=1)
+        check_int("max_labels", max_labels, minimum=1, allow_none=True)
+        sparse = sp.issparse(X)
+        X = as_format(X, sparse)
+        if not np.all(np.isfinite(X.data if sparse else X)):
+            raise ValueError("X contains NaN or infinity")
+        if X_test is not None:
+            X_test = as_format(X_test, sparse)
+            y_test = np.asarray(y_test)
+        self.state = self.module.OnlineSVMR(X.shape[1], sparse, **self.params)
+        self.queried = []
+
+        def ask(i):
+            return self._sign(oracle(i))
+
+        curve = {k: [] for k in ("n_seen", "n_labels", "accuracy", "n_support", "n_kernel_evals")}
+        n = X.shape[0]
+        h = self._block()
+        t = 0
+        next_eval = eval_every
+        while t < n:
+            stop = min(t + h, n)
+            self.queried.extend(self._select(X, ask, t, stop))
+            t = stop
+            done = max_labels is not None and len(self.queried) >= max_labels
+            if t >= next_eval or t == n or done:
+                curve["n_seen"].append(t)
+                curve["n_labels"].append(len(self.queried))
+                curve["accuracy"].append(self.score(X_test, y_test) if X_test is not None
+                                         else np.nan)
+                curve["n_support"].append(int(np.sum(self.state.get_state()["alpha"] != 0)))
+                curve["n_kernel_evals"].append(int(self.state.n_kernel_evals))
+                while next_eval <= t:
+                    next_eval += eval_every
+            if done:
+                break
+        self.curve_ = LearningCurve(
+            n_seen=np.array(curve["n_seen"], np.intp),
+            n_labels=np.array(curve["n_labels"], np.intp),
+            accuracy=np.array(curve["accuracy"], np.float64),
+            n_support=np.array(curve["n_support"], np.intp),
+            n_kernel_evals=np.array(curve["n_kernel_evals"], np.int64),
+            queried=np.array(self.queried, np.intp))
+        return self.curve_
+
+    def decision_function(self, X):
+        return self.state.decision_function(as_format(X, self.state.sparse))
+
+    def predict(self, X):
+        f = self.decision_function(X)
+        return np.where(f > 0, self.classes[1], self.classes[0])
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+class QueryAll(_ActiveLearner):
+    """Query every example: plain OnlineSVMR (Algorithm 1), the baseline of Sec. V.E.
+
+    Examples
+    --------
+    >>> from refsvm import QueryAll
+    >>> from refsvm.datasets import make_gauss
+    >>> X, y = make_gauss(500, random_state=0)
+    >>> curve = QueryAll(C=1.0, gamma=0.5).run(X, y, eval_every=250)
+    >>> curve.n_labels          # one label per stream example
+    array([250, 500])
+    """
+
+    def _select(self, X, ask, start, stop):
+        return _strategies.query_all(self.state, X, ask, start, stop)
+
+
+class Greedy(_ActiveLearner):
+    """Of each block of the ``h`` most recent examples, query the one with the smallest ``|f(x)|``.
+
+    Parameters
+    ----------
+    h : int, default=5
+        Block length (the paper's h = 5; h = 1 is QueryAll).
+    **params
+        As :class:`QueryAll`.
+
+    Examples
+    --------
+    One label per block of h = 5 examples, whatever the model:
+
+    >>> from refsvm import Greedy
+    >>> from refsvm.datasets import make_gauss
+    >>> X, y = make_gauss(500, random_state=0)
+    >>> curve = Greedy(h=5, C=1.0, gamma=0.5).run(X, y, eval_every=250)
+    >>> curve.n_labels
+    array([ 50, 100])
+    """
+
+    def __init__(self, h=5, **params):
+        super().__init__(**params)
+        self.h = check_int("h", h, minimum=1)
+
+    def _block(self):
+        return self.h
+
+    def _select(self, X, ask, start, stop):
+        return _strategies.greedy(self.state, X, ask, self.h, start, stop)
+
+
+class OnlineASVMR(_ActiveLearner):
+    """Algorithm 3: query x only when ``|f(x)| <= 1``, then steps 6-27 of Algorithm 1.
+
+    Examples
+    --------
+    The point of Fig. 6: asking only for the labels of examples in the ramp region,
+    OnlineASVMR needs a fraction of QueryAll's labels for about the same accuracy:
+
+    >>> from refsvm import OnlineASVMR, QueryAll
+    >>> from refsvm.datasets import make_gauss
+    >>> X, y = make_gauss(2000, random_state=0)
+    >>> X_test, y_test = make_gauss(2000, random_state=1)
+    >>> active = OnlineASVMR(C=1.0, gamma=0.5).run(X, y, X_test, y_test, eval_every=2000)
+    >>> every = QueryAll(C=1.0, gamma=0.5).run(X, y, X_test, y_test, eval_every=2000)
+    >>> bool(active.n_labels[-1] < every.n_labels[-1] / 2)
+    True
+    >>> bool(active.accuracy[-1] > every.accuracy[-1] - 0.02)
+    True
+    """
+
+    def _select(self, X, ask, start, stop):
+        return _strategies.online_asvmr(self.state, X, ask, start, stop)

@@ -1,10 +1,18 @@
-"""Active learning with OnlineSVMR: OnlineASVMR (Alg. 3), QueryAll, Greedy (h = 5)."""
+"""Active learning with OnlineSVMR: OnlineASVMR (Alg. 3), QueryAll, Greedy (h = 5).
+
+The strategies are the reference :mod:`refsvm.ramp.online_asvmr` (loops over a state of
+either twin); the learners with curves, checks and backends are in
+:mod:`refsvm.ramp.estimators` (exported as ``refsvm.OnlineASVMR`` etc.)."""
+
+import ast
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from refsvm.ramp import online_svmr as ramp
-from refsvm.ramp.online_asvmr import Greedy, OnlineASVMR, QueryAll
+import refsvm
+from refsvm.ramp import online_asvmr, online_svmr as ramp
+from refsvm.ramp.estimators import Greedy, OnlineASVMR, QueryAll
 from refsvm.datasets import make_gauss
 
 pytest.importorskip("refsvm.ramp._online_svmr")
@@ -121,3 +129,39 @@ def test_max_labels_and_bad_input():
     Xbad[3, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         OnlineASVMR(**PARAMS).run(Xbad, y)
+
+
+def test_public_names_are_the_learners():
+    assert refsvm.OnlineASVMR is OnlineASVMR and refsvm.QueryAll is QueryAll
+    assert refsvm.Greedy is Greedy
+
+
+@pytest.mark.parametrize("module", ["online_svmr", "online_asvmr", "cccp"])
+def test_references_import_only_the_core(module):
+    """A reference holds only the algorithm: at module level it imports NumPy/SciPy, the
+    standard library and refsvm.core, or a reference of its own family."""
+    tree = ast.parse((Path(refsvm.__file__).parent / "ramp" / f"{module}.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            name = "." * node.level + (node.module or "")
+            assert (name.startswith(("..core", "__future__", "collections", "dataclasses"))
+                    or name in (".online_svmr",)), name
+        elif isinstance(node, ast.Import):
+            assert all(a.name in ("numpy", "scipy.sparse") for a in node.names)
+
+
+@pytest.mark.parametrize("strategy", ["online_asvmr", "query_all", "greedy"])
+def test_reference_strategies_on_either_twin_agree(strategy):
+    """The same reference loop drives the reference state and the compiled twin to the
+    same queries, kernel evaluations and alpha."""
+    _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
+    X, y = stream(160, 6)
+    run = getattr(online_asvmr, strategy)
+    out = []
+    for mod in (ramp, _ramp):
+        state = mod.OnlineSVMR(2, False, **PARAMS)
+        asked = run(state, X, lambda i: float(y[i]), start=0, stop=160)
+        out.append((asked, state.get_state()))
+    assert out[0][0] == out[1][0] and len(out[0][0]) > 0
+    assert out[0][1]["n_kernel_evals"] == out[1][1]["n_kernel_evals"]
+    np.testing.assert_allclose(out[0][1]["alpha"], out[1][1]["alpha"], rtol=1e-10, atol=1e-12)
