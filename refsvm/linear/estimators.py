@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array, check_random_state
 
-from . import passive_aggressive, online_linear_svm
+from . import online_linear_svm, passive_aggressive, reduced_kernel_pa
 from .._validation import (
     Boolean,
+    as_format,
     Integer,
     NonNegative,
     Options,
     Positive,
     RandomStateRule,
 )
-from ..base import BaseOnlineClassifier
+from ..base import BaseKernelClassifier, BaseOnlineClassifier
 from ..core.pa import PA_VARIANTS, PAM_VARIANTS
 
 
@@ -349,3 +352,257 @@ class OnlineLinearSVM(_LinearEstimator):
         if state.average:
             return np.asarray(state.w_avg, dtype=np.float64).copy(), float(state.b_avg)
         return super()._weights(state)
+
+
+class ReducedKernelPA(BaseKernelClassifier):
+    """Reduced-kernel Passive-Aggressive: RKPA, RKPA-1, RKPA-2 (Lee, Tseng, Chen).
+
+    The linear PA run on the reduced-kernel features (φ(x), 1), with
+    φ(x) = Λ^{-1/2} Pᵀ K(Ã, x) and K(Ã, Ã) + εI = PΛPᵀ: a non-linear online SVM
+    whose cost per example is m̃ kernel evaluations, whatever the length of the
+    stream.  f(x) = zᵀφ(x) + b, regulariser ½(‖z‖² + b²); α = ℓ/(‖φ‖² + 1) (RKPA),
+    min{C, ·} (RKPA-1), ℓ/(‖φ‖² + 1 + 1/(2C)) (RKPA-2).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+        RKPA, RKPA-1, RKPA-2 ("PA-1", "PA-2" accepted).
+    C : float, default=1.0
+    n_reduced : int, default=100
+        m̃, the size of the reduced set (ignored when ``reduced_set`` gives the points).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : float or {"scale", "auto"}, default="scale"
+        Kernel width (the slides' Gaussian kernel exp(−γ‖x − z‖²)).
+    degree : int, default=3
+    coef0 : float, default=0.0
+    eps : float, default=1e-8
+        ε ≥ 0 added to the diagonal of K(Ã, Ã) "for numerical robustness".
+    reduced_set : {"auto", "random", "first"} or array-like of shape (m̃, n_features)
+        How Ã is chosen ("preselect", "randomly selects" on the slides): "random" is
+        a random subset of the data given to ``fit`` (or to the first
+        ``partial_fit``), drawn with ``random_state``; "first" the first m̃ distinct
+        examples of that data, in stream order; "auto" is "random" for ``fit`` and
+        "first" for ``partial_fit`` streams.  An array gives the points.
+    n_epochs : int, default=1
+    shuffle : bool, default=False
+    random_state : int, RandomState or None
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_, coef_ (z, in φ-space), intercept_ (b), n_updates_, n_kernel_evals_,
+    reduced_set_ (the points Ã), reduced_indices_ (their rows in the data that gave
+    them; None when given)
+
+    Examples
+    --------
+    A single pass learns a non-linear rule that a linear PA cannot:
+
+    >>> import numpy as np
+    >>> from refsvm import PassiveAggressive
+    >>> from refsvm.linear.estimators import ReducedKernelPA
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-1, 1, size=(2000, 2))
+    >>> y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)                # XOR quadrants
+    >>> rkpa = ReducedKernelPA(C=1.0, n_reduced=50, gamma=2.0, random_state=0).fit(X, y)
+    >>> pa = PassiveAggressive(C=1.0, fit_intercept=True).fit(X, y)
+    >>> rkpa.score(X, y) > 0.9 > 0.7 > pa.score(X, y)
+    True
+    >>> rkpa.coef_.shape, rkpa.reduced_set_.shape
+    ((1, 50), (50, 2))
+
+    References
+    ----------
+    Lee, Tseng, Chen, *Online Nonlinear SVM for Large-Scale Classification*, slides
+    "Sketch of Reduced Kernel PA", "Final Formulation of RKPA", Eq. (8)
+    (``shared/papers/002``); ALGORITHMS.md §3.
+    """
+
+    _reference = reduced_kernel_pa
+    _compiled = "refsvm.linear._reduced_kernel_pa"
+    _snapshot_states = True  # fixed-size states: a failed partial_fit rolls back
+    _state_class = "ReducedKernelPAState"
+
+    def __init__(self, *, variant="PA-I", C=1.0, n_reduced=100, kernel="rbf", gamma="scale",
+                 degree=3, coef0=0.0, eps=1e-8, reduced_set="auto", n_epochs=1,
+                 shuffle=False, random_state=None, backend="cython"):
+        self.variant = variant
+        self.C = C
+        self.n_reduced = n_reduced
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.eps = eps
+        self.reduced_set = reduced_set
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.backend = backend
+
+    _parameter_rules = {"variant": Options(*PA_VARIANTS), "C": Positive(),
+                        "n_reduced": Integer(minimum=1), "eps": NonNegative(),
+                        "n_epochs": Integer(minimum=1), "shuffle": Boolean(),
+                        "random_state": RandomStateRule()}
+
+    def _check_params(self):
+        super()._check_params()
+        if isinstance(self.reduced_set, str):
+            if self.reduced_set not in ("auto", "random", "first"):
+                raise ValueError("reduced_set must be 'auto', 'random', 'first' or an array "
+                                 f"of points; got {self.reduced_set!r}")
+
+    def _n_passes(self):
+        return self.n_epochs
+
+    def fit(self, X, y):
+        self._fitting = True  # "auto" means a random subset for fit
+        try:
+            return super().fit(X, y)
+        finally:
+            self.__dict__.pop("_fitting", None)
+
+    def _choose_reduced_set(self, X):
+        """(points, indices) of Ã in the data ``X`` of the call that starts the model."""
+        n = X.shape[0]
+        how = self.reduced_set
+        if not isinstance(how, str):
+            points = check_array(how, accept_sparse="csr", dtype=np.float64,
+                                 input_name="reduced_set")
+            if points.shape[1] != X.shape[1]:
+                raise ValueError(f"reduced_set has {points.shape[1]} features; X has "
+                                 f"{X.shape[1]}")
+            return as_format(points, sp.issparse(X)), None
+        m = int(self.n_reduced)
+        if how == "auto":
+            how = "random" if self.__dict__.get("_fitting") else "first"
+        if how == "random":
+            if m > n:
+                raise ValueError(f"n_reduced={m} is larger than the {n} examples given to "
+                                 "choose the reduced set from")
+            rng = check_random_state(self.random_state)
+            idx = np.sort(rng.choice(n, m, replace=False)).astype(np.intp)
+        else:
+            idx = _first_distinct_rows(X, m)
+            if idx.shape[0] < m:
+                raise ValueError(f"n_reduced={m}, but the data that starts the model has "
+                                 f"only {idx.shape[0]} distinct examples")
+        return as_format(X[idx], sp.issparse(X)), idx
+
+    def _start(self, X, classes):
+        self.__dict__.pop("reduced_set_", None)  # chosen by the first _make_state
+        super()._start(X, classes)
+
+    def _state_params(self):
+        return {"variant": PA_VARIANTS[self.variant], "C": float(self.C)}
+
+    def _make_state(self, n_features, sparse, X):
+        if "reduced_set_" not in self.__dict__:  # one Ã for every one-vs-rest problem
+            self.reduced_set_, self.reduced_indices_ = self._choose_reduced_set(X)
+        kind, gamma, degree, coef0 = self._kernel_args(X)
+        return getattr(self._module(), self._state_class)(
+            n_features, sparse, reduced=self.reduced_set_, kernel=kind, gamma=gamma,
+            degree=degree, coef0=coef0, eps=float(self.eps), **self._state_params())
+
+    @property
+    def coef_(self):
+        """z in φ-space, shape (1, m̃) for two classes, (n_classes, m̃) otherwise."""
+        return np.vstack([np.asarray(s.z, dtype=np.float64).copy() for s in self._states])
+
+    @property
+    def intercept_(self):
+        return np.array([float(s.b) for s in self._states])
+
+    @property
+    def n_updates_(self):
+        return int(sum(s.n_updates for s in self._states))
+
+
+class ProximalReducedKernelPA(ReducedKernelPA):
+    """Reduced-kernel PA with a proximal model: RKPAm, RKPAm-1, RKPAm-2 (Lee, Tseng, Chen).
+
+    RKPA plus γ z_p, the reduced-kernel Fisher discriminant of the classes seen so
+    far (Eq. 9): ũ_p = [COV(K(A₊, Ã)) + COV(K(A₋, Ã))]⁻¹ (M̃₊ − M̃₋) from online
+    per-class statistics of the kernel rows, mapped to φ-space
+    (z_p = Λ^{1/2} Pᵀ ũ_p), with the midpoint bias b_p = −ũ_pᵀ(M̃₊ + M̃₋)/2.  See
+    :class:`refsvm.linear.reduced_kernel_pa.ReducedKernelPAmState`.
+
+    Parameters
+    ----------
+    variant : {"PAm", "PAm-I", "PAm-II"}, default="PAm-I"
+        RKPAm, RKPAm-1, RKPAm-2 ("PAm-1", "PAm-2" accepted).
+    proximal_weight : float, default=0.1
+        γ ≥ 0 of Eq. (9), the weight of the proximal model (0 gives RKPA).  The
+        slides call it γ like the kernel width, which is ``gamma`` here.
+    covariance : {"diagonal", "full"}, default="diagonal"
+        The slides' quasi-KFD (variances only, O(m̃) per example) or the full
+        covariance (O(m̃²) per example).
+    (the others as :class:`ReducedKernelPA`)
+
+    Examples
+    --------
+    Proximal weight 0 is RKPA exactly:
+
+    >>> import numpy as np
+    >>> from refsvm.linear.estimators import ProximalReducedKernelPA, ReducedKernelPA
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-1, 1, size=(300, 2))
+    >>> y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    >>> kw = dict(C=1.0, n_reduced=30, gamma=2.0, random_state=0)
+    >>> rkpam = ProximalReducedKernelPA(proximal_weight=0.0, **kw).fit(X, y)
+    >>> bool(np.allclose(rkpam.coef_, ReducedKernelPA(**kw).fit(X, y).coef_))
+    True
+
+    References
+    ----------
+    Lee, Tseng, Chen, slides "Reduced Kernel Fisher Discriminant Analysis (RKFDA)",
+    "RKPAm: RKPA+quasi-KFD", Eq. (9) (``shared/papers/002``); ALGORITHMS.md §3.
+    """
+
+    _state_class = "ReducedKernelPAmState"
+
+    def __init__(self, *, variant="PAm-I", C=1.0, proximal_weight=0.1, covariance="diagonal",
+                 n_reduced=100, kernel="rbf", gamma="scale", degree=3, coef0=0.0, eps=1e-8,
+                 reduced_set="auto", n_epochs=1, shuffle=False, random_state=None,
+                 backend="cython"):
+        self.variant = variant
+        self.C = C
+        self.proximal_weight = proximal_weight
+        self.covariance = covariance
+        self.n_reduced = n_reduced
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.eps = eps
+        self.reduced_set = reduced_set
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.backend = backend
+
+    _parameter_rules = {"variant": Options(*PAM_VARIANTS), "proximal_weight": NonNegative(),
+                        "covariance": Options("diagonal", "full")}
+
+    def _state_params(self):
+        return {"variant": PAM_VARIANTS[self.variant], "C": float(self.C),
+                "proximal_weight": float(self.proximal_weight),
+                "covariance": self.covariance}
+
+
+def _first_distinct_rows(X, m):
+    """Positions of the first m distinct rows of X (dense or CSR), in order."""
+    seen, idx = set(), []
+    for i in range(X.shape[0]):
+        if sp.issparse(X):
+            row = X.getrow(i)
+            row.sum_duplicates()
+            key = (row.indices.tobytes(), row.data.tobytes())
+        else:
+            key = np.ascontiguousarray(X[i]).tobytes()
+        if key not in seen:
+            seen.add(key)
+            idx.append(i)
+            if len(idx) == m:
+                break
+    return np.asarray(idx, dtype=np.intp)

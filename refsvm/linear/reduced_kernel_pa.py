@@ -1,0 +1,343 @@
+"""Reduced-kernel Passive-Aggressive (RKPA, RKPAm), in readable Python (the reference).
+
+Slides of Lee, Tseng, Chen, *Online Nonlinear SVM for Large-Scale Classification*
+(``shared/papers/002``, "Sketch of Reduced Kernel PA" to "RKPAm: RKPA+quasi-KFD";
+ALGORITHMS.md §3).  The reduced kernel trick turns the kernel PA into the linear
+PA of :mod:`refsvm.linear.passive_aggressive` on new features:
+
+1. preselect m̃ points Ã (the reduced set);
+2. K̃ = K(Ã, Ã) + εI = PΛPᵀ (ε ≥ 0 "for numerical robustness");
+3. φ(x) = Λ^{-1/2} Pᵀ K(Ã, x)  (= K̃^{-1/2} K(Ã, x)), so that
+   f(x) = zᵀφ(x) + b with the regulariser ½(‖z‖² + b²);
+4. RKPA / RKPA-1 / RKPA-2 (Eq. 8) is PA on the example (φ(x), 1):
+   α = ℓ/(‖φ‖² + 1), min{C, ·}, ℓ/(‖φ‖² + 1 + 1/(2C)) -- :class:`PAState` with
+   ``fit_intercept=True`` run on φ(x);
+5. RKPAm / -1 / -2 (Eq. 9) adds γ z_p, the proximal model of the reduced-kernel
+   Fisher discriminant -- :class:`PAmState` run on φ(x), with its proximal model
+   replaced by the slides' one (:class:`ReducedKernelPAmState`).
+
+Erratum (ALGORITHMS.md §3): the slides write "K̃⁻¹ = PVPᵀ" and then the features
+V⁻¹(PV^{1/2})ᵀK(Ã, x); with V the eigenvalues of K̃⁻¹ that is Λ^{1/2}PᵀK(Ã, x), which
+does not make f = ũᵀK(Ã, x) with regulariser ũᵀK̃ũ.  It is consistent only when V
+holds the eigenvalues of K̃ itself; we implement that reading, φ = Λ^{-1/2}PᵀK(Ã, x).
+On the reduced set the map factorises the kernel: Φ(Ã)ᵀΦ(Ã) = K K̃⁻¹ K, which is
+K(Ã, Ã) exactly when ε = 0 (and K − εI + ε²K̃⁻¹ otherwise).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.kernels import Kernel, get_row
+from ..core.stream import StreamLearner
+from .passive_aggressive import PAmState, PAState
+
+__all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState"]
+
+#: K̃ counts as singular when its smallest eigenvalue is below this times m̃ times its
+#: largest (duplicate reduced points without ε)
+SINGULAR_RATIO = np.finfo(np.float64).eps
+
+
+class ReducedKernelMap:
+    """The reduced-kernel feature map φ(x) = Λ^{-1/2} Pᵀ K(Ã, x).
+
+    Parameters
+    ----------
+    reduced : ndarray or CSR matrix of shape (m̃, n_features)
+        The reduced set Ã.
+    kernel : :class:`refsvm.core.kernels.Kernel`
+        Counts its evaluations: m̃(m̃ + 1)/2 for K(Ã, Ã), then m̃ per example.
+    eps : float
+        ε ≥ 0 added to the diagonal of K(Ã, Ã).
+
+    Raises
+    ------
+    ValueError
+        When K̃ is singular (duplicate reduced points and ε = 0).
+    """
+
+    def __init__(self, reduced, kernel, eps=0.0):
+        self.reduced = reduced
+        self.kernel = kernel
+        self.eps = float(eps)
+        self.rows = [get_row(reduced, i) for i in range(reduced.shape[0])]
+        m = len(self.rows)
+        # K(Ã, Ã), one evaluation per pair i <= j
+        K = np.empty((m, m))
+        for i in range(m):
+            for j in range(i, m):
+                K[i, j] = K[j, i] = kernel(self.rows[i], self.rows[j])
+        self.reduced_gram = K
+        # K̃ = K(Ã, Ã) + εI = P Λ Pᵀ
+        eigenvalues, P = np.linalg.eigh(K + self.eps * np.eye(m))
+        if m == 0 or not eigenvalues[0] > SINGULAR_RATIO * m * eigenvalues[-1]:
+            raise ValueError(
+                f"K(reduced, reduced) + eps*I is singular (smallest eigenvalue "
+                f"{eigenvalues[0] if m else 0.0:.3g}): the reduced set has duplicate or "
+                f"nearly equal points; use eps > 0 or distinct reduced points")
+        self.eigenvalues = eigenvalues
+        self.P = P
+        # φ(x) = Λ^{-1/2} Pᵀ K(Ã, x): row i of `transform` is column i of P over √λ_i
+        self.transform = P.T / np.sqrt(eigenvalues)[:, None]
+
+    @property
+    def n_reduced(self):
+        return len(self.rows)
+
+    def kernel_row(self, x):
+        """K(Ã, x), m̃ counted evaluations."""
+        return self.kernel.row(self.rows, x)
+
+    def __call__(self, x):
+        """φ(x) for one row x."""
+        return self.transform @ self.kernel_row(x)
+
+    def to_features(self, u):
+        """z = Λ^{1/2} Pᵀ u: the φ-space weights of the model f = uᵀK(Ã, x)."""
+        return np.sqrt(self.eigenvalues) * (self.P.T @ u)
+
+    def transform_rows(self, X):
+        """Φ(X), one row φ(x) per row of X (not counted: prediction)."""
+        K = np.array([[self.kernel.value(a, get_row(X, i)) for a in self.rows]
+                      for i in range(X.shape[0])]).reshape(X.shape[0], self.n_reduced)
+        return K @ self.transform.T
+
+
+class ReducedKernelPAState(StreamLearner):
+    """RKPA / RKPA-1 / RKPA-2: PA on (φ(x), 1) (slides "Final Formulation of RKPA", Eq. 8).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+    reduced : ndarray or CSR matrix of shape (m̃, n_features)
+        The reduced set Ã (chosen by the estimator: a random subset of the training
+        data, or the first m̃ distinct examples of a stream).
+    variant : {0, 1, 2}
+        RKPA, RKPA-1, RKPA-2 (``refsvm.core.pa.PA_VARIANTS`` maps the names).
+    C : float
+    kernel, gamma, degree, coef0
+        The kernel (:class:`refsvm.core.kernels.Kernel`).
+    eps : float
+        ε ≥ 0 of K̃ = K(Ã, Ã) + εI.
+
+    Attributes
+    ----------
+    feature_map : ReducedKernelMap
+    pa : PAState
+        The linear PA on φ: ``pa.w`` is z, ``pa.b`` is b.
+
+    Examples
+    --------
+    With the whole training set as Ã and ε = 0 the features reproduce the kernel on
+    it (φ(a)ᵀφ(a') = k(a, a')), and RKPA learns a non-linear rule in one pass:
+
+    >>> import numpy as np
+    >>> from refsvm.linear.reduced_kernel_pa import ReducedKernelPAState
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> y = np.array([1.0, 1.0, -1.0, -1.0])                     # XOR
+    >>> state = ReducedKernelPAState(2, reduced=X, variant=0, kernel="rbf", gamma=2.0)
+    >>> Phi = state.feature_map.transform_rows(X)
+    >>> bool(np.allclose(Phi @ Phi.T, np.exp(-2.0 * ((X[:, None] - X) ** 2).sum(-1))))
+    True
+    >>> for _ in range(3):
+    ...     _ = state.run(X, y, range(4))
+    >>> np.sign(state.decision_function(X))
+    array([ 1.,  1., -1., -1.])
+    >>> sorted(state.get_state())
+    ['b', 'n_kernel_evals', 'n_updates', 't', 'z']
+    """
+
+    def __init__(self, n_features, sparse=False, reduced=None, variant=1, C=1.0,
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, eps=0.0):
+        super().__init__(n_features, sparse)
+        self.variant = int(variant)
+        self.C = float(C)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.eps = float(eps)
+        self.feature_map = ReducedKernelMap(reduced, self.kernel, self.eps)
+        self.pa = self._linear_state()
+
+    def _linear_state(self):
+        # RKPA = PA on (φ(x), 1): the bias is the weight of a constant feature 1
+        return PAState(self.feature_map.n_reduced, False, variant=self.variant, C=self.C,
+                       fit_intercept=True)
+
+    def step(self, x, y):
+        # φ(x^t) = Λ^{-1/2} Pᵀ K(Ã, x^t); then z, b by Eq. (8)
+        return self.pa.step(self.feature_map(x), y)
+
+    @property
+    def z(self):
+        return self.pa.w
+
+    @property
+    def b(self):
+        return self.pa.b
+
+    @property
+    def n_updates(self):
+        return self.pa.n_updates
+
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    def decision_function(self, X):
+        """f(x) = zᵀφ(x) + b for every row of X."""
+        return self.feature_map.transform_rows(X) @ self.pa.w + self.pa.b
+
+    def get_state(self):
+        return {"z": self.pa.w.copy(), "b": self.pa.b, "t": self.pa.t,
+                "n_updates": self.pa.n_updates, "n_kernel_evals": self.kernel.n_evals}
+
+    # ---- persistence protocol ----
+    def init_params(self):
+        return {"n_features": self.n_features, "sparse": self.sparse,
+                "reduced": self.feature_map.reduced, "variant": self.variant, "C": self.C,
+                "kernel": self.kernel.kind, "gamma": self.kernel.gamma,
+                "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps}
+
+    def save_state(self):
+        data = {"linear_" + k: v for k, v in self.pa.save_state().items()}
+        data["n_kernel_evals"] = self.kernel.n_evals
+        return data
+
+    def load_state(self, data):
+        self.pa.load_state({k[len("linear_"):]: v for k, v in data.items()
+                            if k.startswith("linear_")})
+        self.kernel.n_evals = int(data["n_kernel_evals"])
+
+
+class _KernelRowProximalPAm(PAmState):
+    """PAm on φ(x) whose proximal model is the slides' reduced-kernel Fisher direction.
+
+    The class statistics are those of the kernel rows K(Ã, x) (``kernel_row`` is set
+    before each ``step``); ũ_p is computed from them and mapped to φ-space,
+    z_p = Λ^{1/2} Pᵀ ũ_p, so that z_pᵀφ(x) = ũ_pᵀK(Ã, x)."""
+
+    def __init__(self, feature_map, covariance, **kwargs):
+        super().__init__(feature_map.n_reduced, False, fit_intercept=True, **kwargs)
+        self.feature_map = feature_map
+        self.covariance = covariance
+        self.kernel_row = None
+        m = feature_map.n_reduced
+        if covariance == "full":
+            self.outer_pos = np.zeros((m, m))
+            self.outer_neg = np.zeros((m, m))
+
+    def _add_statistics(self, x, y):
+        k = self.kernel_row  # the statistics are those of K(Ã, x), not of φ(x)
+        super()._add_statistics(k, y)
+        if self.covariance == "full":
+            np.add(self.outer_pos if y > 0 else self.outer_neg, np.outer(k, k),
+                   out=self.outer_pos if y > 0 else self.outer_neg)
+
+    def proximal(self):
+        if self.covariance == "full":
+            u_p, b_p = self._full_fisher_direction()
+        else:
+            # quasi-KFD: the diagonal of COV(K(A₊, Ã)) + COV(K(A₋, Ã)), as PAm's quasi-LDA
+            u_p, b_p = super().proximal()
+        return self.feature_map.to_features(u_p), b_p
+
+    def _full_fisher_direction(self):
+        m = self.n_features
+        if self.n_pos < 2 or self.n_neg < 2:
+            return np.zeros(m), 0.0
+        m_pos, m_neg = self.sum_pos / self.n_pos, self.sum_neg / self.n_neg
+        # COV = (Σ k kᵀ − n m mᵀ)/(n − 1), per class
+        cov = ((self.outer_pos - self.n_pos * np.outer(m_pos, m_pos)) / (self.n_pos - 1)
+               + (self.outer_neg - self.n_neg * np.outer(m_neg, m_neg)) / (self.n_neg - 1))
+        # ũ_p = [COV₊ + COV₋]⁻¹ (M̃₊ − M̃₋) (least-norm solution when singular)
+        u_p = np.linalg.lstsq(cov, m_pos - m_neg, rcond=None)[0]
+        return u_p, -0.5 * float(np.dot(u_p, m_pos + m_neg))
+
+    def get_state(self):
+        state = super().get_state()
+        if self.covariance == "full":
+            state.update(outer_pos=self.outer_pos.copy(), outer_neg=self.outer_neg.copy())
+        return state
+
+    def load_state(self, data):
+        super().load_state(data)
+        if self.covariance == "full":
+            self.outer_pos[:] = data["outer_pos"]
+            self.outer_neg[:] = data["outer_neg"]
+
+
+class ReducedKernelPAmState(ReducedKernelPAState):
+    """RKPAm / RKPAm-1 / RKPAm-2: RKPA plus the reduced-kernel proximal model (Eq. 9).
+
+    z ← z + γ z_p + α y φ(x),  b ← b + γ b_p + α y,
+    α = (ℓ − γ y (z_pᵀφ(x) + b_p)) / (‖φ(x)‖² + 1)  (RKPAm; -1: min{C, ·};
+    -2: denominator + 1/(2C)), clipped at 0 and only on rounds with ℓ > 0, as PAm.
+
+    The proximal model is the slides' RKFDA direction computed on the kernel rows,
+    ũ_p = [COV(K(A₊, Ã)) + COV(K(A₋, Ã))]⁻¹ (M̃₊ − M̃₋), from per-class statistics of
+    K(Ã, x) kept online, then mapped: z_p = Λ^{1/2} Pᵀ ũ_p.  ``covariance="diagonal"``
+    (default, the slides' "quasi-KFD", O(m̃) statistics) keeps only the variances;
+    ``"full"`` keeps Σ k kᵀ (O(m̃²)).  The full version is invariant to the choice
+    between kernel rows and φ (P is orthogonal, Λ invertible); the diagonal one is
+    not, and we take the one the slides print (kernel rows).  b_p is not printed: we
+    take the midpoint b_p = −ũ_pᵀ(M̃₊ + M̃₋)/2.
+
+    Parameters
+    ----------
+    gamma : float
+        Kernel width (as in :class:`ReducedKernelPAState`).
+    proximal_weight : float
+        γ ≥ 0 of Eq. (9) (the slides call it γ too).
+    covariance : {"diagonal", "full"}
+    (others as :class:`ReducedKernelPAState`)
+
+    Examples
+    --------
+    With proximal weight 0 it is RKPA, step for step:
+
+    >>> import numpy as np
+    >>> from refsvm.linear.reduced_kernel_pa import (ReducedKernelPAState,
+    ...                                              ReducedKernelPAmState)
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(40, 2)
+    >>> y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    >>> rkpa = ReducedKernelPAState(2, reduced=X[:10], gamma=0.5, eps=1e-8)
+    >>> rkpam = ReducedKernelPAmState(2, reduced=X[:10], gamma=0.5, eps=1e-8,
+    ...                               proximal_weight=0.0)
+    >>> rkpa.run(X, y, range(40)) == rkpam.run(X, y, range(40))
+    True
+    >>> bool(np.allclose(rkpa.get_state()["z"], rkpam.get_state()["z"]))
+    True
+    """
+
+    def __init__(self, n_features, sparse=False, reduced=None, variant=1, C=1.0,
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, eps=0.0, proximal_weight=0.1,
+                 covariance="diagonal"):
+        if covariance not in ("diagonal", "full"):
+            raise ValueError(f"covariance must be 'diagonal' or 'full'; got {covariance!r}")
+        self.proximal_weight = float(proximal_weight)
+        self.covariance = covariance
+        super().__init__(n_features, sparse, reduced, variant, C, kernel, gamma, degree,
+                         coef0, eps)
+
+    def _linear_state(self):
+        return _KernelRowProximalPAm(self.feature_map, self.covariance, variant=self.variant,
+                                     C=self.C, gamma=self.proximal_weight)
+
+    def step(self, x, y):
+        k = self.feature_map.kernel_row(x)  # K(Ã, x^t): statistics and features
+        self.pa.kernel_row = k
+        return self.pa.step(self.feature_map.transform @ k, y)
+
+    def get_state(self):
+        state = super().get_state()
+        pam = self.pa.get_state()
+        for key in pam:
+            if key not in ("w", "b", "t", "n_updates"):
+                state[key] = pam[key]
+        return state
+
+    def init_params(self):
+        return {**super().init_params(), "proximal_weight": self.proximal_weight,
+                "covariance": self.covariance}

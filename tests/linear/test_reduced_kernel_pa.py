@@ -1,0 +1,253 @@
+"""Reduced-kernel PA (RKPA, RKPAm): twins agree after every example, the map is an exact
+factorisation on the reduced set, RKPA with Ã = all points is kernel PA with the kernel
++ 1, RKPAm with proximal weight 0 is RKPA, the online statistics are NumPy's, errors."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from refsvm.core.kernels import get_row
+from refsvm.linear import _reduced_kernel_pa, reduced_kernel_pa
+from refsvm.linear.estimators import ProximalReducedKernelPA, ReducedKernelPA
+
+from ..conftest import BACKENDS, assert_states_equal, to_csr
+
+MODULES = {"python": reduced_kernel_pa, "cython": _reduced_kernel_pa}
+
+CASES = [
+    ("ReducedKernelPAState", {"variant": 0}),
+    ("ReducedKernelPAState", {"variant": 1, "C": 0.3}),
+    ("ReducedKernelPAState", {"variant": 2, "C": 0.5, "kernel": "poly", "gamma": 0.5,
+                              "coef0": 1.0, "degree": 2}),
+    ("ReducedKernelPAmState", {"variant": 0, "proximal_weight": 0.05}),
+    ("ReducedKernelPAmState", {"variant": 1, "C": 0.5, "proximal_weight": 0.1}),
+    ("ReducedKernelPAmState", {"variant": 2, "C": 1.0, "proximal_weight": 0.2}),
+]
+IDS = [f"{n}-{i}" for i, (n, _) in enumerate(CASES)]
+
+
+def _xor(n=300, d=3, seed=0, density=1.0):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, size=(n, d))
+    X[rng.rand(n, d) > density] = 0.0
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    flip = rng.rand(n) < 0.05
+    y[flip] = -y[flip]
+    return X, y
+
+
+def _state(module, name, kw, X, sparse, m=15, eps=1e-6):
+    kw = {"gamma": 1.5, **kw}
+    reduced = to_csr(X[:m]) if sparse else X[:m].copy()
+    return getattr(MODULES[module], name)(X.shape[1], sparse, reduced=reduced, eps=eps, **kw)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("name,kw", CASES, ids=IDS)
+def test_twins_agree_after_every_example(name, kw, sparse):
+    X, y = _xor(n=200, density=0.7)
+    M = to_csr(X) if sparse else X
+    ref, twin = (_state(b, name, kw, X, sparse) for b in ("python", "cython"))
+    for t, i in enumerate(np.random.RandomState(1).permutation(X.shape[0])):
+        changed = ref.step(get_row(M, i), y[i])
+        assert twin.step(get_row(M, i), y[i]) == changed, f"step {t}"
+        assert_states_equal(ref.get_state(), twin.get_state(), rtol=1e-9, atol=1e-10,
+                            where=f"{name} step {t}")
+    assert 0 < ref.n_updates < 200
+    np.testing.assert_allclose(twin.decision_function(M), ref.decision_function(M),
+                               rtol=1e-9, atol=1e-9)
+    assert twin.n_kernel_evals == ref.n_kernel_evals == 15 * 16 // 2 + 200 * 15
+
+
+@pytest.mark.parametrize("name,kw", CASES, ids=IDS)
+def test_blocked_run_equals_the_stream_of_steps_dense_and_csr(name, kw):
+    X, y = _xor(n=700, density=0.8, seed=2)  # more rows than a block
+    order = np.random.RandomState(3).permutation(X.shape[0])
+    stepped = _state("cython", name, kw, X, False)
+    n_changed = sum(stepped.step(X[i], y[i]) for i in order)
+    dense = _state("cython", name, kw, X, False)
+    assert dense.run(X, y, order) == n_changed
+    csr = _state("cython", name, kw, X, True)
+    csr.run(to_csr(X), y, order)
+    ref = _state("python", name, kw, X, True)
+    ref.run(to_csr(X), y, order)
+    assert_states_equal(stepped.get_state(), dense.get_state(), rtol=1e-10, atol=1e-9)
+    assert_states_equal(dense.get_state(), csr.get_state(), rtol=1e-9, atol=1e-10)
+    assert_states_equal(ref.get_state(), csr.get_state(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_feature_map_is_an_exact_factorisation_on_the_reduced_set(backend):
+    X, _ = _xor(n=25, d=4, seed=4)
+    for eps in (0.0, 1e-3, 0.5):
+        state = _state(backend, "ReducedKernelPAState", {}, X, False, m=25, eps=eps)
+        fmap = state.feature_map
+        Phi = fmap.transform_rows(X)
+        K = np.exp(-1.5 * ((X[:, None] - X) ** 2).sum(-1))
+        np.testing.assert_allclose(fmap.reduced_gram, K, rtol=1e-13, atol=1e-14)
+        # Φ(Ã) Φ(Ã)ᵀ = K K̃⁻¹ K = K − εI + ε² K̃⁻¹ (= K(Ã, Ã) exactly when ε = 0)
+        Kt = K + eps * np.eye(25)
+        expected = K - eps * np.eye(25) + eps**2 * np.linalg.inv(Kt)
+        np.testing.assert_allclose(Phi @ Phi.T, expected, atol=1e-8)
+        # and φ = K̃^{-1/2} K(Ã, x): the symmetric inverse square root up to the rotation Pᵀ
+        np.testing.assert_allclose(fmap.P @ Phi.T @ Phi @ fmap.P.T if False else
+                                   fmap.transform.T @ fmap.transform, np.linalg.inv(Kt),
+                                   rtol=1e-6, atol=1e-8)
+    assert state.n_kernel_evals == 25 * 26 // 2  # prediction is not counted
+
+
+def _kernel_pa_plus_one(X, y, order, variant, C, gamma):
+    """Brute-force kernel PA with k'(x, z) = k(x, z) + 1 (the regularised bias), bias-free."""
+    K = np.exp(-gamma * ((X[:, None] - X) ** 2).sum(-1)) + 1.0
+    coef = np.zeros(X.shape[0])
+    for i in order:
+        loss = max(0.0, 1.0 - y[i] * (coef @ K[:, i]))
+        if loss > 0:
+            sq = K[i, i]
+            tau = (loss / sq if variant == 0 else min(C, loss / sq) if variant == 1
+                   else loss / (sq + 0.5 / C))
+            coef[i] += tau * y[i]
+    return coef
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_all_points_reduced_and_eps_zero_is_kernel_pa_with_kernel_plus_one(backend, variant):
+    X, y = _xor(n=40, d=2, seed=5)
+    gamma, C = 2.0, 0.8
+    order = np.random.RandomState(6).permutation(40)
+    state = getattr(MODULES[backend], "ReducedKernelPAState")(
+        2, False, reduced=X, variant=variant, C=C, gamma=gamma, eps=0.0)
+    state.run(X, y, order)
+    coef = _kernel_pa_plus_one(X, y, order, variant, C, gamma)
+    Xtest = np.random.RandomState(7).uniform(-1, 1, size=(50, 2))
+    for Z in (X, Xtest):
+        Kz = np.exp(-gamma * ((X[:, None] - Z) ** 2).sum(-1)) + 1.0
+        np.testing.assert_allclose(state.decision_function(Z), coef @ Kz, rtol=1e-6,
+                                   atol=1e-6)
+    np.testing.assert_allclose(state.b, coef.sum(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_proximal_weight_zero_is_rkpa(backend, variant):
+    X, y = _xor(n=300, seed=8)
+    rkpa = _state(backend, "ReducedKernelPAState", {"variant": variant}, X, False)
+    rkpam = _state(backend, "ReducedKernelPAmState", {"variant": variant,
+                                                      "proximal_weight": 0.0}, X, False)
+    order = np.arange(300)
+    assert rkpa.run(X, y, order) == rkpam.run(X, y, order)
+    np.testing.assert_array_equal(rkpam.get_state()["z"], rkpa.get_state()["z"])
+    assert rkpam.b == rkpa.b
+
+
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covariance):
+    if backend == "cython" and covariance == "full":
+        pytest.skip("the full covariance has no compiled twin yet")
+    X, y = _xor(n=150, seed=9)
+    state = _state(backend, "ReducedKernelPAmState", {"covariance": covariance}, X, False)
+    state.run(X, y, np.arange(150))
+    s = state.get_state()
+    Kr = np.exp(-1.5 * ((X[:, None] - X[:15]) ** 2).sum(-1))  # K(A, Ã), rows = examples
+    P, N = Kr[y > 0], Kr[y < 0]
+    assert (s["n_pos"], s["n_neg"]) == (P.shape[0], N.shape[0])
+    np.testing.assert_allclose(s["sum_pos"] / s["n_pos"], P.mean(0), rtol=1e-12)
+    np.testing.assert_allclose(s["sum_neg"] / s["n_neg"], N.mean(0), rtol=1e-12)
+    n = s["n_pos"]
+    var = s["sumsq_pos"] / (n - 1) - n / (n - 1) * (s["sum_pos"] / n) ** 2
+    np.testing.assert_allclose(var, P.var(0, ddof=1), rtol=1e-8, atol=1e-12)
+    # the proximal model: ũ_p from these statistics, z_p = Λ^{1/2} Pᵀ ũ_p
+    z_p, b_p = state.pa.proximal()
+    if covariance == "full":
+        n_neg = s["n_neg"]
+        cov = ((s["outer_pos"] - n * np.outer(P.mean(0), P.mean(0))) / (n - 1)
+               + (s["outer_neg"] - n_neg * np.outer(N.mean(0), N.mean(0))) / (n_neg - 1))
+        np.testing.assert_allclose(cov, np.cov(P.T) + np.cov(N.T), rtol=1e-7, atol=1e-10)
+        u_p = np.linalg.lstsq(np.cov(P.T) + np.cov(N.T), P.mean(0) - N.mean(0),
+                              rcond=None)[0]
+    else:
+        u_p = (P.mean(0) - N.mean(0)) / (P.var(0, ddof=1) + N.var(0, ddof=1))
+    fmap = state.feature_map
+    # z_pᵀφ(x) = ũ_pᵀK(Ã, x) for any x
+    np.testing.assert_allclose(fmap.transform_rows(X) @ z_p, Kr @ u_p, rtol=1e-5, atol=1e-6)
+    assert b_p == pytest.approx(-0.5 * u_p @ (P.mean(0) + N.mean(0)), rel=1e-5)
+
+
+@pytest.mark.parametrize("name,kw", CASES, ids=IDS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pickle_resumes_bit_for_bit_and_twins_share_the_format(name, kw, backend):
+    X, y = _xor(n=200, seed=10)
+    state = _state(backend, name, kw, X, False)
+    state.run(X, y, np.arange(100))
+    back = pickle.loads(pickle.dumps(state))
+    other = getattr(MODULES["python" if backend == "cython" else "cython"], name)(
+        **state.init_params())
+    assert sorted(other.save_state()) == sorted(state.save_state())
+    other.load_state(state.save_state())
+    for s in (state, back, other):
+        s.run(X, y, np.arange(100, 200))
+    for key, value in state.get_state().items():
+        np.testing.assert_array_equal(back.get_state()[key], value, err_msg=key)
+    assert_states_equal(state.get_state(), other.get_state(), rtol=1e-9, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- estimators
+@pytest.mark.parametrize("Estimator", [ReducedKernelPA, ProximalReducedKernelPA])
+def test_estimator_backends_agree_and_reduced_set_choice(Estimator):
+    X, y = _xor(n=300, seed=11)
+    cy = Estimator(n_reduced=20, gamma=1.5, random_state=0, backend="cython").fit(X, y)
+    py = Estimator(n_reduced=20, gamma=1.5, random_state=0, backend="python").fit(X, y)
+    np.testing.assert_array_equal(cy.reduced_indices_, py.reduced_indices_)
+    np.testing.assert_array_equal(cy.reduced_set_, X[cy.reduced_indices_])
+    assert not np.array_equal(cy.reduced_indices_, np.arange(20))  # a random subset
+    np.testing.assert_allclose(cy.coef_, py.coef_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(cy.decision_function(X), py.decision_function(X), rtol=1e-9,
+                               atol=1e-9)
+    assert cy.n_kernel_evals_ == py.n_kernel_evals_ == 20 * 21 // 2 + 300 * 20
+    assert cy.coef_.shape == (1, 20) and cy.score(X, y) > 0.8
+    # a stream: the first m̃ distinct examples of the first batch
+    Xd = np.vstack([X[:1], X[:1], X[1:100]])
+    yd = np.concatenate([y[:1], y[:1], y[1:100]])
+    st = Estimator(n_reduced=20, gamma=1.5, backend="cython")
+    st.partial_fit(Xd, yd, classes=[-1.0, 1.0])
+    np.testing.assert_array_equal(st.reduced_indices_, [0] + list(range(2, 21)))
+    np.testing.assert_array_equal(st.reduced_set_, X[:20])
+
+
+def test_bad_parameters_and_singular_reduced_sets():
+    X, y = _xor(n=30, seed=12)
+    with pytest.raises(ValueError, match="n_reduced=31 is larger"):
+        ReducedKernelPA(n_reduced=31).fit(X, y)
+    for bad in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="n_reduced"):
+            ReducedKernelPA(n_reduced=bad).fit(X, y)
+    with pytest.raises(ValueError, match="eps"):
+        ReducedKernelPA(n_reduced=5, eps=-1e-3).fit(X, y)
+    with pytest.raises(ValueError, match="reduced_set"):
+        ReducedKernelPA(n_reduced=5, reduced_set="kmeans").fit(X, y)
+    with pytest.raises(ValueError, match="reduced_set has 2 features"):
+        ReducedKernelPA(reduced_set=X[:5, :2]).fit(X, y)
+    with pytest.raises(ValueError, match="proximal_weight"):
+        ProximalReducedKernelPA(n_reduced=5, proximal_weight=-0.1).fit(X, y)
+    dup = np.vstack([X[:4], X[:1]])
+    for backend in BACKENDS:
+        with pytest.raises(ValueError, match="singular"):
+            ReducedKernelPA(reduced_set=dup, eps=0.0, backend=backend).fit(X, y)
+        ReducedKernelPA(reduced_set=dup, eps=1e-6, backend=backend).fit(X, y)  # ε fixes it
+        clf = ReducedKernelPA(n_reduced=10, backend=backend)
+        with pytest.raises(ValueError, match="only 3 distinct examples"):
+            clf.partial_fit(np.repeat(X[:3], 4, axis=0), np.repeat(y[:3], 4),
+                            classes=[-1.0, 1.0])
+        assert not hasattr(clf, "classes_")
+
+
+@parametrize_with_checks([E(n_reduced=10, backend=b)
+                          for E in (ReducedKernelPA, ProximalReducedKernelPA)
+                          for b in BACKENDS])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
