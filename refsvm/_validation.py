@@ -214,18 +214,47 @@ def load_backend(backend, reference, compiled):
 MAX_SPARSE_FEATURES = 2**31 - 1
 
 
+def _check_compressed(X):
+    """The structure of a CSR/CSC matrix, checked explicitly in O(nnz).  (SciPy's own
+    ``check_format(full_check=True)`` skips the order and range checks when the last
+    ``indptr`` entry is 0, and ``sort_indices``/``toarray`` then crash on such input.)"""
+    major, minor = X.shape if X.format == "csr" else X.shape[::-1]
+    indptr, indices, data = X.indptr, X.indices, X.data
+    for name, arr in (("indptr", indptr), ("indices", indices)):
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise ValueError(f"{name} must be a 1-D integer array")
+    if not isinstance(data, np.ndarray) or data.ndim != 1:
+        raise ValueError("data must be a 1-D array")
+    if indptr.shape[0] != major + 1:
+        raise ValueError(f"indptr has {indptr.shape[0]} entries, expected {major + 1}")
+    if indptr[0] != 0:
+        raise ValueError(f"indptr starts at {indptr[0]}, not 0")
+    if major and np.any(np.diff(indptr) < 0):
+        raise ValueError("indptr is not non-decreasing")
+    nnz = int(indptr[-1])
+    if indices.shape[0] != data.shape[0] or nnz > indices.shape[0]:
+        raise ValueError(
+            f"indptr ends at {nnz} with {indices.shape[0]} indices and {data.shape[0]} values"
+        )
+    if nnz and (indices[:nnz].min() < 0 or indices[:nnz].max() >= minor):
+        raise ValueError(f"an index is outside [0, {minor})")
+
+
 def check_sparse_structure(X):
     """Reject a sparse matrix whose structure is inconsistent, in O(nnz), before anything
-    reads it: index arrays of the right lengths, ``indptr`` starting at 0, non-decreasing
-    and ending at nnz, every column (row) index inside the shape.  SciPy accepts such
-    matrices when they are built from raw arrays; a compiled loop would read or write out
-    of bounds.  Also rejects more columns than the twins can index."""
+    reads it: index arrays of the right lengths and types, ``indptr`` starting at 0,
+    non-decreasing and within the index array, every column (row) index inside the
+    shape.  SciPy accepts such matrices when they are built from raw arrays; a compiled
+    loop (SciPy's or ours) would read or write out of bounds.  Also rejects more columns
+    than the twins can index."""
     if not sp.issparse(X):
         return
     fmt = X.format
     try:
+        if len(X.shape) != 2 or min(X.shape) < 0:
+            raise ValueError(f"shape {X.shape} is not a 2-D shape")
         if fmt in ("csr", "csc"):
-            X.check_format(full_check=True)
+            _check_compressed(X)
         elif fmt == "coo":
             rows, cols = (X.row, X.col) if hasattr(X, "row") else X.coords
             n_rows, n_cols = X.shape

@@ -13,8 +13,10 @@ import traceback
 
 
 def main(max_examples):
+    import faulthandler
     import warnings
 
+    faulthandler.enable()  # a crash prints the Python stack of the failing call
     warnings.simplefilter("ignore")  # overflow warnings of the input checks themselves
     import numpy as np
     import scipy.sparse as sp
