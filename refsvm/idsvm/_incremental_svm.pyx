@@ -11,7 +11,7 @@ margin vector s (one malloc'd column each, indexed by example id); the
 inverse R of the bordered matrix, row-major with leading dimension ``ldr``.
 """
 from libc.math cimport INFINITY, fabs, sqrt
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
@@ -20,33 +20,31 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (
-    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, bordered_beta, bordered_grow,
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta, bordered_grow,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
 from refsvm.core.kernels import Kernel, SparseRow
+from refsvm.idsvm.incremental_svm import state_arrays
 
 cnp.import_array()
 
-# set membership codes and tolerances: identical to refsvm.idsvm.incremental_svm
-DEF REST = 0
-DEF MARGIN = 1
-DEF ERROR = 2
-DEF OUT = 3
-DEF GONE = -1
-DEF EPS_RATE = 1e-12
-DEF EPS_GAMMA = 1e-10
-DEF EPS_DOUBT = 1e-6
-DEF EPS_PIVOT_SCALE = 1e-11
-DEF EPS_PIVOT_ABS = 1e-14
-DEF EPS_G = 1e-12
-DEF EPS_ALPHA = 1e-12
-DEF EPS_RESIDUE = 1e-9
-DEF EV_C_MARGIN = 0
-DEF EV_C_BOUND = 1
-DEF EV_C_ZERO = 2
-DEF EV_S_OUT = 3
-DEF EV_JOIN = 4
+# set membership codes, event kinds and tolerances: one definition (the .pxd), equal to
+# the reference's (tests/idsvm/test_twins.py)
+from refsvm.idsvm._incremental_svm_constants cimport (
+    GONE, REST, MARGIN, ERROR, OUT, EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN,
+    EPS_RATE, EPS_GAMMA, EPS_G, EPS_ALPHA, EPS_RESIDUE, EPS_DOUBT, EPS_PIVOT_SCALE,
+    EPS_PIVOT_ABS)
+
+#: the constants of the .pxd, for the test that they equal the reference's
+CONSTANTS = {
+    "GONE": GONE, "REST": REST, "MARGIN": MARGIN, "ERROR": ERROR, "OUT": OUT,
+    "EV_C_MARGIN": EV_C_MARGIN, "EV_C_BOUND": EV_C_BOUND, "EV_C_ZERO": EV_C_ZERO,
+    "EV_S_OUT": EV_S_OUT, "EV_JOIN": EV_JOIN,
+    "EPS_RATE": EPS_RATE, "EPS_GAMMA": EPS_GAMMA, "EPS_G": EPS_G, "EPS_ALPHA": EPS_ALPHA,
+    "EPS_RESIDUE": EPS_RESIDUE, "EPS_DOUBT": EPS_DOUBT, "EPS_PIVOT_SCALE": EPS_PIVOT_SCALE,
+    "EPS_PIVOT_ABS": EPS_PIVOT_ABS,
+}
 
 
 cdef int _fail(const char* msg) except -1 with gil:
@@ -57,12 +55,6 @@ cdef int _nomem() except -1 with gil:
     raise MemoryError()
 
 
-cdef void* _realloc(void* p, size_t size) noexcept nogil:
-    if size == 0:
-        size = 1
-    return realloc(p, size)
-
-
 cdef class IncrementalSVMState(StreamLearner):
     """Exact incremental/decremental SVM state (compiled twin of
     :class:`refsvm.idsvm.incremental_svm.IncrementalSVMState`; see there for the method)."""
@@ -71,10 +63,9 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef readonly long refresh_every
     cdef public RowStore store
     cdef public CKernel kern
-    cdef str kind
-    cdef double cache_size_
-    cdef double gamma_, coef0_
-    cdef int degree_
+    cdef str kind               # the kernel's name (the reference's kernel.kind)
+    cdef readonly double cache_size, gamma, coef0
+    cdef readonly int degree
     # per example
     cdef Py_ssize_t n, cap
     cdef double* y
@@ -175,15 +166,15 @@ cdef class IncrementalSVMState(StreamLearner):
                  coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
         self.n_features = int(n_features)
         self.cache_bytes = int(float(cache_size) * 2**20)
-        self.cache_size_ = float(cache_size)
+        self.cache_size = float(cache_size)
         self.sparse = bool(sparse)
         self.C = float(C)
         self.tol = float(tol)
         self.refresh_every = int(refresh_every)
         self.kind = str(kernel)
-        self.gamma_ = float(gamma)
-        self.degree_ = int(degree)
-        self.coef0_ = float(coef0)
+        self.gamma = float(gamma)
+        self.degree = int(degree)
+        self.coef0 = float(coef0)
         self.kern = CKernel(kernel, float(gamma), int(degree), float(coef0))
         self.store = RowStore(self.n_features, self.sparse)
         self.b = 0.0
@@ -244,61 +235,47 @@ cdef class IncrementalSVMState(StreamLearner):
 
     # ------------------------------------------------------------------ storage
     cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
-        cdef Py_ssize_t cap, j, i
-        cdef void* p
+        """Room for ``need`` examples in every per-example buffer (refsvm._core.grow:
+        capacity max(need, 2 cap, 16))."""
+        cdef Py_ssize_t cap, j, i, c, old = self.cap
         if need <= self.cap:
             return 0
         cap = max(need, 2 * self.cap, 16)
-        p = _realloc(self.y, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.y = <double*> p
-        p = _realloc(self.alpha, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.alpha = <double*> p
-        p = _realloc(self.g, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.g = <double*> p
-        p = _realloc(self.kdiag, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.kdiag = <double*> p
-        p = _realloc(self.kroot, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.kroot = <double*> p
-        p = _realloc(self.status, cap * sizeof(signed char))
-        if p == NULL: _nomem()
-        self.status = <signed char*> p
-        p = _realloc(self.r, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.r = <double*> p
-        p = _realloc(self.col, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.col = <double*> p
-        p = _realloc(self.col2, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.col2 = <double*> p
-        p = _realloc(self.tb, cap * sizeof(double))
-        if p == NULL: _nomem()
-        self.tb = <double*> p
-        p = _realloc(self.tlist, cap * sizeof(Py_ssize_t))
-        if p == NULL: _nomem()
-        self.tlist = <Py_ssize_t*> p
-        p = _realloc(self.idx, cap * sizeof(Py_ssize_t))
-        if p == NULL: _nomem()
-        self.idx = <Py_ssize_t*> p
-        p = _realloc(self.blk, cap * sizeof(signed char))
-        if p == NULL: _nomem()
-        self.blk = <signed char*> p
+        c = old
+        grow(<void**> &self.y, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.alpha, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.g, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.kdiag, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.kroot, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.status, &c, cap, sizeof(signed char))
+        c = old
+        grow(<void**> &self.r, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.col, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.col2, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.tb, &c, cap, sizeof(double))
+        c = old
+        grow(<void**> &self.tlist, &c, cap, sizeof(Py_ssize_t))
+        c = old
+        grow(<void**> &self.idx, &c, cap, sizeof(Py_ssize_t))
+        c = old
+        grow(<void**> &self.blk, &c, cap, sizeof(signed char))
         for i in range(self.cap, cap):
             self.blk[i] = 0
-        p = _realloc(self.cslot, cap * sizeof(Py_ssize_t))
-        if p == NULL: _nomem()
-        self.cslot = <Py_ssize_t*> p
+        c = old
+        grow(<void**> &self.cslot, &c, cap, sizeof(Py_ssize_t))
         for i in range(self.cap, cap):
             self.cslot[i] = -1
         for j in range(self.k):
-            p = _realloc(self.KS[j], cap * sizeof(double))
-            if p == NULL: _nomem()
-            self.KS[j] = <double*> p
+            c = old
+            grow(<void**> &self.KS[j], &c, cap, sizeof(double))
             for i in range(self.cap, cap):
                 self.KS[j][i] = 0.0
         self._pool_clear()             # spare buffers of the old length
@@ -337,8 +314,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _reserve_s(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` margin vectors (R of size need + 1)."""
-        cdef Py_ssize_t caps, ld, i, j
-        cdef void* p
+        cdef Py_ssize_t caps, ld, i, j, c, old = 0   # (grow: at least the size asked for)
         cdef double* R
         if need <= self.caps:
             return 0
@@ -355,33 +331,24 @@ cdef class IncrementalSVMState(StreamLearner):
             R[0] = 0.0
         self.R = R
         self.ldr = ld
-        p = _realloc(self.S, caps * sizeof(Py_ssize_t))
-        if p == NULL: _nomem()
-        self.S = <Py_ssize_t*> p
-        p = _realloc(self.KS, caps * sizeof(double*))
-        if p == NULL: _nomem()
-        self.KS = <double**> p
-        p = _realloc(self.beta, ld * sizeof(double))
-        if p == NULL: _nomem()
-        self.beta = <double*> p
-        p = _realloc(self.m, ld * sizeof(double))
-        if p == NULL: _nomem()
-        self.m = <double*> p
-        p = _realloc(self.w, ld * sizeof(double))
-        if p == NULL: _nomem()
-        self.w = <double*> p
-        p = _realloc(self.gs, ld * sizeof(double))
-        if p == NULL: _nomem()
-        self.gs = <double*> p
-        p = _realloc(self.rp, ld * sizeof(double))
-        if p == NULL: _nomem()
-        self.rp = <double*> p
-        p = _realloc(self.lu, ld * ld * sizeof(double))
-        if p == NULL: _nomem()
-        self.lu = <double*> p
-        p = _realloc(self.ipiv, ld * sizeof(int))
-        if p == NULL: _nomem()
-        self.ipiv = <int*> p
+        c = old
+        grow(<void**> &self.S, &c, caps, sizeof(Py_ssize_t))
+        c = old
+        grow(<void**> &self.KS, &c, caps, sizeof(double*))
+        c = old
+        grow(<void**> &self.beta, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.m, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.w, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.gs, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.rp, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.lu, &c, ld * ld, sizeof(double))
+        c = old
+        grow(<void**> &self.ipiv, &c, ld, sizeof(int))
         self.caps = caps
         return 0
 
@@ -434,23 +401,18 @@ cdef class IncrementalSVMState(StreamLearner):
         return 0
 
     cdef int _cache_insert(self, Py_ssize_t i, const double* col, Py_ssize_t L) except -1 nogil:
-        cdef Py_ssize_t sl
-        cdef void* p
+        cdef Py_ssize_t sl, c
         cdef double* cp
         if self.ncache == self.capc:
-            self.capc = max(16, 2 * self.capc)
-            p = _realloc(self.ccol, self.capc * sizeof(double*))
-            if p == NULL: _nomem()
-            self.ccol = <double**> p
-            p = _realloc(self.cid, self.capc * sizeof(Py_ssize_t))
-            if p == NULL: _nomem()
-            self.cid = <Py_ssize_t*> p
-            p = _realloc(self.clen, self.capc * sizeof(Py_ssize_t))
-            if p == NULL: _nomem()
-            self.clen = <Py_ssize_t*> p
-            p = _realloc(self.cstamp, self.capc * sizeof(long long))
-            if p == NULL: _nomem()
-            self.cstamp = <long long*> p
+            c = self.capc
+            grow(<void**> &self.ccol, &c, self.ncache + 1, sizeof(double*))
+            c = self.capc
+            grow(<void**> &self.cid, &c, self.ncache + 1, sizeof(Py_ssize_t))
+            c = self.capc
+            grow(<void**> &self.clen, &c, self.ncache + 1, sizeof(Py_ssize_t))
+            c = self.capc
+            grow(<void**> &self.cstamp, &c, self.ncache + 1, sizeof(long long))
+            self.capc = c
         cp = <double*> malloc(max(L, 1) * sizeof(double))
         if cp == NULL: _nomem()
         memcpy(cp, col, L * sizeof(double))
@@ -884,11 +846,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     self.n_s_changes - changes == 2 and dep >= 0 and dep != best_i):
                 self._clear_dependent()
             if dep >= 0:                    # left dependent on S (refsvm.idsvm.incremental_svm.join)
-                if self.nblk == self.capblk:
-                    self.capblk = max(8, 2 * self.capblk)
-                    p = _realloc(self.blist, self.capblk * sizeof(Py_ssize_t))
-                    if p == NULL: _nomem()
-                    self.blist = <Py_ssize_t*> p
+                grow(<void**> &self.blist, &self.capblk, self.nblk + 1, sizeof(Py_ssize_t))
                 self.blist[self.nblk] = dep
                 self.nblk += 1
                 self.blk[dep] = 1
@@ -1204,9 +1162,9 @@ cdef class IncrementalSVMState(StreamLearner):
         return 0
 
     cdef int _step_stored(self, double yc) except -1 nogil:
-        """Learn the row just appended to the store."""
+        """Learn the row just appended to the store; 1 if the model changed, else 0."""
         cdef Py_ssize_t c = self._store_row(yc), i, j, m
-        cdef double f, kv
+        cdef double f, kv, b0 = self.b
         cdef signed char st
         self.kdiag[c] = self.kern.k_rows(self.store, c, c)
         self.kroot[c] = sqrt(fabs(self.kdiag[c]))
@@ -1230,7 +1188,8 @@ cdef class IncrementalSVMState(StreamLearner):
         self._learn(c, 1)
         self._centre_bias()
         self.n_increments += 1
-        return 0
+        # unchanged: c joined R and b stayed (S empty: the interval of b may have moved)
+        return 1 if (self.status[c] != REST or self.b != b0) else 0
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
@@ -1429,7 +1388,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def check(self):
         """Drift diagnostics (see the reference): g drift, |h|, ||M R - I||_max."""
-        kern = Kernel(self.kind, self.gamma_, self.degree_, self.coef0_)
+        kern = Kernel(self.kind, self.gamma, self.degree, self.coef0)
         st = self._status()
         act = np.flatnonzero(st >= 0)
         sv = self.support_ids()
@@ -1452,22 +1411,30 @@ cdef class IncrementalSVMState(StreamLearner):
             rdrift = 0.0
         return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
 
-    # ------------------------------------------------------------------ pickling
-    def __reduce__(self):
-        params = dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
-                      kernel=self.kind, gamma=self.gamma_, degree=self.degree_,
-                      coef0=self.coef0_, tol=self.tol, refresh_every=self.refresh_every,
-                      cache_size=self.cache_size_)
-        data = dict(rows=self.store.to_matrix(), alpha=self._array(0), g=self._array(1),
-                    y=self._array(2), kdiag=self._array(3), status=self._status(),
-                    S=self._s_order(), KS=self._ks(), Rinv=self._rinv(), b=self.b,
-                    kscale=self.kscale, n_evals=int(self.kern.n_evals),
-                    cache=[(int(i), self._cache_col(i)) for i in self._cached_ids()],
-                    counters=(self.n_increments, self.n_decrements, self.n_iterations,
-                              self.n_exchanges, self.n_s_changes, self.n_refresh,
-                              self.max_inverse_drift, self.n_refresh_failed,
-                              self.n_pivot_refresh, bool(self.fresh)))
-        return (_rebuild, (params, data))
+    # ------------------------------------------------------------------ persistence
+    def init_params(self):
+        """The constructor's keyword arguments (persistence protocol)."""
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
+                    kernel=self.kind, gamma=self.gamma, degree=self.degree,
+                    coef0=self.coef0, tol=self.tol, refresh_every=self.refresh_every,
+                    cache_size=self.cache_size)
+
+    def save_state(self):
+        """Everything learned, in the format both twins share
+        (refsvm.idsvm.incremental_svm.state_arrays)."""
+        ids = self._cached_ids()
+        return state_arrays(
+            self.store.to_matrix(), self.sparse, alpha=self._array(0), g=self._array(1),
+            y=self._array(2), kdiag=self._array(3), status=self._status(),
+            S=self._s_order(), KS=self._ks(), Rinv=self._rinv(), b=self.b,
+            kscale=self.kscale, cache_ids=ids,
+            cache_columns=[self._cache_col(i) for i in ids],
+            counters=dict(n_increments=self.n_increments, n_decrements=self.n_decrements,
+                          n_iterations=self.n_iterations, n_exchanges=self.n_exchanges,
+                          n_refresh_failed=self.n_refresh_failed,
+                          n_pivot_refresh=self.n_pivot_refresh, n_s_changes=self.n_s_changes,
+                          n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
+                          fresh=bool(self.fresh), n_kernel_evals=self.kern.n_evals))
 
     def _cache_col(self, Py_ssize_t i):
         cdef Py_ssize_t sl = self.cslot[i], j
@@ -1476,33 +1443,39 @@ cdef class IncrementalSVMState(StreamLearner):
             out[j] = self.ccol[sl][j]
         return out
 
-    def _restore(self, data):
-        cdef Py_ssize_t i, j, n, k
-        M = data["rows"]
+    def load_state(self, data):
+        """Restore what either twin's ``save_state`` returned (into a fresh state)."""
+        cdef Py_ssize_t i, j, n = int(data["n_seen"]), k, start
+        cdef double* colp
+        if self.n:
+            raise ValueError("load_state needs a freshly constructed state")
         if self.sparse:
-            M = sp.csr_matrix(M)
-            M.indices = M.indices.astype(np.int32)
+            M = sp.csr_matrix((np.asarray(data["rows_data"], dtype=np.float64),
+                               np.asarray(data["rows_indices"], dtype=np.int32),
+                               np.asarray(data["rows_indptr"], dtype=np.int64)),
+                              shape=(n, self.n_features))
         else:
-            M = np.ascontiguousarray(M, dtype=np.float64)
-        n = M.shape[0]
+            M = np.ascontiguousarray(np.asarray(data["rows"], dtype=np.float64)
+                                     .reshape(n, self.n_features))
         for i in range(n):
             self.store.append(M, i)
         self._reserve_n(n)
         self.n = n
+        alpha, g = np.asarray(data["alpha"]), np.asarray(data["g"])
+        y, kdiag, status = np.asarray(data["y"]), np.asarray(data["kdiag"]), np.asarray(data["status"])
         for i in range(n):
-            self.alpha[i] = data["alpha"][i]
-            self.g[i] = data["g"][i]
-            self.y[i] = data["y"][i]
-            self.kdiag[i] = data["kdiag"][i]
+            self.alpha[i] = alpha[i]
+            self.g[i] = g[i]
+            self.y[i] = y[i]
+            self.kdiag[i] = kdiag[i]
             self.kroot[i] = sqrt(fabs(self.kdiag[i]))
-            self.status[i] = data["status"][i]
+            self.status[i] = status[i]
             if self.status[i] == GONE:
                 self.ngone += 1
-        S = data["S"]
+        S = np.asarray(data["S"], dtype=np.intp)
         k = S.shape[0]
         self._reserve_s(k + 1)
-        KS = data["KS"]
-        cdef double* colp
+        KS = np.asarray(data["KS"], dtype=np.float64).reshape(n, k)
         for j in range(k):
             colp = <double*> malloc(self.cap * sizeof(double))
             if colp == NULL:
@@ -1512,25 +1485,27 @@ cdef class IncrementalSVMState(StreamLearner):
             self.KS[j] = colp
             self.S[j] = S[j]
             self.k = j + 1
-        Rinv = data["Rinv"]
+        Rinv = np.asarray(data["Rinv"], dtype=np.float64)
         if k:
             for i in range(k + 1):
                 for j in range(k + 1):
                     self.R[i * self.ldr + j] = Rinv[i, j]
-        self.b = data["b"]
-        self.kscale = data["kscale"]
-        self.kern.n_evals = data["n_evals"]
-        cdef const double[::1] cv
-        for i, arr in data["cache"]:
-            cv = np.ascontiguousarray(arr, dtype=np.float64)
-            self._cache_insert(i, &cv[0], cv.shape[0])
-        (self.n_increments, self.n_decrements, self.n_iterations, self.n_exchanges,
-         self.n_s_changes, self.n_refresh, self.max_inverse_drift,
-         self.n_refresh_failed, self.n_pivot_refresh,
-         self.fresh) = data["counters"]
-
-
-def _rebuild(params, data):
-    state = IncrementalSVMState(**params)
-    state._restore(data)
-    return state
+        self.b = float(data["b"])
+        self.kscale = float(data["kscale"])
+        cdef const double[::1] values = np.ascontiguousarray(data["cache_values"], dtype=np.float64)
+        start = 0
+        for i, L in zip(np.asarray(data["cache_ids"]).tolist(),
+                        np.asarray(data["cache_lengths"]).tolist()):
+            self._cache_insert(i, &values[start] if L else NULL, L)
+            start += L
+        self.n_increments = int(data["n_increments"])
+        self.n_decrements = int(data["n_decrements"])
+        self.n_iterations = int(data["n_iterations"])
+        self.n_exchanges = int(data["n_exchanges"])
+        self.n_refresh_failed = int(data["n_refresh_failed"])
+        self.n_pivot_refresh = int(data["n_pivot_refresh"])
+        self.n_s_changes = int(data["n_s_changes"])
+        self.n_refresh = int(data["n_refresh"])
+        self.max_inverse_drift = float(data["max_inverse_drift"])
+        self.fresh = bool(data["fresh"])
+        self.kern.n_evals = int(data["n_kernel_evals"])

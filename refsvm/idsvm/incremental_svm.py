@@ -115,8 +115,9 @@ from ..core.bordered import (
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.stream import StreamLearner
 
-__all__ = ["IncrementalSVMState", "IncrementalSVM"]
+__all__ = ["IncrementalSVMState", "rows_from_state", "rows_to_state", "state_arrays"]
 
 # set membership codes (shared with the twin)
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
@@ -190,7 +191,64 @@ def _lapack_inverse(M):
     return inv
 
 
-class IncrementalSVMState:
+#: the integer counters of the persistence format
+COUNTERS = ("n_increments", "n_decrements", "n_iterations", "n_exchanges", "n_refresh_failed",
+            "n_pivot_refresh", "n_s_changes", "n_refresh")
+
+
+def rows_to_state(M, sparse):
+    """Stored examples as plain arrays: a 2-D ``rows`` array, or for CSR ``rows_data``,
+    ``rows_indices`` (int32), ``rows_indptr`` (int64)."""
+    if not sparse:
+        return {"rows": np.array(M, dtype=np.float64, order="C")}
+    M = sp.csr_matrix(M)
+    return {"rows_data": np.asarray(M.data, dtype=np.float64).copy(),
+            "rows_indices": np.asarray(M.indices, dtype=np.int32).copy(),
+            "rows_indptr": np.asarray(M.indptr, dtype=np.int64).copy()}
+
+
+def rows_from_state(data, n_rows, sparse):
+    """The rows saved by :func:`rows_to_state`: dense arrays or SparseRows."""
+    if not sparse:
+        return [np.array(r, dtype=np.float64) for r in np.asarray(data["rows"])[:n_rows]]
+    indptr = np.asarray(data["rows_indptr"])
+    return [SparseRow(np.array(data["rows_indices"][indptr[r]:indptr[r + 1]], np.int32),
+                      np.array(data["rows_data"][indptr[r]:indptr[r + 1]], np.float64))
+            for r in range(n_rows)]
+
+
+def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, kscale,
+                 cache_ids, cache_columns, counters):
+    """The persistence format of :class:`IncrementalSVMState`, shared by both twins: NumPy
+    arrays and plain scalars only.  ``n_seen`` examples (ids 0..n_seen-1, unlearned ones
+    included) as ``rows`` (see :func:`rows_to_state`), their ``alpha``, ``g``, ``y``,
+    ``kdiag`` and ``status``; the margin set ``S`` in joining order, its kernel columns
+    ``KS`` (n_seen x |S|) and the inverse ``Rinv``; ``b``, ``kscale``; the column cache
+    (``cache_ids`` oldest first, ``cache_lengths``, the columns end to end in
+    ``cache_values``); the counters."""
+    n = len(alpha)
+    cols = [np.asarray(c, dtype=np.float64) for c in cache_columns]
+    data = {
+        "n_seen": int(n),
+        "alpha": np.array(alpha, dtype=np.float64), "g": np.array(g, dtype=np.float64),
+        "y": np.array(y, dtype=np.float64), "kdiag": np.array(kdiag, dtype=np.float64),
+        "status": np.array(status, dtype=np.int8),
+        "S": np.array(S, dtype=np.int64).reshape(-1),
+        "KS": np.array(KS, dtype=np.float64).reshape(n, len(S)),
+        "Rinv": np.array(Rinv, dtype=np.float64),
+        "b": float(b), "kscale": float(kscale),
+        "cache_ids": np.array(cache_ids, dtype=np.int64).reshape(-1),
+        "cache_lengths": np.array([c.shape[0] for c in cols], dtype=np.int64),
+        "cache_values": np.concatenate(cols) if cols else np.zeros(0),
+        "max_inverse_drift": float(counters["max_inverse_drift"]),
+        "fresh": bool(counters["fresh"]), "n_kernel_evals": int(counters["n_kernel_evals"]),
+    }
+    data.update({name: int(counters[name]) for name in COUNTERS})
+    data.update(rows_to_state(rows, sparse))
+    return data
+
+
+class IncrementalSVMState(StreamLearner):
     """Exact incremental/decremental SVM state (reference twin).
 
     Parameters
@@ -226,8 +284,8 @@ class IncrementalSVMState:
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
-        self.n_features = int(n_features)
-        self.sparse = bool(sparse)
+        super().__init__(n_features, sparse)
+        self.cache_size = float(cache_size)
         self.C = float(C)
         self.tol = float(tol)
         self.refresh_every = int(refresh_every)
@@ -704,7 +762,9 @@ class IncrementalSVMState:
         self._adiabatic(c, +1.0, col)
 
     def step(self, x, y):
-        """Learn one example (x, y), y = +1 or -1: the model is exact afterwards."""
+        """Learn one example (x, y), y = +1 or -1: the model is exact afterwards.
+        Returns 1 when the model changed, 0 when the example joined R and b stayed."""
+        b0 = self.b
         c = self._store(x, float(y))
         self.kdiag[c] = self.kernel.self_value(self.rows[c])
         self.kscale = max(self.kscale, abs(self.kdiag[c]))
@@ -723,11 +783,8 @@ class IncrementalSVMState:
         self._learn(c, known=known)
         self._centre_bias()
         self.n_increments += 1
-
-    def run(self, X, y, order):
-        """Learn rows ``order`` of X (dense 2-D or CSR) with labels y (+-1), in order."""
-        for i in order:
-            self.step(get_row(X, i), y[i])
+        # unchanged: c joined R and b stayed (S empty: the interval of b may have moved)
+        return 1 if (self.status[c] != REST or self.b != b0) else 0
 
     def _unlearn_one(self, c):
         """Bring alpha_c to 0 (Sec. 4); c keeps status OUT and an up-to-date g_c."""
@@ -833,6 +890,68 @@ class IncrementalSVMState:
             "max_inverse_drift": self.max_inverse_drift,
             "n_kernel_evals": self.n_kernel_evals,
         }
+
+    # ------------------------------------------------------------------ persistence
+    def init_params(self):
+        """The constructor's keyword arguments (persistence protocol)."""
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
+                    kernel=self.kernel.kind, gamma=self.kernel.gamma,
+                    degree=self.kernel.degree, coef0=self.kernel.coef0, tol=self.tol,
+                    refresh_every=self.refresh_every, cache_size=self.cache_size)
+
+    def save_state(self):
+        """Everything learned, in the format both twins share (see :func:`state_arrays`)."""
+        n, k = self.n, len(self.S)
+        cache = list(self.cache.items())                 # oldest first
+        return state_arrays(
+            stack_rows(self.rows, self.n_features, self.sparse), self.sparse,
+            alpha=self.alpha[:n], g=self.g[:n], y=self.y[:n], kdiag=self.kdiag[:n],
+            status=self.status[:n], S=self.S, KS=self.KS[:n, :k],
+            Rinv=self.Rinv if k else np.zeros((1, 1)), b=self.b, kscale=self.kscale,
+            cache_ids=[i for i, _ in cache], cache_columns=[col[:L] for _, (col, L) in cache],
+            counters=dict(n_increments=self.n_increments, n_decrements=self.n_decrements,
+                          n_iterations=self.n_iterations, n_exchanges=self.n_exchanges,
+                          n_refresh_failed=self.n_refresh_failed,
+                          n_pivot_refresh=self.n_pivot_refresh, n_s_changes=self.n_s_changes,
+                          n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
+                          fresh=self.fresh, n_kernel_evals=self.kernel.n_evals))
+
+    def load_state(self, data):
+        """Restore what either twin's ``save_state`` returned (into a fresh state)."""
+        n = int(data["n_seen"])
+        self.rows = rows_from_state(data, n, self.sparse)
+        self.n = n
+        cap = max(n, 16)
+        for name in ("alpha", "g", "y", "kdiag"):
+            a = np.zeros(cap)
+            a[:n] = data[name]
+            setattr(self, name, a)
+        self.status = np.full(cap, GONE, dtype=np.int8)
+        self.status[:n] = data["status"]
+        self.S = [int(i) for i in data["S"]]
+        k = len(self.S)
+        self.KS = np.zeros((cap, k))
+        self.KS[:n] = np.asarray(data["KS"]).reshape(n, k)
+        self.Rinv = np.array(data["Rinv"], dtype=np.float64)
+        self.b = float(data["b"])
+        self.kscale = float(data["kscale"])
+        self.cache = OrderedDict()
+        lengths = np.asarray(data["cache_lengths"])
+        values = np.asarray(data["cache_values"], dtype=np.float64)
+        start = 0
+        for i, L in zip(np.asarray(data["cache_ids"]).tolist(), lengths.tolist()):
+            self.cache[int(i)] = (values[start:start + L].copy(), int(L))
+            start += L
+        for name in COUNTERS:
+            setattr(self, name, int(data[name]))
+        self.max_inverse_drift = float(data["max_inverse_drift"])
+        self.fresh = bool(data["fresh"])
+        self.kernel.n_evals = int(data["n_kernel_evals"])
+
+    def __reduce__(self):
+        from ..core.stream import restore_state
+
+        return (restore_state, (type(self), self.init_params(), self.save_state()))
 
     def check(self):
         """Drift diagnostics (costs kernel evaluations, not counted): the largest

@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from refsvm.datasets import make_gauss
 from refsvm import IncrementalSVM
 
-from .conftest import BACKENDS
+from ..conftest import BACKENDS
 
 
 @parametrize_with_checks([IncrementalSVM(backend=b) for b in BACKENDS])

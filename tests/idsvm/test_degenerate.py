@@ -16,8 +16,8 @@ from refsvm import IncrementalSVM
 from refsvm.idsvm import incremental_svm as idsvm
 from refsvm.datasets import make_checkerboard, make_gauss
 
-from .conftest import BACKENDS
-from .test_idsvm_oracle import assert_kkt, assert_matches_svc, gram, make_state, svc
+from ..conftest import BACKENDS
+from .test_oracle import assert_kkt, assert_matches_svc, gram, make_state, svc
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -21,7 +21,7 @@ from refsvm.core import kernels
 from refsvm.idsvm import incremental_svm as idsvm
 from refsvm.datasets import make_gauss
 
-from .conftest import assert_states_equal, to_csr
+from ..conftest import assert_states_equal, to_csr
 
 _idsvm = pytest.importorskip("refsvm.idsvm._incremental_svm")
 
@@ -233,3 +233,72 @@ def test_twins_bit_identical_on_degenerate_streams(exact_kernels, kernel, C, kw,
     b.unlearn([3, 50, 99])
     np.testing.assert_array_equal(b.loo_decisions(), a.loo_decisions())
     assert_states_equal(a.get_state(), b.get_state(), rtol=0, atol=0, where="end")
+
+
+def test_constants_of_the_twin_equal_the_reference():
+    """The codes and tolerances of _incremental_svm_constants.pxd are the reference's."""
+    assert set(_idsvm.CONSTANTS) <= set(vars(idsvm))
+    for name, value in _idsvm.CONSTANTS.items():
+        assert getattr(idsvm, name) == value, name
+    # and no reference tolerance is missing from the .pxd
+    assert {n for n in vars(idsvm) if n.startswith("EPS_")} <= set(_idsvm.CONSTANTS)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_step_and_run_report_changes_alike(sparse):
+    """step returns 1 when the model changed (c entered S or E, or b moved), else 0;
+    run returns the number of changes (the core's stream driver convention)."""
+    X, y = _stream(120, 5)
+    Xs = to_csr(X) if sparse else X
+    a, b = pair(2, sparse, 1.0, "rbf", {"gamma": 0.5})
+    flags_a, flags_b = [], []
+    for i in range(60):
+        before = a.get_state()
+        x = Xs[i] if not sparse else kernels.get_row(Xs, i)
+        flags_a.append(a.step(x, y[i]))
+        flags_b.append(b.step(x, y[i]))
+        after = a.get_state()
+        changed = (not np.array_equal(before["alpha"], after["alpha"][:-1])
+                   or after["alpha"][-1] != 0.0 or before["b"] != after["b"])
+        assert flags_a[-1] == int(changed), i
+    assert flags_a == flags_b
+    assert 0 < sum(flags_a) < 60
+    order = np.arange(60, 120)
+    assert a.run(Xs, y, order) == b.run(Xs, y, order)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("direction", ["cython->python", "python->cython"])
+def test_state_saved_by_one_twin_continues_in_the_other(request, sparse, direction):
+    """The persistence protocol: a state saved by one twin (mid-stream, after unlearning,
+    with cached columns) loads into the other, which then continues exactly as the saving
+    twin does: learning, unlearning and exact leave-one-out (bit for bit with the twins'
+    kernels made identical, dense rows; to round-off with CSR rows)."""
+    tol = {"rtol": 1e-9, "atol": 1e-9} if sparse else {"rtol": 0, "atol": 0}
+    if not sparse:
+        request.getfixturevalue("exact_kernels")
+    X, y = _stream(150, 13)
+    if sparse:
+        X[np.random.RandomState(0).rand(*X.shape) < 0.3] = 0.0
+    Xs = to_csr(X) if sparse else X
+    src_mod, dst_mod = (_idsvm, idsvm) if direction == "cython->python" else (idsvm, _idsvm)
+    src = src_mod.IncrementalSVMState(2, sparse, C=2.0, kernel="rbf", gamma=0.5,
+                                      refresh_every=17)
+    src.run(Xs, y, np.arange(80))
+    src.unlearn([4, int(src.support_ids()[1])])
+    data = src.save_state()
+    # one format: plain arrays and scalars, the same keys from both twins
+    assert all(isinstance(v, (np.ndarray, int, float, bool)) for v in data.values())
+    twin = (idsvm if src_mod is _idsvm else _idsvm).IncrementalSVMState(
+        **src.init_params())
+    assert set(twin.save_state()) == set(data)
+    dst = dst_mod.IncrementalSVMState(**src.init_params())
+    dst.load_state(data)
+    same(src, dst, "loaded", rtol=0, atol=0)
+    for st in (src, dst):
+        st.run(Xs, y, np.arange(80, 150))
+        st.unlearn([90, int(st.support_ids()[-1])])
+    same(src, dst, "continued", **tol)
+    np.testing.assert_allclose(dst.loo_decisions(), src.loo_decisions(), **tol)
+    same(src, dst, "after loo", **tol)
+    np.testing.assert_allclose(dst.decision_function(Xs), src.decision_function(Xs), **tol)

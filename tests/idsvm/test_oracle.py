@@ -25,7 +25,7 @@ from sklearn.svm import SVC
 from refsvm.idsvm import incremental_svm as idsvm
 from refsvm.datasets import load_shared, make_gauss
 
-from .conftest import BACKENDS, SHARED_DATA, to_csr
+from ..conftest import BACKENDS, SHARED_DATA, to_csr
 
 try:
     from refsvm.idsvm import _incremental_svm as _idsvm
