@@ -1,0 +1,75 @@
+"""Property-based tests (hypothesis) over every registered estimator's state classes.
+
+Random small streams built to hit the degenerate cases — points on a 3 × 3 grid (exact
+duplicates, equal rows, tied distances), runs of one class, the same point with both
+labels — with C and the kernel width spread over four decades.  After every step the two
+twins agree, their decisions are finite, and a state that can check its own optimality
+conditions (``check()``) passes it.  The CI profile is bounded; set
+``REFSVM_HYPOTHESIS_PROFILE=long`` for a longer local run.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from .conftest import assert_states_equal  # noqa: E402
+from .test_common import REGISTRY  # noqa: E402
+
+settings.register_profile("ci", max_examples=25, deadline=None, database=None,
+                          suppress_health_check=list(HealthCheck))
+settings.register_profile("long", max_examples=500, deadline=None,
+                          suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("REFSVM_HYPOTHESIS_PROFILE", "ci"))
+
+#: C-like and width-like parameters each estimator takes
+_C = {"Perceptron": "eta0", "OnlineLinearSVM": "lam"}
+_WIDTH = {"KernelPassiveAggressive", "OnlineRampSVM", "IncrementalSVM"}
+
+
+@st.composite
+def streams(draw):
+    n = draw(st.integers(min_value=1, max_value=24))
+    grid = st.sampled_from([-1.0, 0.0, 1.0])
+    X = np.array(draw(st.lists(st.tuples(grid, grid), min_size=n, max_size=n)), dtype=float)
+    runs = draw(st.lists(st.tuples(st.sampled_from([-1.0, 1.0]), st.integers(1, 6)),
+                         min_size=1, max_size=n))
+    y = np.concatenate([np.full(k, lab) for lab, k in runs])[:n]
+    y = np.resize(y, n)
+    if n >= 2 and draw(st.booleans()):  # the same point with both labels
+        X[-1], y[-1] = X[-2], -y[-2]
+    return X, y
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+@given(data=streams(), c=st.sampled_from([0.01, 1.0, 100.0]),
+       width=st.sampled_from([0.1, 1.0, 10.0]))
+def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width):
+    X, y = data
+    states = []
+    for backend in ("python", "cython"):
+        est = REGISTRY[name](backend).set_params(**{_C.get(name, "C"): c})
+        if name in _WIDTH:
+            est.set_params(gamma=width)
+        est._check_params()
+        states.append(est._make_state(X.shape[1], False, X))
+    ref, twin = states
+    for t in range(X.shape[0]):
+        ref.step(X[t], y[t])
+        twin.step(X[t], y[t])
+        where = f"{name} C={c} width={width} step {t}"
+        assert_states_equal(ref.get_state(), twin.get_state(), rtol=1e-8,
+                            atol=1e-9 * max(1.0, c), where=where)
+        f = np.asarray(twin.decision_function(X))
+        assert np.all(np.isfinite(f)), where
+        if hasattr(ref, "check"):
+            report = ref.check()
+            if isinstance(report, dict):
+                for key, value in report.items():
+                    assert value <= 1e-6 * max(1.0, c), f"{where}: {key} = {value}"
