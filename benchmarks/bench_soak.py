@@ -1,0 +1,74 @@
+"""Soak: memory against stream length for the streaming estimators (issue 15 item 9).
+
+    python -m pytest benchmarks/bench_soak.py -s -q        # prints RSS tables
+
+Each estimator learns a long stream in chunks of ``partial_fit`` (compiled twin); the
+resident set size (``/proc/self/statm``) is recorded after each chunk.  The linear family
+keeps O(d) state, so its RSS must stay flat (the test asserts growth below 5 MB over
+10⁶ examples).  OnlineRampSVM with ``max_non_sv=m`` keeps |I| ≤ #SV + m examples
+(asserted after every chunk), so its memory is O(#SV · |I|) for the kept kernel rows —
+it grows only with the support vectors, not with the stream.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+
+import numpy as np
+import pytest
+
+import refsvm
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="Linux /proc")
+
+
+def rss_mb():
+    with open("/proc/self/statm") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _chunks(n_total, chunk, d, seed=0):
+    rng = np.random.RandomState(seed)
+    w = rng.randn(d)
+    for _ in range(n_total // chunk):
+        X = rng.randn(chunk, d)
+        y = np.where(X @ w + 0.5 * rng.randn(chunk) > 0, 1, -1)
+        yield X, y
+
+
+@pytest.mark.parametrize("make", [
+    lambda: refsvm.Perceptron(max_epochs=1),
+    lambda: refsvm.PassiveAggressive(C=0.1),
+    lambda: refsvm.ProximalPassiveAggressive(C=0.1),
+    lambda: refsvm.OnlineLinearSVM(lam=1e-4, average=True, project=True),
+], ids=["Perceptron", "PA", "PAm", "OnlineLinearSVM"])
+def test_linear_family_memory_is_flat(make):
+    est = make()
+    table = []
+    for t, (X, y) in enumerate(_chunks(1_000_000, 50_000, 20), start=1):
+        est.partial_fit(X, y, classes=[-1, 1])
+        del X, y
+        gc.collect()
+        table.append((t * 50_000, rss_mb()))
+    first = table[1][1]  # after the allocator has seen two chunks
+    print(f"\n{type(est).__name__}: examples -> RSS MB")
+    for n, mb in table[::4] + [table[-1]]:
+        print(f"  {n:>9,}  {mb:8.1f}")
+    assert table[-1][1] - first < 5.0, table
+
+
+@pytest.mark.parametrize("m", [0, 100])
+def test_ramp_with_removal_keeps_I_bounded(m):
+    est = refsvm.OnlineRampSVM(C=1.0, gamma=0.5, max_non_sv=m)
+    rng = np.random.RandomState(1)
+    print(f"\nOnlineRampSVM max_non_sv={m}: examples, |I|, #SV, RSS MB")
+    for t in range(1, 21):
+        X = rng.randn(1000, 2)
+        y = np.where(X[:, 0] + 0.3 * rng.randn(1000) > 0, 1, -1)
+        est.partial_fit(X, y, classes=[-1, 1])
+        n_sv = int(np.sum(est.n_support_))
+        assert est.n_I_ <= n_sv + m, (est.n_I_, n_sv, m)
+        if t % 5 == 0:
+            print(f"  {t * 1000:>7,}  {est.n_I_:>6}  {n_sv:>6}  {rss_mb():8.1f}")
