@@ -486,6 +486,10 @@ cdef class _StreamSVM(StreamLearner):
     def n_updates(self):
         return self.M
 
+    @property
+    def n_buffered(self):
+        return self.nbuf
+
     # ---- persistence
     def _init_extra(self):
         return {}

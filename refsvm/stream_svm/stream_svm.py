@@ -250,6 +250,11 @@ class _StreamSVM(StreamLearner):
     def n_updates(self):
         return self.M
 
+    @property
+    def n_buffered(self):
+        """|S|: points waiting in the lookahead buffer."""
+        return len(self.buffer)
+
     # ---- Algorithm 1 (and the buffering of Algorithm 2)
     def step(self, x, y):
         y = float(y)

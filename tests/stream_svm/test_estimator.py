@@ -1,0 +1,137 @@
+"""The StreamSVM estimator: scikit-learn contract, partial_fit across calls with the
+lookahead buffer, predict with a non-empty buffer, attributes, bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.preprocessing import normalize
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from refsvm.stream_svm.estimators import StreamSVM
+
+from ..conftest import BACKENDS, sparse_stream
+
+
+def _data(n=400, d=8, seed=0):
+    X, y = sparse_stream(n=n, d=d, density=0.5, seed=seed)
+    return normalize(X + 0.01), y
+
+
+@parametrize_with_checks([StreamSVM(backend=b) for b in BACKENDS]
+                         + [StreamSVM(kernel="rbf", gamma=0.5, lookahead=5, backend=b)
+                            for b in BACKENDS])
+def test_scikit_learn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_partial_fit_in_pieces_equals_one_call(backend, kernel):
+    X, y = _data()
+    one = StreamSVM(C=2.0, kernel=kernel, gamma=0.5, lookahead=10, backend=backend)
+    one.partial_fit(X, y, classes=[-1.0, 1.0])
+    many = StreamSVM(C=2.0, kernel=kernel, gamma=0.5, lookahead=10, backend=backend)
+    for start in range(0, 400, 37):
+        many.partial_fit(X[start:start + 37], y[start:start + 37], classes=[-1.0, 1.0])
+    a, b = one._states[0].get_state(), many._states[0].get_state()
+    for key in a:
+        np.testing.assert_allclose(a[key], b[key], rtol=1e-12, atol=1e-14, err_msg=key)
+    # fit is the same stream, flushed at the end
+    fit = StreamSVM(C=2.0, kernel=kernel, gamma=0.5, lookahead=10, backend=backend).fit(X, y)
+    assert fit._states[0].n_buffered == 0
+    assert abs(fit.radius_ - many.radius_) <= 1e-12 * fit.radius_
+    np.testing.assert_allclose(fit.decision_function(X), many.decision_function(X),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_predict_with_a_non_empty_buffer_is_the_flushed_model(backend):
+    X, y = _data()
+    clf = StreamSVM(C=1.0, lookahead=20, backend=backend).partial_fit(X, y, classes=[-1, 1])
+    state = clf._states[0]
+    assert state.n_buffered > 0
+    before = pickle.dumps(clf)
+    flushed = state.flushed()
+    np.testing.assert_array_equal(clf.decision_function(X), flushed.center_function(X))
+    np.testing.assert_array_equal(clf.coef_[0], flushed.coef)
+    assert clf.radius_ == flushed.radius > state.radius
+    assert pickle.dumps(clf) == before          # reading did not flush
+    # a later call continues with the buffer
+    clf.partial_fit(X[:10], y[:10])
+    assert clf._states[0].n_seen == 410
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_attributes(backend):
+    X, y = _data()
+    lin = StreamSVM(C=1.0, lookahead=3, backend=backend).fit(X, y)
+    assert lin.coef_.shape == (1, X.shape[1])
+    np.testing.assert_allclose(lin.coef_[0], lin.dual_coef_[0] @ X[lin.support_], rtol=1e-10)
+    assert lin.n_kernel_evals_ == 0 and lin.n_updates_ >= lin.support_.shape[0]
+    with pytest.raises(AttributeError):
+        lin.support_vectors_
+    rbf = StreamSVM(C=1.0, kernel="rbf", gamma=0.5, backend=backend).fit(X, y)
+    np.testing.assert_array_equal(rbf.support_vectors_, X[rbf.support_])
+    assert rbf.n_kernel_evals_ > X.shape[0]
+    assert rbf.n_support_.sum() == np.count_nonzero(rbf.dual_coef_)
+    with pytest.raises(AttributeError):
+        rbf.coef_
+    # dual coefficients: a convex combination (Σ λ = 1, λ = α y ≥ 0)
+    lam = rbf.dual_coef_[0] * np.where(y[rbf.support_] > 0, 1, -1)
+    assert np.all(lam >= 0) and abs(lam.sum() - 1) < 1e-12
+    # three classes: one ball per class
+    y3 = np.where(X[:, 1] > 0.2, 2, np.where(y > 0, 1, 0))
+    m3 = StreamSVM(backend=backend).fit(X, y3)
+    assert m3.radius_.shape == (3,) and m3.coef_.shape == (3, X.shape[1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dense_and_csr_and_backends_agree(backend):
+    X, y = _data()
+    for kw in ({}, {"kernel": "rbf", "gamma": 0.5, "lookahead": 10}):
+        d = StreamSVM(backend=backend, **kw).fit(X, y)
+        s = StreamSVM(backend=backend, **kw).fit(sp.csr_matrix(X), y)
+        p = StreamSVM(backend="python", **kw).fit(X, y)
+        np.testing.assert_allclose(s.decision_function(sp.csr_matrix(X)), d.decision_function(X),
+                                   rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(p.decision_function(X), d.decision_function(X), rtol=1e-9,
+                                   atol=1e-11)
+        assert d.n_updates_ == s.n_updates_ == p.n_updates_
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("param,value,match", [
+    ("C", 0.0, "C"), ("C", -1.0, "C"), ("C", float("nan"), "C"),
+    ("lookahead", 0, "lookahead"), ("lookahead", 2.5, "lookahead"),
+    ("n_balls", 0, "n_balls"), ("n_balls", 2, "n_balls"),
+    ("form", "other", "form"), ("kernel", "sigmoid", "kernel"),
+])
+def test_bad_parameters_rejected_model_unchanged(backend, param, value, match):
+    X, y = _data()
+    clf = StreamSVM(lookahead=7, backend=backend).partial_fit(X[:200], y[:200], classes=[-1, 1])
+    before = pickle.dumps(clf)
+    clf.set_params(**{param: value})
+    with pytest.raises(ValueError, match=match):
+        clf.partial_fit(X[200:], y[200:])
+    with pytest.raises(ValueError, match=match):
+        StreamSVM(backend=backend, **{param: value}).fit(X, y)
+    clf.set_params(**{param: StreamSVM(lookahead=7).get_params()[param]})
+    assert pickle.dumps(clf) == before
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_printed_form_needs_algorithm_1_and_non_finite_input(backend):
+    X, y = _data()
+    with pytest.raises(ValueError, match="printed"):
+        StreamSVM(form="printed", lookahead=2, backend=backend).fit(X, y)
+    StreamSVM(form="printed", backend=backend).fit(X, y)
+    clf = StreamSVM(lookahead=7, backend=backend).partial_fit(X[:200], y[:200], classes=[-1, 1])
+    before = pickle.dumps(clf)
+    for bad in (np.nan, np.inf):
+        Xb = X[200:].copy()
+        Xb[3, 2] = bad
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            clf.partial_fit(Xb, y[200:])
+        assert pickle.dumps(clf) == before
