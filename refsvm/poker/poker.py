@@ -1,0 +1,1103 @@
+"""POKER (Fine & Scheinberg, NIPS 2001), the readable reference.
+
+Parametric optimization for kernel methods: the exact 1-norm soft-margin SVM with
+bias, by following piecewise-affine solution paths of a parametric KKT system.
+``ALGORITHMS.md`` §2 restores the printed equations; ``docs/fine_scheinberg.rst``
+walks through this module beside the paper.
+
+Notation (the paper's)
+----------------------
+Q_ij = y_i y_j k(x_i, x_j), e = (1, ..., 1), c = C.  The KKT system (Eq. 1)::
+
+    alpha_i s_i = 0,  (c - alpha_i) xi_i = 0,  y'alpha = 0,
+    -Q alpha + b y + s - xi = -e,   0 <= alpha <= c,  s >= 0,  xi >= 0.
+
+Its sign convention: s_i - xi_i = g_i := y_i (w'phi(x_i) - b) - 1, i.e. the model
+is f(x) = w'phi(x) - b.  POKER's b is LIBSVM's rho; SVC's intercept is -b.
+
+We keep g = s - xi (one number per example) and the optimal partition
+I_o (alpha = 0, g >= 0), I_c (alpha = c, g <= 0), I_s (g = 0, 0 <= alpha <= c).
+Every path of this module moves (alpha_s, b) along the affine piece of the current
+partition, to the next breakpoint:
+
+- the **fixed-bias method** (Eq. 2, Eq. 3): g(u) = Q alpha + p + u d with
+  d = -e - y b - p; u goes from 0 to 1 with b fixed; on I_s,
+  Q_ss dalpha_s = -d_s du;
+- the **adjustable-bias method** (Sec. 3, Eq. 4): g = Q alpha - e - y b; on I_s,
+  Q_ss alpha_s = e_s + b y_s - Q_sc c e_c, so alpha_s moves affinely with b and
+  y'alpha(b) is piecewise affine and non-decreasing; we follow it until y'alpha = 0;
+- the **chunk decrement** (beyond the paper): the bounds c_i of the removed
+  examples are driven to 0 (their alpha_i = (1 - t) alpha_i^0, t from 0 to 1) by the
+  same parametric method, with b adjustable and y'alpha = 0 kept.
+
+A breakpoint is where an alpha_s reaches 0 or c (it leaves I_s), or where the g of
+an example of I_o or I_c reaches 0 (it joins I_s).
+
+Factorisation
+-------------
+One factorisation serves every path: R, the inverse of the bordered matrix
+M = [[0, y_s'], [y_s, Q_ss]], updated by rank one when I_s gains or loses a member
+(``bordered_grow`` / ``bordered_shrink``; O(|I_s|^2) per breakpoint, never a cube).
+Along b (Sec. 3) we parametrise the piece by tau = y'alpha instead of b: then
+[-db; dalpha_s] = R [dtau; 0], which also covers a singular Q_ss (the degenerate
+case of Sec. 3: alpha_s then moves at constant b, "the set of all possible solutions
+changes linearly").  With b fixed (Eq. 3) the system Q_ss dalpha_s = r is solved with
+the same R (``_solve_fixed``): dalpha_s = R_ss r + dtau R_s0 with dtau chosen so that
+db = 0 (dtau = -R_0s r / R_00).
+
+The degenerate case (documented in the docs page)
+--------------------------------------------------
+* **Least-index rule** on tied breakpoints: the events within round-off of the
+  smallest step are tied (1e-12 C for an alpha, 1e-12 for a g); the end of the
+  parameter goes first, then the example with the smallest id (Bland's rule).
+* **Pivot tests against a round-off scale**: the pivot kappa of a joining example
+  (Q_ii - m'R m for the bordered matrix, Q_ii - Q_is Q_ss^-1 Q_si with b fixed) is
+  compared with |Q_ii| + |m|'|R m|; below 1e-6 of it the pivot is doubtful and is
+  recomputed from a fresh factorisation (LAPACK getrf/getri of M); below 1e-11 of it
+  it is zero: the example is dependent on I_s, and instead of joining it is
+  *exchanged*: alpha_i moves off its bound along the null direction (which changes no
+  g, and with b adjustable not y'alpha either) until a member of I_s reaches a bound
+  and leaves (then i joins) or alpha_i reaches its other bound (I_o <-> I_c).
+* **Singular Q_ss with b fixed** (e.g. d+1 margin vectors of a d-dimensional linear
+  kernel, left by the previous adjustable-bias path): R_00 = -v'Q_ss v with
+  v = R_s0 is then zero; before the fixed-bias path alpha_s moves along v (no g
+  changes) until a member reaches a bound and leaves, until Q_ss is regular.
+* A rate |dg_i| below 1e-10 of the bound of its terms counts as zero.
+* **Bias with I_s empty** at the end of an operation: every b of an interval keeps
+  the KKT conditions; we take its midpoint (LIBSVM's choice), or its finite end when
+  only one class is present.
+
+Counters: ``n_iterations`` (breakpoints passed, exchanges included: the paper's
+iteration count) and ``n_kernel_evals``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import lapack
+
+from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.stream import StreamLearner
+
+__all__ = ["POKERState", "bordered_first", "bordered_grow", "bordered_shrink",
+           "least_index_event", "SELECTIONS"]
+
+# partition codes (shared with the twin)
+I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
+# what the state is doing (which system holds after every breakpoint)
+IDLE, FIXED, BIAS, UNLEARN = 0, 1, 2, 3
+# event kinds
+EV_END, EV_LEAVE, EV_JOIN, EV_FLIP = 0, 1, 2, 3
+
+#: events within these of their bound at the smallest step are tied
+EPS_G = 1e-12           # for g
+EPS_ALPHA = 1e-12       # times C, for alpha
+#: relative round-off level of a rate dg_i against the bound of its terms
+EPS_RATE = 1e-10
+#: a margin vector within this times c of a bound counts as at the bound when I_s
+#: decides the bias (``_centre_bias``)
+EPS_BOUND = 1e-10
+#: a rate dalpha_s below this times the largest one is zero
+EPS_ARATE = 1e-12
+#: a pivot below this fraction of its scale is doubtful (re-solved from a fresh R)
+EPS_DOUBT = 1e-6
+#: a (re-solved) pivot below this fraction of its scale is zero ...
+EPS_PIVOT = 1e-11
+#: ... and so is one below this times max k(x, x)
+EPS_PIVOT_ABS = 1e-14
+
+SELECTIONS = ("none", "cls2w", "maxslk", "cls2w+dobj", "maxslk+dobj")
+
+
+# ---------------------------------------------------------------------------
+# Bordered inverse and least-index event choice.  POKER's own versions, kept in
+# separate functions so that they can be merged with the shared core's
+# (refsvm/core/bordered.py, being moved there from IDSVM) once it lands.
+# ---------------------------------------------------------------------------
+def bordered_first(y_i, q_ii):
+    """Inverse of [[0, y_i], [y_i, Q_ii]] (y_i = +-1): [[-Q_ii, y_i], [y_i, 0]]."""
+    return np.array([[-q_ii, y_i], [y_i, 0.0]])
+
+
+def bordered_grow(R, beta, kappa):
+    """Inverse of [[M, m], [m', q]] from R = M^-1, beta = R m and kappa = q - m'beta:
+    [[R, 0], [0, 0]] + v v' / kappa with v = [-beta; 1]."""
+    k1 = R.shape[0]
+    v = np.append(-beta, 1.0)
+    out = np.zeros((k1 + 1, k1 + 1))
+    out[:k1, :k1] = R
+    out += np.outer(v, v) / kappa
+    return out
+
+
+def bordered_shrink(R, p):
+    """Inverse of M without row and column p: R_ij - R_ip R_pj / R_pp, p dropped.
+    Returns None when R_pp is zero against R (the reduced matrix is singular)."""
+    if abs(R[p, p]) <= 1e-14 * np.max(np.abs(R)):
+        return None
+    out = R - np.outer(R[:, p], R[p, :]) / R[p, p]
+    return np.delete(np.delete(out, p, axis=0), p, axis=1)
+
+
+def least_index_event(t_end, w_end, ts, ws, ids, kinds):
+    """The step and the event that limits it (least-index rule).
+
+    ``t_end`` is the step to the end of the parameter (inf if none) and ``w_end`` its
+    round-off window; ``ts, ws, ids, kinds`` the other events (step, window, example
+    id, kind).  t_min is the smallest step; the events with t <= t_min + w are tied;
+    the end goes first, then the tied event of the smallest example id.  Returns
+    (t_min, kind, id); kind -1 when there is no event at all."""
+    tmin = min([t_end] + ([float(np.min(ts))] if len(ts) else []))
+    if not np.isfinite(tmin):
+        return np.inf, -1, -1
+    if t_end <= tmin + w_end:
+        return t_end, EV_END, -1
+    ts = np.asarray(ts)
+    tied = np.flatnonzero(ts <= tmin + np.asarray(ws))
+    ids = np.asarray(ids)
+    j = tied[np.argmin(ids[tied])]
+    return tmin, int(kinds[j]), int(ids[j])
+
+
+def _lapack_inverse(M):
+    """Inverse by LU (getrf + getri); LinAlgError when singular."""
+    lu, piv, info = lapack.dgetrf(M)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
+    inv, info = lapack.dgetri(lu, piv, lwork=max(1, M.shape[0]))
+    if info != 0:
+        raise np.linalg.LinAlgError(f"getri failed (info={info})")
+    return inv
+
+
+def _grow(a, n, fill=0.0):
+    if a.shape[0] >= n:
+        return a
+    out = np.full(max(n, 2 * a.shape[0], 16), fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+class _Budget(Exception):
+    """Raised when a path has used its breakpoint budget (dObj look-ahead)."""
+
+
+class POKERState(StreamLearner):
+    """POKER state for one binary problem (reference twin).
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+        Rows are :class:`~refsvm.core.kernels.SparseRow` (CSR input) or dense arrays.
+    C : float
+        The penalty c: 0 <= alpha_i <= c.
+    kernel, gamma, degree, coef0 :
+        The kernel (:class:`refsvm.core.kernels.Kernel`).
+    cache_size : float
+        Megabytes of kernel columns kept for examples that left I_s (a return costs
+        only the entries of the examples added since).
+
+    Attributes
+    ----------
+    n_iterations : int
+        Breakpoints passed (the paper's iteration count), over all operations.
+    n_kernel_evals : int
+    breakpoint_hook : callable or None
+        Called with the state after every breakpoint (tests check the KKT
+        conditions of the system being followed there: :meth:`check`).
+
+    Notes
+    -----
+    Examples get ids 0, 1, 2, ... in the order they are added; unlearned ids are
+    never reused.
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, cache_size=200.0, refresh_every=50):
+        super().__init__(n_features, sparse)
+        self.refresh_every = int(refresh_every)
+        self.n_s_changes = 0
+        self.C = float(C)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.cache_size = float(cache_size)
+        self.cache = OrderedDict()            # id -> kernel column (length = n then)
+        self.rows = []
+        self.n = 0
+        self.y = np.zeros(0)
+        self.alpha = np.zeros(0)
+        self.g = np.zeros(0)                  # g = s - xi of the system being followed
+        self.p = np.zeros(0)                  # Eq. 3: p (fixed-bias path only)
+        self.d = np.zeros(0)                  # Eq. 3: d = -e - y b - p (idem)
+        self.a0 = np.zeros(0)                 # alpha at the start of a decrement
+        self.kdiag = np.zeros(0)
+        self.status = np.zeros(0, dtype=np.int8)
+        self.b = 0.0
+        self.S = []                           # I_s, in joining order
+        self.KS = np.zeros((0, 0))            # KS[i, j] = k(x_i, x_S[j])
+        self.R = np.zeros((0, 0))             # inverse of [[0, y_s'], [y_s, Q_ss]]
+        self.KF = np.zeros((0, 0))            # kernel columns of the removed set (decrement)
+        self.F = np.zeros(0, dtype=np.intp)
+        self.fresh = False
+        self.kmax = 0.0
+        self.phase = IDLE
+        self.u = 1.0                          # parameter of the fixed-bias path
+        self.tau = 0.0                        # y'alpha along the adjustable-bias path
+        self.t = 0.0                          # parameter of the decrement
+        self.dependent = []                   # left dependent by an exchange (see _join)
+        self.n_iterations = 0
+        self.n_exchanges = 0
+        self.n_refresh = 0
+        self.n_chunks = 0
+        self.budget = -1                      # breakpoints left (dObj), -1: no limit
+        self.breakpoint_hook = None
+
+    # ------------------------------------------------------------------ persistence
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C, kernel=k.kind,
+                    gamma=k.gamma, degree=k.degree, coef0=k.coef0, cache_size=self.cache_size,
+                    refresh_every=self.refresh_every)
+
+    def save_state(self):
+        n = self.n
+        X = stack_rows(self.rows, self.n_features, self.sparse)
+        out = {"n": n, "y": self.y[:n].copy(), "alpha": self.alpha[:n].copy(),
+               "g": self.g[:n].copy(), "kdiag": self.kdiag[:n].copy(),
+               "status": self.status[:n].astype(np.int8), "b": float(self.b),
+               "S": np.array(self.S, dtype=np.intp),
+               "KS": self.KS[:n, : len(self.S)].copy(), "R": self.R.copy(),
+               "kmax": self.kmax, "n_iterations": self.n_iterations,
+               "n_exchanges": self.n_exchanges, "n_refresh": self.n_refresh,
+               "n_chunks": self.n_chunks, "n_kernel_evals": self.kernel.n_evals,
+               "n_s_changes": self.n_s_changes, "fresh": bool(self.fresh),
+               "cache_ids": np.array(list(self.cache.keys()), dtype=np.intp),
+               "cache_len": np.array([c.shape[0] for c in self.cache.values()], dtype=np.intp),
+               "cache_cols": (np.concatenate(list(self.cache.values())) if self.cache
+                              else np.zeros(0))}
+        if self.sparse:
+            out.update(X_data=X.data, X_indices=X.indices.astype(np.int32),
+                       X_indptr=X.indptr.astype(np.int64))
+        else:
+            out["X"] = X
+        return out
+
+    def load_state(self, data):
+        n = int(data["n"])
+        if self.sparse:
+            X = sp.csr_matrix((data["X_data"], data["X_indices"], data["X_indptr"]),
+                              shape=(n, self.n_features))
+            self.rows = [SparseRow(np.array(r.indices, np.int32), np.array(r.data))
+                         for r in (get_row(X, i) for i in range(n))]
+        else:
+            X = np.asarray(data["X"], dtype=np.float64).reshape(n, self.n_features)
+            self.rows = [X[i].copy() for i in range(n)]
+        self.n = n
+        self.y = np.array(data["y"], dtype=np.float64)
+        self.alpha = np.array(data["alpha"], dtype=np.float64)
+        self.g = np.array(data["g"], dtype=np.float64)
+        self.kdiag = np.array(data["kdiag"], dtype=np.float64)
+        self.status = np.array(data["status"], dtype=np.int8)
+        self.p = np.zeros(n)
+        self.d = np.zeros(n)
+        self.a0 = np.zeros(n)
+        self.b = float(data["b"])
+        self.S = [int(i) for i in data["S"]]
+        self.KS = np.array(data["KS"], dtype=np.float64).reshape(n, len(self.S))
+        self.R = np.array(data["R"], dtype=np.float64)
+        self.kmax = float(data["kmax"])
+        self.n_iterations = int(data["n_iterations"])
+        self.n_exchanges = int(data["n_exchanges"])
+        self.n_refresh = int(data["n_refresh"])
+        self.n_chunks = int(data["n_chunks"])
+        self.kernel.n_evals = int(data["n_kernel_evals"])
+        self.n_s_changes = int(data["n_s_changes"])
+        self.fresh = bool(data["fresh"])
+        self.cache = OrderedDict()
+        start = 0
+        for i, L in zip(np.asarray(data["cache_ids"]).tolist(), np.asarray(data["cache_len"]).tolist()):
+            self.cache[int(i)] = np.array(data["cache_cols"][start: start + L], dtype=np.float64)
+            start += L
+        self.phase = IDLE
+
+    def __reduce__(self):
+        from ..core.stream import restore_state
+
+        return (restore_state, (type(self), self.init_params(), self.save_state()))
+
+    # ------------------------------------------------------------------ storage
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    def _append(self, x, y):
+        """Store a new example (alpha = 0, status PENDING: not yet in the problem) and
+        k(x, x).  Returns its id."""
+        if self.sparse:
+            x = SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
+        else:
+            x = np.array(x, dtype=np.float64)
+        i = self.n
+        self.rows.append(x)
+        self.n += 1
+        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
+            setattr(self, name, _grow(getattr(self, name), self.n))
+        self.status = _grow(self.status, self.n, GONE)
+        if self.KS.shape[0] < self.n:
+            KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
+            KS[: self.KS.shape[0]] = self.KS
+            self.KS = KS
+        self.y[i] = y
+        self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
+        self.status[i] = PENDING
+        self.kdiag[i] = self.kernel.self_value(x)
+        self.kmax = max(self.kmax, abs(self.kdiag[i]))
+        return i
+
+    def _activate(self, ids):
+        """The pending ``ids`` enter the problem at alpha = 0 (status I_o): their kernel
+        values with I_s fill their rows of KS."""
+        for i in ids:
+            for j, s in enumerate(self.S):
+                self.KS[i, j] = self.kernel(self.rows[i], self.rows[s])
+            self.status[i] = I_O
+
+    def _column(self, i):
+        """k(x_l, x_i) for every id l (0 for removed ids): the cached part, the entries
+        known from KS (l in I_s) and k(x_i, x_i) are not evaluated again."""
+        n = self.n
+        cached = self.cache.pop(i, None)
+        L = 0 if cached is None else cached.shape[0]
+        col = np.full(n, np.nan)
+        if L:
+            col[:L] = cached                              # NaN where unknown then
+        pos = {s: j for j, s in enumerate(self.S)}
+        for l in range(n):
+            if self.status[l] < 0 or not np.isnan(col[l]):
+                continue
+            if l == i:
+                col[l] = self.kdiag[i]
+            elif l in pos:
+                col[l] = self.KS[i, pos[l]]
+            else:
+                col[l] = self.kernel(self.rows[l], self.rows[i])
+        col[i] = self.kdiag[i]
+        return col
+
+    def _known(self, col):
+        """A column as the paths use it: 0 where an entry is unknown (ids outside the problem)."""
+        return np.where(np.isnan(col), 0.0, col)
+
+    def _cache_put(self, i, col):
+        """Keep the column of an example that left I_s (oldest entries go first)."""
+        self.cache.pop(i, None)
+        col = np.array(col[: self.n], dtype=np.float64)
+        col[self.status[: self.n] < 0] = np.nan               # unknown: not in the problem
+        max_cols = int(self.cache_size * 2**20) // (8 * max(self.n, 1))
+        if max_cols < 1:
+            return
+        self.cache[i] = col
+        while len(self.cache) > max_cols:
+            self.cache.popitem(last=False)
+
+    # ------------------------------------------------------------------ factorisation
+    def _bordered(self):
+        """M = [[0, y_s'], [y_s, Q_ss]] from the cached columns."""
+        S = np.array(self.S, dtype=np.intp)
+        k = S.shape[0]
+        M = np.zeros((k + 1, k + 1))
+        yS = self.y[S]
+        M[0, 1:] = yS
+        M[1:, 0] = yS
+        M[1:, 1:] = np.outer(yS, yS) * self.KS[S, :k]
+        return M
+
+    def _refresh(self):
+        """R afresh from the cached columns (doubtful pivots); False if M is singular."""
+        if not self.S:
+            return False
+        try:
+            self.R = _lapack_inverse(self._bordered())
+        except np.linalg.LinAlgError:
+            return False
+        self.fresh = True
+        self.n_refresh += 1
+        return True
+
+    def _add_to_S(self, i, col, beta=None, kappa=None):
+        """i joins I_s (bordered_grow, or bordered_first when I_s is empty)."""
+        k = len(self.S)
+        if k == 0:
+            self.R = bordered_first(self.y[i], self.kdiag[i])
+        else:
+            self.R = bordered_grow(self.R, beta, kappa)
+        if self.KS.shape[1] <= k:
+            KS = np.zeros((self.KS.shape[0], max(2 * k, 8)))
+            KS[:, :k] = self.KS[:, :k]
+            self.KS = KS
+        self.KS[:, k] = 0.0
+        self.KS[: self.n, k] = self._known(col)
+        self.S.append(i)
+        self.status[i] = I_S
+        self.g[i] = 0.0
+        self.fresh = False
+        self._s_changed()
+
+    def _s_changed(self):
+        """Every ``refresh_every`` changes of I_s, R afresh (drift of the rank-one updates)."""
+        self.n_s_changes += 1
+        if self.refresh_every and self.S and self.n_s_changes % self.refresh_every == 0:
+            self._refresh()
+
+    def _remove_from_S(self, pos, new_status):
+        """The member at ``pos`` leaves I_s (bordered_shrink; a fresh R if that is
+        numerically singular)."""
+        s = self.S[pos]
+        k = len(self.S)
+        self._cache_put(s, self.KS[: self.n, pos])
+        R = bordered_shrink(self.R, pos + 1) if k > 1 else np.zeros((0, 0))
+        self.KS[:, pos: k - 1] = self.KS[:, pos + 1: k]
+        del self.S[pos]
+        self.status[s] = new_status
+        self.fresh = False
+        if R is None:
+            if not self._refresh():
+                raise RuntimeError("POKER: singular active set after a removal")
+        else:
+            self.R = R
+            self._s_changed()
+
+    def _solve_fixed(self, r):
+        """z with Q_ss z = r (b fixed), from the bordered inverse:
+        z = R_ss r + dtau R_s0, dtau = -R_0s r / R_00 (so that db = 0)."""
+        R = self.R
+        dtau = -(R[0, 1:] @ r) / R[0, 0]
+        return R[1:, 1:] @ r + dtau * R[1:, 0]
+
+    def _qss_singular(self):
+        """Q_ss numerically singular: R_00 = -v'Q_ss v (v = R_s0, y_s'v = 1) is zero
+        against k_max ||v||^2."""
+        v = self.R[1:, 0]
+        return -self.R[0, 0] <= EPS_PIVOT * self.kmax * float(v @ v)
+
+    # ------------------------------------------------------------------ one breakpoint
+    def _direction(self, mode):
+        """Rates of the piece: (dalpha_s, db, dg, t_end, b_only, aF); the parameter is
+        u (fixed bias), |tau| (adjustable bias) or t (decrement)."""
+        n, k = self.n, len(self.S)
+        S = np.array(self.S, dtype=np.intp)
+        y = self.y[:n]
+        yS = y[S]
+        F = self.F
+        aF = -self.a0[F] if mode == UNLEARN else np.zeros(F.shape[0])
+        b_only = False
+        bdot = 0.0
+        if mode == FIXED:
+            # Eq. 3 on I_s: -Q_ss dalpha_s = d_s du (b fixed)
+            t_end = 1.0 - self.u
+            aS = self._solve_fixed(-self.d[S]) if k else np.zeros(0)
+        elif mode == BIAS:
+            # Eq. 4 along tau = y'alpha: [-db; dalpha_s] = R [sigma; 0]
+            sigma = 1.0 if self.tau < 0 else -1.0
+            if k:
+                t_end = abs(self.tau)
+                sol = sigma * self.R[:, 0]
+                bdot, aS = -sol[0], sol[1:]
+            else:
+                # I_s empty: every alpha is at a bound and y'alpha is known exactly (the
+                # tracked tau may carry round-off); it cannot move: b alone moves (Sec. 3,
+                # the first pieces) until an example reaches its margin
+                act = self.status[:n] >= 0
+                self.tau = float(y[act] @ self.alpha[:n][act])
+                if abs(self.tau) <= EPS_ALPHA * self.C:
+                    t_end, aS = 0.0, np.zeros(0)
+                else:
+                    sigma = 1.0 if self.tau < 0 else -1.0
+                    t_end, b_only, bdot, aS = np.inf, True, sigma, np.zeros(0)
+        else:
+            # decrement: alpha_F = (1 - t) a0_F; I_s rows and y'alpha = 0 kept
+            t_end = 1.0 - self.t
+            h = -float(y[F] @ aF)                       # y_s'dalpha_s must equal h
+            rhs = -(yS * (self.KF[S] @ (y[F] * aF))) if F.shape[0] else np.zeros(k)
+            if k:
+                sol = self.R @ np.concatenate(([h], rhs))
+                bdot, aS = -sol[0], sol[1:]
+            elif abs(h) <= EPS_ALPHA * self.C:
+                aS = np.zeros(0)
+            else:
+                t_end, b_only, bdot, aS = np.inf, True, np.sign(h), np.zeros(0)
+                aF = np.zeros(F.shape[0])
+        inner = self.KS[:n, :k] @ (yS * aS) if k else np.zeros(n)
+        if F.shape[0]:
+            inner = inner + self.KF[:n] @ (y[F] * aF)
+        gdot = y * inner - y * bdot
+        if mode == FIXED:
+            gdot = gdot + self.d[:n]
+        # round-off bound of each rate: sqrt(k_ii) (sum_j sqrt(k_jj) |dalpha_j|) + |db| + |d_i|
+        kr = np.sqrt(np.abs(self.kdiag[:n]))
+        terms = (float(np.abs(aS) @ kr[S]) if k else 0.0) + (
+            float(np.abs(aF) @ kr[F]) if F.shape[0] else 0.0)
+        rtol = EPS_RATE * (kr * terms + abs(bdot) + (np.abs(self.d[:n]) if mode == FIXED else 0.0))
+        return aS, bdot, gdot, rtol, t_end, b_only, aF
+
+    def _follow(self, mode):
+        """Follow the path of ``mode`` to the end of its parameter (one breakpoint per
+        pass of the loop)."""
+        self.phase = mode
+        self.dependent = []                  # the rates change with the system followed
+        if mode == FIXED:
+            self._regularise_fixed()
+        max_iter = 50 * (self.n + 10)
+        for _ in range(max_iter):
+            n, k = self.n, len(self.S)
+            S = np.array(self.S, dtype=np.intp)
+            st = self.status[:n]
+            aS, bdot, gdot, rtol, t_end, b_only, aF = self._direction(mode)
+            # ---- the next breakpoint (Sec. 3: "b can increase until one of the four
+            # types of inequality constraints becomes active")
+            ts, ws, ids, kinds = [], [], [], []
+            athr = EPS_ARATE * (float(np.max(np.abs(aS))) if k else 0.0)
+            ea = EPS_ALPHA * self.C
+            for pos in range(k):
+                s, a = S[pos], aS[pos]
+                if a > athr and a > 0:                         # alpha_s reaches c
+                    ts.append(max((self.C - self.alpha[s]) / a, 0.0))
+                elif a < -athr and a < 0:                      # alpha_s reaches 0
+                    ts.append(max(-self.alpha[s] / a, 0.0))
+                else:
+                    continue
+                ws.append(ea / abs(a))
+                ids.append(int(s))
+                kinds.append(EV_LEAVE)
+            cand = np.flatnonzero(((st == I_O) & (gdot < -rtol)) | ((st == I_C) & (gdot > rtol)))
+            if self.dependent:
+                cand = cand[~np.isin(cand, self.dependent)]
+            if cand.size:                                      # an s_o or a xi_c reaches 0
+                ts.extend(np.maximum(-self.g[cand] / gdot[cand], 0.0).tolist())
+                ws.extend((EPS_G / np.abs(gdot[cand])).tolist())
+                ids.extend(cand.tolist())
+                kinds.extend([EV_JOIN] * cand.size)
+            w_end = 1e-15 if mode != BIAS else 1e-15 * max(1.0, abs(self.tau))
+            t, kind, who = least_index_event(t_end, w_end, ts, ws, ids, kinds)
+            if kind < 0 and mode == UNLEARN:
+                # I_s emptied at t = 1 up to round-off (the last margin vector leaves with
+                # the last of the removed mass; nothing of the other class can absorb the
+                # round-off residue): the decrement is over
+                t, kind, bdot = 0.0, EV_END, 0.0
+            if kind < 0:
+                raise RuntimeError("POKER: unbounded piece (internal error)")
+            if self.budget == 0:
+                raise _Budget()
+            # ---- move along the piece
+            if k:
+                self.alpha[S] = np.clip(self.alpha[S] + aS * t, 0.0, self.C)
+            if mode == UNLEARN and not b_only and self.F.shape[0]:
+                self.alpha[self.F] = np.maximum(self.alpha[self.F] + aF * t, 0.0)
+            self.b += bdot * t
+            move = (st != I_S) & (st >= 0)
+            self.g[:n][move] += gdot[move] * t
+            if mode == FIXED:
+                self.u += t
+            elif mode == BIAS and not b_only:
+                self.tau += (1.0 if self.tau < 0 else -1.0) * t
+            elif mode == UNLEARN and not b_only:
+                self.t += t
+            self.n_iterations += 1
+            if self.budget > 0:
+                self.budget -= 1
+            # ---- the breakpoint: update the partition
+            if kind == EV_END:
+                if mode == FIXED:
+                    self.u = 1.0
+                elif mode == BIAS:
+                    self.tau = 0.0
+                else:
+                    self.t = 1.0
+                    self.alpha[self.F] = 0.0
+                self._hook()
+                return
+            if kind == EV_LEAVE:
+                pos = self.S.index(who)
+                if aS[pos] > 0:
+                    self.alpha[who] = self.C
+                    new = I_C
+                else:
+                    self.alpha[who] = 0.0
+                    new = I_O
+                self._remove_from_S(pos, new)
+                self.g[who] = 0.0
+                self.dependent = []
+            else:
+                self.g[who] = 0.0
+                self._join(who, mode)
+            self._hook()
+        raise RuntimeError("POKER: too many breakpoints (cycling?)")
+
+    def _hook(self):
+        if self.breakpoint_hook is not None:
+            self.breakpoint_hook(self)
+
+    def _join(self, i, mode):
+        """Example i (in I_o or I_c, g_i = 0) joins I_s; a zero pivot (i dependent on
+        I_s) goes through an exchange along the null direction instead."""
+        col = self._column(i)
+        sigma = 1.0 if self.status[i] == I_O else -1.0   # alpha_i leaves 0 upwards, c downwards
+        changed = False
+        while True:
+            k = len(self.S)
+            S = np.array(self.S, dtype=np.intp)
+            q_ii = self.kdiag[i]
+            if k == 0:
+                if mode == FIXED and q_ii <= EPS_PIVOT_ABS * self.kmax:
+                    dirn = np.zeros(0)                       # alpha_i alone: nothing moves
+                else:
+                    self._add_to_S(i, col)
+                    self.dependent = []
+                    return
+            else:
+                m = np.concatenate(([self.y[i]], self.y[S] * self.y[i] * col[S]))
+                for attempt in range(2):
+                    beta = self.R @ m
+                    kb = q_ii - float(m @ beta)                 # bordered pivot
+                    scale_b = abs(q_ii) + float(np.abs(m) @ np.abs(beta))
+                    if mode == FIXED:
+                        z = self._solve_fixed(m[1:])            # Q_ss z = Q_si
+                        kappa = q_ii - float(m[1:] @ z)
+                        scale = abs(q_ii) + float(np.abs(m[1:]) @ np.abs(z))
+                    else:
+                        z, kappa, scale = beta[1:], kb, scale_b
+                    if kappa > EPS_DOUBT * scale or attempt == 1 or self.fresh:
+                        break
+                    if not self._refresh():                     # doubtful: re-solve
+                        break
+                if kappa > max(EPS_PIVOT * scale, EPS_PIVOT_ABS * self.kmax):
+                    self._add_to_S(i, col, beta, kb)
+                    if kappa <= EPS_DOUBT * scale:
+                        self._refresh()
+                    if not changed:
+                        self.dependent = []
+                    return
+                dirn = -sigma * z                              # dalpha_s per unit of alpha_i
+            # ---- exchange: alpha_i moves off its bound along the null direction (no g
+            # changes, nor y'alpha with b adjustable) until a member of I_s reaches a
+            # bound (it leaves, i joins) or alpha_i reaches its other bound
+            ts, ws, ids, kinds = [self.C], [EPS_ALPHA], [i], [EV_FLIP]
+            athr = EPS_ARATE * max(1.0, float(np.max(np.abs(dirn))) if k else 1.0)
+            for pos in range(k):
+                s, a = S[pos], dirn[pos]
+                if a > athr:
+                    ts.append(max((self.C - self.alpha[s]) / a, 0.0))
+                elif a < -athr:
+                    ts.append(max(-self.alpha[s] / a, 0.0))
+                else:
+                    continue
+                ws.append(EPS_ALPHA * self.C / abs(a))
+                ids.append(int(s))
+                kinds.append(EV_LEAVE)
+            ts = np.array(ts)
+            tmin = float(ts.min())
+            tied = np.flatnonzero(ts <= tmin + np.array(ws))
+            if 0 in tied:
+                kind, who = EV_FLIP, i                         # i's own event first
+            else:
+                j = tied[np.argmin(np.array(ids)[tied])]
+                kind, who = kinds[j], ids[j]
+            if k:
+                self.alpha[S] = np.clip(self.alpha[S] + dirn * tmin, 0.0, self.C)
+            self.n_iterations += 1
+            self.n_exchanges += 1
+            if kind == EV_FLIP:
+                self.alpha[i] = self.C if sigma > 0 else 0.0
+                self.status[i] = I_C if sigma > 0 else I_O
+                self.g[i] = 0.0
+                self._cache_put(i, col)
+                self.dependent.append(i)
+                return
+            self.alpha[i] += sigma * tmin
+            pos = self.S.index(who)
+            if dirn[pos] > 0:
+                self.alpha[who] = self.C
+                new = I_C
+            else:
+                self.alpha[who] = 0.0
+                new = I_O
+            self._remove_from_S(pos, new)
+            self.g[who] = 0.0
+            self.dependent = [who]             # I_s changed: the older marks go
+            changed = True
+            # i is now strictly inside its box: it joins the smaller I_s (retry);
+            # its status stays I_O/I_C until then, sigma keeps its direction
+            sigma_keep = sigma
+            sigma = sigma_keep
+
+    def _regularise_fixed(self):
+        """Before a fixed-bias path: while Q_ss is singular, move alpha_s along its null
+        vector v = R_s0 (no g changes, b fixed) until a member reaches a bound and leaves."""
+        for _ in range(len(self.S) + 1):
+            if not self.S or not self._qss_singular():
+                return
+            if not self.fresh:
+                self._refresh()
+                if not self._qss_singular():
+                    return
+            S = np.array(self.S, dtype=np.intp)
+            v = self.R[1:, 0]
+            ts, ws, ids, kinds = [], [], [], []
+            athr = EPS_ARATE * float(np.max(np.abs(v)))
+            for pos in range(len(S)):
+                a = v[pos]
+                if a > athr:
+                    ts.append(max((self.C - self.alpha[S[pos]]) / a, 0.0))
+                elif a < -athr:
+                    ts.append(max(-self.alpha[S[pos]] / a, 0.0))
+                else:
+                    continue
+                ws.append(EPS_ALPHA * self.C / abs(a))
+                ids.append(int(S[pos]))
+                kinds.append(EV_LEAVE)
+            t, kind, who = least_index_event(np.inf, 0.0, ts, ws, ids, kinds)
+            self.alpha[S] = np.clip(self.alpha[S] + v * t, 0.0, self.C)
+            pos = self.S.index(who)
+            new = I_C if v[pos] > 0 else I_O
+            self.alpha[who] = self.C if new == I_C else 0.0
+            self._remove_from_S(pos, new)
+            self.g[who] = 0.0
+            self.n_iterations += 1
+            self.n_exchanges += 1
+            self._hook()
+
+    # ------------------------------------------------------------------ the methods
+    def _f_of(self, ids):
+        """w'phi(x_j) for the new ids j, from the examples with alpha > 0 (and the
+        kernel values with I_s already in KS)."""
+        n = self.n
+        new = set(ids)
+        sv = [l for l in range(n) if self.alpha[l] > 0.0 and self.status[l] >= 0
+              and l not in new]
+        pos = {s: j for j, s in enumerate(self.S)}
+        out = np.zeros(len(ids))
+        for r, j in enumerate(ids):
+            acc = 0.0
+            for l in sv:
+                kv = self.KS[j, pos[l]] if l in pos else self.kernel(self.rows[l], self.rows[j])
+                acc += self.alpha[l] * self.y[l] * kv
+            out[r] = acc
+        return out
+
+    def adjust_bias(self):
+        """The adjustable-bias method (Sec. 3) from the current fixed-bias solution:
+        b moves until y'alpha = 0 (a no-op when it is 0 already)."""
+        n = self.n
+        act = self.status[:n] >= 0
+        self.tau = float(self.y[:n][act] @ self.alpha[:n][act])
+        if abs(self.tau) > EPS_ALPHA * self.C:
+            self._follow(BIAS)
+        self.tau = 0.0
+        self.phase = IDLE
+
+    def add_chunk(self, X, y):
+        """AltPOKER (Fig. 1): add the rows of X (2-D array or CSR) with labels y (+-1)
+        to the optimal solution and restore optimality.  Returns the number of
+        violated points (0: nothing changed)."""
+        ids = [self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])]
+        return self.learn_ids(ids)
+
+    def learn_ids(self, ids):
+        """AltPOKER (Fig. 1) on stored pending examples ``ids`` (one chunk)."""
+        ids = [int(i) for i in ids]
+        if not ids:
+            return 0
+        self._activate(ids)
+        # Fig. 1 line 1: alpha_j = 0, xi_j = 0, s_j = y_j (w'x_j - b) - 1
+        f = self._f_of(ids)
+        new = set(ids)
+        old = np.array([l for l in range(self.n) if self.status[l] >= 0 and l not in new],
+                       dtype=np.intp)
+        # Fig. 1 line 0: p = -e - b y on the old points (their rows hold at every u)
+        self.p[old] = -1.0 - self.b * self.y[old]
+        self.d[old] = 0.0
+        violated = 0
+        for r, j in enumerate(ids):
+            yj = self.y[j]
+            s = yj * (f[r] - self.b) - 1.0
+            if s >= 0.0:                                  # margin met: p_j = -1 - b y_j
+                self.g[j] = s
+                self.p[j] = -1.0 - self.b * yj
+                self.d[j] = 0.0
+            else:                                         # violated: s_j = 1 at u = 0
+                violated += 1
+                self.g[j] = 1.0
+                self.p[j] = -yj * f[r] + 1.0              # p_j = -(Q alpha)_j + 1
+                self.d[j] = -1.0 - yj * self.b - self.p[j]
+            self.status[j] = I_O
+        # Fig. 1 line 3: if p != -e - b y, POKERfixedbias (u: 0 -> 1)
+        if violated:
+            self.u = 0.0
+            self._follow(FIXED)
+            self.d[: self.n] = 0.0
+        # Fig. 1 line 4: POKERadjustbias (unconditional; returns at once if y'alpha = 0)
+        self.adjust_bias()
+        self._centre_bias()
+        self.n_chunks += 1
+        return violated
+
+    def self_init(self, X, y):
+        """SelfInit POKER (Sec. 5): the trivial partition (alpha in {0, c} by class, b at
+        the end of its range that keeps it optimal), then the adjustable-bias method."""
+        if any(self.status[: self.n] >= 0):
+            raise ValueError("self_init starts from an empty model")
+        m = X.shape[0]
+        ids = np.array([self._append(get_row(X, r), float(y[r])) for r in range(m)],
+                       dtype=np.intp)
+        if not ids.size:
+            return
+        self._activate(ids)
+        yy = self.y[ids]
+        # the class at c: the smaller one (fewer kernel columns); +1 on a tie
+        cls = 1.0 if np.sum(yy > 0) <= np.sum(yy < 0) else -1.0
+        at_c = ids[yy == cls]
+        self.alpha[at_c] = self.C
+        self.status[at_c] = I_C
+        F = np.zeros(ids.size)
+        for j in at_c:                                    # w'phi(x_i) = c sum_{at c} y_j k_ij
+            for r, i in enumerate(ids):
+                kv = self.kdiag[i] if i == j else self.kernel(self.rows[i], self.rows[j])
+                F[r] += self.C * self.y[j] * kv
+        # the bias that keeps the trivial partition optimal, at its finite end:
+        # cls = +1 (b large): b >= F_i - 1 (y_i = +1, at c), b >= F_i + 1 (y_i = -1, at 0)
+        bounds = F - yy                                   # g_i = 0 at b = F_i - y_i
+        self.b = float(np.max(bounds)) if cls > 0 else float(np.min(bounds))
+        self.g[ids] = yy * (F - self.b) - 1.0
+        self.adjust_bias()
+        self._centre_bias()
+        self.n_chunks += 1
+
+    def unlearn(self, ids):
+        """Chunk decrement: remove the examples ``ids`` at once, exactly.  Their bounds
+        c_i are driven to 0 (alpha_i = (1 - t) alpha_i^0, t: 0 -> 1) by the parametric
+        method with b adjustable and y'alpha = 0 kept."""
+        ids = np.unique(np.asarray(ids, dtype=np.intp))
+        for i in ids:
+            if self.status[i] == I_S:
+                pos = self.S.index(int(i))
+                self.status[i] = FORCED
+                self._remove_from_S(pos, FORCED)
+            elif self.status[i] == I_O or self.alpha[i] == 0.0:
+                self.status[i] = GONE                     # alpha_i = 0: nothing depends on it
+                self.alpha[i] = 0.0
+            else:
+                self.status[i] = FORCED
+        F = np.flatnonzero(self.status[: self.n] == FORCED)
+        # removed margin vectors at alpha = 0 go at once as well
+        F = F[self.alpha[F] > 0.0]
+        self.status[np.flatnonzero(self.status[: self.n] == FORCED)] = GONE
+        self.status[F] = FORCED
+        if F.size:
+            self.F = F
+            self.a0[F] = self.alpha[F]
+            self.KF = np.column_stack([self._known(self._column(int(j))) for j in F])
+            self.t = 0.0
+            self._follow(UNLEARN)
+            self.alpha[F] = 0.0
+            self.status[F] = GONE
+            self.F = np.zeros(0, dtype=np.intp)
+            self.KF = np.zeros((0, 0))
+        for i in ids:
+            self.cache.pop(int(i), None)
+            self.alpha[i] = 0.0
+            self.g[i] = 0.0
+        self.phase = IDLE
+        self._centre_bias()
+
+    def _centre_bias(self):
+        """With I_s empty every b of an interval keeps the KKT conditions: take its
+        midpoint (LIBSVM's choice), or its finite end (one class only).  I_s counts as
+        empty when all its members are at a bound (alpha within EPS_BOUND c of 0 or c):
+        they leave I_s first (b is then not unique either)."""
+        if any(EPS_BOUND * self.C < self.alpha[s] < (1.0 - EPS_BOUND) * self.C for s in self.S):
+            return
+        while self.S:
+            s = self.S[-1]
+            at_c = self.alpha[s] > 0.5 * self.C
+            self.alpha[s] = self.C if at_c else 0.0
+            self._remove_from_S(len(self.S) - 1, I_C if at_c else I_O)
+        n = self.n
+        st, y = self.status[:n], self.y[:n]
+        v = self.b + y * self.g[:n]               # the b that puts i on its margin
+        # g_i(b') = g_i - y_i (b' - b): I_o needs g >= 0, I_c needs g <= 0
+        hi_mask = ((st == I_O) & (y > 0)) | ((st == I_C) & (y < 0))
+        lo_mask = ((st == I_O) & (y < 0)) | ((st == I_C) & (y > 0))
+        lo = np.max(v[lo_mask]) if lo_mask.any() else -np.inf
+        hi = np.min(v[hi_mask]) if hi_mask.any() else np.inf
+        if np.isfinite(lo) and np.isfinite(hi):
+            new = 0.5 * (lo + hi)
+        elif np.isfinite(lo):
+            new = lo
+        elif np.isfinite(hi):
+            new = hi
+        else:
+            return
+        act = st >= 0
+        self.g[:n][act] -= y[act] * (new - self.b)
+        self.b = new
+
+    # ------------------------------------------------------------------ stream API
+    def step(self, x, y):
+        """One example as a chunk of size 1; 1 if it was violated (the model changed)."""
+        if self.sparse:
+            X = sp.csr_matrix((x.data, x.indices, [0, x.indices.shape[0]]),
+                              shape=(1, self.n_features))
+        else:
+            X = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        return int(self.add_chunk(X, [y]) > 0)
+
+    def run(self, X, y, order):
+        """The rows ``order`` of X as one AltPOKER chunk; 1 if the model changed."""
+        order = np.asarray(order, dtype=np.intp)
+        return int(self.add_chunk(X[order], np.asarray(y)[order]) > 0)
+
+    # ------------------------------------------------------------------ selective sampling
+    def dual_objective(self):
+        """W(alpha) = e'alpha - 1/2 alpha'Q alpha (to be maximised), from the stored g:
+        (Q alpha)_i = g_i - q_i with q the right-hand side of the system followed."""
+        n = self.n
+        act = np.flatnonzero((self.status[:n] >= 0) & (self.alpha[:n] > 0))
+        if self.phase == FIXED:
+            q = self.p[act] + self.u * self.d[act]
+        else:
+            q = -1.0 - self.y[act] * self.b
+        a = self.alpha[act]
+        return float(a.sum() - 0.5 * a @ (self.g[act] - q))
+
+    def _dobj(self, j, steps):
+        """dObj (Sec. 5): the change of the objective after ``steps`` breakpoints of
+        adding the pending example j (on a copy; its kernel evaluations are counted)."""
+        trial = copy.deepcopy(self)
+        trial.breakpoint_hook = None
+        trial.budget = steps
+        before = trial.dual_objective()
+        try:
+            trial.learn_ids([j])
+        except _Budget:
+            pass
+        self.kernel.n_evals = trial.kernel.n_evals
+        return trial.dual_objective() - before
+
+    def learn_selective(self, X, y, selection="maxslk", chunk_size=1, n_candidates=10,
+                        dobj_steps=3):
+        """AltPOKER with selective sampling over the pool (X, y) (Sec. 5).
+
+        The rows are stored first (ids in row order, pending).  At each meta-iteration
+        the pool is ranked by the criterion (Cls2W: the smallest |f(x)|, the closest to
+        the hyperplane; MaxSlk: the largest slack 1 - y f(x)); ``+dobj`` re-ranks the
+        top ``n_candidates`` by the change of the objective after ``dobj_steps``
+        breakpoints of adding each; the top ``chunk_size`` are added as one chunk.
+        Only violators are worth adding: once none is left, the rest of the pool is
+        added as a last chunk (which changes nothing).  Returns the number of chunks."""
+        y = np.asarray(y, dtype=np.float64)
+        pool = np.array([self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])],
+                        dtype=np.intp)
+        if not np.any(self.status[: self.n] >= 0):
+            # the first chunk: the first example of each class
+            first = [int(pool[np.flatnonzero(y == c)[0]]) for c in (-1.0, 1.0) if np.any(y == c)]
+            self.learn_ids(first)
+            pool = np.setdiff1d(pool, first)
+        base, dobj = selection.split("+")[0], selection.endswith("+dobj")
+        meta = 1
+        while pool.size:
+            if base == "none":
+                pick = pool[:chunk_size]
+            else:
+                f = self._f_of(pool.tolist()) - self.b
+                slack = 1.0 - self.y[pool] * f
+                if slack.max() <= 0.0:
+                    pick = pool                           # nothing violates: the rest
+                else:
+                    key = -slack if base == "maxslk" else np.abs(f)
+                    order = np.argsort(key, kind="stable")
+                    order = order[slack[order] > 0.0]     # violators only
+                    if dobj:
+                        top = order[:n_candidates]
+                        gains = np.array([self._dobj(int(pool[r]), dobj_steps) for r in top])
+                        order = top[np.argsort(-gains, kind="stable")]
+                    pick = pool[order[:chunk_size]]
+            self.learn_ids(pick)
+            pool = np.setdiff1d(pool, pick)
+            meta += 1
+        return meta
+
+    # ------------------------------------------------------------------ read-outs
+    def active_ids(self):
+        return np.flatnonzero(self.status[: self.n] >= 0)
+
+    def support_ids(self):
+        n = self.n
+        return np.flatnonzero((self.status[:n] >= 0) & (self.alpha[:n] > 0.0))
+
+    def support(self):
+        """(ids, y_i alpha_i, rows) of the support vectors, ids ascending."""
+        ids = self.support_ids()
+        rows = stack_rows([self.rows[i] for i in ids], self.n_features, self.sparse)
+        return ids, self.alpha[ids] * self.y[ids], rows
+
+    def decision_function(self, X):
+        """f(x) = sum_j alpha_j y_j k(x_j, x) - b (kernel values not counted)."""
+        ids = self.support_ids()
+        coef = self.alpha[ids] * self.y[ids]
+        out = np.empty(X.shape[0])
+        for r in range(X.shape[0]):
+            x = get_row(X, r)
+            out[r] = sum(c * self.kernel.value(self.rows[j], x) for j, c in zip(ids, coef))
+        return out - self.b
+
+    def get_state(self):
+        n = self.n
+        st = self.status[:n]
+        return {"alpha": self.alpha[:n].copy(), "g": self.g[:n].copy(),
+                "y": self.y[:n].copy(), "b": float(self.b),
+                "status": st.astype(np.int8).copy(),
+                "S_order": np.array(self.S, dtype=np.intp), "n_seen": n,
+                "n_iterations": self.n_iterations, "n_exchanges": self.n_exchanges,
+                "n_kernel_evals": self.n_kernel_evals, "n_chunks": self.n_chunks}
+
+    def check(self, K=None):
+        """KKT residuals of the system being followed (Eq. 3 at u on the fixed-bias
+        path, Eq. 2 on the adjustable-bias path, Eq. 1 otherwise), from g recomputed
+        from scratch (``K``: the Gram matrix of all ids, or None to evaluate it
+        uncounted).  Returns a dict: g_drift (|g - g fresh|), kkt (largest violation of
+        the partition's sign conditions and the box), balance (|y'alpha| where it must
+        be 0, else 0), inverse_residual (||M R - I||)."""
+        n = self.n
+        act = np.flatnonzero(self.status[:n] >= 0)
+        sv = act[self.alpha[act] > 0]
+        if K is None:
+            Ka = np.array([[self.kernel.value(self.rows[i], self.rows[j]) for j in sv]
+                           for i in act]).reshape(act.size, sv.size)
+        else:
+            Ka = np.asarray(K)[np.ix_(act, sv)]
+        Qa = self.y[act] * (Ka @ (self.alpha[sv] * self.y[sv]))
+        if self.phase == FIXED:
+            q = self.p[act] + self.u * self.d[act]
+        else:
+            q = -1.0 - self.y[act] * self.b
+        g = Qa + q
+        st = self.status[act]
+        a = self.alpha[act]
+        free = st != FORCED
+        viol = np.zeros(act.size)
+        viol = np.where(st == I_O, np.maximum(-g, 0.0) + np.abs(a), viol)
+        viol = np.where(st == I_C, np.maximum(g, 0.0) + np.abs(a - self.C), viol)
+        viol = np.where(st == I_S, np.abs(g), viol)
+        viol = np.maximum(viol, np.maximum(-a, 0.0) + np.maximum(a - self.C, 0.0))
+        kkt = float(np.max(viol[free])) if free.any() else 0.0
+        drift = float(np.max(np.abs(g - self.g[act])[free])) if free.any() else 0.0
+        balance = 0.0 if self.phase in (FIXED, BIAS) else float(abs(self.y[act] @ a))
+        if self.S:
+            resid = float(np.max(np.abs(self._bordered() @ self.R - np.eye(len(self.S) + 1))))
+        else:
+            resid = 0.0
+        return {"g_drift": drift, "kkt": kkt, "balance": balance, "inverse_residual": resid}
