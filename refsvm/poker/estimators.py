@@ -1,0 +1,298 @@
+"""Scikit-learn estimator of the POKER family: :class:`POKER` (either twin)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import Integer, NonNegative, Options, Positive, as_format
+from ..base import BaseKernelClassifier, locked
+from . import poker as _reference_module
+from .poker import SELECTIONS
+
+__all__ = ["POKER"]
+
+
+class POKER(BaseKernelClassifier):
+    """Exact SVM with bias by parametric path following (Fine & Scheinberg's POKER).
+
+    A C-SVC (hinge loss, bias, 0 <= alpha_i <= C) solved exactly by following
+    piecewise-affine paths of its KKT system: ``fit`` is SelfInit POKER (the
+    trivial partition, then the adjustable-bias method), or AltPOKER with
+    selective sampling over the training set when ``selection`` is not
+    ``"none"``; ``partial_fit`` adds one chunk of any size (AltPOKER, Fig. 1 of
+    the paper: the fixed-bias path, then the adjustable-bias path);
+    :meth:`unlearn` removes any set of learned examples at once.  After every
+    call the model *is* the batch SVM of the examples learned so far (the one
+    :class:`sklearn.svm.SVC` computes, up to its tolerance).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box constraint 0 <= alpha_i <= C.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : float or {"scale", "auto"}, default="scale"
+        As in :class:`sklearn.svm.SVC`; "scale"/"auto" are resolved on the first
+        batch and then kept.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    selection : {"none", "cls2w", "maxslk", "cls2w+dobj", "maxslk+dobj"}, default="none"
+        ``fit`` with selective sampling (Sec. 5): the pool is ranked by Cls2W
+        (closest to the hyperplane) or MaxSlk (largest slack); ``+dobj`` re-ranks
+        the top ``n_candidates`` by the change of the objective after
+        ``dobj_steps`` breakpoints of adding each; the top ``chunk_size`` are the
+        next increment.  ``"none"``: SelfInit.
+    chunk_size : int, default=1
+        Increment size of selective sampling.
+    n_candidates : int, default=10
+        Candidates re-ranked by dObj (the paper does not print its count).
+    dobj_steps : int, default=3
+        Breakpoints of the dObj look-ahead (not printed either).
+    cache_size : float, default=200.0
+        Megabytes of kernel columns kept for examples that left the active set.
+    backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    support_ : ndarray of int
+        Ids of the support vectors (alpha > 0): 0-based positions in the order
+        the examples were given, over all ``fit``/``partial_fit`` calls.
+    support_vectors_ : ndarray or sparse matrix
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        y_i alpha_i.
+    intercept_ : ndarray of shape (n_problems,)
+        SVC's sign: ``decision_function(x) = dual_coef_ @ k(support_vectors_, x)
+        + intercept_``; POKER's own bias is b = -intercept_ (f = w'phi(x) - b).
+    n_support_ : ndarray of int
+    n_iterations_ : int
+        Breakpoints passed (the paper's iteration count), summed over the problems.
+    n_kernel_evals_ : int
+        Kernel evaluations spent learning (not predicting).
+
+    Notes
+    -----
+    More than two classes go one-vs-rest (one exact binary SVM per class).
+    ``partial_fit`` on an empty model starts AltPOKER from alpha = 0, b = 0.
+
+    References
+    ----------
+    S. Fine and K. Scheinberg, "Incremental learning and selective sampling via
+    parametric optimization framework for SVM", NIPS 14 (2001): KKT system Eq. 1,
+    fixed-bias system Eq. 2, parametric system Eq. 3, the adjustable-bias method
+    (Sec. 3), AltPOKER (Fig. 1), SelfInit and selective sampling (Sec. 5).
+
+    Examples
+    --------
+    POKER's model is LIBSVM's, in one batch and after every chunk:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.svm import SVC
+    >>> from refsvm.poker.estimators import POKER
+    >>> X, y = make_classification(n_samples=80, n_features=4, random_state=0)
+    >>> svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X, y)
+    >>> batch = POKER(C=1.0, gamma=0.5, backend="python").fit(X, y)
+    >>> bool(np.allclose(batch.decision_function(X), svc.decision_function(X), atol=1e-6))
+    True
+    >>> inc = POKER(C=1.0, gamma=0.5, backend="python")
+    >>> for start in range(0, 80, 20):
+    ...     _ = inc.partial_fit(X[start:start + 20], y[start:start + 20], classes=[0, 1])
+    >>> bool(np.allclose(inc.decision_function(X), svc.decision_function(X), atol=1e-6))
+    True
+    >>> bool(np.array_equal(inc.support_, svc.support_[np.argsort(svc.support_)]))
+    True
+
+    Unlearning a chunk gives the SVM of the rest:
+
+    >>> _ = inc.unlearn(np.arange(20))
+    >>> rest = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X[20:], y[20:])
+    >>> bool(np.allclose(inc.decision_function(X), rest.decision_function(X), atol=1e-6))
+    True
+    """
+
+    _reference = _reference_module
+    _compiled = "refsvm.poker._poker"
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 selection="none", chunk_size=1, n_candidates=10, dobj_steps=3,
+                 cache_size=200.0, backend="cython"):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.selection = selection
+        self.chunk_size = chunk_size
+        self.n_candidates = n_candidates
+        self.dobj_steps = dobj_steps
+        self.cache_size = cache_size
+        self.backend = backend
+
+    _parameter_rules = {"C": Positive(), "selection": Options(*SELECTIONS),
+                        "chunk_size": Integer(minimum=1), "n_candidates": Integer(minimum=1),
+                        "dobj_steps": Integer(minimum=1), "cache_size": NonNegative()}
+
+    def _make_state(self, n_features, sparse, X):
+        kind, gamma, degree, coef0 = self._kernel_args(X)
+        return self._module().POKERState(
+            n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
+            coef0=coef0, cache_size=float(self.cache_size))
+
+    def _fit_states(self, X, Ys):
+        """SelfInit POKER, or AltPOKER with selective sampling over (X, y)."""
+        self.n_epochs_ = 1
+        for state, y in zip(self._states, Ys):
+            if self.selection == "none":
+                state.self_init(X, y)
+            else:
+                state.learn_selective(X, y, selection=self.selection,
+                                      chunk_size=int(self.chunk_size),
+                                      n_candidates=int(self.n_candidates),
+                                      dobj_steps=int(self.dobj_steps))
+
+    @locked
+    def partial_fit(self, X, y, classes=None):
+        """Add ``(X, y)`` as one AltPOKER chunk (Fig. 1): the model afterwards is the
+        exact SVM of every example learned so far.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All the labels; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        saved = self.__dict__.copy()
+        try:
+            self._check_params()
+            first = not hasattr(self, "classes_")
+            if first and classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(all the labels the stream can contain)")
+            X, y = self._validate_xy(X, y, reset=first)
+            if first:
+                self._start(X, classes)
+            elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise ValueError(
+                    f"classes={np.unique(classes).tolist()} differs from the classes of the "
+                    f"first partial_fit call, {self.classes_.tolist()}")
+            if not first:
+                self._check_params_unchanged()
+            unknown = np.setdiff1d(np.unique(y), self.classes_)
+            if unknown.size:
+                raise ValueError(
+                    f"y contains labels not in classes {self.classes_.tolist()}: "
+                    f"{unknown.tolist()}")
+            X = as_format(X, self._sparse_)
+        except BaseException:
+            self._restore(saved, None)
+            raise
+        for state, yy in zip(self._states, self._encode(y)):
+            state.add_chunk(X, yy)
+        return self
+
+    # ------------------------------------------------------------------ decrement
+    @locked
+    def unlearn(self, indices):
+        """Remove learned examples at once, exactly (chunk decrement): their bounds
+        c_i are driven to 0 by the parametric method.
+
+        Parameters
+        ----------
+        indices : array-like of int
+            Ids: 0-based positions in the order the examples were given, over all
+            ``fit``/``partial_fit`` calls.  Each must be learned and not yet
+            unlearned; no repeats.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "classes_")
+        ids = np.asarray(indices)
+        if ids.ndim == 0:
+            ids = ids.reshape(1)
+        if ids.ndim != 1:
+            raise ValueError(f"indices must be a 1-D list of ids; got shape {ids.shape}")
+        if ids.size and not (np.issubdtype(ids.dtype, np.integer)
+                             or (np.issubdtype(ids.dtype, np.floating)
+                                 and np.all(np.isfinite(ids)) and np.all(ids == np.round(ids)))):
+            raise ValueError(f"indices must be integers; got {ids.dtype} values")
+        ids = ids.astype(np.int64)
+        if np.unique(ids).size != ids.size:
+            raise ValueError("indices contains repeated ids")
+        n_seen = int(self._states[0].get_state()["n_seen"])
+        bad = ids[(ids < 0) | (ids >= n_seen)]
+        if bad.size:
+            raise ValueError(
+                f"indices out of range: {bad.tolist()} (ids are 0..{n_seen - 1}, in learning "
+                "order)")
+        gone = np.setdiff1d(ids, self._states[0].active_ids())
+        if gone.size:
+            raise ValueError(f"examples {gone.tolist()} were already unlearned")
+        for state in self._states:
+            state.unlearn(ids.astype(np.intp))
+        return self
+
+    # ------------------------------------------------------------------ read-outs
+    @property
+    def n_iterations_(self):
+        check_is_fitted(self, "classes_")
+        return int(sum(s.n_iterations for s in self._states))
+
+    def _support_parts(self):
+        check_is_fitted(self, "classes_")
+        return [s.support() for s in self._states]
+
+    @staticmethod
+    def _sv_ids(parts):
+        return np.unique(np.concatenate([np.asarray(p[0], dtype=np.intp) for p in parts]))
+
+    @property
+    def support_(self):
+        return self._sv_ids(self._support_parts()).astype(np.int32)
+
+    @property
+    def dual_coef_(self):
+        parts = self._support_parts()
+        ids = self._sv_ids(parts)
+        out = np.zeros((len(parts), ids.shape[0]))
+        for r, (pid, coef, _) in enumerate(parts):
+            out[r, np.searchsorted(ids, pid)] = coef
+        return out
+
+    @property
+    def intercept_(self):
+        check_is_fitted(self, "classes_")
+        return np.array([-s.get_state()["b"] for s in self._states])
+
+    @property
+    def support_vectors_(self):
+        parts = self._support_parts()
+        ids = self._sv_ids(parts)
+        rows = {}
+        for pid, _, M in parts:
+            for r, i in enumerate(pid):
+                rows.setdefault(int(i), M[r])
+        if self._sparse_:
+            if not ids.size:
+                return sp.csr_matrix((0, self.n_features_in_))
+            return sp.vstack([sp.csr_matrix(rows[int(i)]) for i in ids], format="csr")
+        if not ids.size:
+            return np.zeros((0, self.n_features_in_))
+        return np.vstack([np.asarray(rows[int(i)]).reshape(1, -1) for i in ids])
+
+    @property
+    def n_support_(self):
+        parts = self._support_parts()
+        ids = self._sv_ids(parts)
+        ys = [np.asarray(s.get_state()["y"])[ids] for s in self._states]
+        label = (ys[0] > 0).astype(int) if len(ys) == 1 else np.argmax(np.vstack(ys), axis=0)
+        return np.bincount(label, minlength=len(self.classes_)).astype(np.int32)

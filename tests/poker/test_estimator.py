@@ -1,0 +1,142 @@
+"""The POKER estimator: SVC's model through fit, partial_fit chunks, selection and unlearn;
+bad input rejected with the model unchanged; scikit-learn's estimator checks."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from refsvm.poker.estimators import POKER
+
+from ..conftest import to_csr
+from ._oracle import two_blobs
+
+BACKENDS = ["python"]  # + "cython" once the twin is built (see test_twins.py)
+
+
+def _data(n=80, seed=0):
+    X, y = two_blobs(n=n, d=3, seed=seed)
+    return X, np.where(y > 0, "pos", "neg")
+
+
+def _assert_like_svc(est, svc, X):
+    np.testing.assert_allclose(est.decision_function(X), svc.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(est.support_, np.sort(svc.support_))
+    order = np.argsort(svc.support_)
+    np.testing.assert_allclose(est.dual_coef_, svc.dual_coef_[:, order], atol=1e-4)  # LIBSVM tol
+    np.testing.assert_allclose(est.intercept_, svc.intercept_, atol=1e-6)
+    np.testing.assert_array_equal(est.n_support_, svc.n_support_)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_fit_is_svc(backend, kernel):
+    X, y = _data()
+    kw = dict(C=2.0, kernel=kernel, gamma=0.3, coef0=1.0)
+    est = POKER(backend=backend, **kw).fit(X, y)
+    svc = SVC(tol=1e-10, **kw).fit(X, y)
+    _assert_like_svc(est, svc, X)
+    assert est.n_iterations_ > 0 and est.n_kernel_evals_ > 0
+    np.testing.assert_array_equal(est.predict(X), svc.predict(X))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("chunk", [1, 7, 50, 80])
+def test_partial_fit_chunks_are_svc(backend, chunk):
+    X, y = _data()
+    est = POKER(C=1.0, gamma=0.5, backend=backend)
+    for start in range(0, 80, chunk):
+        stop = min(80, start + chunk)
+        est.partial_fit(X[start:stop], y[start:stop], classes=["neg", "pos"])
+        if len(np.unique(y[:stop])) == 2 and (stop % 20 == 0 or stop == 80):
+            _assert_like_svc(est, SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X[:stop], y[:stop]),
+                             X)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_csr_equals_dense(backend):
+    X, y = _data()
+    X[np.abs(X) < 0.4] = 0.0
+    a = POKER(gamma=0.5, backend=backend).fit(X, y)
+    b = POKER(gamma=0.5, backend=backend).fit(to_csr(X), y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(to_csr(X)),
+                               atol=1e-10)
+    assert sp.issparse(b.support_vectors_)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("selection", ["cls2w", "maxslk", "cls2w+dobj", "maxslk+dobj"])
+def test_selection_fit_is_svc(backend, selection):
+    X, y = _data(n=60, seed=3)
+    est = POKER(C=1.0, gamma=0.5, selection=selection, chunk_size=3, n_candidates=4,
+                backend=backend).fit(X, y)
+    _assert_like_svc(est, SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X, y), X)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unlearn_is_svc_without_them(backend):
+    X, y = _data()
+    est = POKER(C=1.0, gamma=0.5, backend=backend).fit(X, y)
+    gone = np.concatenate([est.support_[:5], [0, 1, 2]])
+    gone = np.unique(gone)
+    est.unlearn(gone)
+    keep = np.setdiff1d(np.arange(80), gone)
+    svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X[keep], y[keep])
+    np.testing.assert_allclose(est.decision_function(X), svc.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(est.support_, np.sort(keep[svc.support_]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unlearn_rejects_bad_ids_and_keeps_the_model(backend):
+    X, y = _data()
+    est = POKER(gamma=0.5, backend=backend).fit(X, y)
+    est.unlearn([3])
+    before = pickle.dumps(est._states)
+    for bad, msg in [([80], "out of range"), ([-1], "out of range"), ([4, 4], "repeated"),
+                     ([3], "already unlearned"), ([[1, 2]], "1-D"), ([1.5], "integers")]:
+        with pytest.raises(ValueError, match=msg):
+            est.unlearn(bad)
+        assert pickle.dumps(est._states) == before
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_failed_partial_fit_leaves_the_model(backend):
+    X, y = _data()
+    est = POKER(gamma=0.5, backend=backend).partial_fit(X[:40], y[:40], classes=["neg", "pos"])
+    before = pickle.dumps(est._states)
+    with pytest.raises(ValueError):
+        est.partial_fit(X[40:], np.where(y[40:] == "pos", "other", "neg"))
+    with pytest.raises(ValueError):
+        est.partial_fit(X[40:, :2], y[40:])
+    bad = X[40:].copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        est.partial_fit(bad, y[40:])
+    assert pickle.dumps(est._states) == before
+    with pytest.raises(ValueError, match="C"):
+        POKER(C=-1.0, backend=backend).fit(X, y)
+    with pytest.raises(ValueError, match="selection"):
+        POKER(selection="best", backend=backend).fit(X, y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multiclass_one_vs_rest(backend):
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.randn(25, 2) + c for c in ([0, 0], [3, 0], [0, 3])])
+    y = np.repeat([0, 1, 2], 25)
+    est = POKER(C=1.0, gamma=0.5, backend=backend).fit(X, y)
+    assert est.decision_function(X).shape == (75, 3)
+    assert (est.predict(X) == y).mean() > 0.9
+    for k in range(3):
+        yk = np.where(y == k, 1, 0)
+        svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X, yk)
+        np.testing.assert_allclose(est.decision_function(X)[:, k], svc.decision_function(X),
+                                   atol=1e-6)
+
+
+@parametrize_with_checks([POKER(C=1.0, gamma=0.5, backend=b) for b in BACKENDS])
+def test_scikit_learn_contract(estimator, check):
+    check(estimator)
