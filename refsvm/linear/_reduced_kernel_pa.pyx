@@ -212,6 +212,7 @@ cdef class ReducedKernelPAState(StreamLearner):
     cdef object scratch                 # K(Ã, x) and φ(x) of one example
     cdef double* k_data
     cdef double* phi_data
+    cdef bint ready                     # the reduced set is known
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, reduced=None, int variant=1,
                  double C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0,
@@ -222,11 +223,22 @@ cdef class ReducedKernelPAState(StreamLearner):
         self.C = C
         self.eps = eps
         self.kernel = CKernel(kernel, gamma, degree, coef0)
-        self.feature_map = ReducedKernelMap(reduced, self.kernel, eps)
+        self.ready = False
+        if reduced is not None:
+            self._build(reduced)
+
+    def _build(self, reduced):
+        """The feature map of Ã and a fresh linear state on it."""
+        self.feature_map = ReducedKernelMap(reduced, self.kernel, self.eps)
         self.pa = self._linear_state()
         self.scratch = np.zeros((2, self.feature_map.n_reduced))
         self.k_data = _buffer(self.scratch)
         self.phi_data = self.k_data + self.feature_map.n_reduced
+        self.ready = True
+
+    def _check_ready(self):
+        if not self.ready:
+            raise ValueError("no reduced set: pass reduced= or load_state() first")
 
     def _linear_state(self):
         # RKPA = PA on (φ(x), 1): the bias is the weight of a constant feature 1
@@ -239,6 +251,9 @@ cdef class ReducedKernelPAState(StreamLearner):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
+        if not self.ready:
+            with gil:
+                self._check_ready()
         self.feature_map._kernel_row(xi, xv, nnz, self.k_data)
         self.feature_map._features(self.k_data, 1, self.phi_data)
         return self._learn(self.k_data, self.phi_data, y)
@@ -248,17 +263,20 @@ cdef class ReducedKernelPAState(StreamLearner):
         the block's features, then the sequential PA steps); returns #changes."""
         cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
         cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t n = od.shape[0], m = self.feature_map.n_reduced, d = self.n_features
+        cdef Py_ssize_t n = od.shape[0], m, d = self.n_features
         cdef Py_ssize_t start, stop, r, i
         cdef const double[:, ::1] Xd
         cdef const double[::1] data
         cdef const int[::1] indices
         cdef const Py_ssize_t[::1] indptr
         cdef long long changes = 0
+        self._check_ready()
+        m = self.feature_map.n_reduced
         Kb = np.empty((BLOCK, m))
         Pb = np.empty((BLOCK, m))
         cdef double* kp = _buffer(Kb)
         cdef double* pp = _buffer(Pb)
+        self._check_ready()
         if n == 0:
             return 0
         if self.sparse:
@@ -314,19 +332,42 @@ cdef class ReducedKernelPAState(StreamLearner):
 
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse,
-                "reduced": self.feature_map.reduced, "variant": self.variant, "C": self.C,
+                "variant": self.variant, "C": self.C,
                 "kernel": self.kernel.kind, "gamma": self.kernel.gamma,
                 "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps}
 
     def save_state(self):
-        data = {"linear_" + k: v for k, v in self.pa.save_state().items()}
+        self._check_ready()
+        data = save_reduced_set(self.feature_map.reduced)
+        data.update({"linear_" + k: v for k, v in self.pa.save_state().items()})
         data["n_kernel_evals"] = self.kernel.n_evals
         return data
 
     def load_state(self, data):
+        self._build(load_reduced_set(data, self.n_features))
         self.pa.load_state({k[len("linear_"):]: v for k, v in data.items()
                             if k.startswith("linear_")})
         self.kernel.n_evals = int(data["n_kernel_evals"])
+
+
+def save_reduced_set(reduced):
+    """Ã as plain arrays (dense: ``reduced``; CSR: its data, indices and indptr), the
+    format of the reference's ``save_reduced_set``."""
+    if sp.issparse(reduced):
+        return {"reduced_data": np.asarray(reduced.data, dtype=np.float64).copy(),
+                "reduced_indices": np.asarray(reduced.indices, dtype=np.int32).copy(),
+                "reduced_indptr": np.asarray(reduced.indptr, dtype=np.int64).copy()}
+    return {"reduced": np.array(reduced, dtype=np.float64)}
+
+
+def load_reduced_set(data, Py_ssize_t n_features):
+    """The inverse of :func:`save_reduced_set`."""
+    if "reduced" in data:
+        return np.ascontiguousarray(data["reduced"], dtype=np.float64)
+    indptr = np.asarray(data["reduced_indptr"])
+    return sp.csr_matrix((np.asarray(data["reduced_data"], dtype=np.float64),
+                          np.asarray(data["reduced_indices"], dtype=np.int32), indptr),
+                         shape=(indptr.shape[0] - 1, n_features))
 
 
 cdef class KernelRowProximalPAm(PAmState):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from . import online_linear_svm, passive_aggressive, reduced_kernel_pa
 from .._validation import (
@@ -490,18 +491,25 @@ class ReducedKernelPA(BaseKernelClassifier):
         return as_format(X[idx], sp.issparse(X)), idx
 
     def _start(self, X, classes):
-        self.__dict__.pop("reduced_set_", None)  # chosen by the first _make_state
+        self.__dict__.pop("_reduced_choice", None)  # chosen by the first _make_state
         super()._start(X, classes)
+        self.reduced_indices_ = self.__dict__.pop("_reduced_choice")[1]
+
+    @property
+    def reduced_set_(self):
+        """The reduced set Ã, shape (m̃, n_features) (dense or CSR, as the data)."""
+        check_is_fitted(self, "classes_")
+        return self._states[0].feature_map.reduced
 
     def _state_params(self):
         return {"variant": PA_VARIANTS[self.variant], "C": float(self.C)}
 
     def _make_state(self, n_features, sparse, X):
-        if "reduced_set_" not in self.__dict__:  # one Ã for every one-vs-rest problem
-            self.reduced_set_, self.reduced_indices_ = self._choose_reduced_set(X)
+        if "_reduced_choice" not in self.__dict__:  # one Ã for every one-vs-rest problem
+            self._reduced_choice = self._choose_reduced_set(X)
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return getattr(self._module(), self._state_class)(
-            n_features, sparse, reduced=self.reduced_set_, kernel=kind, gamma=gamma,
+            n_features, sparse, reduced=self._reduced_choice[0], kernel=kind, gamma=gamma,
             degree=degree, coef0=coef0, eps=float(self.eps), **self._state_params())
 
     @property

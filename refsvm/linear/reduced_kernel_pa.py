@@ -27,12 +27,14 @@ K(Ã, Ã) exactly when ε = 0 (and K − εI + ε²K̃⁻¹ otherwise).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..core.kernels import Kernel, get_row
 from ..core.stream import StreamLearner
 from .passive_aggressive import PAmState, PAState
 
-__all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState"]
+__all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
+           "load_reduced_set", "save_reduced_set"]
 
 #: K̃ counts as singular when its smallest eigenvalue is below this times m̃ times its
 #: largest (duplicate reduced points without ε)
@@ -156,6 +158,13 @@ class ReducedKernelPAState(StreamLearner):
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.eps = float(eps)
+        self.feature_map = self.pa = None
+        if reduced is not None:
+            self._build(reduced)
+
+    def _build(self, reduced):
+        """The feature map of Ã and a fresh linear state on it (``load_state`` calls it
+        with the saved Ã: the reduced set is data, not a constructor setting)."""
         self.feature_map = ReducedKernelMap(reduced, self.kernel, self.eps)
         self.pa = self._linear_state()
 
@@ -165,8 +174,13 @@ class ReducedKernelPAState(StreamLearner):
                        fit_intercept=True)
 
     def step(self, x, y):
+        self._check_ready()
         # φ(x^t) = Λ^{-1/2} Pᵀ K(Ã, x^t); then z, b by Eq. (8)
         return self.pa.step(self.feature_map(x), y)
+
+    def _check_ready(self):
+        if self.pa is None:
+            raise ValueError("no reduced set: pass reduced= or load_state() first")
 
     @property
     def z(self):
@@ -195,19 +209,41 @@ class ReducedKernelPAState(StreamLearner):
     # ---- persistence protocol ----
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse,
-                "reduced": self.feature_map.reduced, "variant": self.variant, "C": self.C,
+                "variant": self.variant, "C": self.C,
                 "kernel": self.kernel.kind, "gamma": self.kernel.gamma,
                 "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps}
 
     def save_state(self):
-        data = {"linear_" + k: v for k, v in self.pa.save_state().items()}
+        self._check_ready()
+        data = save_reduced_set(self.feature_map.reduced)
+        data.update({"linear_" + k: v for k, v in self.pa.save_state().items()})
         data["n_kernel_evals"] = self.kernel.n_evals
         return data
 
     def load_state(self, data):
+        self._build(load_reduced_set(data, self.n_features))
         self.pa.load_state({k[len("linear_"):]: v for k, v in data.items()
                             if k.startswith("linear_")})
         self.kernel.n_evals = int(data["n_kernel_evals"])
+
+
+def save_reduced_set(reduced):
+    """Ã as plain arrays (dense: ``reduced``; CSR: its data, indices and indptr)."""
+    if sp.issparse(reduced):
+        return {"reduced_data": np.asarray(reduced.data, dtype=np.float64).copy(),
+                "reduced_indices": np.asarray(reduced.indices, dtype=np.int32).copy(),
+                "reduced_indptr": np.asarray(reduced.indptr, dtype=np.int64).copy()}
+    return {"reduced": np.array(reduced, dtype=np.float64)}
+
+
+def load_reduced_set(data, n_features):
+    """The inverse of :func:`save_reduced_set`."""
+    if "reduced" in data:
+        return np.ascontiguousarray(data["reduced"], dtype=np.float64)
+    indptr = np.asarray(data["reduced_indptr"])
+    return sp.csr_matrix((np.asarray(data["reduced_data"], dtype=np.float64),
+                          np.asarray(data["reduced_indices"], dtype=np.int32), indptr),
+                         shape=(indptr.shape[0] - 1, n_features))
 
 
 class _KernelRowProximalPAm(PAmState):
@@ -326,6 +362,7 @@ class ReducedKernelPAmState(ReducedKernelPAState):
                                      C=self.C, gamma=self.proximal_weight)
 
     def step(self, x, y):
+        self._check_ready()
         k = self.feature_map.kernel_row(x)  # K(Ã, x^t): statistics and features
         self.pa.kernel_row = k
         return self.pa.step(self.feature_map.transform @ k, y)

@@ -180,15 +180,20 @@ def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covarian
 
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_pickle_resumes_bit_for_bit_and_twins_share_the_format(name, kw, backend):
-    X, y = _xor(n=200, seed=10)
-    state = _state(backend, name, kw, X, False)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_pickle_resumes_bit_for_bit_and_twins_share_the_format(name, kw, backend, sparse):
+    X, y = _xor(n=200, seed=10, density=0.8)
+    state = _state(backend, name, kw, X, sparse)
+    X = to_csr(X) if sparse else X
     state.run(X, y, np.arange(100))
     back = pickle.loads(pickle.dumps(state))
-    other = getattr(MODULES["python" if backend == "cython" else "cython"], name)(
-        **state.init_params())
+    params = state.init_params()
+    assert all(isinstance(v, (bool, int, float, str)) for v in params.values())  # plain
+    other = getattr(MODULES["python" if backend == "cython" else "cython"], name)(**params)
+    with pytest.raises(ValueError, match="no reduced set"):
+        other.step(X[0], 1.0)
+    other.load_state(state.save_state())  # Ã travels with the data
     assert sorted(other.save_state()) == sorted(state.save_state())
-    other.load_state(state.save_state())
     for s in (state, back, other):
         s.run(X, y, np.arange(100, 200))
     for key, value in state.get_state().items():
