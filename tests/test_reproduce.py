@@ -1,0 +1,266 @@
+"""``refsvm reproduce``: the quick run of every paper, resumability, engines, names, data.
+
+The quick runs share one output folder per session (module fixture); the slow test runs
+Wang & Vucetic's default protocol on one data set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from refsvm import cli
+from refsvm.datasets import DataUnavailable, _breiman_waveform, _haykin_gauss, load_dataset
+from refsvm.evaluate import checkpoint_curve, progressive_validation
+from refsvm.reproduce import get_paper, paper_names, reproduce
+from refsvm.reproduce._runner import Store, write_atomic
+
+PAPERS = ("wang-vucetic", "lee-tseng-chen", "bagnell", "cauwenberghs-poggio")
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce")
+    summaries = {p: reproduce(p, mode="quick", out=out, progress=False,
+                              stream=open(os.devnull, "w")) for p in PAPERS}
+    return out, summaries
+
+
+def test_every_paper_is_registered():
+    assert set(PAPERS) <= set(paper_names())
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_quick_run_writes_tables_results_and_figures(quick, paper):
+    out, summaries = quick
+    summary = summaries[paper]
+    assert not summary["errors"], summary["errors"]
+    folder = Path(out) / paper
+    assert (folder / "results-quick.csv").read_text().count("\n") > 1
+    on_disk = json.loads((folder / "summary-quick.json").read_text())
+    assert on_disk["tables"] == json.loads(json.dumps(summary["tables"]))
+    figs = [Path(f) for f in summary["figures"]]
+    assert {f.suffix for f in figs} == {".png", ".svg"}
+    assert all(f.stat().st_size > 1000 for f in figs)
+    items = get_paper(paper).items
+    assert len(figs) == 2 * sum(it.plot is not None for it in items)
+    for table in summary["tables"]:
+        ok = [r for r in table["rows"] if r["status"] == "ok"]
+        assert ok
+        for row in ok:
+            for m in table["metrics"]:
+                cell = row[m]
+                assert cell["mean"] is not None and np.isfinite(cell["mean"])
+                if cell["printed"] is not None:
+                    tol = cell["printed_std"] if cell["printed_std"] is not None else 1.0
+                    assert cell["diff"] == pytest.approx(cell["mean"] - cell["printed"])
+                    assert cell["within"] == (abs(cell["diff"]) <= tol + 1e-9)
+
+
+def test_missing_data_sets_are_na_rows_not_crashes(quick):
+    _, summaries = quick
+    wv = summaries["wang-vucetic"]
+    assert any("cover" in line and "covtype" in line for line in wv["missing"])
+    rows = [r for r in wv["tables"][0]["rows"] if r["dataset"] == "cover"]
+    assert len(rows) == 5 and all(r["status"] == "n/a" for r in rows)
+    assert all(r["accuracy"]["printed"] is not None for r in rows)
+
+
+def test_quick_numbers_are_sane(quick):
+    """Gauss at 300 examples: every method near the Bayes rate (81.5 %); the ramp-loss
+    models sparser than LIBSVM; exact LOO = brute force."""
+    _, s = quick
+    rows = {r["method"]: r for r in s["wang-vucetic"]["tables"][0]["rows"]
+            if r["dataset"] == "gauss"}
+    for method in ("LIBSVM", "IDSVM", "OnlineSVMR", "OnlineASVMR"):
+        assert 75 < rows[method]["accuracy"]["mean"] < 86
+    assert rows["OnlineSVMR"]["n_sv"]["mean"] < rows["LIBSVM"]["n_sv"]["mean"]
+    for row in s["cauwenberghs-poggio"]["tables"][0]["rows"]:
+        assert row["loo_error"]["mean"] == pytest.approx(row["brute_loo_error"]["mean"])
+        assert row["max_loo_decision_diff"]["mean"] < 1e-3
+
+
+def test_rerun_skips_finished_cells(quick):
+    out, summaries = quick
+    again = reproduce("bagnell", mode="quick", out=out, progress=False,
+                      stream=open(os.devnull, "w"), draw=False)
+    assert again["ran"] == 0 and again["skipped"] > 0
+    assert again["tables"] == summaries["bagnell"]["tables"]
+
+
+def test_interrupted_run_continues(tmp_path, monkeypatch):
+    """Cells finished before an interruption are kept; the rerun runs only the rest."""
+    from refsvm.reproduce import _runner
+
+    real = _runner.execute
+    calls = {"n": 0}
+
+    def flaky(cell, data_home=None):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(cell, data_home)
+
+    monkeypatch.setattr(_runner, "execute", flaky)
+    with pytest.raises(_runner.Interrupted):
+        reproduce("lee-tseng-chen", ["table1"], mode="quick", out=tmp_path, progress=False,
+                  only=["svmguide1"], stream=open(os.devnull, "w"))
+    assert len(Store(tmp_path / "lee-tseng-chen").load()) == 2
+    assert not list((tmp_path / "lee-tseng-chen").rglob("*.tmp"))
+    monkeypatch.setattr(_runner, "execute", real)
+    again = reproduce("lee-tseng-chen", ["table1"], mode="quick", out=tmp_path,
+                      progress=False, only=["svmguide1"], stream=open(os.devnull, "w"))
+    assert again["skipped"] == 2 and again["ran"] == 4
+
+
+def test_atomic_write_leaves_no_half_file(tmp_path, monkeypatch):
+    target = tmp_path / "x.json"
+    write_atomic(target, "old")
+
+    def boom(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, "new" * 1000)
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def _numbers(summary):
+    return [(t["id"], r["dataset"], r["method"], m, r[m]["mean"], r[m]["std"])
+            for t in summary["tables"] for r in t["rows"] for m in t["metrics"]]
+
+
+def test_joblib_and_dask_cluster_give_the_serial_numbers(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    kw = dict(mode="quick", progress=False, draw=False, only=["svmguide1"],
+              stream=open(os.devnull, "w"))
+    serial = reproduce("lee-tseng-chen", ["table1"], out=tmp_path / "serial", **kw)
+    par = reproduce("lee-tseng-chen", ["table1"], out=tmp_path / "joblib", n_jobs=2, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        dask = reproduce("lee-tseng-chen", ["table1"], out=tmp_path / "dask",
+                         scheduler=cluster.scheduler_address, **kw)
+    assert serial["ran"] == par["ran"] == dask["ran"] == 6
+    assert _numbers(serial) == _numbers(par) == _numbers(dask)
+
+
+def test_unknown_names_are_rejected(capsys):
+    for argv, word in ((["reproduce", "no-such-paper"], "unknown paper"),
+                       (["reproduce", "bagnell", "--table", "9"], "no table9"),
+                       (["reproduce", "bagnell", "--only", "a9x"], "unknown name"),
+                       (["compare", "--only", "PA", "Pxx"], "unknown name")):
+        with pytest.raises(SystemExit):
+            cli.main(argv)
+        assert word in capsys.readouterr().err
+
+
+def test_cli_reproduce_formats(tmp_path, capsys):
+    base = ["reproduce", "cauwenberghs-poggio", "--table", "1", "--quick", "--out",
+            str(tmp_path), "--no-progress", "--only", "diabetes"]
+    assert cli.main(base + ["--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["tables"][0]["rows"][0]["dataset"] == "diabetes"
+    assert cli.main(base + ["--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("table,dataset,method") and len(lines) == 5
+
+
+def test_compare_formats():
+    import io
+
+    out = io.StringIO()
+    rows = cli.compare(n_samples=40, only=["PA"], out=out, fmt="json")
+    assert json.loads(out.getvalue())["rows"] == json.loads(json.dumps(rows))
+    assert [r["backend"] for r in rows] == ["cython", "python"]
+
+
+# ---------------------------------------------------------------------------- data sets
+def test_haykin_gauss_has_the_bayes_rate_of_the_paper():
+    X, y = _haykin_gauss(200_000, random_state=0)
+    # Bayes rule: compare the two class densities (equal priors)
+    lp = -0.5 * (X ** 2).sum(1) - np.log(1.0)
+    ln = -0.5 * (((X - [2.0, 0.0]) / 2.0) ** 2).sum(1) - np.log(4.0)
+    acc = np.mean(np.where(lp > ln, 1, -1) == y)
+    assert acc == pytest.approx(0.815, abs=0.004)
+
+
+def test_waveform_generator_matches_the_shared_file():
+    from refsvm.datasets import load_shared
+
+    X, y = load_shared("waveform")
+    G, g = _breiman_waveform(60_000, random_state=1)
+    for c in range(3):
+        assert np.abs(X[y == c].mean(0) - G[g == c].mean(0)).max() < 0.15
+
+
+def test_paper_preprocessing():
+    X, y, Xt, yt = load_dataset("usps", n_train=500, n_test=200, random_state=0)
+    assert X.shape == (500, 256) and np.allclose(X.mean(0), 0, atol=1e-9)
+    X, y, Xt, yt = load_dataset("banana", random_state=3)
+    assert X.shape[0] == 4300 and Xt.shape[0] == 1000
+    # NCheckerboard: the Checkerboard's training points with 15 % of the labels flipped
+    X, y, _, _ = load_dataset("ncheckerboard", n_train=20000, n_test=10, random_state=0)
+    X0, y0, _, _ = load_dataset("checkerboard", n_train=20000, n_test=10, random_state=0)
+    assert np.array_equal(X, X0) and 0.14 < np.mean(y != y0) < 0.16
+    X, y, Xt, yt = load_dataset("waveform", n_train=1000, n_test=100)
+    assert X.shape == (1000, 21) and set(np.unique(y)) == {-1, 1}
+    assert 0.6 < np.mean(y == 1) < 0.73   # classes 0 and 2 positive
+
+
+def test_missing_file_is_one_clear_line(tmp_path):
+    with pytest.raises(DataUnavailable) as err:
+        load_dataset("dna", data_home=tmp_path)
+    msg = str(err.value)
+    assert "\n" not in msg and "dna/dna.tsv.gz" in msg
+    with pytest.raises(ValueError, match="unknown data set"):
+        load_dataset("dnaa")
+
+
+# ---------------------------------------------------------------------------- evaluate
+def test_progressive_validation_is_predict_then_learn():
+    from refsvm import PassiveAggressive
+    from refsvm.datasets import make_train_test
+
+    X, y, _, _ = make_train_test("linear", 100, 10, random_state=0)
+    got = progressive_validation(PassiveAggressive(), X, y, block=1)
+    ref = PassiveAggressive()
+    want = [True]
+    ref.partial_fit(X[:1], y[:1], classes=[-1, 1])
+    for t in range(1, 100):
+        want.append(bool(y[t] * ref.decision_function(X[t:t + 1])[0] <= 0))
+        ref.partial_fit(X[t:t + 1], y[t:t + 1])
+    assert got.tolist() == want
+    blocks = progressive_validation(PassiveAggressive(), X, y, block=50)
+    assert blocks[:50].all()        # the first block meets the empty model
+
+
+def test_checkpoint_curve_stops_at_the_time_cap():
+    from refsvm import IncrementalSVM
+    from refsvm.datasets import make_train_test
+
+    X, y, Xt, yt = make_train_test("gauss", 2000, 200, random_state=0)
+    c = checkpoint_curve(IncrementalSVM(C=1.0, gamma=0.5), X, y, Xt, yt, [500, 2000],
+                         time_limit=1e-9, max_block=10)
+    assert c.stopped_early and c.n_seen == [10]
+    full = checkpoint_curve(IncrementalSVM(C=1.0, gamma=0.5), X[:300], y[:300], Xt, yt,
+                            [100, 300])
+    assert full.n_seen == [100, 300] and not full.stopped_early
+    assert full.size[-1] == int(np.sum(IncrementalSVM(C=1.0, gamma=0.5).fit(
+        X[:300], y[:300]).n_support_))
+
+
+@pytest.mark.slow
+def test_default_protocol_gauss_table1(tmp_path):
+    """The paper's protocol on Gauss (10 repeats of 10,000 examples): LIBSVM and
+    OnlineSVMR within a point of the printed accuracy."""
+    s = reproduce("wang-vucetic", ["table1"], out=tmp_path, progress=False,
+                  only=["gauss", "LIBSVM", "OnlineSVMR"], stream=open(os.devnull, "w"))
+    for row in s["tables"][0]["rows"]:
+        assert abs(row["accuracy"]["diff"]) < 1.0
