@@ -37,7 +37,8 @@ Factorisation
 -------------
 One factorisation serves every path: R, the inverse of the bordered matrix
 M = [[0, y_s'], [y_s, Q_ss]], updated by rank one when I_s gains or loses a member
-(``bordered_grow`` / ``bordered_shrink``; O(|I_s|^2) per breakpoint, never a cube).
+(``bordered_grow`` / ``bordered_shrink`` of the shared core, :mod:`refsvm.core.bordered`;
+O(|I_s|^2) per breakpoint, never a cube).
 Along b (Sec. 3) we parametrise the piece by tau = y'alpha instead of b: then
 [-db; dalpha_s] = R [dtau; 0], which also covers a singular Q_ss (the degenerate
 case of Sec. 3: alpha_s then moves at constant b, "the set of all possible solutions
@@ -80,11 +81,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
+from ..core.bordered import (bordered_beta, bordered_grow, bordered_pivot, bordered_shrink,
+                             bordered_start, least_index_event)
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.stream import StreamLearner
 
-__all__ = ["POKERState", "bordered_first", "bordered_grow", "bordered_shrink",
-           "least_index_event", "SELECTIONS"]
+__all__ = ["POKERState", "next_breakpoint", "SELECTIONS"]
 
 # partition codes (shared with the twin)
 I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
@@ -103,6 +105,8 @@ EPS_RATE = 1e-10
 EPS_BOUND = 1e-10
 #: a rate dalpha_s below this times the largest one is zero
 EPS_ARATE = 1e-12
+#: a shrink with |R_pp| below this times max|R| is re-inverted instead
+EPS_SHRINK = 1e-14
 #: a pivot below this fraction of its scale is doubtful (re-solved from a fresh R)
 EPS_DOUBT = 1e-6
 #: a (re-solved) pivot below this fraction of its scale is zero ...
@@ -113,54 +117,22 @@ EPS_PIVOT_ABS = 1e-14
 SELECTIONS = ("none", "cls2w", "maxslk", "cls2w+dobj", "maxslk+dobj")
 
 
-# ---------------------------------------------------------------------------
-# Bordered inverse and least-index event choice.  POKER's own versions, kept in
-# separate functions so that they can be merged with the shared core's
-# (refsvm/core/bordered.py, being moved there from IDSVM) once it lands.
-# ---------------------------------------------------------------------------
-def bordered_first(y_i, q_ii):
-    """Inverse of [[0, y_i], [y_i, Q_ii]] (y_i = +-1): [[-Q_ii, y_i], [y_i, 0]]."""
-    return np.array([[-q_ii, y_i], [y_i, 0.0]])
-
-
-def bordered_grow(R, beta, kappa):
-    """Inverse of [[M, m], [m', q]] from R = M^-1, beta = R m and kappa = q - m'beta:
-    [[R, 0], [0, 0]] + v v' / kappa with v = [-beta; 1]."""
-    k1 = R.shape[0]
-    v = np.append(-beta, 1.0)
-    out = np.zeros((k1 + 1, k1 + 1))
-    out[:k1, :k1] = R
-    out += np.outer(v, v) / kappa
-    return out
-
-
-def bordered_shrink(R, p):
-    """Inverse of M without row and column p: R_ij - R_ip R_pj / R_pp, p dropped.
-    Returns None when R_pp is zero against R (the reduced matrix is singular)."""
-    if abs(R[p, p]) <= 1e-14 * np.max(np.abs(R)):
-        return None
-    out = R - np.outer(R[:, p], R[p, :]) / R[p, p]
-    return np.delete(np.delete(out, p, axis=0), p, axis=1)
-
-
-def least_index_event(t_end, w_end, ts, ws, ids, kinds):
-    """The step and the event that limits it (least-index rule).
+def next_breakpoint(t_end, w_end, ts, ws, ids, kinds):
+    """The step and the event that limits it, by the shared least-index rule
+    (:func:`refsvm.core.bordered.least_index_event`).
 
     ``t_end`` is the step to the end of the parameter (inf if none) and ``w_end`` its
     round-off window; ``ts, ws, ids, kinds`` the other events (step, window, example
     id, kind).  t_min is the smallest step; the events with t <= t_min + w are tied;
-    the end goes first, then the tied event of the smallest example id.  Returns
-    (t_min, kind, id); kind -1 when there is no event at all."""
+    the end goes first (a priority event), then the tied event of the smallest example
+    id.  Returns (t_min, kind, id); kind -1 when there is no event at all."""
     tmin = min([t_end] + ([float(np.min(ts))] if len(ts) else []))
     if not np.isfinite(tmin):
         return np.inf, -1, -1
-    if t_end <= tmin + w_end:
-        return t_end, EV_END, -1
-    ts = np.asarray(ts)
-    tied = np.flatnonzero(ts <= tmin + np.asarray(ws))
-    ids = np.asarray(ids)
-    j = tied[np.argmin(ids[tied])]
-    return tmin, int(kinds[j]), int(ids[j])
+    events = [(t_end, EV_END, -1, w_end, True)]
+    events += [(t, k, i, w, False) for t, w, i, k in zip(ts, ws, ids, kinds)]
+    kind, who = least_index_event(events, tmin)
+    return (t_end if kind == EV_END else tmin), int(kind), int(who)
 
 
 def _lapack_inverse(M):
@@ -429,12 +401,12 @@ class POKERState(StreamLearner):
         return True
 
     def _add_to_S(self, i, col, beta=None, kappa=None):
-        """i joins I_s (bordered_grow, or bordered_first when I_s is empty)."""
+        """i joins I_s (bordered_grow, or bordered_start when I_s is empty)."""
         k = len(self.S)
         if k == 0:
-            self.R = bordered_first(self.y[i], self.kdiag[i])
+            self.R = bordered_start(self.y[i], self.kdiag[i])
         else:
-            self.R = bordered_grow(self.R, beta, kappa)
+            self.R = bordered_grow(self.R, beta, kappa)             # Eq. 8 of C&P
         if self.KS.shape[1] <= k:
             KS = np.zeros((self.KS.shape[0], max(2 * k, 8)))
             KS[:, :k] = self.KS[:, :k]
@@ -459,7 +431,7 @@ class POKERState(StreamLearner):
         s = self.S[pos]
         k = len(self.S)
         self._cache_put(s, self.KS[: self.n, pos])
-        R = bordered_shrink(self.R, pos + 1) if k > 1 else np.zeros((0, 0))
+        R = bordered_shrink(self.R, pos + 1, EPS_SHRINK) if k > 1 else np.zeros((0, 0))
         self.KS[:, pos: k - 1] = self.KS[:, pos + 1: k]
         del self.S[pos]
         self.status[s] = new_status
@@ -582,7 +554,7 @@ class POKERState(StreamLearner):
                 ids.extend(cand.tolist())
                 kinds.extend([EV_JOIN] * cand.size)
             w_end = 1e-15 if mode != BIAS else 1e-15 * max(1.0, abs(self.tau))
-            t, kind, who = least_index_event(t_end, w_end, ts, ws, ids, kinds)
+            t, kind, who = next_breakpoint(t_end, w_end, ts, ws, ids, kinds)
             if kind < 0 and mode == UNLEARN:
                 # I_s emptied at t = 1 up to round-off (the last margin vector leaves with
                 # the last of the removed mass; nothing of the other class can absorb the
@@ -661,15 +633,15 @@ class POKERState(StreamLearner):
             else:
                 m = np.concatenate(([self.y[i]], self.y[S] * self.y[i] * col[S]))
                 for attempt in range(2):
-                    beta = self.R @ m
-                    kb = q_ii - float(m @ beta)                 # bordered pivot
+                    beta = bordered_beta(self.R, m)             # beta = -R m
+                    kb = bordered_pivot(q_ii, m, beta)          # q - m'M^-1 m
                     scale_b = abs(q_ii) + float(np.abs(m) @ np.abs(beta))
                     if mode == FIXED:
                         z = self._solve_fixed(m[1:])            # Q_ss z = Q_si
                         kappa = q_ii - float(m[1:] @ z)
                         scale = abs(q_ii) + float(np.abs(m[1:]) @ np.abs(z))
                     else:
-                        z, kappa, scale = beta[1:], kb, scale_b
+                        z, kappa, scale = -beta[1:], kb, scale_b
                     if kappa > EPS_DOUBT * scale or attempt == 1 or self.fresh:
                         break
                     if not self._refresh():                     # doubtful: re-solve
@@ -698,14 +670,9 @@ class POKERState(StreamLearner):
                 ws.append(EPS_ALPHA * self.C / abs(a))
                 ids.append(int(s))
                 kinds.append(EV_LEAVE)
-            ts = np.array(ts)
-            tmin = float(ts.min())
-            tied = np.flatnonzero(ts <= tmin + np.array(ws))
-            if 0 in tied:
-                kind, who = EV_FLIP, i                         # i's own event first
-            else:
-                j = tied[np.argmin(np.array(ids)[tied])]
-                kind, who = kinds[j], ids[j]
+            tmin = float(min(ts))
+            kind, who = least_index_event(                    # i's own event first
+                [(t, kd, j, w, kd == EV_FLIP) for t, w, j, kd in zip(ts, ws, ids, kinds)], tmin)
             if k:
                 self.alpha[S] = np.clip(self.alpha[S] + dirn * tmin, 0.0, self.C)
             self.n_iterations += 1
@@ -759,7 +726,7 @@ class POKERState(StreamLearner):
                 ws.append(EPS_ALPHA * self.C / abs(a))
                 ids.append(int(S[pos]))
                 kinds.append(EV_LEAVE)
-            t, kind, who = least_index_event(np.inf, 0.0, ts, ws, ids, kinds)
+            t, kind, who = next_breakpoint(np.inf, 0.0, ts, ws, ids, kinds)
             self.alpha[S] = np.clip(self.alpha[S] + v * t, 0.0, self.C)
             pos = self.S.index(who)
             new = I_C if v[pos] > 0 else I_O
