@@ -131,7 +131,7 @@ cdef class OnlineSVMR(StreamLearner):
     # Kernel rows of the support vectors, *signed*: krow[p][k] = s_k k(x_p, x_k) with
     # s_k = sgn(y_k) (= y_k for labels +-1), so that Eq. (15) is g -= (delta y_p) krow[p]
     # with no product by y_k (exactly the reference's (delta y_p y_k) k when |y_k| = 1).
-    # kernel_rows() and pickling give the unsigned values.
+    # kernel_rows() and save_state() give the unsigned values.
     cdef double** krow
     cdef bint unit_y          # every label so far is +1 or -1 (else Eq. 15 multiplies by y_k)
     cdef double* pending_kx
