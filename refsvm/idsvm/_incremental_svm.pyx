@@ -8,7 +8,8 @@ after every increment and decrement up to round-off.  The whole stream of
 Layout: the examples in a :class:`refsvm._core.RowStore`; per example y,
 alpha, g, k(x, x) and the set code; the kernel column k(x_i, x_s) of every
 margin vector s (one malloc'd column each, indexed by example id); the
-inverse R of the bordered matrix, row-major with leading dimension ``ldr``.
+inverse ``Rinv`` of the bordered matrix, row-major with leading dimension ``ld_rinv``;
+the margin-set size |S| is ``n_margin``.
 """
 from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport malloc, free
@@ -75,10 +76,10 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* kroot          # sqrt |k(x, x)| (per-example scale of the rates)
     cdef signed char* status
     # margin set, its kernel columns and the inverse of the bordered matrix
-    cdef Py_ssize_t k, caps, ldr
+    cdef Py_ssize_t n_margin, caps, ld_rinv   # |S|, its capacity, Rinv's leading dimension
     cdef Py_ssize_t* S
     cdef double** KS
-    cdef double* R
+    cdef double* Rinv
     # work buffers
     cdef double* beta
     cdef double* m
@@ -126,7 +127,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.status = NULL
         self.S = NULL
         self.KS = NULL
-        self.R = NULL
+        self.Rinv = NULL
         self.beta = NULL
         self.m = NULL
         self.w = NULL
@@ -158,9 +159,9 @@ cdef class IncrementalSVMState(StreamLearner):
         self.stamp = 0
         self.n = 0
         self.cap = 0
-        self.k = 0
+        self.n_margin = 0
         self.caps = 0
-        self.ldr = 1
+        self.ld_rinv = 1
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
@@ -196,7 +197,7 @@ cdef class IncrementalSVMState(StreamLearner):
     def __dealloc__(self):
         cdef Py_ssize_t j
         if self.KS != NULL:
-            for j in range(self.k):
+            for j in range(self.n_margin):
                 free(self.KS[j])
         free(self.KS)
         free(self.y)
@@ -206,7 +207,7 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.kroot)
         free(self.status)
         free(self.S)
-        free(self.R)
+        free(self.Rinv)
         free(self.beta)
         free(self.m)
         free(self.w)
@@ -273,7 +274,7 @@ cdef class IncrementalSVMState(StreamLearner):
         grow(<void**> &self.cslot, &c, cap, sizeof(Py_ssize_t))
         for i in range(self.cap, cap):
             self.cslot[i] = -1
-        for j in range(self.k):
+        for j in range(self.n_margin):
             c = old
             grow(<void**> &self.KS[j], &c, cap, sizeof(double))
             for i in range(self.cap, cap):
@@ -315,22 +316,22 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _reserve_s(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` margin vectors (R of size need + 1)."""
         cdef Py_ssize_t caps, ld, i, j, c, old = 0   # (grow: at least the size asked for)
-        cdef double* R
+        cdef double* new_rinv
         if need <= self.caps:
             return 0
         caps = max(need, 2 * self.caps, 4)
         ld = caps + 1
-        R = <double*> malloc(ld * ld * sizeof(double))
-        if R == NULL: _nomem()
-        if self.R != NULL:
-            for i in range(self.k + 1):
-                for j in range(self.k + 1):
-                    R[i * ld + j] = self.R[i * self.ldr + j]
-            free(self.R)
+        new_rinv = <double*> malloc(ld * ld * sizeof(double))
+        if new_rinv == NULL: _nomem()
+        if self.Rinv != NULL:
+            for i in range(self.n_margin + 1):
+                for j in range(self.n_margin + 1):
+                    new_rinv[i * ld + j] = self.Rinv[i * self.ld_rinv + j]
+            free(self.Rinv)
         else:
-            R[0] = 0.0
-        self.R = R
-        self.ldr = ld
+            new_rinv[0] = 0.0
+        self.Rinv = new_rinv
+        self.ld_rinv = ld
         c = old
         grow(<void**> &self.S, &c, caps, sizeof(Py_ssize_t))
         c = old
@@ -364,7 +365,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.kroot[c] = 0.0
         self.status[c] = OUT
         cdef Py_ssize_t j
-        for j in range(self.k):
+        for j in range(self.n_margin):
             self.KS[j][c] = 0.0
         return c
 
@@ -444,7 +445,7 @@ cdef class IncrementalSVMState(StreamLearner):
         if mode == 2:
             for i in range(n):
                 self.r[i] = 0.0          # r used as a "known" marker scratch
-            for j in range(self.k):
+            for j in range(self.n_margin):
                 out[self.S[j]] = self.KS[j][c]
                 self.r[self.S[j]] = 1.0
         if L > 0:
@@ -472,14 +473,14 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _grow_inverse(self, Py_ssize_t i, double kappa, const double* col,
                            bint from_empty) except -1 nogil:
         """Add i to S (Eq. 8); beta^(i) must be in self.beta (unless from_empty)."""
-        cdef Py_ssize_t k = self.k
+        cdef Py_ssize_t ns = self.n_margin
         cdef double* newcol
-        self._reserve_s(k + 1)
-        if k == 0:
+        self._reserve_s(ns + 1)
+        if ns == 0:
             # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
-            bordered_start(self.R, self.ldr, self.y[i], self.kdiag[i])
+            bordered_start(self.Rinv, self.ld_rinv, self.y[i], self.kdiag[i])
         else:
-            bordered_grow(self.R, self.ldr, k + 1, self.beta, kappa)
+            bordered_grow(self.Rinv, self.ld_rinv, ns + 1, self.beta, kappa)
         # the column: the work buffer it is in becomes S's (a spare one replaces it)
         if col == <const double*> self.col:
             newcol = self.col
@@ -490,9 +491,9 @@ cdef class IncrementalSVMState(StreamLearner):
         else:
             newcol = self._pool_get()
             memcpy(newcol, col, self.n * sizeof(double))
-        self.KS[k] = newcol
-        self.S[k] = i
-        self.k = k + 1
+        self.KS[ns] = newcol
+        self.S[ns] = i
+        self.n_margin = ns + 1
         self.status[i] = MARGIN
         self.fresh = False
         self._s_changed()
@@ -500,22 +501,22 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
         """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
-        cdef Py_ssize_t k = self.k, a
+        cdef Py_ssize_t ns = self.n_margin, a
         cdef double mx
         cdef bint rebuild = False
-        if k == 1:
-            self.R[0] = 0.0
+        if ns == 1:
+            self.Rinv[0] = 0.0
         else:
             # a nearly singular reduced matrix is inverted afresh below
-            rebuild = bordered_shrink(self.R, self.ldr, k + 1, pos + 1, EPS_RATE, self.rp)
+            rebuild = bordered_shrink(self.Rinv, self.ld_rinv, ns + 1, pos + 1, EPS_RATE, self.rp)
         self._pool_put(self.KS[pos])
-        for a in range(pos, k - 1):
+        for a in range(pos, ns - 1):
             self.KS[a] = self.KS[a + 1]
             self.S[a] = self.S[a + 1]
-        self.k = k - 1
+        self.n_margin = ns - 1
         self.fresh = False
-        if k > 1 and rebuild:
-            self._invert_bordered(self.R, &mx)
+        if ns > 1 and rebuild:
+            self._invert_bordered(self.Rinv, &mx)
             self.fresh = True
         self._s_changed()
         return 0
@@ -524,15 +525,15 @@ cdef class IncrementalSVMState(StreamLearner):
         """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
         leading dimension ldr); scale <- max |entry| of the inverse.  A singular matrix
         raises, or (soft) returns 1 leaving out untouched."""
-        cdef int nn = <int> (self.k + 1), info = 0, lwork
-        cdef Py_ssize_t a, bb, ld = self.ldr
+        cdef int nn = <int> (self.n_margin + 1), info = 0, lwork
+        cdef Py_ssize_t a, bb, ld = self.ld_rinv
         cdef double* A = self.lu
         cdef double* work
         A[0] = 0.0
-        for a in range(self.k):
+        for a in range(self.n_margin):
             A[a + 1] = self.y[self.S[a]]
             A[(a + 1) * nn] = self.y[self.S[a]]
-            for bb in range(self.k):
+            for bb in range(self.n_margin):
                 A[(a + 1) + (bb + 1) * nn] = (self.y[self.S[a]] * self.y[self.S[bb]]) * \
                     self.KS[bb][self.S[a]]
         dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
@@ -557,15 +558,15 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _s_changed(self) except -1 nogil:
         self.n_s_changes += 1
-        if self.refresh_every and self.k and self.n_s_changes % self.refresh_every == 0:
+        if self.refresh_every and self.n_margin and self.n_s_changes % self.refresh_every == 0:
             self._refresh()
         return 0
 
     cdef double _refresh(self) except -1 nogil:
-        cdef Py_ssize_t nn = self.k + 1, a, bb, ld = self.ldr
+        cdef Py_ssize_t nn = self.n_margin + 1, a, bb, ld = self.ld_rinv
         cdef double scale = 0.0, d, drift = 0.0
         cdef double* fresh
-        if self.k == 0:
+        if self.n_margin == 0:
             return 0.0
         fresh = <double*> malloc(ld * ld * sizeof(double))
         if fresh == NULL: _nomem()
@@ -576,10 +577,10 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0.0
         for a in range(nn):
             for bb in range(nn):
-                d = fabs(fresh[a * ld + bb] - self.R[a * ld + bb])
+                d = fabs(fresh[a * ld + bb] - self.Rinv[a * ld + bb])
                 if d > drift:
                     drift = d
-                self.R[a * ld + bb] = fresh[a * ld + bb]
+                self.Rinv[a * ld + bb] = fresh[a * ld + bb]
         free(fresh)
         drift = drift / scale if scale > 0 else 0.0
         if drift > self.max_inverse_drift:
@@ -592,9 +593,9 @@ cdef class IncrementalSVMState(StreamLearner):
         """R recomputed from the cached columns unless fresh already (a doubtful pivot);
         returns whether R changed (refsvm.idsvm.incremental_svm.fresh_inverse)."""
         cdef double scale
-        if self.fresh or self.k == 0:
+        if self.fresh or self.n_margin == 0:
             return False
-        if self._invert_bordered(self.R, &scale, True):
+        if self._invert_bordered(self.Rinv, &scale, True):
             return False
         self.fresh = True
         self.n_pivot_refresh += 1
@@ -603,41 +604,41 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double _pivot_bound(self, Py_ssize_t i) noexcept nogil:
         """The O(k) upper bound of _pivot_scale (refsvm._core.pivot_bound: border y_S,
         roots sqrt|k(x_s, x_s)|)."""
-        return pivot_bound(self.kdiag[i], self.beta, self.k, self.y, self.kroot, self.S)
+        return pivot_bound(self.kdiag[i], self.beta, self.n_margin, self.y, self.kroot, self.S)
 
     cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
         """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix (built
         row-major in the scratch buffer lu; refsvm._core.pivot_round_off_scale)."""
         self._bordered(self.lu)
-        return pivot_round_off_scale(self.kdiag[i], self.beta, self.lu, self.k + 1, self.k + 1)
+        return pivot_round_off_scale(self.kdiag[i], self.beta, self.lu, self.n_margin + 1, self.n_margin + 1)
 
     cdef void _bordered(self, double* M) noexcept nogil:
         """M <- [[0, y_S'], [y_S, Q_SS]] (row-major, leading dimension k + 1), Q_ab =
         (y_a y_b) k(x_a, x_b) read from the cached columns."""
-        cdef Py_ssize_t a, bb, k = self.k, nn = self.k + 1, sa
+        cdef Py_ssize_t a, bb, ns = self.n_margin, nn = self.n_margin + 1, sa
         cdef double ya
         M[0] = 0.0
-        for bb in range(k):
+        for bb in range(ns):
             M[bb + 1] = self.y[self.S[bb]]
-        for a in range(k):
+        for a in range(ns):
             sa = self.S[a]
             ya = self.y[sa]
             M[(a + 1) * nn] = ya
-            for bb in range(k):
+            for bb in range(ns):
                 M[(a + 1) * nn + bb + 1] = (ya * self.y[self.S[bb]]) * self.KS[bb][sa]
 
     cdef double _pivot(self, Py_ssize_t i) noexcept nogil:
         """kappa_i = Q_ii + m' beta (m, beta of i in self.m, self.beta)."""
-        return bordered_pivot(self.kdiag[i], self.m, self.beta, self.k + 1)
+        return bordered_pivot(self.kdiag[i], self.m, self.beta, self.n_margin + 1)
 
     # ------------------------------------------------------------------ sensitivities
     cdef int _beta(self, Py_ssize_t i) except -1 nogil:
         """m = [y_i; Q_Si], beta = -R m (Eq. 5)."""
         cdef Py_ssize_t a
         self.m[0] = self.y[i]
-        for a in range(self.k):
+        for a in range(self.n_margin):
             self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
-        bordered_beta(self.R, self.ldr, self.k + 1, self.m, self.beta)
+        bordered_beta(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta)
         return 0
 
     cdef int _rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
@@ -648,7 +649,7 @@ cdef class IncrementalSVMState(StreamLearner):
         is memory-bound (KS is n x |S|): four columns per pass, so that r is read and
         written once per four columns; the first pass starts the sums (no zero fill),
         the last one (with the 1-3 leftover columns) finishes gamma in the same loop."""
-        cdef Py_ssize_t n = self.n, k = self.k, i, j, last
+        cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j, last
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
@@ -657,14 +658,14 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double* k1
         cdef double* k2
         cdef double* k3
-        for j in range(k):
+        for j in range(ns):
             self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
-        if k == 0:
+        if ns == 0:
             for i in range(n):
                 r[i] = sign * (y[i] * ((yc * col[i] + 0.0) + bb))
             return 0
         # the full groups of four before the last (possibly partial) group
-        last = ((k - 1) // 4) * 4
+        last = ((ns - 1) // 4) * 4
         j = 0
         while j < last:
             w0 = self.w[j]
@@ -691,7 +692,7 @@ cdef class IncrementalSVMState(StreamLearner):
         # the last 1-4 columns, and gamma
         w0 = self.w[j]
         k0 = self.KS[j]
-        if k - j == 4:
+        if ns - j == 4:
             w1 = self.w[j + 1]
             w2 = self.w[j + 2]
             w3 = self.w[j + 3]
@@ -704,7 +705,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 acc = acc + k2[i] * w2
                 acc = acc + k3[i] * w3
                 r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
-        elif k - j == 3:
+        elif ns - j == 3:
             w1 = self.w[j + 1]
             w2 = self.w[j + 2]
             k1 = self.KS[j + 1]
@@ -714,7 +715,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 acc = acc + k1[i] * w1
                 acc = acc + k2[i] * w2
                 r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
-        elif k - j == 2:
+        elif ns - j == 2:
             w1 = self.w[j + 1]
             k1 = self.KS[j + 1]
             for i in range(n):
@@ -729,144 +730,173 @@ cdef class IncrementalSVMState(StreamLearner):
 
     # ------------------------------------------------------------------ the adiabatic loop
     cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
-        cdef Py_ssize_t n = self.n, k, i, pos, s, best_i, it, max_iter, dep
-        cdef long long changes
-        cdef double rb, rtb, rt0, best_t, t, a, kappa, lim, bsum
-        cdef int best_kind, new
-        cdef signed char st
-        cdef void* p
+        """Move alpha_c up (sign=+1) or down to 0 (sign=-1): the four steps of each pass
+        as in refsvm.idsvm.incremental_svm._adiabatic."""
+        cdef Py_ssize_t it, max_iter = 50 * (self.n + 10)
+        cdef double rb, rtb, rt0
         cdef EventChoice ev
-        max_iter = 50 * (n + 10)
         self._clear_dependent()
         for it in range(max_iter):
             self.n_iterations += 1
-            k = self.k
-            if k == 0:
-                rb = sign * self.y[c]
-                for i in range(n):
-                    self.r[i] = self.y[i] * rb
-                rtb = 0.0
-                rt0 = 0.0
-            else:
-                self._beta(c)
-                if sign > 0:
-                    # the pivot gamma_c and its scale (the bound unless the pivot is
-                    # small against it); a doubtful one from a fresh R
-                    kappa = self._pivot(c)
-                    self.cscale = self._pivot_bound(c)
-                    if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
-                        self.cscale = self._pivot_scale(c)
-                        if pivot_doubtful(kappa, self.cscale, EPS_DOUBT) and self._fresh_inverse():
-                            self._beta(c)
-                            self.cscale = self._pivot_scale(c)
-                self._rates(c, col, sign)
-                rb = sign * self.beta[0]
-                # rates below EPS_GAMMA (sqrt(k_ii) rtb + rt0) count as zero (see the
-                # reference)
-                bsum = 0.0
-                for pos in range(k):
-                    bsum += fabs(self.beta[pos + 1]) * self.kroot[self.S[pos]]
-                rtb = self.kroot[c] + bsum
-                rt0 = 0.0
-                for pos in range(k + 1):
-                    rt0 += fabs(self.R[pos]) * fabs(self.m[pos])
-            # pass 1: the smallest step; pass 2: the first event (fixed order) within
-            # window eps / |rate| of it (see refsvm.idsvm.incremental_svm.first_event)
-            self._events(c, sign, k, rtb, rt0, INFINITY, &ev)
-            if ev.kind >= 0:
-                self._events(c, sign, k, rtb, rt0, ev.t, &ev)
-            best_t = ev.t
-            best_kind = ev.kind
-            best_i = ev.index
-            if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
-                best_t = 0.0                # round-off residue (refsvm.idsvm.incremental_svm.adiabatic)
-                best_kind = EV_C_ZERO
-                best_i = c
-            if best_kind < 0:
-                _fail("IncrementalSVM: unbounded increment (internal error)")
-            t = best_t
-            if k > 0:
-                self.alpha[c] += sign * t
-                if self.alpha[c] < 0.0:
-                    self.alpha[c] = 0.0
-                elif self.alpha[c] > self.C:
-                    self.alpha[c] = self.C
-                for pos in range(k):
-                    s = self.S[pos]
-                    self.alpha[s] += (sign * self.beta[pos + 1]) * t
-                    # a step chosen among round-off ties may overshoot a bound by an ulp
-                    if self.alpha[s] < 0.0:
-                        self.alpha[s] = 0.0
-                    elif self.alpha[s] > self.C:
-                        self.alpha[s] = self.C
-            self.b += rb * t
-            self._move_g(t)
-            if best_kind == EV_C_MARGIN:
-                self.g[c] = 0.0
-                if self.alpha[c] <= 0.0:
-                    self.alpha[c] = 0.0
-                    self.status[c] = REST
-                    self._cache_put(c, col)
-                elif k == 0:
-                    self._grow_inverse(c, 0.0, col, True)
-                else:
-                    kappa = self.r[c] * sign
-                    self._grow_inverse(c, kappa, col, False)
-                    if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
-                        self._fresh_inverse()       # a small pivot: R afresh
+            self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
+            self._limiting_event(c, sign, rtb, rt0, &ev)
+            self._increment(c, sign, ev.t, rb)
+            if self._change_membership(c, sign, col, &ev):
                 return 0
-            if best_kind == EV_C_BOUND:
-                self.alpha[c] = self.C
-                self.status[c] = ERROR
-                self._cache_put(c, col)
-                return 0
-            if best_kind == EV_C_ZERO:
-                self.alpha[c] = 0.0
-                return 0
-            if best_kind == EV_S_OUT:
-                s = best_i
-                pos = self._s_pos(s)
-                if sign * self.beta[pos + 1] > 0:
-                    self.alpha[s] = self.C
-                    new = ERROR
-                else:
-                    self.alpha[s] = 0.0
-                    new = REST
-                self._cache_put(s, self.KS[pos])
-                self._shrink_inverse(pos)
-                self.status[s] = new
-                self.g[s] = 0.0
-                self._clear_dependent()
-                continue
-            self.g[best_i] = 0.0
-            changes = self.n_s_changes
-            dep = self._join(best_i)
-            # (kept if S only swapped one member for a dependent one: refsvm.idsvm.incremental_svm)
-            if self.n_s_changes != changes and not (
-                    self.n_s_changes - changes == 2 and dep >= 0 and dep != best_i):
-                self._clear_dependent()
-            if dep >= 0:                    # left dependent on S (refsvm.idsvm.incremental_svm.join)
-                grow(<void**> &self.blist, &self.capblk, self.nblk + 1, sizeof(Py_ssize_t))
-                self.blist[self.nblk] = dep
-                self.nblk += 1
-                self.blk[dep] = 1
         _fail("IncrementalSVM: too many adiabatic steps (cycling?)")
         return -1
+
+    cdef int _sensitivities(self, Py_ssize_t c, double sign, const double* col, double* rb,
+                            double* rtb, double* rt0) except -1 nogil:
+        """beta (self.beta), the rates r (self.r) and the pivot scale (self.cscale); rb =
+        the rate of b, rtb and rt0 the terms of the rates' round-off level EPS_GAMMA
+        (sqrt(k_ii) rtb + rt0) (refsvm.idsvm.incremental_svm._sensitivities)."""
+        cdef Py_ssize_t i, pos, n = self.n, ns = self.n_margin
+        cdef double kappa, bsum
+        if ns == 0:
+            rb[0] = sign * self.y[c]
+            for i in range(n):
+                self.r[i] = self.y[i] * rb[0]
+            rtb[0] = 0.0
+            rt0[0] = 0.0
+            return 0
+        self._beta(c)
+        if sign > 0:
+            # the pivot gamma_c and its scale (the bound unless the pivot is small
+            # against it); a doubtful one from a fresh R
+            kappa = self._pivot(c)
+            self.cscale = self._pivot_bound(c)
+            if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
+                self.cscale = self._pivot_scale(c)
+                if pivot_doubtful(kappa, self.cscale, EPS_DOUBT) and self._fresh_inverse():
+                    self._beta(c)
+                    self.cscale = self._pivot_scale(c)
+        self._rates(c, col, sign)
+        rb[0] = sign * self.beta[0]
+        bsum = 0.0
+        for pos in range(ns):
+            bsum += fabs(self.beta[pos + 1]) * self.kroot[self.S[pos]]
+        rtb[0] = self.kroot[c] + bsum
+        rt0[0] = 0.0
+        for pos in range(ns + 1):
+            rt0[0] += fabs(self.Rinv[pos]) * fabs(self.m[pos])
+        return 0
+
+    cdef int _limiting_event(self, Py_ssize_t c, double sign, double rtb, double rt0,
+                             EventChoice* ev) except -1 nogil:
+        """The largest increment that changes no membership and its event: pass 1 the
+        smallest step, pass 2 the first event (fixed order) within its window eps/|rate|
+        of it (refsvm.idsvm.incremental_svm._limiting_event)."""
+        cdef Py_ssize_t ns = self.n_margin
+        self._events(c, sign, ns, rtb, rt0, INFINITY, ev)
+        if ev.kind >= 0:
+            self._events(c, sign, ns, rtb, rt0, ev.t, ev)
+        if ev.kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
+            ev.t = 0.0                      # round-off residue (see the reference)
+            event_take(ev, EV_C_ZERO, c)
+        if ev.kind < 0:
+            _fail("IncrementalSVM: unbounded increment (internal error)")
+        return 0
+
+    cdef void _increment(self, Py_ssize_t c, double sign, double t, double rb) noexcept nogil:
+        """alpha_c, alpha_S, b and every g outside S move by the increment t (Eqs. 3-7)."""
+        cdef Py_ssize_t pos, s, ns = self.n_margin
+        if ns > 0:
+            self.alpha[c] += sign * t
+            if self.alpha[c] < 0.0:
+                self.alpha[c] = 0.0
+            elif self.alpha[c] > self.C:
+                self.alpha[c] = self.C
+            for pos in range(ns):
+                s = self.S[pos]
+                self.alpha[s] += (sign * self.beta[pos + 1]) * t
+                # a step chosen among round-off ties may overshoot a bound by an ulp
+                if self.alpha[s] < 0.0:
+                    self.alpha[s] = 0.0
+                elif self.alpha[s] > self.C:
+                    self.alpha[s] = self.C
+        self.b += rb * t
+        self._move_g(t)
+
+    cdef int _change_membership(self, Py_ssize_t c, double sign, double* col,
+                                const EventChoice* ev) except -1 nogil:
+        """The membership change of the limiting event (sets and inverse, Eqs. 8-9);
+        returns 1 when the operation on c is over."""
+        cdef Py_ssize_t pos, dep, i = ev.index
+        cdef long long changes
+        cdef double kappa
+        if ev.kind == EV_C_MARGIN:
+            self.g[c] = 0.0
+            if self.alpha[c] <= 0.0:
+                self.alpha[c] = 0.0
+                self.status[c] = REST
+                self._cache_put(c, col)
+            elif self.n_margin == 0:
+                self._grow_inverse(c, 0.0, col, True)
+            else:
+                kappa = self.r[c] * sign
+                self._grow_inverse(c, kappa, col, False)
+                if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
+                    self._fresh_inverse()       # a small pivot: R afresh
+            return 1
+        if ev.kind == EV_C_BOUND:
+            self.alpha[c] = self.C
+            self.status[c] = ERROR
+            self._cache_put(c, col)
+            return 1
+        if ev.kind == EV_C_ZERO:
+            self.alpha[c] = 0.0
+            return 1
+        if ev.kind == EV_S_OUT:
+            pos = self._s_pos(i)
+            self._leave_margin(pos, sign * self.beta[pos + 1] > 0)
+            self._clear_dependent()
+            return 0
+        # EV_JOIN
+        self.g[i] = 0.0
+        changes = self.n_s_changes
+        dep = self._join(i)
+        # (kept if S only swapped one member for a dependent one: see the reference)
+        if self.n_s_changes != changes and not (
+                self.n_s_changes - changes == 2 and dep >= 0 and dep != i):
+            self._clear_dependent()
+        if dep >= 0:                        # left dependent on S (see the reference's _join)
+            grow(<void**> &self.blist, &self.capblk, self.nblk + 1, sizeof(Py_ssize_t))
+            self.blist[self.nblk] = dep
+            self.nblk += 1
+            self.blk[dep] = 1
+        return 0
+
+    cdef int _leave_margin(self, Py_ssize_t pos, bint to_error) except -1 nogil:
+        """S[pos] leaves S at a bound: alpha = C (E) or 0 (R)."""
+        cdef Py_ssize_t s = self.S[pos]
+        cdef int new
+        if to_error:
+            self.alpha[s] = self.C
+            new = ERROR
+        else:
+            self.alpha[s] = 0.0
+            new = REST
+        self._cache_put(s, self.KS[pos])
+        self._shrink_inverse(pos)
+        self.status[s] = new
+        self.g[s] = 0.0
+        return 0
 
     cdef void _move_g(self, double t) noexcept nogil:
         """g_i += r_i t for every example outside S that is not unlearned (Eqs. 3-7).
         Without unlearned examples: every g in one branch-free (vectorised) loop, then
         the margin vectors' g put back as they were (the same result)."""
-        cdef Py_ssize_t i, j, n = self.n, k = self.k
+        cdef Py_ssize_t i, j, n = self.n, ns = self.n_margin
         cdef double* g = self.g
         cdef double* r = self.r
         cdef signed char st
         if self.ngone == 0:
-            for j in range(k):
+            for j in range(ns):
                 self.gs[j] = g[self.S[j]]
             for i in range(n):
                 g[i] = g[i] + r[i] * t
-            for j in range(k):
+            for j in range(ns):
                 g[self.S[j]] = self.gs[j]
             return
         for i in range(n):
@@ -874,7 +904,7 @@ cdef class IncrementalSVMState(StreamLearner):
             if st != MARGIN and st != GONE:
                 g[i] += r[i] * t
 
-    cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t k, double rtb, double rt0,
+    cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t ns, double rtb, double rt0,
                       double tmin, EventChoice* e) noexcept nogil:
         """Scan the events (see refsvm.idsvm.incremental_svm._first_event; the two passes
         of refsvm._core's least-index choice).  tmin = INFINITY (pass 1): the smallest
@@ -888,7 +918,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef bint first = tmin == INFINITY
         event_start(e, tmin)
         if sign > 0:
-            if k == 0 or self.r[c] > max(100.0 * (EPS_GAMMA * (self.kroot[c] * rtb + rt0)),
+            if ns == 0 or self.r[c] > max(100.0 * (EPS_GAMMA * (self.kroot[c] * rtb + rt0)),
                                          EPS_PIVOT_SCALE * self.cscale,
                                          EPS_PIVOT_ABS * self.kscale):
                 t = -self.g[c] / self.r[c]
@@ -899,7 +929,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 elif event_tied(t, tmin, EPS_G / fabs(self.r[c])):
                     event_take(e, EV_C_MARGIN, c)
                     return
-            if k > 0:
+            if ns > 0:
                 t = self.C - self.alpha[c]
                 if t < 0.0:
                     t = 0.0
@@ -908,7 +938,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 elif event_tied(t, tmin, ea):
                     event_take(e, EV_C_BOUND, c)
                     return
-        elif k > 0:
+        elif ns > 0:
             t = self.alpha[c]
             if t < 0.0:
                 t = 0.0
@@ -917,7 +947,7 @@ cdef class IncrementalSVMState(StreamLearner):
             elif event_tied(t, tmin, ea):
                 event_take(e, EV_C_ZERO, c)
                 return
-        for pos in range(k):
+        for pos in range(ns):
             s = self.S[pos]
             a = sign * self.beta[pos + 1]
             if a > EPS_RATE:
@@ -997,7 +1027,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
-        for j in range(self.k):
+        for j in range(self.n_margin):
             if self.S[j] == i:
                 return j
         return -1
@@ -1015,12 +1045,12 @@ cdef class IncrementalSVMState(StreamLearner):
         refsvm.idsvm.incremental_svm.join)."""
         cdef double kappa, d, best_t, t, a, ea, mag
         cdef EventChoice ev
-        cdef Py_ssize_t best_pos, pos, s, k, j, dep = -1
+        cdef Py_ssize_t best_pos, pos, s, ns, j, dep = -1
         cdef int new
         cdef bint have_col = False
         cdef signed char st
         while True:
-            if self.k == 0:
+            if self.n_margin == 0:
                 if not have_col:
                     self._column(i, self.col2, 0)
                 self._grow_inverse(i, 0.0, self.col2, True)
@@ -1046,12 +1076,12 @@ cdef class IncrementalSVMState(StreamLearner):
                 self._column(i, self.col2, 2)
                 have_col = True
             d = 1.0 if self.status[i] == REST else -1.0
-            k = self.k
+            ns = self.n_margin
             # the smallest step (alpha_i's own bound C last), then the first event within
             # its window of it (refsvm.idsvm.incremental_svm.first_event)
             ea = EPS_ALPHA * self.C
             event_start(&ev, self.C)
-            for pos in range(k):
+            for pos in range(ns):
                 s = self.S[pos]
                 a = d * self.beta[pos + 1]
                 if a > EPS_RATE:
@@ -1066,7 +1096,7 @@ cdef class IncrementalSVMState(StreamLearner):
             best_t = ev.t
             # the tied margin vector with the least id (refsvm.idsvm.incremental_svm.join)
             event_start(&ev, best_t)
-            for pos in range(k):
+            for pos in range(ns):
                 s = self.S[pos]
                 a = d * self.beta[pos + 1]
                 if a > EPS_RATE:
@@ -1082,7 +1112,7 @@ cdef class IncrementalSVMState(StreamLearner):
             best_pos = self._s_pos(ev.index) if ev.index >= 0 else -1
             t = best_t
             self.alpha[i] += d * t
-            for pos in range(k):
+            for pos in range(ns):
                 s = self.S[pos]
                 self.alpha[s] += (d * self.beta[pos + 1]) * t
                 if self.alpha[s] < 0.0:
@@ -1103,25 +1133,15 @@ cdef class IncrementalSVMState(StreamLearner):
                     self.status[i] = REST
                 self._cache_put(i, self.col2)
                 return i
-            s = self.S[best_pos]
-            if d * self.beta[best_pos + 1] > 0:
-                self.alpha[s] = self.C
-                new = ERROR
-            else:
-                self.alpha[s] = 0.0
-                new = REST
-            self._cache_put(s, self.KS[best_pos])
-            self._shrink_inverse(best_pos)
-            self.status[s] = new
-            self.g[s] = 0.0
-            dep = s
+            dep = self.S[best_pos]
+            self._leave_margin(best_pos, d * self.beta[best_pos + 1] > 0)
 
     cdef int _centre_bias(self) except -1 nogil:
         cdef double lo = -INFINITY, hi = INFINITY, v, new, db
         cdef bint has_lo = False, has_hi = False
         cdef Py_ssize_t i
         cdef signed char st
-        if self.k:
+        if self.n_margin:
             return 0
         for i in range(self.n):
             st = self.status[i]
@@ -1183,7 +1203,7 @@ cdef class IncrementalSVMState(StreamLearner):
             self.col[i] = kv
             f += self.alpha[i] * self.y[i] * kv
         self.g[c] = self.y[c] * f - 1.0
-        for j in range(self.k):
+        for j in range(self.n_margin):
             self.KS[j][c] = self.col[self.S[j]]
         self._learn(c, 1)
         self._centre_bias()
@@ -1320,12 +1340,12 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def _rinv(self):
         cdef Py_ssize_t a, bb
-        if self.k == 0:
+        if self.n_margin == 0:
             return np.zeros((1, 1))
-        out = np.empty((self.k + 1, self.k + 1))
-        for a in range(self.k + 1):
-            for bb in range(self.k + 1):
-                out[a, bb] = self.R[a * self.ldr + bb]
+        out = np.empty((self.n_margin + 1, self.n_margin + 1))
+        for a in range(self.n_margin + 1):
+            for bb in range(self.n_margin + 1):
+                out[a, bb] = self.Rinv[a * self.ld_rinv + bb]
         return out
 
     def _cached_ids(self):
@@ -1334,13 +1354,13 @@ cdef class IncrementalSVMState(StreamLearner):
         return np.array([i for _, i in sorted(ids)], dtype=np.intp)
 
     def _s_order(self):
-        return np.array([self.S[j] for j in range(self.k)], dtype=np.intp)
+        return np.array([self.S[j] for j in range(self.n_margin)], dtype=np.intp)
 
     def _ks(self):
-        out = np.zeros((self.n, self.k))
+        out = np.zeros((self.n, self.n_margin))
         cdef Py_ssize_t i, j
         cdef double[:, ::1] o = out
-        for j in range(self.k):
+        for j in range(self.n_margin):
             for i in range(self.n):
                 o[i, j] = self.KS[j][i]
         return out
@@ -1399,14 +1419,14 @@ cdef class IncrementalSVMState(StreamLearner):
         g = y[act] * f - 1.0
         gdrift = float(np.max(np.abs(g - gg[act]))) if act.size else 0.0
         h = float(abs(np.sum(y[act] * alpha[act])))
-        if self.k:
+        if self.n_margin:
             S = self._s_order()
             ys = y[S]
-            M = np.zeros((self.k + 1, self.k + 1))
+            M = np.zeros((self.n_margin + 1, self.n_margin + 1))
             M[0, 1:] = ys
             M[1:, 0] = ys
             M[1:, 1:] = np.outer(ys, ys) * self._ks()[S]
-            rdrift = float(np.max(np.abs(M @ self._rinv() - np.eye(self.k + 1))))
+            rdrift = float(np.max(np.abs(M @ self._rinv() - np.eye(self.n_margin + 1))))
         else:
             rdrift = 0.0
         return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
@@ -1445,7 +1465,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def load_state(self, data):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
-        cdef Py_ssize_t i, j, n = int(data["n_seen"]), k, start
+        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns, start
         cdef double* colp
         if self.n:
             raise ValueError("load_state needs a freshly constructed state")
@@ -1473,10 +1493,10 @@ cdef class IncrementalSVMState(StreamLearner):
             if self.status[i] == GONE:
                 self.ngone += 1
         S = np.asarray(data["S"], dtype=np.intp)
-        k = S.shape[0]
-        self._reserve_s(k + 1)
-        KS = np.asarray(data["KS"], dtype=np.float64).reshape(n, k)
-        for j in range(k):
+        ns = S.shape[0]
+        self._reserve_s(ns + 1)
+        KS = np.asarray(data["KS"], dtype=np.float64).reshape(n, ns)
+        for j in range(ns):
             colp = <double*> malloc(self.cap * sizeof(double))
             if colp == NULL:
                 raise MemoryError()
@@ -1484,12 +1504,12 @@ cdef class IncrementalSVMState(StreamLearner):
                 colp[i] = KS[i, j] if i < n else 0.0
             self.KS[j] = colp
             self.S[j] = S[j]
-            self.k = j + 1
+            self.n_margin = j + 1
         Rinv = np.asarray(data["Rinv"], dtype=np.float64)
-        if k:
-            for i in range(k + 1):
-                for j in range(k + 1):
-                    self.R[i * self.ldr + j] = Rinv[i, j]
+        if ns:
+            for i in range(ns + 1):
+                for j in range(ns + 1):
+                    self.Rinv[i * self.ld_rinv + j] = Rinv[i, j]
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
         cdef const double[::1] values = np.ascontiguousarray(data["cache_values"], dtype=np.float64)

@@ -77,6 +77,40 @@ class IncrementalSVM(BaseKernelClassifier):
     vector machine learning", NIPS 13 (2000): KKT conditions Eq. 2, adiabatic
     increments Eqs. 3-7, recursive update of the inverse Eqs. 8-9,
     decremental unlearning and leave-one-out Sec. 4.
+
+    Examples
+    --------
+    Learned in two batches, the model is the SVM of all the examples -- the
+    one :class:`sklearn.svm.SVC` finds (to SVC's tolerance):
+
+    >>> import numpy as np
+    >>> from sklearn.svm import SVC
+    >>> from refsvm import IncrementalSVM
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(60, 2)
+    >>> y = np.where(X[:, 0] + 0.5 * rng.randn(60) > 0, 1, -1)
+    >>> inc = IncrementalSVM(C=1.0, gamma=0.5).partial_fit(X[:30], y[:30], classes=[-1, 1])
+    >>> inc = inc.partial_fit(X[30:], y[30:])
+    >>> svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X, y)
+    >>> bool(np.allclose(inc.decision_function(X), svc.decision_function(X), atol=1e-6))
+    True
+
+    Unlearning is exact: without its first ten examples it is the SVM of the rest.
+
+    >>> inc = inc.unlearn(range(10))
+    >>> svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X[10:], y[10:])
+    >>> bool(np.allclose(inc.decision_function(X), svc.decision_function(X), atol=1e-6))
+    True
+
+    And so is leave-one-out: the decision on a support vector of the SVM
+    trained without it.
+
+    >>> ids, dec = inc.loo_decisions()
+    >>> i = int(inc.support_[0])
+    >>> rest = ids[ids != i]
+    >>> f = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X[rest], y[rest]).decision_function(X[[i]])
+    >>> bool(np.allclose(dec[ids == i], f, atol=1e-6))
+    True
     """
 
     _reference = _reference_module

@@ -280,6 +280,35 @@ class IncrementalSVMState(StreamLearner):
     References
     ----------
     Cauwenberghs & Poggio, NIPS 2000, Eqs. 1-9.
+
+    Examples
+    --------
+    ``step`` returns 1 when the example changed the model; after every step the
+    KKT conditions hold (``check`` recomputes g from scratch):
+
+    >>> import numpy as np
+    >>> from refsvm.idsvm.incremental_svm import IncrementalSVMState
+    >>> X = np.array([[0., 0.], [1., 1.], [0., 1.], [1., 0.2], [2., 2.]])
+    >>> y = np.array([-1., 1., -1., 1., 1.])
+    >>> st = IncrementalSVMState(2, C=10.0, kernel="linear")
+    >>> [st.step(X[i], y[i]) for i in range(5)]   # the last two lie beyond their margin
+    [1, 1, 1, 0, 0]
+    >>> st.get_state()["S"]                        # the margin support vectors
+    array([0, 1, 2])
+    >>> bool(st.check()["g_drift"] < 1e-12)
+    True
+
+    Unlearning an example gives exactly the model learned without it, and the
+    leave-one-out decisions f_{-i}(x_i) are exact:
+
+    >>> first4 = IncrementalSVMState(2, C=10.0, kernel="linear")
+    >>> first4.run(X, y, range(4))                 # examples that changed the model
+    3
+    >>> st.unlearn([4])
+    >>> bool(np.allclose(st.decision_function(X), first4.decision_function(X)))
+    True
+    >>> np.round(st.loo_decisions(), 3)
+    array([-1.   ,  1.   , -0.615,  1.   ])
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
@@ -384,15 +413,15 @@ class IncrementalSVMState(StreamLearner):
     # ------------------------------------------------------------------ inverse R
     def _grow_inverse(self, i, beta_i, kappa, col):
         """Add example i to S: R <- [[R, 0], [0, 0]] + [beta; 1][beta; 1]^T / kappa  (Eq. 8)."""
-        k = len(self.S)
-        if k == 0:
+        ns = len(self.S)
+        if ns == 0:
             # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
             self.Rinv = bordered_start(self.y[i], self.kdiag[i])
         else:
             self.Rinv = bordered_grow(self.Rinv, beta_i, kappa)
-        KS = np.zeros((self.KS.shape[0], k + 1))
-        KS[:, :k] = self.KS[:, :k]
-        KS[: self.n, k] = col
+        KS = np.zeros((self.KS.shape[0], ns + 1))
+        KS[:, :ns] = self.KS[:, :ns]
+        KS[: self.n, ns] = col
         self.KS = KS
         self.S.append(i)
         self.status[i] = MARGIN
@@ -402,8 +431,8 @@ class IncrementalSVMState(StreamLearner):
     def _shrink_inverse(self, pos):
         """Remove the margin vector at position ``pos`` of S:
         R_ij <- R_ij - R_ik R_kj / R_kk  (Eq. 9), row and column k dropped."""
-        k = len(self.S)
-        if k == 1:
+        ns = len(self.S)
+        if ns == 1:
             self.Rinv = np.zeros((1, 1))
         else:
             # None: the reduced matrix is (nearly) singular, rebuilt below
@@ -411,22 +440,22 @@ class IncrementalSVMState(StreamLearner):
         self.KS = np.delete(self.KS, pos, axis=1)
         del self.S[pos]
         self.fresh = False
-        if k > 1 and R is None:
+        if ns > 1 and R is None:
             self.Rinv = _lapack_inverse(self._bordered())
             self.fresh = True
-        elif k > 1:
+        elif ns > 1:
             self.Rinv = R
         self._s_changed()
 
     def _bordered(self):
         """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
         S = np.array(self.S, dtype=np.intp)
-        k = S.shape[0]
-        M = np.zeros((k + 1, k + 1))
+        ns = S.shape[0]
+        M = np.zeros((ns + 1, ns + 1))
         yS = self.y[S]
         M[0, 1:] = yS
         M[1:, 0] = yS
-        M[1:, 1:] = np.outer(yS, yS) * self.KS[S, :k]
+        M[1:, 1:] = np.outer(yS, yS) * self.KS[S, :ns]
         return M
 
     def _s_changed(self):
@@ -488,154 +517,186 @@ class IncrementalSVMState(StreamLearner):
 
     def _gamma(self, c, col, beta):
         """gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b for every id (Eq. 7)."""
-        n, k = self.n, len(self.S)
+        n, ns = self.n, len(self.S)
         S = np.array(self.S, dtype=np.intp)
         w = beta[1:] * self.y[S]
-        inner = self.y[c] * col[:n] + _matvec(self.KS[:n, :k], w) + beta[0]
+        inner = self.y[c] * col[:n] + _matvec(self.KS[:n, :ns], w) + beta[0]
         return self.y[:n] * inner
 
     # ------------------------------------------------------------------ the adiabatic loop
     def _adiabatic(self, c, sign, col):
         """Move alpha_c up (sign=+1, learning) or down to 0 (sign=-1, unlearning) in the
-        largest increments that change no membership (Sec. 2.2), updating the sets."""
-        y, n = self.y, self.n
-        max_iter = 50 * (n + 10)
+        largest increments that change no membership (Sec. 2.2), updating the sets.
+
+        Each pass: the sensitivities (Eqs. 5-7), the limiting event (Sec. 2.2), the
+        increment (Eqs. 3-7), the membership change (Eqs. 8-9); the twin has the same
+        four steps."""
+        max_iter = 50 * (self.n + 10)
         # examples left dependent on S by an exchange: their rate is zero while S stays
         # as it is (see _join), so they are no candidates until S changes
         dependent = []
         for _ in range(max_iter):
             self.n_iterations += 1
-            k = len(self.S)
-            S = np.array(self.S, dtype=np.intp)
-            st = self.status[:n]
-            if k == 0:
-                # b-only increment: Delta g_i = y_i Delta b, Delta b = sign * y_c * t
-                rb = sign * y[c]
-                r = y[:n] * rb
-                aS = np.zeros(0)
-                beta = None
-                rate_tol = np.zeros(n)
-            else:
-                beta, m = self._beta(c)                         # Eq. 5
-                if sign > 0:
-                    # the pivot gamma_c = Q_cc + m' beta and its scale (the O(k) bound
-                    # unless the pivot is small against it); a doubtful one is
-                    # recomputed from a fresh inverse
-                    kappa_c = bordered_pivot(self.kdiag[c], m, beta)
-                    kscale_c = self._pivot_bound(c, beta)
-                    if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT):
-                        kscale_c = self._pivot_scale(c, beta)
-                        if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT) and self._fresh_inverse():
-                            beta, m = self._beta(c)
-                            kscale_c = self._pivot_scale(c, beta)
-                gam = self._gamma(c, col, beta)                  # Eq. 7
-                r = sign * gam
-                aS = sign * beta[1:]
-                rb = sign * beta[0]
-                # |gamma_i| below round-off of its terms (|Q_ic| + sum_j |Q_ij beta_j|
-                # + |beta_b|) counts as zero: examples dependent on S have gamma = 0
-                # exactly, and must not fabricate events from round-off.  The terms are
-                # bounded per example by |k(x_i, x_j)| <= sqrt(k_ii k_jj):
-                # sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj) |beta_j|), and beta_b by the
-                # magnitude of its own terms, sum_a |R_0a m_a| (beta_b = -(R m)_0)
-                kr = np.sqrt(np.abs(self.kdiag[:n]))
-                rate_tol = EPS_GAMMA * (kr * (kr[c] + _dot(np.abs(beta[1:]), kr[S]))
-                                        + _dot(np.abs(self.Rinv[0]), np.abs(m)))
-            # ---- the largest increment t >= 0 that changes no membership (Sec. 2.2)
-            ea = EPS_ALPHA * self.C
-            events = []                                  # (t, kind, id, window), fixed order
-            if sign > 0:
-                # c reaches the margin; with a numerically zero pivot gamma_c (c dependent
-                # on S: alpha_c moves along a null direction and g_c does not change) c
-                # cannot join S, and the step is limited by the other events instead
-                if k == 0 or r[c] > max(100.0 * rate_tol[c], EPS_PIVOT_SCALE * kscale_c,
-                                        EPS_PIVOT_ABS * self.kscale):
-                    events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
-                                   EPS_G / abs(r[c])))
-                if k > 0:                                        # alpha_c reaches C
-                    events.append((max(self.C - self.alpha[c], 0.0), EV_C_BOUND, c, ea))
-            elif k > 0:                                          # alpha_c reaches 0
-                events.append((max(self.alpha[c], 0.0), EV_C_ZERO, c, ea))
-            for pos in range(k):                                 # margin vectors hit 0 or C
-                s, a = S[pos], aS[pos]
-                if a > EPS_RATE:
-                    events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, s,
-                                   ea / abs(a)))
-                elif a < -EPS_RATE:
-                    events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
-            # E members rising to g = 0, R members falling to g = 0 (ids ascending)
-            cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
-            if dependent:
-                cand = cand[~np.isin(cand, dependent)]
-            tc = np.maximum(-self.g[cand] / r[cand], 0.0)
-            wc = EPS_G / np.abs(r[cand])
-            best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
-            if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
-                # unlearning, S emptied by events tied with alpha_c ~ 0: alpha_c (a
-                # round-off residue of h = 0) cannot move alone; it is 0
-                best_t, best_kind, best_i = 0.0, EV_C_ZERO, c
-            if best_kind < 0:
-                raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
-            # ---- apply the increment: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)
-            t = best_t
-            if k > 0:
-                self.alpha[c] = min(max(self.alpha[c] + sign * t, 0.0), self.C)
-                self.alpha[S] += aS * t
-                # a variable tied with the limiting one may pass its bound by <= eps
-                self.alpha[S] = np.minimum(np.maximum(self.alpha[S], 0.0), self.C)
-            self.b += rb * t
-            move = st != MARGIN
-            move &= st != GONE
-            self.g[:n][move] += r[move] * t
-            # ---- the membership change that limited the increment
-            if best_kind == EV_C_MARGIN:
-                self.g[c] = 0.0
-                if self.alpha[c] <= 0.0:
-                    self.alpha[c] = 0.0
-                    self.status[c] = REST
-                    self._cache_put(c, col)
-                elif k == 0:
-                    self._grow_inverse(c, None, None, col)
-                else:
-                    self._grow_inverse(c, beta, r[c] * sign, col)
-                    if pivot_doubtful(r[c] * sign, kscale_c, EPS_DOUBT):
-                        self._fresh_inverse()        # a small pivot: R afresh
+            sens = self._sensitivities(c, sign, col)
+            t, kind, i = self._limiting_event(c, sign, sens, dependent)
+            self._increment(c, sign, t, sens)
+            if self._change_membership(c, sign, col, kind, i, sens, dependent):
                 return
-            if best_kind == EV_C_BOUND:
-                self.alpha[c] = self.C
-                self.status[c] = ERROR
-                self._cache_put(c, col)
-                return
-            if best_kind == EV_C_ZERO:
-                self.alpha[c] = 0.0
-                return
-            if best_kind == EV_S_OUT:
-                s = best_i
-                pos = self._s_pos(s)
-                if aS[pos] > 0:
-                    self.alpha[s] = self.C
-                    new = ERROR
-                else:
-                    self.alpha[s] = 0.0
-                    new = REST
-                self._cache_put(s, self.KS[:n, pos])
-                self._shrink_inverse(pos)
-                self.status[s] = new
-                self.g[s] = 0.0
-                dependent = []
-                continue
-            # EV_JOIN
-            self.g[best_i] = 0.0
-            changes = self.n_s_changes
-            dep = self._join(best_i)
-            # S changed: the marks go, unless S only swapped one member for a dependent
-            # one (an exchange of one margin vector for best_i: the same span)
-            swapped = self.n_s_changes - changes == 2 and dep >= 0 and dep != best_i
-            if self.n_s_changes != changes and not swapped:
-                dependent = []
-            if dep >= 0:
-                dependent.append(dep)
         raise RuntimeError("IncrementalSVM: too many adiabatic steps (cycling?)")
+
+    def _sensitivities(self, c, sign, col):
+        """How every variable moves per unit step of alpha_c (sign = +1 up, -1 down):
+        (beta, r, aS, rb, rate_tol, kscale_c) with Delta b = rb t, Delta alpha_S = aS t,
+        Delta g_i = r_i t (Eqs. 4-7); rate_tol_i is the round-off level below which
+        |r_i| counts as zero, kscale_c the round-off scale of the pivot gamma_c."""
+        y, n, ns = self.y, self.n, len(self.S)
+        kscale_c = 0.0
+        if ns == 0:
+            # b-only increment: Delta g_i = y_i Delta b, Delta b = sign * y_c * t
+            rb = sign * y[c]
+            return None, y[:n] * rb, np.zeros(0), rb, np.zeros(n), kscale_c
+        S = np.array(self.S, dtype=np.intp)
+        beta, m = self._beta(c)                                  # Eq. 5
+        if sign > 0:
+            # the pivot gamma_c = Q_cc + m' beta and its scale (the O(|S|) bound unless
+            # the pivot is small against it); a doubtful one is recomputed from a fresh
+            # inverse
+            kappa_c = bordered_pivot(self.kdiag[c], m, beta)
+            kscale_c = self._pivot_bound(c, beta)
+            if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT):
+                kscale_c = self._pivot_scale(c, beta)
+                if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT) and self._fresh_inverse():
+                    beta, m = self._beta(c)
+                    kscale_c = self._pivot_scale(c, beta)
+        r = sign * self._gamma(c, col, beta)                     # Eq. 7
+        aS = sign * beta[1:]
+        rb = sign * beta[0]
+        # |gamma_i| below round-off of its terms (|Q_ic| + sum_j |Q_ij beta_j| + |beta_b|)
+        # counts as zero: examples dependent on S have gamma = 0 exactly, and must not
+        # fabricate events from round-off.  The terms are bounded per example by
+        # |k(x_i, x_j)| <= sqrt(k_ii k_jj): sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj)
+        # |beta_j|), and beta_b by the magnitude of its own terms, sum_a |R_0a m_a|
+        # (beta_b = -(R m)_0)
+        kr = np.sqrt(np.abs(self.kdiag[:n]))
+        rate_tol = EPS_GAMMA * (kr * (kr[c] + _dot(np.abs(beta[1:]), kr[S]))
+                                + _dot(np.abs(self.Rinv[0]), np.abs(m)))
+        return beta, r, aS, rb, rate_tol, kscale_c
+
+    def _limiting_event(self, c, sign, sens, dependent):
+        """The largest increment t >= 0 that changes no membership (Sec. 2.2) and the
+        event that limits it: (t, kind, id), chosen by :func:`_first_event`."""
+        _, r, aS, _, rate_tol, kscale_c = sens
+        ns = len(self.S)
+        S = np.array(self.S, dtype=np.intp)
+        st = self.status[: self.n]
+        ea = EPS_ALPHA * self.C
+        events = []                                      # (t, kind, id, window), fixed order
+        if sign > 0:
+            # c reaches the margin; with a numerically zero pivot gamma_c (c dependent on
+            # S: alpha_c moves along a null direction and g_c does not change) c cannot
+            # join S, and the step is limited by the other events instead
+            if ns == 0 or r[c] > max(100.0 * rate_tol[c], EPS_PIVOT_SCALE * kscale_c,
+                                     EPS_PIVOT_ABS * self.kscale):
+                events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
+                               EPS_G / abs(r[c])))
+            if ns > 0:                                            # alpha_c reaches C
+                events.append((max(self.C - self.alpha[c], 0.0), EV_C_BOUND, c, ea))
+        elif ns > 0:                                              # alpha_c reaches 0
+            events.append((max(self.alpha[c], 0.0), EV_C_ZERO, c, ea))
+        for pos in range(ns):                                     # margin vectors hit 0 or C
+            s, a = S[pos], aS[pos]
+            if a > EPS_RATE:
+                events.append((max((self.C - self.alpha[s]) / a, 0.0), EV_S_OUT, s,
+                               ea / abs(a)))
+            elif a < -EPS_RATE:
+                events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
+        # E members rising to g = 0, R members falling to g = 0 (ids ascending)
+        cand = np.flatnonzero(((st == ERROR) & (r > rate_tol)) | ((st == REST) & (r < -rate_tol)))
+        if dependent:
+            cand = cand[~np.isin(cand, dependent)]
+        tc = np.maximum(-self.g[cand] / r[cand], 0.0)
+        wc = EPS_G / np.abs(r[cand])
+        best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
+        if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
+            # unlearning, S emptied by events tied with alpha_c ~ 0: alpha_c (a round-off
+            # residue of h = 0) cannot move alone; it is 0
+            best_t, best_kind, best_i = 0.0, EV_C_ZERO, c
+        if best_kind < 0:
+            raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
+        return best_t, best_kind, best_i
+
+    def _increment(self, c, sign, t, sens):
+        """Apply the increment t: alpha_c, alpha_S, b and every g outside S (Eqs. 3-7)."""
+        _, r, aS, rb, _, _ = sens
+        n = self.n
+        st = self.status[:n]
+        if self.S:
+            S = np.array(self.S, dtype=np.intp)
+            self.alpha[c] = min(max(self.alpha[c] + sign * t, 0.0), self.C)
+            self.alpha[S] += aS * t
+            # a variable tied with the limiting one may pass its bound by <= eps
+            self.alpha[S] = np.minimum(np.maximum(self.alpha[S], 0.0), self.C)
+        self.b += rb * t
+        move = st != MARGIN
+        move &= st != GONE
+        self.g[:n][move] += r[move] * t
+
+    def _change_membership(self, c, sign, col, kind, i, sens, dependent):
+        """The membership change of the limiting event (the sets and the inverse, Eqs.
+        8-9).  Returns True when the operation on c is over."""
+        beta, r, aS, _, _, kscale_c = sens
+        if kind == EV_C_MARGIN:
+            self.g[c] = 0.0
+            if self.alpha[c] <= 0.0:
+                self.alpha[c] = 0.0
+                self.status[c] = REST
+                self._cache_put(c, col)
+            elif not self.S:
+                self._grow_inverse(c, None, None, col)
+            else:
+                self._grow_inverse(c, beta, r[c] * sign, col)
+                if pivot_doubtful(r[c] * sign, kscale_c, EPS_DOUBT):
+                    self._fresh_inverse()        # a small pivot: R afresh
+            return True
+        if kind == EV_C_BOUND:
+            self.alpha[c] = self.C
+            self.status[c] = ERROR
+            self._cache_put(c, col)
+            return True
+        if kind == EV_C_ZERO:
+            self.alpha[c] = 0.0
+            return True
+        if kind == EV_S_OUT:
+            pos = self._s_pos(i)
+            self._leave_margin(pos, aS[pos] > 0)
+            dependent.clear()
+            return False
+        # EV_JOIN
+        self.g[i] = 0.0
+        changes = self.n_s_changes
+        dep = self._join(i)
+        # S changed: the marks go, unless S only swapped one member for a dependent one
+        # (an exchange of one margin vector for i: the same span)
+        swapped = self.n_s_changes - changes == 2 and dep >= 0 and dep != i
+        if self.n_s_changes != changes and not swapped:
+            dependent.clear()
+        if dep >= 0:
+            dependent.append(dep)
+        return False
+
+    def _leave_margin(self, pos, to_error):
+        """The margin vector S[pos] leaves S at a bound: alpha = C (E) or 0 (R)."""
+        s = self.S[pos]
+        if to_error:
+            self.alpha[s] = self.C
+            new = ERROR
+        else:
+            self.alpha[s] = 0.0
+            new = REST
+        self._cache_put(s, self.KS[: self.n, pos])
+        self._shrink_inverse(pos)
+        self.status[s] = new
+        self.g[s] = 0.0
 
     def _join(self, i):
         """Example i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
@@ -712,18 +773,8 @@ class IncrementalSVMState(StreamLearner):
                     self.status[i] = REST
                 self._cache_put(i, col_i)
                 return i
-            s = S[best_pos]
-            if aS[best_pos] > 0:
-                self.alpha[s] = self.C
-                new = ERROR
-            else:
-                self.alpha[s] = 0.0
-                new = REST
-            self._cache_put(s, self.KS[: self.n, best_pos])
-            self._shrink_inverse(best_pos)
-            self.status[s] = new
-            self.g[s] = 0.0
-            dep = s
+            dep = int(S[best_pos])
+            self._leave_margin(best_pos, aS[best_pos] > 0)
             # and try again to add i to the smaller S
 
     def _centre_bias(self):
@@ -777,8 +828,8 @@ class IncrementalSVMState(StreamLearner):
                 known[i] = kv
                 f += self.alpha[i] * self.y[i] * kv
         self.g[c] = self.y[c] * f - 1.0
-        k = len(self.S)
-        for j in range(k):                               # extend the cached columns of S
+        ns = len(self.S)
+        for j in range(ns):                               # extend the cached columns of S
             self.KS[c, j] = known[self.S[j]]
         self._learn(c, known=known)
         self._centre_bias()
@@ -901,13 +952,13 @@ class IncrementalSVMState(StreamLearner):
 
     def save_state(self):
         """Everything learned, in the format both twins share (see :func:`state_arrays`)."""
-        n, k = self.n, len(self.S)
+        n, ns = self.n, len(self.S)
         cache = list(self.cache.items())                 # oldest first
         return state_arrays(
             stack_rows(self.rows, self.n_features, self.sparse), self.sparse,
             alpha=self.alpha[:n], g=self.g[:n], y=self.y[:n], kdiag=self.kdiag[:n],
-            status=self.status[:n], S=self.S, KS=self.KS[:n, :k],
-            Rinv=self.Rinv if k else np.zeros((1, 1)), b=self.b, kscale=self.kscale,
+            status=self.status[:n], S=self.S, KS=self.KS[:n, :ns],
+            Rinv=self.Rinv if ns else np.zeros((1, 1)), b=self.b, kscale=self.kscale,
             cache_ids=[i for i, _ in cache], cache_columns=[col[:L] for _, (col, L) in cache],
             counters=dict(n_increments=self.n_increments, n_decrements=self.n_decrements,
                           n_iterations=self.n_iterations, n_exchanges=self.n_exchanges,
@@ -929,9 +980,9 @@ class IncrementalSVMState(StreamLearner):
         self.status = np.full(cap, GONE, dtype=np.int8)
         self.status[:n] = data["status"]
         self.S = [int(i) for i in data["S"]]
-        k = len(self.S)
-        self.KS = np.zeros((cap, k))
-        self.KS[:n] = np.asarray(data["KS"]).reshape(n, k)
+        ns = len(self.S)
+        self.KS = np.zeros((cap, ns))
+        self.KS[:n] = np.asarray(data["KS"]).reshape(n, ns)
         self.Rinv = np.array(data["Rinv"], dtype=np.float64)
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
