@@ -39,8 +39,11 @@ class StreamSVM(BaseKernelClassifier):
     lookahead : int, default=1
         L of Algorithm 2 (>= 1); 1 is Algorithm 1.
     n_balls : int, default=1
-        Number of balls (Sec. 4.3; >= 1).  Only 1 is implemented in the estimator
-        for now; larger values are rejected with a clear error.
+        Number of balls B (Sec. 4.3; >= 1).  B > 1: a point outside every ball joins
+        them and the pair of objects whose enclosing ball is smallest is merged, so B
+        balls remain; all are merged at the end (see
+        :class:`refsvm.stream_svm.stream_svm.MultiBallStreamSVM`).  B > 1 needs
+        ``lookahead=1`` and, for now, ``backend="python"`` (no compiled twin yet).
     form : {"consistent", "printed"}, default="consistent"
         Lines 3 and 9 of Algorithm 1: the consistent ξ² bookkeeping (ξ² = 1/C at the
         start, ξ² ← (1 − β)²ξ² + β²/C) or exactly as printed (ξ² = 1, line 9 with the
@@ -139,10 +142,17 @@ class StreamSVM(BaseKernelClassifier):
 
     def _check_params(self):
         super()._check_params()
-        if self.n_balls != 1:
+        if self.n_balls != 1 and self.lookahead != 1:
             raise ValueError(
-                f"n_balls={self.n_balls!r}: only n_balls=1 is implemented by the estimator "
-                "(the multiple-balls variant of Sec. 4.3 is not available yet)"
+                f"n_balls={self.n_balls!r} with lookahead={self.lookahead!r}: the multiple-balls "
+                "variant (Sec. 4.3) has no lookahead; pass lookahead=1"
+            )
+        if self.n_balls != 1 and self.form != "consistent":
+            raise ValueError(f"n_balls={self.n_balls!r} needs form='consistent'")
+        if self.n_balls != 1 and self.backend != "python":
+            raise ValueError(
+                f"n_balls={self.n_balls!r}: the multiple-balls variant has no compiled twin yet; "
+                "pass backend='python' (the reference) or n_balls=1"
             )
         if self.form == "printed" and self.lookahead != 1:
             raise ValueError(
@@ -151,11 +161,17 @@ class StreamSVM(BaseKernelClassifier):
             )
 
     def _make_state(self, n_features, sparse, X):
-        kind, gamma, degree, coef0 = self._kernel_args(X)
         module = self._module()
+        if self.n_balls != 1:
+            kernel = ("linear", 1.0, 3, 0.0) if self.kernel == "linear" else self._kernel_args(X)
+            kind, gamma, degree, coef0 = kernel
+            return module.MultiBallStreamSVM(n_features, sparse, C=float(self.C),
+                                             n_balls=int(self.n_balls), kernel=kind, gamma=gamma,
+                                             degree=degree, coef0=coef0)
         common = dict(C=float(self.C), lookahead=int(self.lookahead), form=self.form)
-        if kind == "linear":
+        if self.kernel == "linear":             # no kernel parameter to resolve
             return module.StreamSVMLinear(n_features, sparse, **common)
+        kind, gamma, degree, coef0 = self._kernel_args(X)
         return module.StreamSVMKernel(n_features, sparse, kernel=kind, gamma=gamma,
                                       degree=degree, coef0=coef0, **common)
 

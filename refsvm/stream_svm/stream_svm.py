@@ -71,6 +71,8 @@ __all__ = [
     "FORMS",
     "StreamSVMLinear",
     "StreamSVMKernel",
+    "MultiBallStreamSVM",
+    "merge_balls",
     "simplex_qp",
     "enclosing_ball",
 ]
@@ -614,3 +616,214 @@ class StreamSVMKernel(_StreamSVM):
         self.alpha = [float(a) for a in data["alpha"]]
         self.kernel.n_evals = int(data["n_evals"])
         self.rows = _unpack("sv_", data, self.n_features, self.sparse)
+
+
+# --------------------------------------------------------------------------- multiple balls
+def merge_balls(D, Ra, Rb):
+    """The smallest ball enclosing two balls at center distance D (Eqs. 4–6 generalised):
+    ``(t, R)`` with the new center (1 − t)c_a + t c_b.  t = 0 when ball a contains ball b,
+    t = 1 when b contains a; otherwise R = (D + R_a + R_b)/2 and t = (R − R_a)/D.  With
+    R_b = 0 (b a point) this is Algorithm 1's step: t = ½(1 − R_a/D) = β."""
+    if D + Rb <= Ra:
+        return 0.0, Ra
+    if D + Ra <= Rb:
+        return 1.0, Rb
+    R = 0.5 * (D + Ra + Rb)
+    return (R - Ra) / D, R
+
+
+class _Ball:
+    """One ball: its center Σ λ_m φ̃(z_m) over its own points (rows ``members`` of the
+    state, coefficients α_m = λ_m y_m), ‖w‖², ξ² = Σ λ_m²/C, radius R."""
+
+    __slots__ = ("members", "alpha", "wnorm2", "xi2", "R")
+
+    def __init__(self, members, alpha, wnorm2, xi2, R):
+        self.members, self.alpha = members, alpha
+        self.wnorm2, self.xi2, self.R = wnorm2, xi2, R
+
+
+class MultiBallStreamSVM(StreamLearner):
+    """StreamSVM with B balls (Sec. 4.3); reference only (no compiled twin yet).
+
+    Every point belongs to exactly one ball, so the e-parts of different balls are
+    orthogonal and the distance of two centers is
+    D² = ‖w_a‖² + ‖w_b‖² − 2⟨w_a, w_b⟩ + ξ_a² + ξ_b²; the inner products ⟨w_a, w_b⟩ are
+    kept in a B × B matrix P, updated linearly on every merge (no kernel evaluation).
+
+    Merge policy (the paper leaves it open): a point inside some ball (d < R) is
+    discarded.  Otherwise, while fewer than B balls exist, the point becomes a ball of
+    radius 0; then, among the B + 1 objects (the B balls and the point as a ball of
+    radius 0), the **pair whose enclosing ball is smallest** is merged
+    (:func:`merge_balls`; the first such pair in index order on ties, the point last), so
+    B balls remain.  At the end (:meth:`flush`, and :meth:`flushed` for predictions) the
+    balls are merged the same way, smallest enclosing pair first, until one remains.
+    B = 1 is Algorithm 1.
+
+    Parameters
+    ----------
+    n_features, sparse, C
+        As :class:`StreamSVMLinear`.
+    n_balls : int
+        B.
+    kernel, gamma, degree, coef0
+        The kernel ("linear" works too: the balls then store their rows).
+    """
+
+    def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
+                 degree=3, coef0=0.0):
+        super().__init__(n_features, sparse)
+        self.C = float(C)
+        self.n_balls = int(n_balls)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.rows, self.ids = [], []         # every point kept by some ball
+        self.balls = []
+        self.P = np.zeros((0, 0))            # P[a, b] = ⟨w_a, w_b⟩
+        self.M = 0
+        self.n_seen = 0
+
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    @property
+    def n_updates(self):
+        return self.M
+
+    @property
+    def n_buffered(self):
+        return max(0, len(self.balls) - 1)
+
+    def _f(self, ball, x):
+        f = 0.0
+        for m, a in zip(ball.members, ball.alpha):
+            f += a * self.kernel(self.rows[m], x)
+        return f
+
+    def step(self, x, y):
+        y = float(y)
+        n = self.n_seen
+        self.n_seen += 1
+        f = [self._f(b, x) for b in self.balls]
+        kxx = self.kernel(x, x)
+        for b, fb in zip(self.balls, f):
+            d = math.sqrt(max(b.wnorm2 - 2.0 * y * fb + kxx, 0.0) + b.xi2 + 1.0 / self.C)
+            if d < b.R:
+                return 0                      # inside a ball: discarded
+        # the point as a ball of radius 0: w = y φ(x), ξ² = 1/C
+        self.rows.append(_copy_row(x))
+        self.ids.append(n)
+        self._add_ball(_Ball([len(self.rows) - 1], [y], kxx, 1.0 / self.C, 0.0),
+                       np.array([y * fb for fb in f]))
+        self.M += 1
+        if len(self.balls) > self.n_balls:
+            self._merge_closest()
+        return 1
+
+    def _add_ball(self, ball, cross):
+        B = len(self.balls)
+        P = np.zeros((B + 1, B + 1))
+        P[:B, :B] = self.P
+        P[B, :B] = P[:B, B] = cross
+        P[B, B] = ball.wnorm2
+        self.P = P
+        self.balls.append(ball)
+
+    def _distance(self, a, b):
+        A, Bb = self.balls[a], self.balls[b]
+        D2 = A.wnorm2 + Bb.wnorm2 - 2.0 * self.P[a, b] + A.xi2 + Bb.xi2
+        return math.sqrt(max(D2, 0.0))
+
+    def _merge_closest(self):
+        best = None
+        for a in range(len(self.balls)):
+            for b in range(a + 1, len(self.balls)):
+                D = self._distance(a, b)
+                t, R = merge_balls(D, self.balls[a].R, self.balls[b].R)
+                if best is None or R < best[0]:
+                    best = (R, a, b, t)
+        R, a, b, t = best
+        A, Bb = self.balls[a], self.balls[b]
+        merged = _Ball(A.members + Bb.members,
+                       [(1.0 - t) * al for al in A.alpha] + [t * al for al in Bb.alpha],
+                       (1.0 - t) ** 2 * A.wnorm2 + 2.0 * t * (1.0 - t) * self.P[a, b]
+                       + t ** 2 * Bb.wnorm2,
+                       (1.0 - t) ** 2 * A.xi2 + t ** 2 * Bb.xi2, R)
+        cross = (1.0 - t) * self.P[a] + t * self.P[b]
+        keep = [i for i in range(len(self.balls)) if i not in (a, b)]
+        self.balls = [self.balls[i] for i in keep]
+        self.P = self.P[np.ix_(keep, keep)]
+        self._add_ball(merged, cross[keep])
+
+    def flush(self):
+        """Merge all balls into one (the end of the stream).  Returns the merges made."""
+        k = 0
+        while len(self.balls) > 1:
+            self._merge_closest()
+            k += 1
+        return k
+
+    def flushed(self):
+        model = copy.deepcopy(self)
+        model.flush()
+        return model
+
+    @property
+    def radius(self):
+        """Radius of the final ball (all balls merged, on a copy)."""
+        if not self.balls:
+            return 0.0
+        return (self.flushed() if len(self.balls) > 1 else self).balls[0].R
+
+    def center_function(self, X):
+        """f(x) of the current single ball (call on a flushed copy)."""
+        out = np.zeros(X.shape[0])
+        if not self.balls:
+            return out
+        b = self.balls[0]
+        for r in range(X.shape[0]):
+            x = get_row(X, r)
+            out[r] = sum(a * self.kernel.value(self.rows[m], x) for m, a in zip(b.members, b.alpha))
+        return out
+
+    def decision_function(self, X):
+        model = self.flushed() if len(self.balls) > 1 else self
+        return model.center_function(X)
+
+    def support(self):
+        """(stream ids, α, rows) of the final ball."""
+        model = self.flushed() if len(self.balls) > 1 else self
+        if not model.balls:
+            return np.zeros(0, np.int64), np.zeros(0), stack_rows([], self.n_features, self.sparse)
+        b = model.balls[0]
+        return (np.array([self.ids[m] for m in b.members], dtype=np.int64),
+                np.array(b.alpha, dtype=np.float64),
+                stack_rows([self.rows[m] for m in b.members], self.n_features, self.sparse))
+
+    @property
+    def coef(self):
+        """w of the final ball (linear kernel)."""
+        ids, alpha, rows = self.support()
+        return np.asarray(rows.T @ alpha).ravel() if alpha.size else np.zeros(self.n_features)
+
+    def get_state(self):
+        return {
+            "R": np.array([b.R for b in self.balls]),
+            "xi2": np.array([b.xi2 for b in self.balls]),
+            "wnorm2": np.array([b.wnorm2 for b in self.balls]),
+            "n_updates": self.M,
+            "n_seen": self.n_seen,
+            "n_kernel_evals": self.n_kernel_evals,
+        }
+
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
+                    n_balls=self.n_balls, kernel=k.kind, gamma=k.gamma, degree=k.degree,
+                    coef0=k.coef0)
+
+    def save_state(self):
+        raise NotImplementedError("MultiBallStreamSVM: persistence not implemented yet")
+
+    def load_state(self, data):
+        raise NotImplementedError("MultiBallStreamSVM: persistence not implemented yet")

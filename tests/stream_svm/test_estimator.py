@@ -105,7 +105,7 @@ def test_dense_and_csr_and_backends_agree(backend):
 @pytest.mark.parametrize("param,value,match", [
     ("C", 0.0, "C"), ("C", -1.0, "C"), ("C", float("nan"), "C"),
     ("lookahead", 0, "lookahead"), ("lookahead", 2.5, "lookahead"),
-    ("n_balls", 0, "n_balls"), ("n_balls", 2, "n_balls"),
+    ("n_balls", 0, "n_balls"), ("n_balls", 1.5, "n_balls"),
     ("form", "other", "form"), ("kernel", "sigmoid", "kernel"),
 ])
 def test_bad_parameters_rejected_model_unchanged(backend, param, value, match):
@@ -135,3 +135,23 @@ def test_printed_form_needs_algorithm_1_and_non_finite_input(backend):
         with pytest.raises(ValueError, match="NaN|infinity"):
             clf.partial_fit(Xb, y[200:])
         assert pickle.dumps(clf) == before
+
+
+def test_multiple_balls():
+    X, y = _data()
+    one = StreamSVM(C=1.0, backend="python").fit(X, y)
+    same = StreamSVM(C=1.0, n_balls=1, backend="python").fit(X, y)
+    np.testing.assert_array_equal(one.coef_, same.coef_)
+    for B in (2, 4):
+        clf = StreamSVM(C=1.0, n_balls=B, backend="python").fit(X, y)
+        assert clf._states[0].n_buffered == 0                # merged at the end of fit
+        np.testing.assert_allclose(clf.coef_[0], clf.dual_coef_[0] @ X[clf.support_], rtol=1e-10)
+        pieces = StreamSVM(C=1.0, n_balls=B, backend="python")
+        for start in range(0, 400, 50):
+            pieces.partial_fit(X[start:start + 50], y[start:start + 50], classes=[-1, 1])
+        assert pieces._states[0].n_buffered > 0 or B == 1
+        np.testing.assert_allclose(pieces.decision_function(X), clf.decision_function(X),
+                                   rtol=1e-10, atol=1e-12)
+    for bad in (dict(lookahead=3), dict(form="printed"), dict(backend="cython")):
+        with pytest.raises(ValueError, match="n_balls"):
+            StreamSVM(n_balls=2, **{"backend": "python", **bad}).fit(X, y)

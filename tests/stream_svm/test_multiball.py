@@ -1,0 +1,70 @@
+"""Multiple balls (Sec. 4.3), reference only: B = 1 is Algorithm 1; after every step each
+point seen lies in one of the balls; after the final merge every point lies in the ball."""
+
+import numpy as np
+import pytest
+
+from refsvm.core.kernels import Kernel, get_row
+from refsvm.stream_svm import stream_svm as ref
+
+from ..conftest import to_csr
+
+
+def _stream(n=80, d=3, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d)
+    y = np.where(X[:, 0] + 0.5 * rng.randn(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def test_one_ball_is_algorithm_1():
+    X, y = _stream(200, 4)
+    a = ref.MultiBallStreamSVM(4, C=2.0, n_balls=1, kernel="rbf", gamma=0.3)
+    b = ref.StreamSVMKernel(4, C=2.0, kernel="rbf", gamma=0.3)
+    for t in range(200):
+        assert a.step(X[t], y[t]) == b.step(X[t], y[t])
+        assert abs(a.balls[0].R - b.radius) <= 1e-12 * b.radius
+    ids, coef, _ = a.support()
+    np.testing.assert_allclose(coef, b.support()[1], rtol=1e-12)
+    np.testing.assert_array_equal(ids, b.support()[0])
+
+
+def test_merge_balls_closed_form():
+    assert ref.merge_balls(1.0, 2.0, 0.5) == (0.0, 2.0)       # a contains b
+    assert ref.merge_balls(1.0, 0.5, 2.0) == (1.0, 2.0)       # b contains a
+    t, R = ref.merge_balls(4.0, 1.0, 0.0)                     # Alg. 1: β = ½(1 − R/d)
+    assert R == 2.5 and t == 0.5 * (1 - 1.0 / 4.0)
+
+
+def _distances(state, ball, X, y, seen, kern, C):
+    ids = np.array([state.ids[m] for m in ball.members], dtype=int)
+    alpha = np.array(ball.alpha)
+    lam = np.zeros(seen)
+    lam[ids] = alpha * y[ids]
+    K = np.array([[kern.value(get_row(X, i), get_row(X, j)) for j in ids] for i in range(seen)])
+    kd = np.array([kern.value(get_row(X, i), get_row(X, i)) for i in range(seen)])
+    f = K @ alpha
+    wn = float(alpha @ K[ids] @ alpha)
+    assert abs(wn - ball.wnorm2) <= 1e-9 * max(1.0, wn)
+    assert abs(ball.xi2 - np.sum(lam ** 2) / C) <= 1e-12
+    assert abs(lam.sum() - 1.0) < 1e-9 and np.all(lam >= 0)
+    return np.sqrt(np.maximum(wn - 2 * y[:seen] * f + kd + ball.xi2 + (1 - 2 * lam) / C, 0.0))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("B", [2, 4])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_every_point_in_some_ball_after_every_step(kernel, B, sparse):
+    C = 2.0
+    X, y = _stream(50, 3, seed=B)
+    Xs = to_csr(X) if sparse else X
+    kern = Kernel(kernel, gamma=0.5)
+    st = ref.MultiBallStreamSVM(3, sparse, C=C, n_balls=B, kernel=kernel, gamma=0.5)
+    for t in range(X.shape[0]):
+        st.step(get_row(Xs, t), y[t])
+        assert len(st.balls) <= B
+        over = np.min([_distances(st, b, Xs, y, t + 1, kern, C) - b.R for b in st.balls], axis=0)
+        assert over.max() <= 1e-9, (t, over.max())
+    st.flush()
+    (ball,) = st.balls
+    assert (_distances(st, ball, Xs, y, X.shape[0], kern, C) - ball.R).max() <= 1e-9
