@@ -9,11 +9,13 @@ from .core.kernels import Kernel
 from .idsvm.estimators import IncrementalSVM
 from .kernel_pa.estimators import KernelPassiveAggressive
 from .linear.estimators import (OnlineLinearSVM, PassiveAggressive, Perceptron,
-                                ProximalPassiveAggressive)
+                                ProximalPassiveAggressive, ProximalReducedKernelPA,
+                                ReducedKernelPA)
 from .ramp.estimators import OnlineRampSVM
 from .ramp.online_asvmr import Greedy, LearningCurve, OnlineASVMR, QueryAll
 from .ramp.cccp import cccp_ramp
 from .persistence import load
+from .stream_svm.estimators import StreamSVM
 
 __version__ = "0.1.0"
 
@@ -29,7 +31,10 @@ __all__ = [
     "PassiveAggressive",
     "Perceptron",
     "ProximalPassiveAggressive",
+    "ProximalReducedKernelPA",
     "QueryAll",
+    "ReducedKernelPA",
+    "StreamSVM",
     "cccp_ramp",
     "load",
 ]

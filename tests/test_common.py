@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import refsvm
 from refsvm import _validation as V
+from refsvm import ProximalReducedKernelPA, ReducedKernelPA, StreamSVM
 
 from .conftest import BACKENDS
 
@@ -31,6 +32,13 @@ REGISTRY = {
     "KernelPassiveAggressive": lambda b: refsvm.KernelPassiveAggressive(gamma=0.5, backend=b),
     "OnlineRampSVM": lambda b: refsvm.OnlineRampSVM(C=2.0, gamma=0.5, backend=b),
     "IncrementalSVM": lambda b: refsvm.IncrementalSVM(C=1.0, gamma=0.5, backend=b),
+    "ReducedKernelPA": lambda b: ReducedKernelPA(n_reduced=10, gamma=0.5, random_state=0,
+                                                 backend=b),
+    "ProximalReducedKernelPA": lambda b: ProximalReducedKernelPA(n_reduced=10, gamma=0.5,
+                                                                 random_state=0, backend=b),
+    "StreamSVM": lambda b: StreamSVM(C=1.0, backend=b),
+    "StreamSVM-rbf-lookahead": lambda b: StreamSVM(C=1.0, kernel="rbf", gamma=0.5, lookahead=5,
+                                                   backend=b),
 }
 
 CASES = [(name, b) for name in REGISTRY for b in BACKENDS]

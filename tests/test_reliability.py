@@ -29,12 +29,17 @@ _FAST = {"Perceptron", "PassiveAggressive", "ProximalPassiveAggressive", "Online
 #: the linear learners are so fast that a pass is shorter than the input checks; they are
 #: interrupted during a many-pass ``fit`` instead of a one-pass ``partial_fit``
 _EPOCHS = {"Perceptron": "max_epochs", "PassiveAggressive": "n_epochs",
-           "ProximalPassiveAggressive": "n_epochs", "OnlineLinearSVM": "n_epochs"}
+           "ProximalPassiveAggressive": "n_epochs", "OnlineLinearSVM": "n_epochs",
+           "ReducedKernelPA": "n_epochs", "ProximalReducedKernelPA": "n_epochs"}
+#: one-pass learners whose step costs O(d): a long stream instead
+_LONG = {"StreamSVM": 1_000_000}
 
 
 def _stream(name, backend):
     if name in _EPOCHS:
         n = 100_000 if backend == "cython" else 5_000
+    elif name in _LONG:
+        n = _LONG[name] if backend == "cython" else 20_000
     elif name == "IncrementalSVM":
         n = 2_000 if backend == "cython" else 300
     else:
