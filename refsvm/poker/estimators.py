@@ -93,10 +93,10 @@ class POKER(BaseKernelClassifier):
     >>> from refsvm.poker.estimators import POKER
     >>> X, y = make_classification(n_samples=80, n_features=4, random_state=0)
     >>> svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X, y)
-    >>> batch = POKER(C=1.0, gamma=0.5, backend="python").fit(X, y)
+    >>> batch = POKER(C=1.0, gamma=0.5).fit(X, y)
     >>> bool(np.allclose(batch.decision_function(X), svc.decision_function(X), atol=1e-6))
     True
-    >>> inc = POKER(C=1.0, gamma=0.5, backend="python")
+    >>> inc = POKER(C=1.0, gamma=0.5)
     >>> for start in range(0, 80, 20):
     ...     _ = inc.partial_fit(X[start:start + 20], y[start:start + 20], classes=[0, 1])
     >>> bool(np.allclose(inc.decision_function(X), svc.decision_function(X), atol=1e-6))

@@ -315,6 +315,7 @@ class POKERState(StreamLearner):
             x = np.array(x, dtype=np.float64)
         i = self.n
         self.rows.append(x)
+        self._store_row(x)
         self.n += 1
         for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
             setattr(self, name, _grow(getattr(self, name), self.n))
@@ -326,16 +327,36 @@ class POKERState(StreamLearner):
         self.y[i] = y
         self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
         self.status[i] = PENDING
-        self.kdiag[i] = self.kernel.self_value(x)
+        self.kdiag[i] = self._k(i, i)
         self.kmax = max(self.kmax, abs(self.kdiag[i]))
         return i
+
+    def _store_row(self, x):
+        """Keep a copy of the row for the kernel (the twin: in its compiled row store)."""
+
+    def _k(self, a, b):
+        """k(x_a, x_b) of two stored ids, counted."""
+        return self.kernel(self.rows[a], self.rows[b])
+
+    def _kernel_value(self, a, b):
+        """k(x_a, x_b), not counted (diagnostics)."""
+        return self.kernel.value(self.rows[a], self.rows[b])
+
+    def _class_sums(self, ids, at_c):
+        """F_r = sum_{j at c} c y_j k(x_ids[r], x_j) (SelfInit's trivial partition)."""
+        F = np.zeros(len(ids))
+        for j in at_c:
+            for r, i in enumerate(ids):
+                kv = self.kdiag[i] if i == j else self._k(i, j)
+                F[r] += self.C * self.y[j] * kv
+        return F
 
     def _activate(self, ids):
         """The pending ``ids`` enter the problem at alpha = 0 (status I_o): their kernel
         values with I_s fill their rows of KS."""
         for i in ids:
             for j, s in enumerate(self.S):
-                self.KS[i, j] = self.kernel(self.rows[i], self.rows[s])
+                self.KS[i, j] = self._k(i, s)
             self.status[i] = I_O
 
     def _column(self, i):
@@ -356,7 +377,7 @@ class POKERState(StreamLearner):
             elif l in pos:
                 col[l] = self.KS[i, pos[l]]
             else:
-                col[l] = self.kernel(self.rows[l], self.rows[i])
+                col[l] = self._k(l, i)
         col[i] = self.kdiag[i]
         return col
 
@@ -750,7 +771,7 @@ class POKERState(StreamLearner):
         for r, j in enumerate(ids):
             acc = 0.0
             for l in sv:
-                kv = self.KS[j, pos[l]] if l in pos else self.kernel(self.rows[l], self.rows[j])
+                kv = self.KS[j, pos[l]] if l in pos else self._k(l, j)
                 acc += self.alpha[l] * self.y[l] * kv
             out[r] = acc
         return out
@@ -829,11 +850,7 @@ class POKERState(StreamLearner):
         at_c = ids[yy == cls]
         self.alpha[at_c] = self.C
         self.status[at_c] = I_C
-        F = np.zeros(ids.size)
-        for j in at_c:                                    # w'phi(x_i) = c sum_{at c} y_j k_ij
-            for r, i in enumerate(ids):
-                kv = self.kdiag[i] if i == j else self.kernel(self.rows[i], self.rows[j])
-                F[r] += self.C * self.y[j] * kv
+        F = self._class_sums(ids, at_c)                   # w'phi(x_i) = c sum_{at c} y_j k_ij
         # the bias that keeps the trivial partition optimal, at its finite end:
         # cls = +1 (b large): b >= F_i - 1 (y_i = +1, at c), b >= F_i + 1 (y_i = -1, at 0)
         bounds = F - yy                                   # g_i = 0 at b = F_i - y_i
@@ -1042,7 +1059,7 @@ class POKERState(StreamLearner):
         act = np.flatnonzero(self.status[:n] >= 0)
         sv = act[self.alpha[act] > 0]
         if K is None:
-            Ka = np.array([[self.kernel.value(self.rows[i], self.rows[j]) for j in sv]
+            Ka = np.array([[self._kernel_value(i, j) for j in sv]
                            for i in act]).reshape(act.size, sv.size)
         else:
             Ka = np.asarray(K)[np.ix_(act, sv)]

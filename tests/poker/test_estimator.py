@@ -11,10 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.poker.estimators import POKER
 
-from ..conftest import to_csr
+from ..conftest import BACKENDS, to_csr
 from ._oracle import two_blobs
-
-BACKENDS = ["python"]  # + "cython" once the twin is built (see test_twins.py)
 
 
 def _data(n=80, seed=0):

@@ -1,0 +1,80 @@
+"""POKER twins: the compiled twin passes the same breakpoints with the same numbers (after
+every breakpoint, dense and CSR), KKT after every breakpoint in the twin too, states move
+between twins (one persistence format)."""
+
+import numpy as np
+import pytest
+
+from refsvm.poker import poker as P
+
+from ..conftest import assert_states_equal, to_csr
+from ._oracle import KERNELS, gram, state_kwargs, two_blobs
+
+T = pytest.importorskip("refsvm.poker._poker", reason="compiled twin not built")
+
+
+def _run(module, X, y, C, kp, how, sparse=False, K=None):
+    st = module.POKERState(X.shape[1], sparse, C=C, **state_kwargs(kp))
+    log = []
+
+    def hook(s):
+        log.append(s.get_state())
+        if K is not None:
+            r = s.check(K)
+            assert max(r["kkt"], r["g_drift"], r["balance"]) <= 1e-8 * max(1.0, C), r
+
+    st.breakpoint_hook = hook
+    Xs = to_csr(X) if sparse else X
+    if how == "self":
+        st.self_init(Xs, y)
+    else:
+        for s in range(0, X.shape[0], how):
+            st.add_chunk(Xs[s:s + how], y[s:s + how])
+    st.unlearn(np.arange(0, X.shape[0], 4))
+    log.append(st.get_state())
+    return st, log
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kname", sorted(KERNELS))
+@pytest.mark.parametrize("how", [1, 9, "self"])
+def test_twins_agree_after_every_breakpoint(kname, how, sparse):
+    kp = KERNELS[kname]
+    X, y = two_blobs(n=60, d=4, seed=11)
+    X[np.abs(X) < 0.3] = 0.0
+    C = 3.0
+    K = gram(X, X, **kp)
+    _, ref = _run(P, X, y, C, kp, how, sparse)
+    _, twin = _run(T, X, y, C, kp, how, sparse, K=K)
+    assert len(ref) == len(twin) > 1
+    for r, (a, b) in enumerate(zip(ref, twin)):
+        assert_states_equal(a, b, rtol=1e-9, atol=1e-11, where=f"breakpoint {r}")
+
+
+def test_state_moves_between_twins():
+    kp = KERNELS["rbf"]
+    X, y = two_blobs(n=60, seed=12)
+    a = P.POKERState(2, C=1.0, **state_kwargs(kp))
+    a.add_chunk(X[:40], y[:40])
+    b = T.POKERState(**a.init_params())
+    b.load_state(a.save_state())
+    c = P.POKERState(**b.init_params())
+    c.load_state(b.save_state())
+    for s in (a, b, c):
+        s.add_chunk(X[40:], y[40:])
+    assert_states_equal(a.get_state(), b.get_state(), rtol=1e-10)
+    assert_states_equal(a.get_state(), c.get_state(), rtol=1e-10)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-12)
+
+
+def test_degenerate_stream_twins():
+    grid = np.array([[i, j] for i in range(-2, 3) for j in range(-2, 3)], float)
+    X = np.vstack([grid, grid])
+    y = np.tile(np.where((grid.sum(1) % 2) == 0, 1.0, -1.0), 2)
+    for kname in ("linear", "rbf"):
+        kp = KERNELS[kname]
+        _, ref = _run(P, X, y, 1.0, kp, 3)
+        _, twin = _run(T, X, y, 1.0, kp, 3, K=gram(X, X, **kp))
+        assert len(ref) == len(twin)
+        for a, b in zip(ref, twin):
+            assert_states_equal(a, b, rtol=1e-9, atol=1e-11)
