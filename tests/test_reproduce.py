@@ -20,11 +20,11 @@ from refsvm.reproduce import get_paper, paper_names, reproduce
 from refsvm.reproduce._runner import Store, write_atomic
 
 PAPERS = ("wang-vucetic", "lee-tseng-chen", "bagnell", "cauwenberghs-poggio")
-pytest.importorskip("matplotlib")
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
+    pytest.importorskip("matplotlib")
     out = tmp_path_factory.mktemp("reproduce")
     summaries = {p: reproduce(p, mode="quick", out=out, progress=False,
                               stream=open(os.devnull, "w")) for p in PAPERS}
@@ -264,3 +264,20 @@ def test_default_protocol_gauss_table1(tmp_path):
                   only=["gauss", "LIBSVM", "OnlineSVMR"], stream=open(os.devnull, "w"))
     for row in s["tables"][0]["rows"]:
         assert abs(row["accuracy"]["diff"]) < 1.0
+
+
+def test_full_mode_selects_the_best_grid_setting_then_runs_the_repeats():
+    from refsvm.reproduce import wang_vucetic as wv
+
+    sel = [c for c in wv.plan_table1("full", []) if c.dataset == "gauss"
+           and c.method == "OnlineSVMR"]
+    assert len(sel) == len(wv.C_GRID) * len(wv.K_GRID) * 3
+    assert all(c.setting.startswith("select:") and c.params["validate"] for c in sel)
+    best = (10, 2)
+    records = [{"key": c.key, "result": {"accuracy": 0.9 if (c.params["C"], c.params["k"]) == best
+                                         else 0.5}} for c in sel]
+    cells = [c for c in wv.plan_table1("full", records) if c.dataset == "gauss"
+             and c.method == "OnlineSVMR" and not c.setting.startswith("select")]
+    assert len(cells) == 10
+    assert {(c.params["C"], c.params["k"]) for c in cells} == {best}
+    assert not any(c.params["validate"] for c in cells)
