@@ -46,7 +46,8 @@ def _data(cell, data_home, n):
         return X, y[idx]
     X, y, _, _ = load_dataset(cell.dataset, n_train=n, n_test=10, random_state=seed,
                               data_home=data_home)
-    return X[rng.permutation(X.shape[0])], y
+    perm = rng.permutation(X.shape[0])
+    return X[perm], y[perm]
 
 
 def run_loo(cell, data_home):

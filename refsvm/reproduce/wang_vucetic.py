@@ -442,9 +442,9 @@ def plot_figure5(records, folder, mode):
     fig, axes = figure(1, 2)
     for col, key, label in ((0, "kernel_evals", "# kernel computation"), (1, "accuracy", "ACC")):
         for (ds, method), (x, yv) in sorted(mean_curves(records, "n_seen", key).items()):
-            axes[0, col].plot(x, np.maximum(yv, 1) if col == 0 else yv,
-                              label=method.replace("OnlineSVMR ", "m: ").replace("m: none",
-                                                                                 "OnlineSVMR"))
+            label = ("OnlineSVMR" if method.endswith("none")
+                     else method.replace("OnlineSVMR ", "OnlineSVMR+Removal, "))
+            axes[0, col].plot(x, np.maximum(yv, 1) if col == 0 else yv, label=label)
         axes[0, col].set(xscale="log", xlabel="data stream length", ylabel=label,
                          title=f"({'ab'[col]}) NCheckerboard")
     axes[0, 0].set_yscale("log")
