@@ -27,7 +27,7 @@ from refsvm.stream_svm import stream_svm as _ref
 cdef double FOLD = _ref.FOLD
 cdef double TOL = _ref.TOL
 
-__all__ = ["StreamSVMLinear", "StreamSVMKernel", "enclosing_ball", "simplex_qp"]
+__all__ = ["StreamSVMLinear", "StreamSVMKernel", "MultiBallStreamSVM", "enclosing_ball", "simplex_qp"]
 
 
 # --------------------------------------------------------------------------- the solver
@@ -870,3 +870,330 @@ cdef class StreamSVMKernel(_StreamSVM):
         self.kern.n_evals = int(data["n_evals"])
         self.store.keep(NULL, 0)
         self._unpack("sv_", data, self.store)
+
+
+# --------------------------------------------------------------------------- multiple balls
+cdef inline void _merge_balls(double D, double Ra, double Rb, double* t, double* R) noexcept nogil:
+    """See the reference's ``merge_balls``."""
+    if D + Rb <= Ra:
+        t[0] = 0.0
+        R[0] = Ra
+    elif D + Ra <= Rb:
+        t[0] = 1.0
+        R[0] = Rb
+    else:
+        R[0] = 0.5 * (D + Ra + Rb)
+        t[0] = (R[0] - Ra) / D
+
+
+@cython.nonecheck(False)
+cdef class MultiBallStreamSVM(StreamLearner):
+    """Multiple balls (Sec. 4.3); see :class:`refsvm.stream_svm.stream_svm.MultiBallStreamSVM`.
+
+    Balls have stable handles 0..B (slots of ``bw``, ``bxi``, ``bR`` and the (B+1)² matrix
+    P); ``order`` lists the handles in the reference's list order (a merge removes both
+    balls and appends the merged one, which keeps the first ball's handle).  Every kept
+    row records its ball handle and its α."""
+
+    cdef RowStore store
+    cdef CKernel kern
+    cdef readonly double C
+    cdef readonly int n_balls
+    cdef readonly long long M, n_seen
+    cdef long long* ids
+    cdef double* alpha
+    cdef int* row_ball
+    cdef Py_ssize_t nrows, cap_ids, cap_alpha, cap_rb
+    cdef int nb                              # balls in the list
+    cdef int* order                          # handles in list order
+    cdef int* free_h                         # 1 if the handle is unused
+    cdef double* bw
+    cdef double* bxi
+    cdef double* bR
+    cdef double* P                           # (B+1)² by handle
+    cdef double* f                           # per handle, f_b(x) of the example in hand
+
+    def __cinit__(self, *args, **kwargs):
+        self.ids = NULL
+        self.alpha = NULL
+        self.row_ball = NULL
+        self.order = self.free_h = NULL
+        self.bw = self.bxi = self.bR = self.P = self.f = NULL
+        self.nrows = self.cap_ids = self.cap_alpha = self.cap_rb = 0
+
+    def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
+                 degree=3, coef0=0.0):
+        cdef int h, B1 = n_balls + 1
+        self.n_features = n_features
+        self.sparse = sparse
+        self.C = C
+        self.n_balls = n_balls
+        self.kern = CKernel(kernel, gamma, degree, coef0)
+        self.store = RowStore(n_features, sparse)
+        self.order = <int*> calloc(B1, sizeof(int))
+        self.free_h = <int*> calloc(B1, sizeof(int))
+        self.bw = <double*> calloc(B1, sizeof(double))
+        self.bxi = <double*> calloc(B1, sizeof(double))
+        self.bR = <double*> calloc(B1, sizeof(double))
+        self.f = <double*> calloc(B1, sizeof(double))
+        self.P = <double*> calloc(B1 * B1, sizeof(double))
+        if (self.order == NULL or self.free_h == NULL or self.bw == NULL or self.bxi == NULL
+                or self.bR == NULL or self.f == NULL or self.P == NULL):
+            raise MemoryError()
+        for h in range(B1):
+            self.free_h[h] = 1
+
+    def __dealloc__(self):
+        free(self.ids)
+        free(self.alpha)
+        free(self.row_ball)
+        free(self.order)
+        free(self.free_h)
+        free(self.bw)
+        free(self.bxi)
+        free(self.bR)
+        free(self.P)
+        free(self.f)
+
+    @property
+    def n_kernel_evals(self):
+        return self.kern.n_evals
+
+    @property
+    def n_updates(self):
+        return self.M
+
+    @property
+    def n_buffered(self):
+        return self.nb - 1 if self.nb > 1 else 0
+
+    cdef int _append_row(self, const int* xi, const double* xv, Py_ssize_t nnz, long long n,
+                         double a, int h) except -1 nogil:
+        if self.sparse:
+            self.store.append_csr(xi, xv, nnz)
+        else:
+            self.store.append_dense(xv)
+        grow(<void**> &self.ids, &self.cap_ids, self.nrows + 1, sizeof(long long))
+        grow(<void**> &self.alpha, &self.cap_alpha, self.nrows + 1, sizeof(double))
+        grow(<void**> &self.row_ball, &self.cap_rb, self.nrows + 1, sizeof(int))
+        self.ids[self.nrows] = n
+        self.alpha[self.nrows] = a
+        self.row_ball[self.nrows] = h
+        self.nrows += 1
+        return 0
+
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        cdef long long n = self.n_seen
+        cdef Py_ssize_t m
+        cdef int k, h, B1 = self.n_balls + 1
+        cdef double kxx, t, d
+        self.n_seen += 1
+        for k in range(B1):
+            self.f[k] = 0.0
+        for m in range(self.nrows):
+            if self.sparse:
+                self.f[self.row_ball[m]] += self.alpha[m] * self.kern.k_row_csr(self.store, m, xi, xv, nnz)
+            else:
+                self.f[self.row_ball[m]] += self.alpha[m] * self.kern.k_row_dense(self.store, m, xv)
+        self.kern.n_evals += 1
+        if self.sparse:
+            kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz)
+        else:
+            kxx = kernel_dense(&self.kern.spec, xv, xv, self.n_features)
+        for k in range(self.nb):
+            h = self.order[k]
+            t = self.bw[h] - 2.0 * y * self.f[h] + kxx
+            if t < 0.0:
+                t = 0.0
+            d = sqrt(t + self.bxi[h] + 1.0 / self.C)
+            if d < self.bR[h]:
+                return 0                      # inside a ball: discarded
+        h = 0
+        while not self.free_h[h]:
+            h += 1
+        self.free_h[h] = 0
+        self._append_row(xi, xv, nnz, n, y, h)
+        self.bw[h] = kxx
+        self.bxi[h] = 1.0 / self.C
+        self.bR[h] = 0.0
+        for k in range(self.nb):
+            self.P[h * B1 + self.order[k]] = y * self.f[self.order[k]]
+            self.P[self.order[k] * B1 + h] = y * self.f[self.order[k]]
+        self.P[h * B1 + h] = kxx
+        self.order[self.nb] = h
+        self.nb += 1
+        self.M += 1
+        if self.nb > self.n_balls:
+            self._merge_closest()
+        return 1
+
+    cdef void _merge_closest(self) noexcept nogil:
+        cdef int a, b, ha, hb, k, pos, B1 = self.n_balls + 1, best_a = -1, best_b = -1
+        cdef double D2, D, t = 0.0, R = 0.0, best_R = 0.0, best_t = 0.0, u
+        cdef Py_ssize_t m
+        for a in range(self.nb):
+            for b in range(a + 1, self.nb):
+                ha = self.order[a]
+                hb = self.order[b]
+                D2 = self.bw[ha] + self.bw[hb] - 2.0 * self.P[ha * B1 + hb] + self.bxi[ha] + self.bxi[hb]
+                D = sqrt(D2) if D2 > 0.0 else 0.0
+                _merge_balls(D, self.bR[ha], self.bR[hb], &t, &R)
+                if best_a < 0 or R < best_R:
+                    best_a, best_b, best_R, best_t = a, b, R, t
+        ha = self.order[best_a]
+        hb = self.order[best_b]
+        t = best_t
+        u = 1.0 - t
+        for m in range(self.nrows):
+            if self.row_ball[m] == ha:
+                self.alpha[m] = u * self.alpha[m]
+            elif self.row_ball[m] == hb:
+                self.alpha[m] = t * self.alpha[m]
+                self.row_ball[m] = ha
+        self.bw[ha] = (u * u) * self.bw[ha] + 2.0 * t * u * self.P[ha * B1 + hb] + (t * t) * self.bw[hb]
+        self.bxi[ha] = (u * u) * self.bxi[ha] + (t * t) * self.bxi[hb]
+        self.bR[ha] = best_R
+        for k in range(self.nb):
+            if k != best_a and k != best_b:
+                b = self.order[k]
+                self.P[ha * B1 + b] = u * self.P[ha * B1 + b] + t * self.P[hb * B1 + b]
+                self.P[b * B1 + ha] = self.P[ha * B1 + b]
+        self.P[ha * B1 + ha] = self.bw[ha]
+        self.free_h[hb] = 1
+        pos = 0
+        for k in range(self.nb):
+            if k != best_a and k != best_b:
+                self.order[pos] = self.order[k]
+                pos += 1
+        self.order[pos] = ha
+        self.nb = pos + 1
+
+    def flush(self):
+        """Merge all balls into one.  Returns the merges made."""
+        cdef int k = 0
+        while self.nb > 1:
+            self._merge_closest()
+            k += 1
+        return k
+
+    def flushed(self):
+        model = restore_state(type(self), self.init_params(), self.save_state())
+        model.flush()
+        return model
+
+    @property
+    def radius(self):
+        if self.nb == 0:
+            return 0.0
+        if self.nb > 1:
+            return self.flushed().radius
+        return self.bR[self.order[0]]
+
+    def center_function(self, X):
+        """f(x) of the single ball (call on a flushed model); not counted."""
+        cdef Py_ssize_t m
+        if self.nb == 0:
+            return np.zeros(X.shape[0])
+        coef = np.array([self.alpha[m] if self.row_ball[m] == self.order[0] else 0.0
+                         for m in range(self.nrows)], dtype=np.float64)
+        return self.store.expansion(self.kern, coef, X)
+
+    def decision_function(self, X):
+        model = self.flushed() if self.nb > 1 else self
+        return model.center_function(X)
+
+    def support(self):
+        """(stream ids, α, rows) of the final ball, in stream order."""
+        cdef MultiBallStreamSVM model = self.flushed() if self.nb > 1 else self
+        data = model.save_state()
+        keep = np.flatnonzero(data["ball_of"] == 0)
+        return (data["ids"][keep], data["alpha"][keep], model.store.to_matrix(keep))
+
+    @property
+    def coef(self):
+        ids, alpha, rows = self.support()
+        return np.asarray(rows.T @ alpha).ravel() if alpha.size else np.zeros(self.n_features)
+
+    def init_params(self):
+        k = self.kern
+        return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
+                    n_balls=self.n_balls, kernel=k.kind, gamma=k.gamma, degree=k.degree,
+                    coef0=k.coef0)
+
+    def save_state(self):
+        cdef Py_ssize_t m
+        cdef int k, j, B1 = self.n_balls + 1
+        pos = {self.order[k]: k for k in range(self.nb)}
+        out = {
+            "ids": np.array([self.ids[m] for m in range(self.nrows)], dtype=np.int64),
+            "ball_of": np.array([pos[self.row_ball[m]] for m in range(self.nrows)],
+                                dtype=np.int64),
+            "alpha": np.array([self.alpha[m] for m in range(self.nrows)], dtype=np.float64),
+            "ball_wnorm2": np.array([self.bw[self.order[k]] for k in range(self.nb)]),
+            "ball_xi2": np.array([self.bxi[self.order[k]] for k in range(self.nb)]),
+            "ball_R": np.array([self.bR[self.order[k]] for k in range(self.nb)]),
+            "P": np.array([[self.P[self.order[k] * B1 + self.order[j]] for j in range(self.nb)]
+                           for k in range(self.nb)], dtype=np.float64).reshape(self.nb, self.nb),
+            "M": self.M, "n_seen": self.n_seen, "n_evals": self.kern.n_evals,
+        }
+        M = self.store.to_matrix()
+        if self.sparse:
+            out.update({"sv_data": np.asarray(M.data, dtype=np.float64),
+                        "sv_indices": np.asarray(M.indices, dtype=np.int32),
+                        "sv_indptr": np.asarray(M.indptr, dtype=np.int64)})
+        else:
+            out["sv_X"] = np.ascontiguousarray(M, dtype=np.float64).reshape(-1, self.n_features)
+        return out
+
+    def load_state(self, data):
+        cdef Py_ssize_t m
+        cdef int k, j, B1 = self.n_balls + 1
+        if self.sparse:
+            indptr = np.asarray(data["sv_indptr"])
+            X = sp.csr_matrix((np.asarray(data["sv_data"], dtype=np.float64),
+                               np.asarray(data["sv_indices"], dtype=np.int32), indptr),
+                              shape=(indptr.shape[0] - 1, self.n_features))
+            X.indices = X.indices.astype(np.int32)
+        else:
+            X = np.ascontiguousarray(data["sv_X"], dtype=np.float64).reshape(-1, self.n_features)
+        nb = len(data["ball_R"])
+        if nb > self.n_balls:
+            raise ValueError("more saved balls than n_balls")
+        self.store.keep(NULL, 0)
+        self.nrows = 0
+        for m in range(X.shape[0]):
+            self.store.append(X, m)
+            grow(<void**> &self.ids, &self.cap_ids, self.nrows + 1, sizeof(long long))
+            grow(<void**> &self.alpha, &self.cap_alpha, self.nrows + 1, sizeof(double))
+            grow(<void**> &self.row_ball, &self.cap_rb, self.nrows + 1, sizeof(int))
+            self.ids[m] = data["ids"][m]
+            self.alpha[m] = data["alpha"][m]
+            self.row_ball[m] = data["ball_of"][m]     # handle k = list position k
+            self.nrows += 1
+        for k in range(B1):
+            self.free_h[k] = 1
+        P = np.asarray(data["P"], dtype=np.float64).reshape(nb, nb)
+        for k in range(nb):
+            self.order[k] = k
+            self.free_h[k] = 0
+            self.bw[k] = data["ball_wnorm2"][k]
+            self.bxi[k] = data["ball_xi2"][k]
+            self.bR[k] = data["ball_R"][k]
+            for j in range(nb):
+                self.P[k * B1 + j] = P[k, j]
+        self.nb = nb
+        self.M = int(data["M"])
+        self.n_seen = int(data["n_seen"])
+        self.kern.n_evals = int(data["n_evals"])
+
+    def get_state(self):
+        saved = self.save_state()
+        return {
+            "R": saved["ball_R"], "xi2": saved["ball_xi2"], "wnorm2": saved["ball_wnorm2"],
+            "P": saved["P"], "ids": saved["ids"], "ball_of": saved["ball_of"],
+            "alpha": saved["alpha"],
+            "n_updates": self.M,
+            "n_seen": self.n_seen,
+            "n_kernel_evals": self.kern.n_evals,
+        }

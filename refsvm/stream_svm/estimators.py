@@ -43,7 +43,7 @@ class StreamSVM(BaseKernelClassifier):
         them and the pair of objects whose enclosing ball is smallest is merged, so B
         balls remain; all are merged at the end (see
         :class:`refsvm.stream_svm.stream_svm.MultiBallStreamSVM`).  B > 1 needs
-        ``lookahead=1`` and, for now, ``backend="python"`` (no compiled twin yet).
+        ``lookahead=1`` and the consistent form.
     form : {"consistent", "printed"}, default="consistent"
         Lines 3 and 9 of Algorithm 1: the consistent ξ² bookkeeping (ξ² = 1/C at the
         start, ξ² ← (1 − β)²ξ² + β²/C) or exactly as printed (ξ² = 1, line 9 with the
@@ -149,11 +149,6 @@ class StreamSVM(BaseKernelClassifier):
             )
         if self.n_balls != 1 and self.form != "consistent":
             raise ValueError(f"n_balls={self.n_balls!r} needs form='consistent'")
-        if self.n_balls != 1 and self.backend != "python":
-            raise ValueError(
-                f"n_balls={self.n_balls!r}: the multiple-balls variant has no compiled twin yet; "
-                "pass backend='python' (the reference) or n_balls=1"
-            )
         if self.form == "printed" and self.lookahead != 1:
             raise ValueError(
                 f"form='printed' is Algorithm 1 as printed and needs lookahead=1; got "

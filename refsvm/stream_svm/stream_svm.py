@@ -51,8 +51,8 @@ combination c' = λ_0 c + Σ_j λ_j φ̃(z_j), so w' = λ_0 w + Σ_j λ_j y_j φ
 
     ξ'² = λ_0² ξ² + Σ_j λ_j² / C.
 
-Multiple balls (Sec. 4.3): :class:`MultiBallStreamSVM` (reference only; see its
-docstring for the merge policy).
+Multiple balls (Sec. 4.3): :class:`MultiBallStreamSVM` (see its docstring for the merge
+policy).
 """
 
 from __future__ import annotations
@@ -644,7 +644,7 @@ class _Ball:
 
 
 class MultiBallStreamSVM(StreamLearner):
-    """StreamSVM with B balls (Sec. 4.3); reference only (no compiled twin yet).
+    """StreamSVM with B balls (Sec. 4.3).
 
     Every point belongs to exactly one ball, so the e-parts of different balls are
     orthogonal and the distance of two centers is
@@ -791,14 +791,16 @@ class MultiBallStreamSVM(StreamLearner):
         return model.center_function(X)
 
     def support(self):
-        """(stream ids, α, rows) of the final ball."""
+        """(stream ids, α, rows) of the final ball, in stream order."""
         model = self.flushed() if len(self.balls) > 1 else self
         if not model.balls:
             return np.zeros(0, np.int64), np.zeros(0), stack_rows([], self.n_features, self.sparse)
         b = model.balls[0]
-        return (np.array([self.ids[m] for m in b.members], dtype=np.int64),
-                np.array(b.alpha, dtype=np.float64),
-                stack_rows([self.rows[m] for m in b.members], self.n_features, self.sparse))
+        ids = np.array([self.ids[m] for m in b.members], dtype=np.int64)
+        order = np.argsort(ids, kind="stable")
+        return (ids[order], np.array(b.alpha, dtype=np.float64)[order],
+                stack_rows([self.rows[b.members[k]] for k in order], self.n_features,
+                           self.sparse))
 
     @property
     def coef(self):
@@ -807,10 +809,11 @@ class MultiBallStreamSVM(StreamLearner):
         return np.asarray(rows.T @ alpha).ravel() if alpha.size else np.zeros(self.n_features)
 
     def get_state(self):
+        saved = self.save_state()
         return {
-            "R": np.array([b.R for b in self.balls]),
-            "xi2": np.array([b.xi2 for b in self.balls]),
-            "wnorm2": np.array([b.wnorm2 for b in self.balls]),
+            "R": saved["ball_R"], "xi2": saved["ball_xi2"], "wnorm2": saved["ball_wnorm2"],
+            "P": saved["P"], "ids": saved["ids"], "ball_of": saved["ball_of"],
+            "alpha": saved["alpha"],
             "n_updates": self.M,
             "n_seen": self.n_seen,
             "n_kernel_evals": self.n_kernel_evals,
@@ -823,7 +826,32 @@ class MultiBallStreamSVM(StreamLearner):
                     coef0=k.coef0)
 
     def save_state(self):
-        raise NotImplementedError("MultiBallStreamSVM: persistence not implemented yet")
+        """Rows in stream order with their ball (its position in the list) and α; the
+        balls' ‖w‖², ξ², R and the matrix P, in the order of the list."""
+        ball_of = np.zeros(len(self.rows), dtype=np.int64)
+        alpha = np.zeros(len(self.rows))
+        for k, b in enumerate(self.balls):
+            for m, a in zip(b.members, b.alpha):
+                ball_of[m], alpha[m] = k, a
+        out = {"ids": np.array(self.ids, dtype=np.int64), "ball_of": ball_of, "alpha": alpha,
+               "ball_wnorm2": np.array([b.wnorm2 for b in self.balls]),
+               "ball_xi2": np.array([b.xi2 for b in self.balls]),
+               "ball_R": np.array([b.R for b in self.balls]), "P": self.P.copy(),
+               "M": self.M, "n_seen": self.n_seen, "n_evals": self.kernel.n_evals}
+        out.update(_pack("sv_", self.rows, self.n_features, self.sparse))
+        return out
 
     def load_state(self, data):
-        raise NotImplementedError("MultiBallStreamSVM: persistence not implemented yet")
+        self.rows = _unpack("sv_", data, self.n_features, self.sparse)
+        self.ids = [int(i) for i in data["ids"]]
+        ball_of = np.asarray(data["ball_of"])
+        self.balls = [
+            _Ball([int(m) for m in np.flatnonzero(ball_of == k)],
+                  [float(a) for a in np.asarray(data["alpha"])[ball_of == k]],
+                  float(data["ball_wnorm2"][k]), float(data["ball_xi2"][k]),
+                  float(data["ball_R"][k]))
+            for k in range(len(data["ball_R"]))]
+        self.P = np.array(data["P"], dtype=np.float64).reshape(len(self.balls), len(self.balls))
+        self.M = int(data["M"])
+        self.n_seen = int(data["n_seen"])
+        self.kernel.n_evals = int(data["n_evals"])

@@ -137,21 +137,27 @@ def test_printed_form_needs_algorithm_1_and_non_finite_input(backend):
         assert pickle.dumps(clf) == before
 
 
-def test_multiple_balls():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multiple_balls(backend):
     X, y = _data()
-    one = StreamSVM(C=1.0, backend="python").fit(X, y)
-    same = StreamSVM(C=1.0, n_balls=1, backend="python").fit(X, y)
+    one = StreamSVM(C=1.0, backend=backend).fit(X, y)
+    same = StreamSVM(C=1.0, n_balls=1, backend=backend).fit(X, y)
     np.testing.assert_array_equal(one.coef_, same.coef_)
     for B in (2, 4):
-        clf = StreamSVM(C=1.0, n_balls=B, backend="python").fit(X, y)
+        clf = StreamSVM(C=1.0, n_balls=B, backend=backend).fit(X, y)
         assert clf._states[0].n_buffered == 0                # merged at the end of fit
         np.testing.assert_allclose(clf.coef_[0], clf.dual_coef_[0] @ X[clf.support_], rtol=1e-10)
-        pieces = StreamSVM(C=1.0, n_balls=B, backend="python")
+        py = StreamSVM(C=1.0, n_balls=B, backend="python").fit(X, y)
+        np.testing.assert_allclose(clf.decision_function(X), py.decision_function(X), rtol=1e-9,
+                                   atol=1e-11)
+        rbf = StreamSVM(C=1.0, n_balls=B, kernel="rbf", gamma=0.5, backend=backend).fit(X, y)
+        np.testing.assert_array_equal(rbf.support_vectors_, X[rbf.support_])
+        pieces = StreamSVM(C=1.0, n_balls=B, backend=backend)
         for start in range(0, 400, 50):
             pieces.partial_fit(X[start:start + 50], y[start:start + 50], classes=[-1, 1])
         assert pieces._states[0].n_buffered > 0 or B == 1
         np.testing.assert_allclose(pieces.decision_function(X), clf.decision_function(X),
                                    rtol=1e-10, atol=1e-12)
-    for bad in (dict(lookahead=3), dict(form="printed"), dict(backend="cython")):
+    for bad in (dict(lookahead=3), dict(form="printed")):
         with pytest.raises(ValueError, match="n_balls"):
-            StreamSVM(n_balls=2, **{"backend": "python", **bad}).fit(X, y)
+            StreamSVM(n_balls=2, backend=backend, **bad).fit(X, y)

@@ -1,4 +1,4 @@
-"""Multiple balls (Sec. 4.3), reference only: B = 1 is Algorithm 1; after every step each
+"""Multiple balls (Sec. 4.3): B = 1 is Algorithm 1; after every step each
 point seen lies in one of the balls; after the final merge every point lies in the ball."""
 
 import numpy as np
@@ -68,3 +68,32 @@ def test_every_point_in_some_ball_after_every_step(kernel, B, sparse):
     st.flush()
     (ball,) = st.balls
     assert (_distances(st, ball, Xs, y, X.shape[0], kern, C) - ball.R).max() <= 1e-9
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("B", [2, 5])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_twins_agree_after_every_step(kernel, B, sparse):
+    from refsvm.stream_svm import _stream_svm as twin
+
+    from ..conftest import assert_states_equal, sparse_stream
+
+    X, y = sparse_stream(n=150, d=6, seed=B)
+    Xs = to_csr(X) if sparse else X
+    a = ref.MultiBallStreamSVM(6, sparse, C=2.0, n_balls=B, kernel=kernel, gamma=0.4)
+    b = twin.MultiBallStreamSVM(6, sparse, C=2.0, n_balls=B, kernel=kernel, gamma=0.4)
+    for t in range(X.shape[0]):
+        assert a.step(get_row(Xs, t), y[t]) == b.step(get_row(Xs, t), y[t])
+        assert_states_equal(a.get_state(), b.get_state(), rtol=1e-9, atol=1e-11, where=f"step {t}")
+    np.testing.assert_allclose(b.decision_function(Xs), a.decision_function(Xs), rtol=1e-9,
+                               atol=1e-11)
+    assert abs(a.radius - b.radius) <= 1e-10 * a.radius
+    # one persistence format: mid-stream state of either twin continues in the other
+    for src, dst in ((a, twin.MultiBallStreamSVM), (b, ref.MultiBallStreamSVM)):
+        moved = dst(**src.init_params())
+        moved.load_state(src.save_state())
+        assert_states_equal(src.get_state(), moved.get_state(), rtol=0, atol=0)
+        np.testing.assert_allclose(moved.decision_function(Xs), a.decision_function(Xs),
+                                   rtol=1e-9, atol=1e-11)
+    assert a.flush() == b.flush()
+    assert_states_equal(a.get_state(), b.get_state(), rtol=1e-9, atol=1e-11, where="flush")
