@@ -126,11 +126,15 @@ def next_breakpoint(t_end, w_end, ts, ws, ids, kinds):
     id, kind).  t_min is the smallest step; the events with t <= t_min + w are tied;
     the end goes first (a priority event), then the tied event of the smallest example
     id.  Returns (t_min, kind, id); kind -1 when there is no event at all."""
-    tmin = min([t_end] + ([float(np.min(ts))] if len(ts) else []))
+    ts, ws = np.asarray(ts, dtype=np.float64), np.asarray(ws, dtype=np.float64)
+    tmin = min(t_end, float(ts.min())) if ts.size else t_end
     if not np.isfinite(tmin):
         return np.inf, -1, -1
+    # only the tied events take part in the choice (the same choice, in O(#tied))
+    tied = np.flatnonzero(ts <= tmin + ws)
+    ids, kinds = np.asarray(ids), np.asarray(kinds)
     events = [(t_end, EV_END, -1, w_end, True)]
-    events += [(t, k, i, w, False) for t, w, i, k in zip(ts, ws, ids, kinds)]
+    events += [(float(ts[j]), int(kinds[j]), int(ids[j]), float(ws[j]), False) for j in tied]
     kind, who = least_index_event(events, tmin)
     return (t_end if kind == EV_END else tmin), int(kind), int(who)
 
@@ -552,28 +556,23 @@ class POKERState(StreamLearner):
             aS, bdot, gdot, rtol, t_end, b_only, aF = self._direction(mode)
             # ---- the next breakpoint (Sec. 3: "b can increase until one of the four
             # types of inequality constraints becomes active")
-            ts, ws, ids, kinds = [], [], [], []
+            # alpha_s reaching c (rate > 0) or 0 (rate < 0); rates within round-off of
+            # zero make no event
             athr = EPS_ARATE * (float(np.max(np.abs(aS))) if k else 0.0)
-            ea = EPS_ALPHA * self.C
-            for pos in range(k):
-                s, a = S[pos], aS[pos]
-                if a > athr and a > 0:                         # alpha_s reaches c
-                    ts.append(max((self.C - self.alpha[s]) / a, 0.0))
-                elif a < -athr and a < 0:                      # alpha_s reaches 0
-                    ts.append(max(-self.alpha[s] / a, 0.0))
-                else:
-                    continue
-                ws.append(ea / abs(a))
-                ids.append(int(s))
-                kinds.append(EV_LEAVE)
+            up, down = (aS > athr) & (aS > 0), (aS < -athr) & (aS < 0)
+            moving = up | down
+            aSm = aS[moving]
+            ts_s = np.maximum(np.where(up[moving], self.C - self.alpha[S[moving]],
+                                       -self.alpha[S[moving]]) / aSm, 0.0) if k else np.zeros(0)
+            ws_s = EPS_ALPHA * self.C / np.abs(aSm)
+            # an s_o or a xi_c reaching 0 (candidates to join I_s)
             cand = np.flatnonzero(((st == I_O) & (gdot < -rtol)) | ((st == I_C) & (gdot > rtol)))
             if self.dependent:
                 cand = cand[~np.isin(cand, self.dependent)]
-            if cand.size:                                      # an s_o or a xi_c reaches 0
-                ts.extend(np.maximum(-self.g[cand] / gdot[cand], 0.0).tolist())
-                ws.extend((EPS_G / np.abs(gdot[cand])).tolist())
-                ids.extend(cand.tolist())
-                kinds.extend([EV_JOIN] * cand.size)
+            ts = np.concatenate((ts_s, np.maximum(-self.g[cand] / gdot[cand], 0.0)))
+            ws = np.concatenate((ws_s, EPS_G / np.abs(gdot[cand])))
+            ids = np.concatenate((S[moving], cand))
+            kinds = np.concatenate((np.full(aSm.shape[0], EV_LEAVE), np.full(cand.shape[0], EV_JOIN)))
             w_end = 1e-15 if mode != BIAS else 1e-15 * max(1.0, abs(self.tau))
             t, kind, who = next_breakpoint(t_end, w_end, ts, ws, ids, kinds)
             if kind < 0 and mode == UNLEARN:
