@@ -31,7 +31,7 @@ def _watch(state, K, C, log):
 
 
 @pytest.mark.parametrize("kname", sorted(KERNELS))
-@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("C", [0.01, 1.0, pytest.param(100.0, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("chunk", [1, 7, 50, "all"])
 def test_altpoker_equals_svc_after_every_chunk(kname, C, chunk):
     kp = KERNELS[kname]
@@ -142,7 +142,8 @@ def _degenerate_streams():
             "class_on_margin": margin, "zero_rows": zeros}
 
 
-@pytest.mark.parametrize("name", sorted(_degenerate_streams()))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "collinear"
+                                  else n for n in sorted(_degenerate_streams())])
 @pytest.mark.parametrize("kname", ["linear", "rbf", "poly"])
 @pytest.mark.parametrize("chunk", [1, 5, "self"])
 def test_degenerate_streams(name, kname, chunk):
