@@ -164,6 +164,8 @@ def main(argv=None):
     rep.add_argument("--only", nargs="*", help="data set and/or method names to keep")
     rep.add_argument("--format", choices=("table", "csv", "json"), default="table")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rep.add_argument("--no-run", action="store_true",
+                     help="run nothing: print the tables of the cells stored under --out")
     args = parser.parse_args(argv)
     if args.command == "compare":
         if args.n_samples < 10:
@@ -187,7 +189,8 @@ def main(argv=None):
                 paper.item(items[0])
             reproduce(paper, items, mode=args.mode, n_jobs=args.n_jobs,
                       scheduler=args.scheduler, out=args.out, data_home=args.data_home,
-                      fmt=args.format, only=args.only, progress=not args.no_progress)
+                      fmt=args.format, only=args.only, progress=not args.no_progress,
+                      run=not args.no_run)
         except ValueError as exc:
             parser.error(str(exc))
         except Interrupted as exc:

@@ -281,3 +281,11 @@ def test_full_mode_selects_the_best_grid_setting_then_runs_the_repeats():
     assert len(cells) == 10
     assert {(c.params["C"], c.params["k"]) for c in cells} == {best}
     assert not any(c.params["validate"] for c in cells)
+
+
+def test_no_run_reports_without_running(tmp_path):
+    s = reproduce("lee-tseng-chen", ["table1"], mode="quick", out=tmp_path, progress=False,
+                  run=False, draw=False, only=["svmguide1"], stream=open(os.devnull, "w"))
+    assert s["ran"] == 0
+    assert {r["status"] for r in s["tables"][0]["rows"]} == {"not run"}
+    assert not (tmp_path / "lee-tseng-chen" / "cells").exists()

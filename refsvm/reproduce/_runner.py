@@ -298,7 +298,7 @@ def _missing_datasets(cells, data_home):
 # ------------------------------------------------------------------------- the command
 def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
               out="reproduce-results", data_home=None, fmt="table", stream=None,
-              progress=True, draw=True, only=None):
+              progress=True, draw=True, only=None, run=True):
     """Run (or resume) the cells of some items of a paper; print and write the results.
 
     Parameters
@@ -319,6 +319,8 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
         Data set and/or method names to keep (a cell runs when its data set is among the
         named data sets, if any are named, and its method among the named methods, if
         any); an unknown name raises ValueError.
+    run : bool
+        False: run nothing, report the stored cells (the others show as "not run").
 
     Returns
     -------
@@ -360,6 +362,8 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
                     all_missing[name] = line
                     print(line, file=sys.stderr)
             todo = [c for c in new if c.key not in done and c.dataset not in missing]
+            if not run:
+                todo = []
             skipped += sum(c.key in done for c in new)
             if not todo:
                 continue
@@ -466,7 +470,7 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
             row = {"dataset": dataset, "method": method,
                    "setting": cs[0].setting, "n_repeats": len(got),
                    "status": "n/a" if dataset in missing else
-                   ("ok" if len(got) == len(cs) else "incomplete")}
+                   ("ok" if len(got) == len(cs) else "incomplete" if got else "not run")}
             for key, label, scale, *_ in item.metrics:
                 vals = [r["result"].get(key) for r in got]
                 vals = [float(v) * scale for v in vals if v is not None]
@@ -516,7 +520,9 @@ def format_summary(summary):
             for m in table["metrics"]:
                 c = row[m]
                 d = dg.get(m, 1)
-                if row["status"] == "n/a" or c["mean"] is None:
+                if row["status"] == "not run":
+                    ours = "not run"
+                elif row["status"] == "n/a" or c["mean"] is None:
                     ours = "n/a"
                 else:
                     ours = f"{_fmt(c['mean'], d)} ± {_fmt(c['std'], d)}"
