@@ -10,7 +10,7 @@ reference's algorithm in C: an active-set simplex QP with a Cholesky solve on th
 free set, inside a safeguarded Newton iteration on the radius.
 """
 from libc.math cimport sqrt, fabs
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 
 cimport cython
 
@@ -28,6 +28,15 @@ cdef double FOLD = _ref.FOLD
 cdef double TOL = _ref.TOL
 
 __all__ = ["StreamSVMLinear", "StreamSVMKernel", "MultiBallStreamSVM", "enclosing_ball", "simplex_qp"]
+
+
+cdef int _resize(void** p, size_t nbytes) except -1 nogil:
+    cdef void* q = realloc(p[0], nbytes if nbytes > 0 else 1)
+    if q == NULL:
+        with gil:
+            raise MemoryError(f"StreamSVM: cannot allocate {nbytes} bytes")
+    p[0] = q
+    return 0
 
 
 # --------------------------------------------------------------------------- the solver
@@ -275,6 +284,7 @@ cdef class _StreamSVM(StreamLearner):
     cdef double* lam
     cdef double* work
     cdef int* iwork
+    cdef Py_ssize_t cap_buf, cap_n1
 
     def __cinit__(self, *args, **kwargs):
         self.buf_y = self.buf_f = self.buf_kxx = self.buf_d = NULL
@@ -283,29 +293,41 @@ cdef class _StreamSVM(StreamLearner):
         self.iwork = NULL
 
     def _init_common(self, n_features, sparse, C, lookahead, form):
-        cdef int L = lookahead, n1 = lookahead + 1
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
-        self.lookahead = L
+        self.lookahead = lookahead
         self.form = str(form)
         self.printed = self.form == "printed"
         self.buf = RowStore(n_features, sparse)
-        self.buf_y = <double*> calloc(L, sizeof(double))
-        self.buf_f = <double*> calloc(L, sizeof(double))
-        self.buf_kxx = <double*> calloc(L, sizeof(double))
-        self.buf_d = <double*> calloc(L, sizeof(double))
-        self.buf_ids = <long long*> calloc(L, sizeof(long long))
-        self.G = <double*> calloc(n1 * n1, sizeof(double))
-        self.Q = <double*> calloc(L * L, sizeof(double))
-        self.lam = <double*> calloc(n1, sizeof(double))
-        self.work = <double*> calloc(n1 * n1 + 10 * n1, sizeof(double))
-        self.iwork = <int*> calloc(2 * n1, sizeof(int))
-        if (self.buf_y == NULL or self.buf_f == NULL or self.buf_kxx == NULL
-                or self.buf_d == NULL or self.buf_ids == NULL or self.G == NULL
-                or self.Q == NULL or self.lam == NULL or self.work == NULL
-                or self.iwork == NULL):
-            raise MemoryError()
+        self.cap_buf = 0
+        self.cap_n1 = 0
+
+    cdef int _reserve_buffer(self, Py_ssize_t need) except -1 nogil:
+        """Room for ``need`` buffered points (grown on demand: memory follows |S|, not L)."""
+        cdef Py_ssize_t cap
+        if need <= self.cap_buf:
+            return 0
+        cap = max(need, min(<Py_ssize_t> self.lookahead, max(8, 2 * self.cap_buf)))
+        _resize(<void**> &self.buf_y, cap * sizeof(double))
+        _resize(<void**> &self.buf_f, cap * sizeof(double))
+        _resize(<void**> &self.buf_kxx, cap * sizeof(double))
+        _resize(<void**> &self.buf_d, cap * sizeof(double))
+        _resize(<void**> &self.buf_ids, cap * sizeof(long long))
+        self.cap_buf = cap
+        return 0
+
+    cdef int _reserve_solver(self, Py_ssize_t n1) except -1 nogil:
+        """Room for the Gram matrix of n1 = |S| + 1 objects and the solver's work."""
+        if n1 <= self.cap_n1:
+            return 0
+        _resize(<void**> &self.G, n1 * n1 * sizeof(double))
+        _resize(<void**> &self.Q, (n1 - 1) * (n1 - 1) * sizeof(double))
+        _resize(<void**> &self.lam, n1 * sizeof(double))
+        _resize(<void**> &self.work, (n1 * n1 + 10 * n1) * sizeof(double))
+        _resize(<void**> &self.iwork, 2 * n1 * sizeof(int))
+        self.cap_n1 = n1
+        return 0
 
     def __dealloc__(self):
         free(self.buf_y)
@@ -387,6 +409,7 @@ cdef class _StreamSVM(StreamLearner):
             self._ball_step(xi, xv, nnz, y, f, kxx, d, n)
             return 1
         # Alg. 2 line 5: S = S ∪ {y_n x_n}
+        self._reserve_buffer(self.nbuf + 1)
         if self.sparse:
             self.buf.append_csr(xi, xv, nnz)
         else:
@@ -436,6 +459,7 @@ cdef class _StreamSVM(StreamLearner):
             self.nbuf = 0
             self.buf.keep(NULL, 0)
             return 1
+        self._reserve_solver(n1)
         for i in range(L):
             self.Q[i * L + i] = self.buf_kxx[i]
             for j in range(i + 1, L):
@@ -543,6 +567,7 @@ cdef class _StreamSVM(StreamLearner):
         L = self._unpack("buf_", data, self.buf)
         if L >= self.lookahead:
             raise ValueError("the saved buffer is not shorter than the lookahead")
+        self._reserve_buffer(L)
         for j in range(L):
             self.buf_y[j] = data["buf_y"][j]
             self.buf_f[j] = data["buf_f"][j]
@@ -923,7 +948,7 @@ cdef class MultiBallStreamSVM(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
                  degree=3, coef0=0.0):
-        cdef int h, B1 = n_balls + 1
+        cdef Py_ssize_t h, B1 = n_balls + 1
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
@@ -986,7 +1011,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
                    double y) except -1 nogil:
         cdef long long n = self.n_seen
         cdef Py_ssize_t m
-        cdef int k, h, B1 = self.n_balls + 1
+        cdef int k, h
+        cdef Py_ssize_t B1 = self.n_balls + 1
         cdef double kxx, t, d
         self.n_seen += 1
         for k in range(B1):
@@ -1029,7 +1055,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
         return 1
 
     cdef void _merge_closest(self) noexcept nogil:
-        cdef int a, b, ha, hb, k, pos, B1 = self.n_balls + 1, best_a = -1, best_b = -1
+        cdef int a, b, ha, hb, k, pos, best_a = -1, best_b = -1
+        cdef Py_ssize_t B1 = self.n_balls + 1
         cdef double D2, D, t = 0.0, R = 0.0, best_R = 0.0, best_t = 0.0, u
         cdef Py_ssize_t m
         for a in range(self.nb):
@@ -1123,7 +1150,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
 
     def save_state(self):
         cdef Py_ssize_t m
-        cdef int k, j, B1 = self.n_balls + 1
+        cdef int k, j
+        cdef Py_ssize_t B1 = self.n_balls + 1
         pos = {self.order[k]: k for k in range(self.nb)}
         out = {
             "ids": np.array([self.ids[m] for m in range(self.nrows)], dtype=np.int64),
@@ -1148,7 +1176,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
 
     def load_state(self, data):
         cdef Py_ssize_t m
-        cdef int k, j, B1 = self.n_balls + 1
+        cdef int k, j
+        cdef Py_ssize_t B1 = self.n_balls + 1
         if self.sparse:
             indptr = np.asarray(data["sv_indptr"])
             X = sp.csr_matrix((np.asarray(data["sv_data"], dtype=np.float64),

@@ -37,13 +37,15 @@ class StreamSVM(BaseKernelClassifier):
     degree : int, default=3
     coef0 : float, default=0.0
     lookahead : int, default=1
-        L of Algorithm 2 (>= 1); 1 is Algorithm 1.
+        L of Algorithm 2 (>= 1); 1 is Algorithm 1.  A full buffer costs an O(L²) Gram
+        matrix and an O(L³) solve; memory follows the points actually buffered.
     n_balls : int, default=1
         Number of balls B (Sec. 4.3; >= 1).  B > 1: a point outside every ball joins
         them and the pair of objects whose enclosing ball is smallest is merged, so B
         balls remain; all are merged at the end (see
         :class:`refsvm.stream_svm.stream_svm.MultiBallStreamSVM`).  B > 1 needs
-        ``lookahead=1`` and the consistent form.
+        ``lookahead=1`` and the consistent form.  At most 1,000 (every point outside
+        the balls costs O(B²) to find the pair to merge).
     form : {"consistent", "printed"}, default="consistent"
         Lines 3 and 9 of Algorithm 1: the consistent ξ² bookkeeping (ξ² = 1/C at the
         start, ξ² ← (1 − β)²ξ² + β²/C) or exactly as printed (ξ² = 1, line 9 with the
@@ -124,7 +126,7 @@ class StreamSVM(BaseKernelClassifier):
     _parameter_rules = {
         "C": Positive(),
         "lookahead": Integer(minimum=1),
-        "n_balls": Integer(minimum=1),
+        "n_balls": Integer(minimum=1, maximum=1000),
         "form": Options(*FORMS),
     }
 
