@@ -578,24 +578,39 @@ cdef class StreamLearner:
 
     def run(self, X, y, order):
         """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``;
-        return the number of examples that changed the model."""
+        return the number of examples that changed the model.
+
+        CSR input: float64 data, int32 column indices, an int32 or int64 ``indptr``
+        (read as it is: a call over a slice of ``order`` costs no pass over X)."""
         cdef const double[:, ::1] Xd
         cdef const double[::1] data
         cdef const int[::1] indices
-        cdef const Py_ssize_t[::1] indptr
+        cdef const int[::1] indptr32
+        cdef const long long[::1] indptr64
+        cdef bint narrow
         cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
         cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
         cdef Py_ssize_t t, i, start, stop, d = self.n_features
         cdef long long changes = 0
+        if od.shape[0] == 0:
+            return 0
         if self.sparse:
             data = np.ascontiguousarray(X.data, dtype=np.float64)
             indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            narrow = X.indptr.dtype == np.int32
+            if narrow:
+                indptr32 = X.indptr
+            else:
+                indptr64 = np.ascontiguousarray(X.indptr, dtype=np.int64)
             with nogil:
                 for t in range(od.shape[0]):
                     i = od[t]
-                    start = indptr[i]
-                    stop = indptr[i + 1]
+                    if narrow:
+                        start = indptr32[i]
+                        stop = indptr32[i + 1]
+                    else:
+                        start = indptr64[i]
+                        stop = indptr64[i + 1]
                     changes += self._step(&indices[start] if stop > start else NULL,
                                           &data[start] if stop > start else NULL,
                                           stop - start, yv[i])
@@ -603,7 +618,7 @@ cdef class StreamLearner:
             Xd = X
             if Xd.shape[1] != d:
                 raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
-            if Xd.shape[0] == 0 or od.shape[0] == 0:
+            if Xd.shape[0] == 0:
                 return 0
             with nogil:
                 for t in range(od.shape[0]):
@@ -635,7 +650,6 @@ def restore_state(cls, params, data):
     obj = cls(**params)
     obj.load_state(data)
     return obj
-
 
 
 # ================================================================ bordered inverse
