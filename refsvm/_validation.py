@@ -273,13 +273,22 @@ def check_sparse_structure(X):
 
 
 def check_magnitude(X):
-    """Reject values whose squares overflow: every squared norm ‖x‖² (and so every kernel
-    distance) must be finite.  Entries are bounded by sqrt(max_float / (4 n_features))."""
+    """Reject NaN, infinity and values whose squares overflow, in two reads of X.
+
+    Every squared norm ‖x‖² (and so every kernel distance) must be finite: entries are
+    bounded by sqrt(max_float / (4 n_features)).  ``max`` and ``min`` propagate NaN and
+    infinity, so they also serve as the finiteness check (the estimators ask
+    scikit-learn's validation not to make a third pass for it)."""
     data = X.data if sp.issparse(X) else X
     if data.size == 0:
         return
+    hi, lo = float(data.max()), float(data.min())
+    if np.isnan(hi) or np.isnan(lo):
+        raise ValueError("Input X contains NaN.")
+    if np.isinf(hi) or np.isinf(lo):
+        raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
     limit = np.sqrt(np.finfo(np.float64).max / (4.0 * max(X.shape[1], 1)))
-    top = max(float(data.max()), -float(data.min()))  # two reads, no |X| temporary
+    top = max(hi, -lo)
     if top > limit:
         raise ValueError(
             f"X has an entry of magnitude {top:.3g}; entries must stay below {limit:.3g} "

@@ -57,7 +57,8 @@ def locked(method):
     return wrapper
 
 #: How every estimator takes X: CSR or dense, float64, C order, finite.
-_ARRAY_CHECKS = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=True)
+#: (finiteness is checked by check_magnitude, in the same reads as the overflow bound)
+_ARRAY_CHECKS = dict(accept_sparse="csr", dtype=np.float64, order="C", ensure_all_finite=False)
 
 
 class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
