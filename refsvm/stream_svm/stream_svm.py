@@ -85,43 +85,104 @@ TOL = 1e-12
 
 
 # --------------------------------------------------------------------------- the solver
+def _cholesky_solve2(A, x1, x2):
+    """A = LLᵀ in place (lists of rows; lower triangle), then x1 ← A⁻¹x1, x2 ← A⁻¹x2.
+    False if A is not positive definite.  Plain loops, in the twin's order of operations."""
+    n = len(A)
+    for j in range(n):
+        s = A[j][j]
+        for k in range(j):
+            s -= A[j][k] * A[j][k]
+        if s <= 0.0:
+            return False
+        s = math.sqrt(s)
+        A[j][j] = s
+        for i in range(j + 1, n):
+            t = A[i][j]
+            for k in range(j):
+                t -= A[i][k] * A[j][k]
+            A[i][j] = t / s
+    for i in range(n):                          # L y = x
+        s, t = x1[i], x2[i]
+        for k in range(i):
+            s -= A[i][k] * x1[k]
+            t -= A[i][k] * x2[k]
+        x1[i], x2[i] = s / A[i][i], t / A[i][i]
+    for i in range(n - 1, -1, -1):              # Lᵀ x = y
+        s, t = x1[i], x2[i]
+        for k in range(i + 1, n):
+            s -= A[k][i] * x1[k]
+            t -= A[k][i] * x2[k]
+        x1[i], x2[i] = s / A[i][i], t / A[i][i]
+    return True
+
+
+def _matvec(G, mu):
+    """Gμ, each entry summed in index order."""
+    out = []
+    for row in G:
+        v = 0.0
+        for g, m in zip(row, mu):
+            v += g * m
+        out.append(v)
+    return out
+
+
 def simplex_qp(G, b, mu):
     """min_μ μᵀGμ − bᵀμ over the simplex {μ ≥ 0, Σμ = 1}, G positive definite.
 
     A primal active-set method started from the feasible ``mu`` (warm start): solve
     the equality-constrained problem on the free set F (μ_F = ½G_FF⁻¹(b_F − ν1), ν
-    from Σμ_F = 1), step toward it until a coordinate hits 0 (it leaves F), and when
-    the full step is taken free the fixed coordinate with the most negative
-    multiplier 2(Gμ)_i − b_i + ν; stop when none is negative.  Finite and exact up to
-    rounding (G is small: L + 1 rows).  Returns the new μ.
+    from Σμ_F = 1, by a Cholesky factor of G_FF), step toward it until a coordinate
+    hits 0 (it leaves F), and when the full step is taken free the fixed coordinate
+    with the most negative multiplier 2(Gμ)_i − b_i + ν; stop when none is negative.
+    Finite and exact up to rounding (G is small: L + 1 rows).  Written with plain loops
+    in the twin's order of operations, so both twins compute the same numbers.
+    Returns the new μ.
     """
-    n = b.shape[0]
-    mu = np.array(mu, dtype=np.float64)
-    free = mu > 0.0
-    scale = max(1.0, float(np.max(np.abs(b))))
+    G = [[float(g) for g in row] for row in np.asarray(G, dtype=np.float64)]
+    b = [float(v) for v in b]
+    mu = [float(v) for v in mu]
+    n = len(b)
+    free = [m > 0.0 for m in mu]
+    scale = 1.0
+    for v in b:
+        if abs(v) > scale:
+            scale = abs(v)
     for _ in range(20 * n + 20):
-        F = np.flatnonzero(free)
-        GF = G[np.ix_(F, F)]
-        u = np.linalg.solve(GF, b[F])
-        v = np.linalg.solve(GF, np.ones(F.shape[0]))
-        nu = (u.sum() - 2.0) / v.sum()
-        p = 0.5 * (u - nu * v) - mu[F]
+        F = [i for i in range(n) if free[i]]
+        GF = [[G[i][j] for j in F] for i in F]
+        u = [b[i] for i in F]
+        v = [1.0] * len(F)
+        if not _cholesky_solve2(GF, u, v):
+            break
+        su = sv = 0.0
+        for k in range(len(F)):
+            su += u[k]
+            sv += v[k]
+        nu = (su - 2.0) / sv
         t, block = 1.0, -1
-        for k in range(F.shape[0]):
+        p = []
+        for k in range(len(F)):
+            p.append(0.5 * (u[k] - nu * v[k]) - mu[F[k]])
             if p[k] < 0.0 and -mu[F[k]] / p[k] < t:
                 t, block = -mu[F[k]] / p[k], k
-        mu[F] = np.maximum(mu[F] + t * p, 0.0)
+        for k in range(len(F)):
+            val = mu[F[k]] + t * p[k]
+            mu[F[k]] = val if val > 0.0 else 0.0
         if block >= 0:                       # a coordinate reached 0: it leaves F
             mu[F[block]] = 0.0
             free[F[block]] = False
             continue
-        lam = 2.0 * (G @ mu) - b + nu        # multipliers of the fixed coordinates
-        worst, best = -1, -1e-13 * scale
+        worst, best = -1, -1e-13 * scale     # multipliers of the fixed coordinates
+        Gmu = _matvec(G, mu)
         for i in range(n):
-            if not free[i] and lam[i] < best:
-                worst, best = i, lam[i]
+            if not free[i]:
+                lam = 2.0 * Gmu[i] - b[i] + nu
+                if lam < best:
+                    worst, best = i, lam
         if worst < 0:
-            return mu
+            return np.array(mu)
         free[worst] = True
     raise RuntimeError("simplex_qp: no convergence (degenerate Gram matrix?)")
 
@@ -129,10 +190,16 @@ def simplex_qp(G, b, mu):
 def ball_distances(G, mu, R):
     """Distances from the center c = Σ μ_i c_i to the farthest point of each object:
     ‖c − c_0‖ + R for the ball, ‖c − p_j‖ for the points (from the Gram matrix)."""
-    Gmu = G @ mu
-    q = float(mu @ Gmu)
-    d2 = q - 2.0 * Gmu + np.diag(G)
-    d = np.sqrt(np.maximum(d2, 0.0))
+    G = np.asarray(G, dtype=np.float64)
+    mu = [float(m) for m in mu]
+    Gmu = _matvec(G.tolist(), mu)
+    q = 0.0
+    for m, g in zip(mu, Gmu):
+        q += m * g
+    d = np.empty(len(mu))
+    for i in range(len(mu)):
+        d2 = q - 2.0 * Gmu[i] + G[i, i]
+        d[i] = math.sqrt(d2) if d2 > 0.0 else 0.0
     d[0] += R
     return d
 
@@ -174,11 +241,17 @@ def enclosing_ball(G, R, tol=TOL, max_iter=100):
     hi = float(d.max())
     mu_hi = mu.copy()
     r = lo
+    Gl = G.tolist()
     for _ in range(max_iter):
         b = diag.copy()
         b[0] += 2.0 * r * R - R * R          # the ball as a weighted point
         mu = simplex_qp(G, b, mu)
-        psi = float(b @ mu - mu @ (G @ mu)) - r * r
+        Gmu = _matvec(Gl, mu.tolist())
+        bm = mGm = 0.0
+        for i in range(n1):
+            bm += b[i] * mu[i]
+            mGm += mu[i] * Gmu[i]
+        psi = (bm - mGm) - r * r             # h(r)² − r²
         if psi <= 0.0:
             hi, mu_hi = r, mu.copy()
             if -psi <= tol * r * r:
@@ -328,7 +401,10 @@ class _StreamSVM(StreamLearner):
         # Alg. 2 line 7: enclose the ball (w, R, ξ²) and all points of S
         lam, r = enclosing_ball(G, self.R)
         self._combine(lam, S, G[0, 1:], Q)          # w' = λ_0 w + Σ_j λ_j y_j φ(x_j)
-        self.xi2 = lam[0] ** 2 * self.xi2 + float(np.sum(lam[1:] ** 2)) / self.C
+        s2 = 0.0
+        for lj in lam[1:]:
+            s2 += lj * lj
+        self.xi2 = lam[0] ** 2 * self.xi2 + s2 / self.C     # ξ'² = λ_0²ξ² + Σ_j λ_j²/C
         self.R = r
         self.M += L                                  # line 8: M = M + L; S = ∅
         return L
@@ -569,9 +645,16 @@ class StreamSVMKernel(_StreamSVM):
         return self.kernel(x, z)
 
     def _combine(self, lam, S, yf, Q):
-        lp = lam[1:]
-        self.wnorm2 = (lam[0] ** 2 * self.wnorm2 + 2.0 * lam[0] * float(lp @ yf)
-                       + float(lp @ (Q @ lp)))
+        # ‖λ_0 w + Σ_j λ_j y_j φ(x_j)‖² = λ_0²‖w‖² + 2λ_0 Σ_j λ_j y_j f(x_j) + Σ_ij λ_i λ_j Q_ij
+        lyf = lQl = 0.0
+        for j in range(len(S)):
+            lyf += lam[j + 1] * yf[j]
+        for i in range(len(S)):
+            qi = 0.0
+            for j in range(len(S)):
+                qi += Q[i, j] * lam[j + 1]
+            lQl += lam[i + 1] * qi
+        self.wnorm2 = lam[0] ** 2 * self.wnorm2 + 2.0 * lam[0] * lyf + lQl
         self.alpha = [lam[0] * a for a in self.alpha]
         for j, (x, y, f, kxx, d, n) in enumerate(S):
             if lam[j + 1] > 0.0:
@@ -776,14 +859,21 @@ class MultiBallStreamSVM(StreamLearner):
         return (self.flushed() if len(self.balls) > 1 else self).balls[0].R
 
     def center_function(self, X):
-        """f(x) of the current single ball (call on a flushed copy)."""
+        """f(x) of the current single ball (call on a flushed copy); the rows in stream
+        order, zero coefficients skipped (the twin's order)."""
         out = np.zeros(X.shape[0])
         if not self.balls:
             return out
-        b = self.balls[0]
+        coef = np.zeros(len(self.rows))
+        for m, a in zip(self.balls[0].members, self.balls[0].alpha):
+            coef[m] = a
         for r in range(X.shape[0]):
             x = get_row(X, r)
-            out[r] = sum(a * self.kernel.value(self.rows[m], x) for m, a in zip(b.members, b.alpha))
+            f = 0.0
+            for m in range(len(self.rows)):
+                if coef[m] != 0.0:
+                    f += coef[m] * self.kernel.value(self.rows[m], x)
+            out[r] = f
         return out
 
     def decision_function(self, X):
