@@ -11,8 +11,7 @@ from .kernel_pa.estimators import KernelPassiveAggressive
 from .linear.estimators import (OnlineLinearSVM, PassiveAggressive, Perceptron,
                                 ProximalPassiveAggressive, ProximalReducedKernelPA,
                                 ReducedKernelPA)
-from .ramp.estimators import OnlineRampSVM
-from .ramp.online_asvmr import Greedy, LearningCurve, OnlineASVMR, QueryAll
+from .ramp.estimators import Greedy, LearningCurve, OnlineASVMR, OnlineRampSVM, QueryAll
 from .ramp.cccp import cccp_ramp
 from .persistence import load
 from .stream_svm.estimators import StreamSVM

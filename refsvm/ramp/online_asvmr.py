@@ -92,13 +92,3 @@ def greedy(state, X, oracle, h=5, start=0, stop=None):
         queried.append(best)
         state.step(get_row(X, best), oracle(best))               # Algorithm 1
     return queried
-
-
-def __getattr__(name):
-    # Transitional (issue 8): refsvm/__init__.py imports the learners from here until it
-    # imports them from refsvm.ramp.estimators, where they now live.  Remove then.
-    if name in ("Greedy", "LearningCurve", "OnlineASVMR", "QueryAll"):
-        from . import estimators
-
-        return getattr(estimators, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,17 +8,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.datasets import make_gauss
 from refsvm import IncrementalSVM
 
 from ..conftest import BACKENDS
-
-
-@parametrize_with_checks([IncrementalSVM(backend=b) for b in BACKENDS])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def _data(n=120, seed=0):

@@ -5,18 +5,12 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm import OnlineLinearSVM, PassiveAggressive, Perceptron, ProximalPassiveAggressive
 
-from ..conftest import BACKENDS, sparse_stream, to_csr
+from ..conftest import sparse_stream, to_csr
 
 ESTIMATORS = [Perceptron, PassiveAggressive, ProximalPassiveAggressive, OnlineLinearSVM]
-
-
-@parametrize_with_checks([E(backend=b) for E in ESTIMATORS for b in BACKENDS])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def _fitted_state(clf):

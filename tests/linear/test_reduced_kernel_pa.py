@@ -6,8 +6,6 @@ import pickle
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.core.kernels import get_row
 from refsvm.linear import _reduced_kernel_pa, reduced_kernel_pa
@@ -251,8 +249,3 @@ def test_bad_parameters_and_singular_reduced_sets():
         assert not hasattr(clf, "classes_")
 
 
-@parametrize_with_checks([E(n_reduced=10, backend=b)
-                          for E in (ReducedKernelPA, ProximalReducedKernelPA)
-                          for b in BACKENDS])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

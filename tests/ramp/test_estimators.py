@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.datasets import make_gauss
 from refsvm import KernelPassiveAggressive
@@ -18,19 +17,6 @@ from ..conftest import BACKENDS
 
 pytest.importorskip("refsvm.ramp._online_svmr")
 pytest.importorskip("refsvm.kernel_pa._kernel_pa")
-
-
-def _expected_failed(est):
-    return {}
-
-
-@parametrize_with_checks(
-    [OnlineRampSVM(backend=b) for b in BACKENDS]
-    + [KernelPassiveAggressive(backend=b) for b in BACKENDS],
-    expected_failed_checks=_expected_failed,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def data(n=300, seed=0):

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.stream_svm.estimators import StreamSVM
 
@@ -17,13 +16,6 @@ from ..conftest import BACKENDS, sparse_stream
 def _data(n=400, d=8, seed=0):
     X, y = sparse_stream(n=n, d=d, density=0.5, seed=seed)
     return normalize(X + 0.01), y
-
-
-@parametrize_with_checks([StreamSVM(backend=b) for b in BACKENDS]
-                         + [StreamSVM(kernel="rbf", gamma=0.5, lookahead=5, backend=b)
-                            for b in BACKENDS])
-def test_scikit_learn_contract(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
