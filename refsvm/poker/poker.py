@@ -798,6 +798,12 @@ class POKERState(StreamLearner):
         ids = [int(i) for i in ids]
         if not ids:
             return 0
+        if not np.any(self.status[: self.n] >= 0):
+            # Fig. 1 starts from an optimal solution; on an empty model the first chunk
+            # is solved by SelfInit, the paper's batch method (from alpha = 0, b = 0 every
+            # example of a large chunk would reach its margin at u = 1/2 at once)
+            self._self_init_ids(np.array(ids, dtype=np.intp))
+            return len(ids)
         self._activate(ids)
         # Fig. 1 line 1: alpha_j = 0, xi_j = 0, s_j = y_j (w'x_j - b) - 1
         f = self._f_of(ids)
@@ -840,8 +846,11 @@ class POKERState(StreamLearner):
         m = X.shape[0]
         ids = np.array([self._append(get_row(X, r), float(y[r])) for r in range(m)],
                        dtype=np.intp)
-        if not ids.size:
-            return
+        if ids.size:
+            self._self_init_ids(ids)
+
+    def _self_init_ids(self, ids):
+        """SelfInit on the stored pending ``ids`` (the model is empty)."""
         self._activate(ids)
         yy = self.y[ids]
         # the class at c: the smaller one (fewer kernel columns); +1 on a tie
