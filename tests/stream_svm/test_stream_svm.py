@@ -287,3 +287,33 @@ def test_printed_form_lines_3_and_9(backend):
     assert abs(s["R"] - R1) < 1e-12
     assert abs(s["xi2"] - (xi2 * (1 - b9) ** 2 + b9 ** 2)) < 1e-12
     np.testing.assert_allclose(s["w"], w + 0.5 * (1 - R / d) * (y[1] * X[1] - w), rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel", ["linear-form", "linear"])
+@pytest.mark.parametrize("C", [0.5, 2.0, 10.0])
+def test_exact_meb_is_the_l2_svm(backend, kernel, C):
+    """With k(x, x) constant (unit rows) and a lookahead longer than the stream, the flush
+    is the exact MEB of all augmented points, and its w points along the l2-SVM of Eq. (1),
+    min ‖w‖² + C Σ max(0, 1 − y wᵀx)² (no bias), solved independently in the primal by
+    scipy's BFGS -- the equivalence the paper builds on."""
+    rng = np.random.RandomState(11)
+    X = rng.randn(150, 5)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.3 * rng.randn(150) > 0, 1.0, -1.0)
+    state = _state(backend, kernel, 5, C=C, lookahead=1000)
+    state.run(X, y, np.arange(150))
+    state.flush()
+    ids, alpha, _ = state.support()
+    w = X[ids].T @ alpha
+    def objective(u):
+        slack = np.maximum(0.0, 1.0 - y * (X @ u))
+        return u @ u + C * slack @ slack, 2.0 * u - 2.0 * C * X.T @ (y * slack)
+
+    res = minimize(objective, np.zeros(5), jac=True, method="BFGS", options={"gtol": 1e-12})
+    u = res.x
+    np.testing.assert_allclose(w / np.linalg.norm(w), u / np.linalg.norm(u), atol=1e-7)
+    # and the one-pass ball is at most 3/2 of this one
+    one = _state(backend, kernel, 5, C=C)
+    one.run(X, y, np.arange(150))
+    assert state.radius <= one.radius <= 1.5 * state.radius * (1 + 1e-12)
