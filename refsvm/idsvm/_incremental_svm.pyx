@@ -94,6 +94,9 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef signed char* blk       # left dependent on S by an exchange: no candidate until S changes
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
+    cdef Py_ssize_t joined      # the example that just joined S by a plain join, or -1 ...
+    cdef Py_ssize_t* saved      # ... and the marks (blist) before its join
+    cdef Py_ssize_t nsaved, capsaved
     cdef double* lu
     cdef double* rp             # row p of R while S[p - 1] leaves S
     cdef double* gs             # g of the margin vectors (see _move_g)
@@ -142,6 +145,10 @@ cdef class IncrementalSVMState(StreamLearner):
         self.blist = NULL
         self.nblk = 0
         self.capblk = 0
+        self.joined = -1
+        self.saved = NULL
+        self.nsaved = 0
+        self.capsaved = 0
         self.lu = NULL
         self.rp = NULL
         self.gs = NULL
@@ -219,6 +226,7 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.idx)
         free(self.blk)
         free(self.blist)
+        free(self.saved)
         free(self.lu)
         free(self.rp)
         free(self.gs)
@@ -736,6 +744,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double rb, rtb, rt0
         cdef EventChoice ev
         self._clear_dependent()
+        self.joined = -1
         for it in range(max_iter):
             self.n_iterations += 1
             self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
@@ -821,10 +830,12 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _change_membership(self, Py_ssize_t c, double sign, double* col,
                                 const EventChoice* ev) except -1 nogil:
         """The membership change of the limiting event (sets and inverse, Eqs. 8-9);
-        returns 1 when the operation on c is over."""
-        cdef Py_ssize_t pos, dep, i = ev.index
+        returns 1 when the operation on c is over.  An example that joined S and leaves
+        it at the next pass by a zero step is held back (see the reference)."""
+        cdef Py_ssize_t pos, dep, q, i = ev.index, joined = self.joined
         cdef long long changes
         cdef double kappa
+        self.joined = -1
         if ev.kind == EV_C_MARGIN:
             self.g[c] = 0.0
             if self.alpha[c] <= 0.0:
@@ -851,20 +862,35 @@ cdef class IncrementalSVMState(StreamLearner):
             pos = self._s_pos(i)
             self._leave_margin(pos, sign * self.beta[pos + 1] > 0)
             self._clear_dependent()
+            if joined >= 0 and joined == i and ev.t == 0.0:
+                for q in range(self.nsaved):    # back to the S before i joined
+                    self._mark_dependent(self.saved[q])
+                self._mark_dependent(i)
             return 0
         # EV_JOIN
         self.g[i] = 0.0
         changes = self.n_s_changes
+        grow(<void**> &self.saved, &self.capsaved, self.nblk, sizeof(Py_ssize_t))
+        for q in range(self.nblk):
+            self.saved[q] = self.blist[q]
+        self.nsaved = self.nblk
         dep = self._join(i)
         # (kept if S only swapped one member for a dependent one: see the reference)
         if self.n_s_changes != changes and not (
                 self.n_s_changes - changes == 2 and dep >= 0 and dep != i):
             self._clear_dependent()
         if dep >= 0:                        # left dependent on S (see the reference's _join)
-            grow(<void**> &self.blist, &self.capblk, self.nblk + 1, sizeof(Py_ssize_t))
-            self.blist[self.nblk] = dep
-            self.nblk += 1
-            self.blk[dep] = 1
+            self._mark_dependent(dep)
+        if dep < 0 and self.n_s_changes - changes == 1:
+            self.joined = i                 # a plain join: i is the last of S
+        return 0
+
+    cdef int _mark_dependent(self, Py_ssize_t i) except -1 nogil:
+        """i is no join candidate until S changes."""
+        grow(<void**> &self.blist, &self.capblk, self.nblk + 1, sizeof(Py_ssize_t))
+        self.blist[self.nblk] = i
+        self.nblk += 1
+        self.blk[i] = 1
         return 0
 
     cdef int _leave_margin(self, Py_ssize_t pos, bint to_error) except -1 nogil:

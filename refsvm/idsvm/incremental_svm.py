@@ -340,6 +340,7 @@ class IncrementalSVMState(StreamLearner):
         self.n_refresh_failed = 0                    # refreshes skipped: singular S
         self.n_pivot_refresh = 0                     # inverses recomputed for a doubtful pivot
         self.fresh = False                           # R inverted from scratch, S unchanged since
+        self._joined = None                          # (see _change_membership), per operation
         self.n_s_changes = 0
         self.n_refresh = 0
         self.max_inverse_drift = 0.0
@@ -532,15 +533,17 @@ class IncrementalSVMState(StreamLearner):
         increment (Eqs. 3-7), the membership change (Eqs. 8-9); the twin has the same
         four steps."""
         max_iter = 50 * (self.n + 10)
-        # examples left dependent on S by an exchange: their rate is zero while S stays
-        # as it is (see _join), so they are no candidates until S changes
+        # examples left dependent on S by an exchange (see _join), or whose rate proved to
+        # be round-off (see _change_membership): no candidates until S changes
         dependent = []
+        # the example that just joined S by a plain join and the marks before it
+        self._joined = None
         for _ in range(max_iter):
             self.n_iterations += 1
             sens = self._sensitivities(c, sign, col)
             t, kind, i = self._limiting_event(c, sign, sens, dependent)
             self._increment(c, sign, t, sens)
-            if self._change_membership(c, sign, col, kind, i, sens, dependent):
+            if self._change_membership(c, sign, col, t, kind, i, sens, dependent):
                 return
         raise RuntimeError("IncrementalSVM: too many adiabatic steps (cycling?)")
 
@@ -641,10 +644,20 @@ class IncrementalSVMState(StreamLearner):
         move &= st != GONE
         self.g[:n][move] += r[move] * t
 
-    def _change_membership(self, c, sign, col, kind, i, sens, dependent):
+    def _change_membership(self, c, sign, col, t, kind, i, sens, dependent):
         """The membership change of the limiting event (the sets and the inverse, Eqs.
-        8-9).  Returns True when the operation on c is over."""
+        8-9).  Returns True when the operation on c is over.
+
+        An example that joined S and leaves it again at the next pass by a zero step
+        returns S, alpha, b and g to exactly where they were before its join: its rate
+        (the sign of gamma_i that made it a candidate) contradicts its new beta_i, i.e.
+        both are round-off (i nearly dependent on S while c moves along a near-null
+        direction).  It is then held back like an example left dependent by an exchange
+        (no candidate until S changes otherwise), with the marks of that S restored;
+        otherwise the same join and leave would repeat for ever (issue 15, noisy
+        streams)."""
         beta, r, aS, _, _, kscale_c = sens
+        joined, self._joined = self._joined, None
         if kind == EV_C_MARGIN:
             self.g[c] = 0.0
             if self.alpha[c] <= 0.0:
@@ -669,17 +682,23 @@ class IncrementalSVMState(StreamLearner):
         if kind == EV_S_OUT:
             pos = self._s_pos(i)
             self._leave_margin(pos, aS[pos] > 0)
-            dependent.clear()
+            if joined is not None and joined[0] == i and t == 0.0:
+                dependent[:] = joined[1] + [i]      # back to the S before i joined
+            else:
+                dependent.clear()
             return False
         # EV_JOIN
         self.g[i] = 0.0
         changes = self.n_s_changes
+        marks = list(dependent)
         dep = self._join(i)
         # S changed: the marks go, unless S only swapped one member for a dependent one
         # (an exchange of one margin vector for i: the same span)
         swapped = self.n_s_changes - changes == 2 and dep >= 0 and dep != i
         if self.n_s_changes != changes and not swapped:
             dependent.clear()
+        if dep < 0 and self.n_s_changes - changes == 1:
+            self._joined = (i, marks)               # a plain join: i is the last of S
         if dep >= 0:
             dependent.append(dep)
         return False
