@@ -64,6 +64,29 @@ def stack_rows(rows, n_features, sparse):
     return sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
 
 
+def rows_to_state(M, sparse):
+    """Stored examples as plain arrays, the persistence format every family's twins share:
+    a 2-D ``rows`` array, or for CSR ``rows_data``, ``rows_indices`` (int32) and
+    ``rows_indptr`` (int64)."""
+    if not sparse:
+        return {"rows": np.array(M, dtype=np.float64, order="C")}
+    M = sp.csr_matrix(M)
+    return {"rows_data": np.asarray(M.data, dtype=np.float64).copy(),
+            "rows_indices": np.asarray(M.indices, dtype=np.int32).copy(),
+            "rows_indptr": np.asarray(M.indptr, dtype=np.int64).copy()}
+
+
+def rows_from_state(data, n_rows, sparse):
+    """The first ``n_rows`` rows saved by :func:`rows_to_state`: dense arrays or
+    SparseRows (copies)."""
+    if not sparse:
+        return [np.array(r, dtype=np.float64) for r in np.asarray(data["rows"])[:n_rows]]
+    indptr = np.asarray(data["rows_indptr"])
+    return [SparseRow(np.array(data["rows_indices"][indptr[r]:indptr[r + 1]], np.int32),
+                      np.array(data["rows_data"][indptr[r]:indptr[r + 1]], np.float64))
+            for r in range(n_rows)]
+
+
 def dot(x, z):
     """<x, z> for dense or sparse rows (sparse-sparse by matching indices)."""
     if isinstance(x, SparseRow):

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from refsvm._core cimport (CKernel, RowStore, StreamLearner, kernel_dense, kernel_csr, grow,
                            pa_step)
 from refsvm.core.pa import PA_VARIANTS, variant_code
-from refsvm.kernel_pa.kernel_pa import rows_to_state
+from refsvm.core.kernels import rows_to_state
 
 cnp.import_array()
 

@@ -35,31 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.kernels import Kernel, get_row, rows_from_state, rows_to_state, stack_rows
 from ..core.pa import PA_VARIANTS, pa_step, variant_code
 from ..core.stream import StreamLearner
 
-__all__ = ["KernelPA", "rows_from_state", "rows_to_state"]
-
-
-def rows_to_state(M, sparse):
-    """Stored examples as plain arrays (the persistence format both twins share): a 2-D
-    ``rows`` array, or for CSR ``rows_data``, ``rows_indices`` (int32), ``rows_indptr``."""
-    if not sparse:
-        return {"rows": np.array(M, dtype=np.float64, order="C")}
-    return {"rows_data": np.asarray(M.data, dtype=np.float64).copy(),
-            "rows_indices": np.asarray(M.indices, dtype=np.int32).copy(),
-            "rows_indptr": np.asarray(M.indptr, dtype=np.int64).copy()}
-
-
-def rows_from_state(data, n_rows, sparse):
-    """The rows saved by :func:`rows_to_state`: dense arrays or SparseRows."""
-    if not sparse:
-        return [np.array(r, dtype=np.float64) for r in np.asarray(data["rows"])[:n_rows]]
-    indptr = np.asarray(data["rows_indptr"])
-    return [SparseRow(np.asarray(data["rows_indices"][indptr[r]:indptr[r + 1]], np.int32),
-                      np.asarray(data["rows_data"][indptr[r]:indptr[r + 1]], np.float64))
-            for r in range(n_rows)]
+__all__ = ["KernelPA"]
 
 
 class KernelPA(StreamLearner):

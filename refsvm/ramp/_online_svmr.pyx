@@ -19,7 +19,7 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport CKernel, RowStore, StreamLearner, grow
-from refsvm.ramp.online_svmr import rows_to_state
+from refsvm.core.kernels import rows_to_state
 
 cnp.import_array()
 
