@@ -39,6 +39,7 @@ REGISTRY = {
     "StreamSVM": lambda b: StreamSVM(C=1.0, backend=b),
     "StreamSVM-rbf-lookahead": lambda b: StreamSVM(C=1.0, kernel="rbf", gamma=0.5, lookahead=5,
                                                    backend=b),
+    "StreamSVM-balls": lambda b: StreamSVM(C=1.0, n_balls=3, backend=b),
 }
 
 CASES = [(name, b) for name in REGISTRY for b in BACKENDS]

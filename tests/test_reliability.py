@@ -32,7 +32,7 @@ _EPOCHS = {"Perceptron": "max_epochs", "PassiveAggressive": "n_epochs",
            "ProximalPassiveAggressive": "n_epochs", "OnlineLinearSVM": "n_epochs",
            "ReducedKernelPA": "n_epochs", "ProximalReducedKernelPA": "n_epochs"}
 #: one-pass learners whose step costs O(d): a long stream instead
-_LONG = {"StreamSVM": 1_000_000}
+_LONG = {"StreamSVM": 1_000_000, "StreamSVM-balls": 300_000}
 
 
 def _stream(name, backend):
