@@ -107,6 +107,11 @@ EPS_BOUND = 1e-10
 EPS_ARATE = 1e-12
 #: a shrink with |R_pp| below this times max|R| is re-inverted instead
 EPS_SHRINK = 1e-14
+#: a joining example with a pivot below this fraction of its scale is followed by a
+#: fresh R (the rank-one update loses about -log10 of it in digits)
+EPS_SMALL_PIVOT = 1e-3
+#: after a shrink of an inverse with max|R| max|M| above this, R is recomputed
+COND_REFRESH = 1e6
 #: a pivot below this fraction of its scale is doubtful (re-solved from a fresh R)
 EPS_DOUBT = 1e-6
 #: a (re-solved) pivot below this fraction of its scale is zero ...
@@ -455,6 +460,9 @@ class POKERState(StreamLearner):
         numerically singular)."""
         s = self.S[pos]
         k = len(self.S)
+        # an inverse of a badly conditioned M (max|R| max|M| large) carries its error into
+        # the smaller one: R afresh after the shrink then
+        ill = k > 1 and float(np.max(np.abs(self.R))) * max(1.0, self.kmax) > COND_REFRESH
         self._cache_put(s, self.KS[: self.n, pos])
         R = bordered_shrink(self.R, pos + 1, EPS_SHRINK) if k > 1 else np.zeros((0, 0))
         self.KS[:, pos: k - 1] = self.KS[:, pos + 1: k]
@@ -467,6 +475,8 @@ class POKERState(StreamLearner):
         else:
             self.R = R
             self._s_changed()
+            if ill and self.S and not self.fresh:
+                self._refresh()
 
     def _solve_fixed(self, r):
         """z with Q_ss z = r (b fixed), from the bordered inverse:
@@ -668,8 +678,8 @@ class POKERState(StreamLearner):
                         break
                 if kappa > max(EPS_PIVOT * scale, EPS_PIVOT_ABS * self.kmax):
                     self._add_to_S(i, col, beta, kb)
-                    if kappa <= EPS_DOUBT * scale:
-                        self._refresh()
+                    if kappa <= EPS_SMALL_PIVOT * scale:
+                        self._refresh()                         # a small pivot: R afresh
                     if not changed:
                         self.dependent = []
                     return
