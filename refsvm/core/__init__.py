@@ -8,13 +8,21 @@ Every family's reference builds on these and on nothing from another family:
 - :mod:`refsvm.core.stream`: the stream driver (``step`` returns whether the model
   changed, ``run`` loops over a stream);
 - :mod:`refsvm.core.scaled`: the scaled weight vector w = s·v;
-- :mod:`refsvm.core.pa`: the Passive-Aggressive step sizes and variant names.
+- :mod:`refsvm.core.pa`: the Passive-Aggressive step sizes and variant names;
+- :mod:`refsvm.core.bordered`: rank-one growth and shrinking of the inverse of a bordered
+  matrix, pivot round-off tests and the least-index (Bland) choice among tied events
+  (Cauwenberghs–Poggio, POKER);
+- :mod:`refsvm.core.stream` also holds ``run_states``, the block driver that keeps every
+  one-vs-rest state at the same example boundary and answers Ctrl-C there.
 """
 
-from .kernels import KERNEL_CODES, KERNELS, Kernel, SparseRow, get_row, stack_rows
+from . import bordered
+from .kernels import (KERNEL_CODES, KERNELS, Kernel, SparseRow, get_row, rows_from_state,
+                      rows_to_state, stack_rows)
 from .pa import PA_VARIANTS, PAM_VARIANTS, pa_step, variant_code
 from .scaled import ScaledVector
 from .stream import StreamLearner
 
 __all__ = ["KERNEL_CODES", "KERNELS", "Kernel", "PAM_VARIANTS", "PA_VARIANTS", "ScaledVector",
-           "SparseRow", "StreamLearner", "get_row", "pa_step", "stack_rows", "variant_code"]
+           "SparseRow", "StreamLearner", "bordered", "get_row", "pa_step", "rows_from_state",
+           "rows_to_state", "stack_rows", "variant_code"]

@@ -105,7 +105,6 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import lapack
 
 from ..core.bordered import (
@@ -114,10 +113,10 @@ from ..core.bordered import (
 )
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
-from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.kernels import Kernel, SparseRow, get_row, rows_from_state, rows_to_state, stack_rows
 from ..core.stream import StreamLearner
 
-__all__ = ["IncrementalSVMState", "rows_from_state", "rows_to_state", "state_arrays"]
+__all__ = ["IncrementalSVMState", "state_arrays"]
 
 # set membership codes (shared with the twin)
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
@@ -196,32 +195,11 @@ COUNTERS = ("n_increments", "n_decrements", "n_iterations", "n_exchanges", "n_re
             "n_pivot_refresh", "n_s_changes", "n_refresh")
 
 
-def rows_to_state(M, sparse):
-    """Stored examples as plain arrays: a 2-D ``rows`` array, or for CSR ``rows_data``,
-    ``rows_indices`` (int32), ``rows_indptr`` (int64)."""
-    if not sparse:
-        return {"rows": np.array(M, dtype=np.float64, order="C")}
-    M = sp.csr_matrix(M)
-    return {"rows_data": np.asarray(M.data, dtype=np.float64).copy(),
-            "rows_indices": np.asarray(M.indices, dtype=np.int32).copy(),
-            "rows_indptr": np.asarray(M.indptr, dtype=np.int64).copy()}
-
-
-def rows_from_state(data, n_rows, sparse):
-    """The rows saved by :func:`rows_to_state`: dense arrays or SparseRows."""
-    if not sparse:
-        return [np.array(r, dtype=np.float64) for r in np.asarray(data["rows"])[:n_rows]]
-    indptr = np.asarray(data["rows_indptr"])
-    return [SparseRow(np.array(data["rows_indices"][indptr[r]:indptr[r + 1]], np.int32),
-                      np.array(data["rows_data"][indptr[r]:indptr[r + 1]], np.float64))
-            for r in range(n_rows)]
-
-
 def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, kscale,
                  cache_ids, cache_columns, counters):
     """The persistence format of :class:`IncrementalSVMState`, shared by both twins: NumPy
     arrays and plain scalars only.  ``n_seen`` examples (ids 0..n_seen-1, unlearned ones
-    included) as ``rows`` (see :func:`rows_to_state`), their ``alpha``, ``g``, ``y``,
+    included) as ``rows`` (see :func:`refsvm.core.kernels.rows_to_state`), their ``alpha``, ``g``, ``y``,
     ``kdiag`` and ``status``; the margin set ``S`` in joining order, its kernel columns
     ``KS`` (n_seen x |S|) and the inverse ``Rinv``; ``b``, ``kscale``; the column cache
     (``cache_ids`` oldest first, ``cache_lengths``, the columns end to end in
