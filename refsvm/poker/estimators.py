@@ -74,7 +74,8 @@ class POKER(BaseKernelClassifier):
     Notes
     -----
     More than two classes go one-vs-rest (one exact binary SVM per class).
-    ``partial_fit`` on an empty model starts AltPOKER from alpha = 0, b = 0.
+    Fig. 1 starts from an optimal solution: the first chunk into an empty model is
+    solved by SelfInit (the paper's batch method), every later one by AltPOKER.
 
     References
     ----------
