@@ -43,7 +43,7 @@ def _data(name):
     else:
         if not (SHARED_DATA / "banana").exists():
             pytest.skip("shared data not available")
-        X, y = load_shared("banana", data_home_=SHARED_DATA)
+        X, y = load_shared("banana", data_home=SHARED_DATA)
         X = (X - X.mean(0)) / X.std(0)
     return np.ascontiguousarray(X, dtype=np.float64), np.where(y > 0, 1.0, -1.0)
 

@@ -43,7 +43,7 @@ from sklearn.svm import SVC
 
 from refsvm.ramp.estimators import Greedy, OnlineASVMR, QueryAll
 from refsvm.ramp.cccp import cccp_ramp
-from refsvm.datasets import make_checkerboard, make_gauss
+from refsvm.datasets import make_train_test
 
 _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 _kernel_pa = pytest.importorskip("refsvm.kernel_pa._kernel_pa")
@@ -63,12 +63,8 @@ _RESULTS = {}
 
 def data(name):
     if name not in _DATA:
-        if name == "gauss":
-            X, y = make_gauss(10000, random_state=0)
-            Xt, yt = make_gauss(10000, random_state=1)
-        else:
-            X, y = make_checkerboard(10000, noise=0.15, random_state=0)
-            Xt, yt = make_checkerboard(10000, noise=0.0, random_state=1)
+        X, y, Xt, yt = make_train_test("gauss" if name == "gauss" else "ncheckerboard", 10000,
+                                       random_state=0)
         _DATA[name] = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in (X, y, Xt, yt))
     return _DATA[name]
 

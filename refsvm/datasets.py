@@ -78,14 +78,15 @@ def make_train_test(name, n_train, n_test=None, *, random_state=0):
     Parameters
     ----------
     name : {"linear", "gauss", "checkerboard", "ncheckerboard"}
-        ``"linear"``: a noisy linearly structured stream in 20 dimensions;
+        ``"linear"``: a noisy linearly structured stream in 20 dimensions (train and
+        test split from one draw, so they share the hidden weight vector);
         ``"gauss"``: :func:`make_gauss`; ``"checkerboard"``: clean
         :func:`make_checkerboard`; ``"ncheckerboard"``: 15 % of the training labels
         flipped, tested on the clean board (as Wang & Vucetic do).
     n_train, n_test : int
         Sizes (``n_test`` defaults to ``n_train``).
     random_state : int
-        The training data come from this seed; the test data of the checkerboards
+        The training data come from this seed; the test data of the generated problems
         from ``random_state + 1`` (independent draws).
 
     Examples
@@ -98,7 +99,9 @@ def make_train_test(name, n_train, n_test=None, *, random_state=0):
     if name == "linear":
         X, y = _linear_stream(n_train + n_test, random_state)
     elif name == "gauss":
-        X, y = make_gauss(n_train + n_test, random_state=random_state)
+        X, y = make_gauss(n_train, random_state=random_state)
+        Xt, yt = make_gauss(n_test, random_state=random_state + 1)
+        return X, y, Xt, yt
     elif name in ("checkerboard", "ncheckerboard"):
         noise = 0.15 if name == "ncheckerboard" else 0.0
         X, y = make_checkerboard(n_train, noise=noise, random_state=random_state)

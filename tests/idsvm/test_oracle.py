@@ -184,7 +184,7 @@ def test_longer_stream_end_equals_svc():
 
 @pytest.mark.skipif(not (SHARED_DATA / "diabetes").exists(), reason="shared data not available")
 def test_real_data_end_equals_svc():
-    X, y = load_shared("diabetes", data_home_=SHARED_DATA)
+    X, y = load_shared("diabetes", data_home=SHARED_DATA)
     X = (X - X.mean(0)) / X.std(0)
     y = np.where(y == np.unique(y)[1], 1.0, -1.0)
     kw = {"gamma": 1.0 / X.shape[1]}
