@@ -726,10 +726,8 @@ class POKERState(StreamLearner):
             self.g[who] = 0.0
             self.dependent = [who]             # I_s changed: the older marks go
             changed = True
-            # i is now strictly inside its box: it joins the smaller I_s (retry);
-            # its status stays I_O/I_C until then, sigma keeps its direction
-            sigma_keep = sigma
-            sigma = sigma_keep
+            # i is now strictly inside its box: it joins the smaller I_s (retry); its
+            # status stays I_O/I_C until then and sigma keeps its direction
 
     def _regularise_fixed(self):
         """Before a fixed-bias path: while Q_ss is singular, move alpha_s along its null

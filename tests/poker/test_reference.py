@@ -3,7 +3,6 @@ breakpoint, chunk decrement, degenerate streams, IDSVM equivalence, selective sa
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from refsvm.poker import poker as P
 
