@@ -14,6 +14,7 @@ from .linear.estimators import (OnlineLinearSVM, PassiveAggressive, Perceptron,
 from .ramp.estimators import Greedy, LearningCurve, OnlineASVMR, OnlineRampSVM, QueryAll
 from .ramp.cccp import cccp_ramp
 from .persistence import load
+from .poker.estimators import POKER
 from .stream_svm.estimators import StreamSVM
 
 __version__ = "0.1.0"
@@ -27,6 +28,7 @@ __all__ = [
     "OnlineASVMR",
     "OnlineLinearSVM",
     "OnlineRampSVM",
+    "POKER",
     "PassiveAggressive",
     "Perceptron",
     "ProximalPassiveAggressive",

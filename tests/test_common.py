@@ -40,6 +40,7 @@ REGISTRY = {
     "StreamSVM-rbf-lookahead": lambda b: StreamSVM(C=1.0, kernel="rbf", gamma=0.5, lookahead=5,
                                                    backend=b),
     "StreamSVM-balls": lambda b: StreamSVM(C=1.0, n_balls=3, backend=b),
+    "POKER": lambda b: refsvm.POKER(C=1.0, gamma=0.5, backend=b),
 }
 
 CASES = [(name, b) for name in REGISTRY for b in BACKENDS]

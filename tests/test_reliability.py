@@ -31,6 +31,9 @@ _FAST = {"Perceptron", "PassiveAggressive", "ProximalPassiveAggressive", "Online
 _EPOCHS = {"Perceptron": "max_epochs", "PassiveAggressive": "n_epochs",
            "ProximalPassiveAggressive": "n_epochs", "OnlineLinearSVM": "n_epochs",
            "ReducedKernelPA": "n_epochs", "ProximalReducedKernelPA": "n_epochs"}
+#: learners whose partial_fit is one exact chunk (POKER): an interrupt restores the model
+#: from before the call
+_CHUNK = {"POKER"}
 #: one-pass learners whose step costs O(d): a long stream instead
 _LONG = {"StreamSVM": 1_000_000, "StreamSVM-balls": 300_000}
 
@@ -42,6 +45,8 @@ def _stream(name, backend):
         n = _LONG[name] if backend == "cython" else 20_000
     elif name == "IncrementalSVM":
         n = 2_000 if backend == "cython" else 300
+    elif name == "POKER":  # the breakpoint loop runs in Python in both twins for now
+        n = 300
     else:
         n = 4_000 if backend == "cython" else 1_000
     rng = np.random.RandomState(0)
@@ -100,6 +105,9 @@ def test_interrupt_is_answered_at_an_example_boundary(name, backend):
             assert not hasattr(est, "classes_"), "an interrupted check left a model behind"
     assert isinstance(exc, Interrupted), "the alarm never fell inside the pass"
     assert late < 0.5, f"answered {late:.3f} s after the alarm"
+    if name in _CHUNK:  # one path-following run per call: the model before the call
+        assert exc.n_learned == 0 and not hasattr(est, "classes_")
+        return
     k = exc.n_learned
     assert 0 < k <= X.shape[0] and exc.n_total == X.shape[0]
     assert str(k) in str(exc)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Integer, NonNegative, Options, Positive, as_format
 from ..base import BaseKernelClassifier, locked
+from ..core.stream import Interrupted
 from . import poker as _reference_module
 from .poker import SELECTIONS
 
@@ -170,6 +173,7 @@ class POKER(BaseKernelClassifier):
         self
         """
         saved = self.__dict__.copy()
+        backup, n_chunk = None, 0
         try:
             self._check_params()
             first = not hasattr(self, "classes_")
@@ -192,11 +196,19 @@ class POKER(BaseKernelClassifier):
                     f"y contains labels not in classes {self.classes_.tolist()}: "
                     f"{unknown.tolist()}")
             X = as_format(X, self._sparse_)
+            n_chunk = X.shape[0]
+            if not first:
+                backup = copy.deepcopy(self._states)
+            for state, yy in zip(self._states, self._encode(y)):
+                state.add_chunk(X, yy)
+        except KeyboardInterrupt as exc:
+            # a chunk is one path-following run: its intermediate states are no model of a
+            # prefix of the stream, so an interrupt puts back the model before the chunk
+            self._restore(saved, backup)
+            raise Interrupted(0, n_chunk) from exc
         except BaseException:
-            self._restore(saved, None)
+            self._restore(saved, backup)
             raise
-        for state, yy in zip(self._states, self._encode(y)):
-            state.add_chunk(X, yy)
         return self
 
     # ------------------------------------------------------------------ decrement
