@@ -60,6 +60,10 @@ cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
     return 0
 
 
+# ||phi(x_p) -+ phi(x_q)||^2 <= PAIR_EPS (Q_pp + Q_qq): a singular pair (see _pair_step)
+cdef double PAIR_EPS = 1e-12
+
+
 cdef inline double sgn(double y) noexcept nogil:
     """The sign the kernel rows carry for label y (y itself when y = +-1)."""
     return -1.0 if y < 0 else 1.0
@@ -320,6 +324,89 @@ cdef class OnlineSVMR(StreamLearner):
             for k in range(self.n):
                 g[k] = g[k] - (c * yv[k]) * (sgn(yv[k]) * row[k])
 
+    # ------------------------------------------------------------------ degenerate pairs
+    cdef bint _pair_kernel(self, Py_ssize_t p, Py_ssize_t q, double* kpq) noexcept nogil:
+        """k(x_p, x_q) into kpq and 1 when p's row is kept and (p, q) is a singular pair
+        (the same or the opposite point in feature space), else 0; see the reference."""
+        cdef double qp, qq, k
+        if p < 0 or p == q or self.krow[p] == NULL:
+            return 0
+        qp = self.qdiag[p]
+        qq = self.qdiag[q]
+        if not (qp > 0.0 and qq > 0.0):
+            return 0
+        k = sgn(self.y[q]) * self.krow[p][q]
+        if qp + qq - 2.0 * fabs(k) > PAIR_EPS * (qp + qq):
+            return 0
+        kpq[0] = k
+        return 1
+
+    cdef bint _pair_step(self, Py_ssize_t p, Py_ssize_t q, double kpq, double gp, double gq,
+                         double* dp, double* dq) noexcept nogil:
+        """Exact step of the dual along the flat direction n = (1, t) of a singular pair
+        (Eqs. 13-14 on two coordinates; our reading, see the reference's ``_pair_step``).
+        Updates alpha_p, alpha_q (not g); returns 1 when they moved."""
+        cdef double C = self.C, ap = self.alpha[p], aq = self.alpha[q]
+        cdef double qpq, t, slope, curv, s, lo, hi, v, apn, aqn
+        qpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
+        t = -qpq / self.qdiag[q]
+        slope = gp + t * gq                                     # dual gradient along n
+        curv = self.qdiag[p] + t * qpq                          # n' Q n
+        if slope == 0.0:
+            return 0
+        if curv > 0.0:
+            s = slope / curv
+        else:
+            s = INFINITY if slope > 0.0 else -INFINITY
+        lo = -ap
+        hi = C - ap
+        if t > 0.0:
+            v = -aq / t
+            if v > lo:
+                lo = v
+            v = (C - aq) / t
+            if v < hi:
+                hi = v
+        elif t < 0.0:
+            v = (C - aq) / t
+            if v > lo:
+                lo = v
+            v = -aq / t
+            if v < hi:
+                hi = v
+        if lo > s:
+            s = lo
+        if hi < s:
+            s = hi
+        apn = ap + s
+        if 0.0 > apn:
+            apn = 0.0
+        if C < apn:
+            apn = C
+        aqn = aq + t * s
+        if 0.0 > aqn:
+            aqn = 0.0
+        if C < aqn:
+            aqn = C
+        if s == C - ap:                                         # the bound reached: exactly
+            apn = C
+        elif s == -ap:
+            apn = 0.0
+        if t != 0.0 and s == (C - aq) / t:
+            aqn = C
+        elif t != 0.0 and s == -aq / t:
+            aqn = 0.0
+        dp[0] = apn - ap
+        dq[0] = aqn - aq
+        if dp[0] == 0.0 and dq[0] == 0.0:
+            return 0
+        self.alpha[p] = apn
+        self.alpha[q] = aqn
+        self._thresholds(p)
+        self._thresholds(q)
+        self.n_steps += 1
+        return 1
+
     cdef int _unlearn(self, Py_ssize_t p) except -1 nogil:
         """Alg. 1 steps 24-25."""
         cdef double delta, c
@@ -411,8 +498,10 @@ cdef class OnlineSVMR(StreamLearner):
         return 0
 
     cdef int _optimize_on_v(self) except -1 nogil:
-        cdef Py_ssize_t p, best = -1
-        cdef double best_gain = -INFINITY
+        cdef Py_ssize_t p, k, best = -1, last = -1
+        cdef double best_gain = -INFINITY, kpq, dp, dq, cp, cq, sk
+        cdef double* rp
+        cdef double* rq
         if self.shrinking:
             return self._optimize_shrunk()
         for p in range(self.n):                                  # step 10: scan V
@@ -425,6 +514,28 @@ cdef class OnlineSVMR(StreamLearner):
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
+            if self._pair_kernel(last, best, &kpq) and self._pair_step(
+                    last, best, kpq, self.g[last], self.g[best], &dp, &dq):
+                # singular pair (our reading, Eqs. 13-15 on two coordinates): Eq. (15) in one pass
+                rp = self._row(last)
+                rq = self._row(best)
+                cp = dp * self.y[last]
+                cq = dq * self.y[best]
+                for k in range(self.n):
+                    sk = sgn(self.y[k])
+                    self.g[k] = self.g[k] - self.y[k] * (cp * (sk * rp[k]) + cq * (sk * rq[k]))
+                if self.alpha[last] == 0.0:
+                    self._release_row(last)
+                if self.alpha[best] == 0.0:
+                    self._release_row(best)
+                last = -1
+                best = -1
+                best_gain = -INFINITY
+                for p in range(self.n):                          # step 11: scan V
+                    if self.in_v[p]:
+                        self._consider(p, &best, &best_gain)
+                continue
+            last = best
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
 
     cdef int _optimize_shrunk(self) except -1 nogil:
@@ -442,9 +553,10 @@ cdef class OnlineSVMR(StreamLearner):
         kernel row of every coordinate moved in the round is copied, restricted to A, into
         a pool (at most ``pool_max`` values; beyond, the full row is read through A), so
         that Eq. (15) on A is the contiguous ``refsvm_ramp_eq15`` pass."""
-        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used
+        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used, last
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
-        cdef double gain, bg
+        cdef double gain, bg, kpq, dl, dp, cl, cp, sk
+        cdef double* rl
         cdef double* g = self.g
         cdef const double* alpha = self.alpha
         cdef const double* qdiag = self.qdiag
@@ -486,9 +598,51 @@ cdef class OnlineSVMR(StreamLearner):
             nt = 0
             used = 0
             best = rank[best]                                    # from here on, a rank in A
+            last = -1                                            # previous working example
             while best >= 0 and bg >= self.min_gain and bg > 0.0:   # steps 11-14 on A
                 jp = best
                 p = A[jp]
+                if self._pair_kernel(last, p, &kpq) and self._pair_step(
+                        last, p, kpq, ga[rank[last]], ga[jp], &dl, &dp):
+                    # singular pair (our reading, Eqs. 13-15 on two coordinates): Eq. (15) on A
+                    rl = self._row(last)
+                    row = self._row(p)
+                    if not self.touched[p]:
+                        self.touched[p] = 1
+                        self.net_step[p] = 0.0
+                        self.moved[nt] = p
+                        nt += 1
+                        slot[p] = -1
+                        if self.unit_y and self._pool_reserve(used + na):
+                            slot[p] = used
+                            ra = self.pool + used
+                            for j in range(na):
+                                ra[j] = row[A[j]]
+                            used += na
+                    self.net_step[last] += dl
+                    self.net_step[p] += dp
+                    uta[rank[last]] = self.ut[last]
+                    lta[rank[last]] = self.lt[last]
+                    uta[jp] = self.ut[p]
+                    lta[jp] = self.lt[p]
+                    cl = dl * yv[last]
+                    cp = dp * yv[p]
+                    best = -1
+                    bg = -INFINITY
+                    for j in range(na):                          # Eq. (15) on A, step 11
+                        k = A[j]
+                        sk = sgn(yv[k])
+                        gk = ga[j] - yv[k] * (cl * (sk * rl[k]) + cp * (sk * row[k]))
+                        ga[j] = gk
+                        if gk > uta[j] or gk < lta[j]:
+                            a = alpha[k]
+                            d = eq14(a, gk, qdiag[k], C) - a
+                            gain = gk * d - 0.5 * qdiag[k] * d * d
+                            if best < 0 or gain > bg:
+                                best = j
+                                bg = gain
+                    last = -1
+                    continue
                 a_old = alpha[p]
                 a_new = eq14(a_old, ga[jp], qdiag[p], C)            # Eq. (14)
                 delta = a_new - a_old
@@ -527,6 +681,7 @@ cdef class OnlineSVMR(StreamLearner):
                         if gk > uta[j] or gk < lta[j]:
                             cand[m] = j
                             m += 1
+                last = p
                 best = -1
                 bg = -INFINITY
                 for j in range(m):                               # step 11: Eq. (13) on violators

@@ -54,6 +54,12 @@ Readings chosen where the printed text is ambiguous (see
   runs steps 10-15 in rounds on a working set and applies Eq. (15) to the rest
   of I once per round (:meth:`OnlineSVMR._optimize_shrunk`); same stopping
   rule, different order of steps.
+- Singular pairs (our departure from the one-coordinate loop, both loops): when
+  the working example q and the previous one p are the same or the opposite point
+  in feature space (a duplicate with the opposite label: the dual is flat along
+  (1, 1) on the pair, and Eq. (14) steps would take about C of them), one exact
+  step along the flat direction to the box bound replaces the Eq. (14) step on q
+  (:meth:`OnlineSVMR._pair_step`); Eq. (15) for both coordinates.
 
 References
 ----------
@@ -92,6 +98,11 @@ def eq14_new_alpha(alpha, g, q, C):
 def eq13_gain(g, q, delta):
     """Eq. (13): dual gain g * delta - 1/2 Q_ii delta^2 of a one-coordinate step."""
     return g * delta - 0.5 * q * delta * delta
+
+
+#: ||phi(x_p) -+ phi(x_q)||^2 <= PAIR_EPS (Q_pp + Q_qq): the same or opposite point in
+#: feature space, a singular 2x2 block of the dual (see OnlineSVMR._pair_step).
+PAIR_EPS = 1e-12
 
 
 def violates_eq3(alpha, g, C, tol):
@@ -181,7 +192,7 @@ class OnlineSVMR(StreamLearner):
         self.krow = {}                       # id -> k(x_i, x_k) for k in I (support vectors only)
         self.n_seen = 0
         self.n_updates = 0        # arrivals that entered step 5 (model update)
-        self.n_steps = 0          # Eq. (14) steps taken (steps 6 and 12)
+        self.n_steps = 0          # Eq. (14) steps taken (steps 6 and 12), and pair steps
         self.n_cccp_rounds = 0    # passes through steps 9-27
         self.n_unlearned = 0      # examples decrementally unlearned (steps 23-26) with alpha != 0
         self.n_removed = 0        # examples dropped by Algorithm 2
@@ -236,6 +247,78 @@ class OnlineSVMR(StreamLearner):
             self._release_row(p)
         return delta
 
+    # ------------------------------------------------------------------ degenerate pairs
+    def _pair_kernel(self, p, q):
+        """k(x_p, x_q) when p's row is kept and (p, q) is a singular pair, else None.
+
+        Singular: the same or the opposite point in feature space,
+        Q_pp + Q_qq - 2 |k(x_p, x_q)| <= PAIR_EPS (Q_pp + Q_qq), both diagonals > 0.
+        Reads only a kept row (no kernel evaluation), so it changes nothing elsewhere."""
+        if p < 0 or p == q or int(self.ids[p]) not in self.krow:
+            return None
+        qp, qq = self.qdiag[p], self.qdiag[q]
+        if not (qp > 0.0 and qq > 0.0):
+            return None
+        kpq = self.krow[int(self.ids[p])][q]
+        if qp + qq - 2.0 * abs(kpq) > PAIR_EPS * (qp + qq):
+            return None
+        return kpq
+
+    def _pair_step(self, p, q, kpq):
+        """Exact step of the dual on (alpha_p, alpha_q) along its flat direction (our reading).
+
+        Eqs. (13)-(14) move one coordinate; on a singular pair (x_q the same or the
+        opposite point as x_p, e.g. a duplicate with the opposite label) the dual has a
+        direction of (almost) zero curvature n = (1, t), t = -Q_pq / Q_qq, on which the
+        one-coordinate steps advance by about 1 each (C + 1 steps).  Here the dual is
+        maximised along n in one step (its curvature Q_pp + t Q_pq is 0 for an exact pair:
+        to the bound of the box [0, C]^2), then Eq. (15) is applied for both coordinates
+        (one combined pass).  Returns (Delta alpha_p, Delta alpha_q), (0, 0) if it cannot move."""
+        C = self.C
+        ap, aq = self.alpha[p], self.alpha[q]
+        qpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
+        t = -qpq / self.qdiag[q]
+        slope = self.g[p] + t * self.g[q]                       # dual gradient along n
+        curv = self.qdiag[p] + t * qpq                          # n' Q n (0 on an exact pair)
+        if slope == 0.0:
+            return 0.0, 0.0
+        if curv > 0.0:
+            s = slope / curv
+        else:
+            s = np.inf if slope > 0.0 else -np.inf
+        lo, hi = -ap, C - ap                                    # alpha_p + s in [0, C]
+        if t > 0.0:                                             # alpha_q + t s in [0, C]
+            lo, hi = max(lo, -aq / t), min(hi, (C - aq) / t)
+        elif t < 0.0:
+            lo, hi = max(lo, (C - aq) / t), min(hi, -aq / t)
+        s = min(max(s, lo), hi)
+        ap_new = min(max(ap + s, 0.0), C)
+        aq_new = min(max(aq + t * s, 0.0), C)
+        if s == C - ap:                                         # the bound reached: exactly
+            ap_new = C
+        elif s == -ap:
+            ap_new = 0.0
+        if t != 0.0 and s == (C - aq) / t:
+            aq_new = C
+        elif t != 0.0 and s == -aq / t:
+            aq_new = 0.0
+        dp, dq = ap_new - ap, aq_new - aq
+        if dp == 0.0 and dq == 0.0:
+            return 0.0, 0.0
+        self.alpha[p] = ap_new
+        self.alpha[q] = aq_new
+        self.n_steps += 1
+        return dp, dq
+
+    def _pair_eq15(self, p, dp, q, dq, at=None):
+        """Eq. (15) for both coordinates of a pair step, in one pass (on ``at``, or all of I)."""
+        rp, rq = self._row(p), self._row(q)
+        cp, cq = dp * self.y[p], dq * self.y[q]
+        if at is None:
+            self.g -= self.y * (cp * rp + cq * rq)
+        else:
+            self.g[at] -= self.y[at] * (cp * rp[at] + cq * rq[at])
+
     def _unlearn(self, p):
         """Alg. 1 steps 24-25: alpha_p = 0, Eq. (15) with Delta alpha = -alpha_p_old."""
         if self.alpha[p] == 0.0:
@@ -252,6 +335,7 @@ class OnlineSVMR(StreamLearner):
         """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
         if self.shrinking:
             return self._optimize_shrunk()
+        last = -1                                                # previous working example
         while True:
             v = np.flatnonzero(self.in_v)
             best, gain = self._best_violator(v)                  # steps 10-11, Eqs. (3), (13)
@@ -261,7 +345,19 @@ class OnlineSVMR(StreamLearner):
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return
+            q = int(v[best])
+            kpq = self._pair_kernel(last, q)
+            if kpq is not None:           # singular pair: Eqs. (13)-(15) on two coordinates
+                dp, dq = self._pair_step(last, q, kpq)
+                if dp != 0.0 or dq != 0.0:
+                    self._pair_eq15(last, dp, q, dq)             # Eq. (15), both coordinates
+                    for r in (last, q):
+                        if self.alpha[r] == 0.0:
+                            self._release_row(r)
+                    last = -1
+                    continue
             self._coordinate_step(int(v[best]))                  # steps 12-14
+            last = q
 
     def _best_violator(self, A):
         """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the violator of
@@ -311,8 +407,19 @@ class OnlineSVMR(StreamLearner):
             self.n_shrink_rounds += 1
             self.n_shrunk += int(v.shape[0] - A.shape[0])
             moved = {}                                           # p -> D_p, first moved first
+            last = -1                                            # previous working example
             while best is not None and gain >= self.min_gain and gain > 0.0:  # 2. on A
                 p = int(A[best])
+                kpq = self._pair_kernel(last, p)
+                if kpq is not None:       # singular pair: Eqs. (13)-(15) on two coordinates
+                    dl, dp = self._pair_step(last, p, kpq)
+                    if dl != 0.0 or dp != 0.0:
+                        moved[last] = moved.get(last, 0.0) + dl
+                        moved[p] = moved.get(p, 0.0) + dp
+                        self._pair_eq15(last, dl, p, dp, A)      # Eq. (15) on A
+                        last = -1
+                        best, gain = self._best_violator(A)      # step 11
+                        continue
                 a_old = self.alpha[p]
                 a_new = float(eq14_new_alpha(a_old, self.g[p], self.qdiag[p], self.C))
                 delta = a_new - a_old                            # Eq. (14)
@@ -323,6 +430,7 @@ class OnlineSVMR(StreamLearner):
                 moved[p] = moved.get(p, 0.0) + delta
                 self.g[A] -= (delta * self.y[p]) * self.y[A] * row[A]   # Eq. (15) on A
                 self.n_steps += 1
+                last = p
                 best, gain = self._best_violator(A)              # step 11
             rest = np.ones(self.ids.shape[0], bool)
             rest[A] = False

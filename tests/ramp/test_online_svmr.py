@@ -453,3 +453,94 @@ def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse, m, shrin
         x = get_row(XX, t)
         assert a.step(x, y[t]) == b.step(x, y[t])
         compare_states(a.get_state(), b.get_state(), f"example {t}")
+
+
+# ---------------------------------------------------------------- degenerate pairs (issue 15)
+def _dup_stream(n, seed, n_pairs=6):
+    """Noisy Gauss data with n_pairs exact duplicates given the opposite label, each
+    right after its original (and two a few examples later), plus a same-label duplicate."""
+    X, y = noisy_gauss(n, seed)
+    Xs, ys = [], []
+    rng = np.random.RandomState(seed + 7)
+    at = set(rng.choice(np.arange(2, n - 5), n_pairs, replace=False).tolist())
+    late = {}
+    for t in range(n):
+        Xs.append(X[t]); ys.append(y[t])
+        if t in at:
+            Xs.append(X[t]); ys.append(-y[t])            # the opposite label, at once
+            if len(late) < 2:
+                late[t + 4] = (X[t], y[t])
+        if t in late:                                   # the original's label again, later
+            Xs.append(late[t][0]); ys.append(late[t][1])
+        if t == n // 2:
+            Xs.append(X[t]); ys.append(y[t])             # same label
+    return np.ascontiguousarray(Xs), np.array(ys, dtype=np.float64)
+
+
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+@pytest.mark.parametrize("C", [1.0, 1e4, 1e8, 1e12])
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_duplicate_with_opposite_label_ends_in_a_few_steps(mod, C, shrinking):
+    # one-coordinate steps (Eq. 14) alone take about C steps on this pair (the dual is flat
+    # along (1, 1)); the pair step along the flat direction ends it in O(1) for any C
+    x = np.array([0.3, -0.2])
+    a = mod.OnlineSVMR(2, C=C, gamma=1.0, shrinking=shrinking)
+    b = ramp.OnlineSVMR(2, C=C, gamma=1.0, shrinking=shrinking)
+    for t, lab in enumerate((1.0, -1.0)):
+        a.step(x, lab)
+        b.step(x, lab)
+        st = a.get_state()
+        _bitwise(st, b.get_state(), f"example {t}")
+        check_invariants(st, a, np.vstack([x] * (t + 1)), C, 1e-3, 1e-5)
+    assert st["n_steps"] <= 5
+    assert np.all(st["alpha"] == C)                     # both at the bound: f(x) = 0
+    np.testing.assert_array_equal(st["g"], [1.0, 1.0])
+
+
+def test_pair_step_takes_the_flat_direction_to_the_bound():
+    # hand-computed (gamma = 1, k(x, x) = 1): x0 = (x, +1) gets alpha0 = 1 (step 1); the
+    # duplicate (x, -1) arrives with g = 2, step 6 gives alpha1 = 2 (g = (2, 0)); Eq. 14 on
+    # example 0: alpha0 = 3 (g = (0, 2)); the pair step moves both by C - 3 along (1, 1),
+    # f and g unchanged (alpha = (C, C - 1)); Eq. 14 on example 1: alpha1 = C, g = (1, 1)
+    x = np.array([0.3, -0.2])
+    for C in (10.0, 1e6):
+        s = ramp.OnlineSVMR(2, C=C, gamma=1.0)
+        s.step(x, 1.0)
+        s.step(x, -1.0)
+        assert s.n_steps == 5
+        np.testing.assert_array_equal(s.alpha, [C, C])
+        np.testing.assert_array_equal(s.g, [1.0, 1.0])
+
+
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+@pytest.mark.parametrize("sparse,C", [(False, 1.0), (False, 1e3), (False, 1e6), (True, 1e6)])
+def test_twins_agree_on_streams_with_opposite_label_duplicates(monkeypatch, sparse, C,
+                                                               shrinking):
+    moved = []
+    step = ramp.OnlineSVMR._pair_step
+
+    def counting(self, *args):
+        d = step(self, *args)
+        moved.append(d != (0.0, 0.0))
+        return d
+
+    monkeypatch.setattr(ramp.OnlineSVMR, "_pair_step", counting)
+    X, y = _dup_stream(80, 5)
+    XX = as_csr(X) if sparse else X
+    params = dict(C=C, gamma=0.5, tol=1e-3, min_gain=1e-5, shrinking=shrinking)
+    a = ramp.OnlineSVMR(2, sparse, **params)
+    b = _ramp.OnlineSVMR(2, sparse, **params)
+    for t in range(X.shape[0]):
+        x = get_row(XX, t)
+        updates = a.n_updates
+        assert a.step(x, y[t]) == b.step(x, y[t])
+        sa, sb = a.get_state(), b.get_state()
+        compare_states(sa, sb, f"example {t}", atol=1e-12 * max(1.0, C))
+        for s, st in ((a, sa), (b, sb)):
+            rows = as_csr(XX[st["I"]]) if sparse else XX[st["I"]]
+            check_invariants(st, s, rows, C, 1e-3, 1e-5, sa["n_updates"] > updates)
+    if C > 1.0:
+        # pair steps were taken, and the loop stayed short: one-coordinate steps alone
+        # take about C steps on each such pair
+        assert sum(moved) >= 3
+        assert sa["n_steps"] < 20_000
