@@ -382,7 +382,9 @@ class BaseKernelClassifier(BaseOnlineClassifier):
 class SupportVectorsMixin:
     """SVC-like read-outs for kernel estimators whose states have ``support()``.
 
-    ``support()`` returns (stream ids, y_i alpha_i, rows) of one binary problem.
+    ``support()`` returns (stream ids, y_i alpha_i, rows) of one binary problem.  One
+    implementation and one dtype for every kernel family: ``support_`` is int32 and
+    ``dual_coef_`` float64, as in :class:`sklearn.svm.SVC`.
     """
 
     def _support_parts(self):
@@ -391,17 +393,21 @@ class SupportVectorsMixin:
         check_is_fitted(self, "classes_")
         return [s.support() for s in self._states]
 
+    @staticmethod
+    def _sv_ids(parts):
+        """The union of the support-vector ids of every binary problem, sorted."""
+        return np.unique(np.concatenate([np.asarray(p[0], dtype=np.intp) for p in parts]))
+
     @property
     def support_(self):
         """Stream positions of the support vectors (union over the binary problems)."""
-        parts = self._support_parts()
-        return np.unique(np.concatenate([p[0] for p in parts])).astype(np.intp)
+        return self._sv_ids(self._support_parts()).astype(np.int32)
 
     @property
     def dual_coef_(self):
         """y_i alpha_i, shape (n_problems, n_SV), columns in the order of ``support_``."""
         parts = self._support_parts()
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        ids = self._sv_ids(parts)
         out = np.zeros((len(parts), ids.shape[0]))
         for r, (pid, coef, _) in enumerate(parts):
             out[r, np.searchsorted(ids, pid)] = coef
@@ -411,7 +417,7 @@ class SupportVectorsMixin:
     def support_vectors_(self):
         """The support vectors, rows in the order of ``support_``."""
         parts = self._support_parts()
-        ids = np.unique(np.concatenate([p[0] for p in parts]))
+        ids = self._sv_ids(parts)
         rows = {}
         for pid, _, M in parts:
             for r, i in enumerate(pid):
@@ -419,10 +425,10 @@ class SupportVectorsMixin:
         if self._sparse_:
             if not ids.size:
                 return sp.csr_matrix((0, self.n_features_in_))
-            return sp.vstack([rows[int(i)] for i in ids], format="csr")
+            return sp.vstack([sp.csr_matrix(rows[int(i)]) for i in ids], format="csr")
         if not ids.size:
             return np.zeros((0, self.n_features_in_))
-        return np.vstack([rows[int(i)] for i in ids])
+        return np.vstack([np.asarray(rows[int(i)]).reshape(1, -1) for i in ids])
 
     @property
     def n_support_(self):

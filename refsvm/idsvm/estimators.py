@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._validation import Integer, NonNegative, Positive
-from ..base import BaseKernelClassifier
+from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import incremental_svm as _reference_module
 
 __all__ = ["IncrementalSVM"]
 
 
-class IncrementalSVM(BaseKernelClassifier):
+class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     """Exact incremental and decremental SVM with bias (Cauwenberghs & Poggio).
 
     A C-SVC (hinge loss, bias b, 0 <= alpha_i <= C) learned one example at a
@@ -221,42 +220,10 @@ class IncrementalSVM(BaseKernelClassifier):
         self._fitted()
         return [s.support() for s in self._states]
 
-    def _sv_ids(self, parts):
-        return np.unique(np.concatenate([np.asarray(p[0], dtype=np.intp) for p in parts]))
-
-    @property
-    def support_(self):
-        return self._sv_ids(self._support_parts()).astype(np.int32)
-
-    @property
-    def dual_coef_(self):
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        out = np.zeros((len(parts), ids.shape[0]))
-        for r, (pid, coef, _) in enumerate(parts):
-            out[r, np.searchsorted(ids, pid)] = coef
-        return out
-
     @property
     def intercept_(self):
         self._fitted()
         return np.array([s.get_state()["b"] for s in self._states])
-
-    @property
-    def support_vectors_(self):
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        rows = {}
-        for pid, _, M in parts:
-            for r, i in enumerate(pid):
-                rows.setdefault(int(i), M[r])
-        if self._sparse_:
-            if not ids.size:
-                return sp.csr_matrix((0, self.n_features_in_))
-            return sp.vstack([sp.csr_matrix(rows[int(i)]) for i in ids], format="csr")
-        if not ids.size:
-            return np.zeros((0, self.n_features_in_))
-        return np.vstack([np.asarray(rows[int(i)]).reshape(1, -1) for i in ids])
 
     @property
     def n_support_(self):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Integer, NonNegative, Options, Positive, as_format
-from ..base import BaseKernelClassifier, locked
+from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from ..core.stream import Interrupted
 from . import poker as _reference_module
 from .poker import SELECTIONS
@@ -17,7 +16,7 @@ from .poker import SELECTIONS
 __all__ = ["POKER"]
 
 
-class POKER(BaseKernelClassifier):
+class POKER(SupportVectorsMixin, BaseKernelClassifier):
     """Exact SVM with bias by parametric path following (Fine & Scheinberg's POKER).
 
     A C-SVC (hinge loss, bias, 0 <= alpha_i <= C) solved exactly by following
@@ -264,43 +263,10 @@ class POKER(BaseKernelClassifier):
         check_is_fitted(self, "classes_")
         return [s.support() for s in self._states]
 
-    @staticmethod
-    def _sv_ids(parts):
-        return np.unique(np.concatenate([np.asarray(p[0], dtype=np.intp) for p in parts]))
-
-    @property
-    def support_(self):
-        return self._sv_ids(self._support_parts()).astype(np.int32)
-
-    @property
-    def dual_coef_(self):
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        out = np.zeros((len(parts), ids.shape[0]))
-        for r, (pid, coef, _) in enumerate(parts):
-            out[r, np.searchsorted(ids, pid)] = coef
-        return out
-
     @property
     def intercept_(self):
         check_is_fitted(self, "classes_")
         return np.array([-s.get_state()["b"] for s in self._states])
-
-    @property
-    def support_vectors_(self):
-        parts = self._support_parts()
-        ids = self._sv_ids(parts)
-        rows = {}
-        for pid, _, M in parts:
-            for r, i in enumerate(pid):
-                rows.setdefault(int(i), M[r])
-        if self._sparse_:
-            if not ids.size:
-                return sp.csr_matrix((0, self.n_features_in_))
-            return sp.vstack([sp.csr_matrix(rows[int(i)]) for i in ids], format="csr")
-        if not ids.size:
-            return np.zeros((0, self.n_features_in_))
-        return np.vstack([np.asarray(rows[int(i)]).reshape(1, -1) for i in ids])
 
     @property
     def n_support_(self):
