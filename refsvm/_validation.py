@@ -297,6 +297,31 @@ def check_magnitude(X):
         )
 
 
+def check_unlearn_ids(indices, n_seen, active):
+    """The ids to unlearn as int64, or a ValueError: a 1-D list of integer ids (integral
+    floats accepted), no repeats, each in 0..n_seen-1 and still learned (in ``active``)."""
+    ids = np.asarray(indices)
+    if ids.ndim == 0:
+        ids = ids.reshape(1)
+    if ids.ndim != 1:
+        raise ValueError(f"indices must be a 1-D list of ids; got shape {ids.shape}")
+    if ids.size and not (np.issubdtype(ids.dtype, np.integer)
+                         or (np.issubdtype(ids.dtype, np.floating)
+                             and np.all(np.isfinite(ids)) and np.all(ids == np.round(ids)))):
+        raise ValueError(f"indices must be integers; got {ids.dtype} values")
+    ids = ids.astype(np.int64)
+    if np.unique(ids).size != ids.size:
+        raise ValueError("indices contains repeated ids")
+    bad = ids[(ids < 0) | (ids >= n_seen)]
+    if bad.size:
+        raise ValueError(
+            f"indices out of range: {bad.tolist()} (ids are 0..{n_seen - 1}, in learning order)")
+    gone = np.setdiff1d(ids, active)
+    if gone.size:
+        raise ValueError(f"examples {gone.tolist()} were already unlearned")
+    return ids
+
+
 def as_csr(X):
     """A canonical CSR matrix: float64 data, int32 sorted indices, no duplicates.  The
     ``indptr`` keeps SciPy's index type (int32, or int64 past 2**31 stored values); the

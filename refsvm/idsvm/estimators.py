@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Integer, NonNegative, Positive
+from .._validation import Integer, NonNegative, Positive, check_unlearn_ids
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import incremental_svm as _reference_module
 
@@ -158,27 +158,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         self
         """
         self._fitted()
-        ids = np.asarray(indices)
-        if ids.ndim == 0:
-            ids = ids.reshape(1)
-        if ids.ndim != 1:
-            raise ValueError(f"indices must be a 1-D list of ids; got shape {ids.shape}")
-        if ids.size and not (np.issubdtype(ids.dtype, np.integer)
-                             or (np.issubdtype(ids.dtype, np.floating)
-                                 and np.all(np.isfinite(ids)) and np.all(ids == np.round(ids)))):
-            raise ValueError(f"indices must be integers; got {ids.dtype} values")
-        ids = ids.astype(np.int64)
-        if np.unique(ids).size != ids.size:
-            raise ValueError("indices contains repeated ids")
-        active = self._states[0].active_ids()
-        n_seen = self._states[0].get_state()["n_seen"]
-        bad = ids[(ids < 0) | (ids >= n_seen)]
-        if bad.size:
-            raise ValueError(
-                f"indices out of range: {bad.tolist()} (ids are 0..{n_seen - 1}, in learning order)")
-        gone = np.setdiff1d(ids, active)
-        if gone.size:
-            raise ValueError(f"examples {gone.tolist()} were already unlearned")
+        ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
+                                self._states[0].active_ids())
         for state in self._states:
             state.unlearn(ids.astype(np.intp))
         return self

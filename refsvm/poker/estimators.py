@@ -7,7 +7,7 @@ import copy
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Integer, NonNegative, Options, Positive, as_format
+from .._validation import Integer, NonNegative, Options, Positive, as_format, check_unlearn_ids
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from ..core.stream import Interrupted
 from . import poker as _reference_module
@@ -228,27 +228,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self
         """
         check_is_fitted(self, "classes_")
-        ids = np.asarray(indices)
-        if ids.ndim == 0:
-            ids = ids.reshape(1)
-        if ids.ndim != 1:
-            raise ValueError(f"indices must be a 1-D list of ids; got shape {ids.shape}")
-        if ids.size and not (np.issubdtype(ids.dtype, np.integer)
-                             or (np.issubdtype(ids.dtype, np.floating)
-                                 and np.all(np.isfinite(ids)) and np.all(ids == np.round(ids)))):
-            raise ValueError(f"indices must be integers; got {ids.dtype} values")
-        ids = ids.astype(np.int64)
-        if np.unique(ids).size != ids.size:
-            raise ValueError("indices contains repeated ids")
-        n_seen = int(self._states[0].get_state()["n_seen"])
-        bad = ids[(ids < 0) | (ids >= n_seen)]
-        if bad.size:
-            raise ValueError(
-                f"indices out of range: {bad.tolist()} (ids are 0..{n_seen - 1}, in learning "
-                "order)")
-        gone = np.setdiff1d(ids, self._states[0].active_ids())
-        if gone.size:
-            raise ValueError(f"examples {gone.tolist()} were already unlearned")
+        ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
+                                self._states[0].active_ids())
         for state in self._states:
             state.unlearn(ids.astype(np.intp))
         return self
