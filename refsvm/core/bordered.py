@@ -43,9 +43,10 @@ steps at a degenerate point cannot cycle), otherwise a *fallback* event if it is
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import lapack
 
 __all__ = [
-    "matvec", "dot", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
+    "matvec", "dot", "bordered_matrix", "lu_inverse", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
     "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
     "pivot_is_zero", "least_index_event",
 ]
@@ -66,6 +67,41 @@ def dot(u, v):
     for a, b in zip(u.tolist(), v.tolist()):
         s += a * b
     return s
+
+
+def bordered_matrix(y, KS, S):
+    """The bordered matrix M = [[0, y_S^T], [y_S, Q_SS]] of the margin set S, from the
+    cached kernel columns ``KS`` (row = example id, column = position in S)."""
+    S = np.array(S, dtype=np.intp)
+    ns = S.shape[0]
+    M = np.zeros((ns + 1, ns + 1))
+    yS = y[S]
+    M[0, 1:] = yS
+    M[1:, 0] = yS
+    M[1:, 1:] = np.outer(yS, yS) * KS[S, :ns]
+    return M
+
+
+def lu_inverse(M):
+    """Inverse of a square matrix by LU (getrf + getri), the LAPACK calls the twins make;
+    LinAlgError when it is singular."""
+    lu, piv, info = lapack.dgetrf(M)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
+    inv, info = lapack.dgetri(lu, piv, lwork=max(1, M.shape[0]))
+    if info != 0:
+        raise np.linalg.LinAlgError(f"getri failed (info={info})")
+    return inv
+
+
+def grow_array(a, n, fill=0.0):
+    """``a`` extended to length ``n`` (capacity doubling, at least 16), content kept: the
+    reference version of the core's ``grow``."""
+    if a.shape[0] >= n:
+        return a
+    out = np.full(max(n, 2 * a.shape[0], 16), fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
 
 
 def bordered_start(a, q):

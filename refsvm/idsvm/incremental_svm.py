@@ -105,11 +105,11 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-from scipy.linalg import lapack
 
 from ..core.bordered import (
-    bordered_beta, bordered_grow, bordered_pivot, bordered_shrink, bordered_start,
-    least_index_event, pivot_bound, pivot_doubtful, pivot_is_zero, pivot_round_off_scale,
+    bordered_beta, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
+    bordered_start, grow_array, least_index_event, lu_inverse, pivot_bound, pivot_doubtful,
+    pivot_is_zero, pivot_round_off_scale,
 )
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
@@ -143,15 +143,6 @@ EPS_PIVOT_ABS = 1e-14
 EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
 
 
-def _grow(a, n, fill=0.0):
-    """Return ``a`` extended to length ``n`` (capacity doubling), keeping its content."""
-    if a.shape[0] >= n:
-        return a
-    out = np.full(max(n, 2 * a.shape[0], 16), fill, dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
 def _first_event(events, tc, wc, cand, last=None):
     """The limiting event and the step: t_min, the smallest step of all, and among the
     events *at their bound at t_min within round-off* (t <= t_min + w, where the window
@@ -177,17 +168,6 @@ def _first_event(events, tc, wc, cand, last=None):
             tied.append((tc[j], EV_JOIN, int(cand[j]), wc[j], False))
     best_kind, best_i = least_index_event(tied, tmin, fallback=last)
     return tmin, best_kind, best_i
-
-
-def _lapack_inverse(M):
-    """Inverse of a square matrix by LU (getrf + getri), the same LAPACK calls as the twin."""
-    lu, piv, info = lapack.dgetrf(M)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
-    inv, info = lapack.dgetri(lu, piv, lwork=M.shape[0])
-    if info != 0:
-        raise np.linalg.LinAlgError(f"getri failed (info={info})")
-    return inv
 
 
 #: the integer counters of the persistence format
@@ -337,11 +317,11 @@ class IncrementalSVMState(StreamLearner):
         c = self.n
         self.rows.append(x)
         self.n += 1
-        self.y = _grow(self.y, self.n)
-        self.alpha = _grow(self.alpha, self.n)
-        self.g = _grow(self.g, self.n)
-        self.kdiag = _grow(self.kdiag, self.n)
-        self.status = _grow(self.status, self.n, GONE)
+        self.y = grow_array(self.y, self.n)
+        self.alpha = grow_array(self.alpha, self.n)
+        self.g = grow_array(self.g, self.n)
+        self.kdiag = grow_array(self.kdiag, self.n)
+        self.status = grow_array(self.status, self.n, GONE)
         if self.KS.shape[0] < self.n:
             KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
             KS[: self.KS.shape[0]] = self.KS
@@ -420,7 +400,7 @@ class IncrementalSVMState(StreamLearner):
         del self.S[pos]
         self.fresh = False
         if ns > 1 and R is None:
-            self.Rinv = _lapack_inverse(self._bordered())
+            self.Rinv = lu_inverse(self._bordered())
             self.fresh = True
         elif ns > 1:
             self.Rinv = R
@@ -428,14 +408,7 @@ class IncrementalSVMState(StreamLearner):
 
     def _bordered(self):
         """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
-        S = np.array(self.S, dtype=np.intp)
-        ns = S.shape[0]
-        M = np.zeros((ns + 1, ns + 1))
-        yS = self.y[S]
-        M[0, 1:] = yS
-        M[1:, 0] = yS
-        M[1:, 1:] = np.outer(yS, yS) * self.KS[S, :ns]
-        return M
+        return bordered_matrix(self.y, self.KS, self.S)
 
     def _s_changed(self):
         self.n_s_changes += 1
@@ -447,7 +420,7 @@ class IncrementalSVMState(StreamLearner):
         if not self.S:
             return 0.0
         try:
-            fresh = _lapack_inverse(self._bordered())
+            fresh = lu_inverse(self._bordered())
         except np.linalg.LinAlgError:
             # numerically singular S (degenerate data): keep the updated inverse
             self.n_refresh_failed += 1
@@ -466,7 +439,7 @@ class IncrementalSVMState(StreamLearner):
         if self.fresh or not self.S:
             return False
         try:
-            self.Rinv = _lapack_inverse(self._bordered())
+            self.Rinv = lu_inverse(self._bordered())
         except np.linalg.LinAlgError:
             return False
         self.fresh = True

@@ -79,10 +79,10 @@ from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import lapack
 
-from ..core.bordered import (bordered_beta, bordered_grow, bordered_pivot, bordered_shrink,
-                             bordered_start, least_index_event)
+from ..core.bordered import (bordered_beta, bordered_grow, bordered_matrix, bordered_pivot,
+                             bordered_shrink, bordered_start, grow_array, least_index_event,
+                             lu_inverse)
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.stream import StreamLearner
 
@@ -142,25 +142,6 @@ def next_breakpoint(t_end, w_end, ts, ws, ids, kinds):
     events += [(float(ts[j]), int(kinds[j]), int(ids[j]), float(ws[j]), False) for j in tied]
     kind, who = least_index_event(events, tmin)
     return (t_end if kind == EV_END else tmin), int(kind), int(who)
-
-
-def _lapack_inverse(M):
-    """Inverse by LU (getrf + getri); LinAlgError when singular."""
-    lu, piv, info = lapack.dgetrf(M)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
-    inv, info = lapack.dgetri(lu, piv, lwork=max(1, M.shape[0]))
-    if info != 0:
-        raise np.linalg.LinAlgError(f"getri failed (info={info})")
-    return inv
-
-
-def _grow(a, n, fill=0.0):
-    if a.shape[0] >= n:
-        return a
-    out = np.full(max(n, 2 * a.shape[0], 16), fill, dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
 
 
 class _Budget(Exception):
@@ -327,8 +308,8 @@ class POKERState(StreamLearner):
         self._store_row(x)
         self.n += 1
         for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
-            setattr(self, name, _grow(getattr(self, name), self.n))
-        self.status = _grow(self.status, self.n, GONE)
+            setattr(self, name, grow_array(getattr(self, name), self.n))
+        self.status = grow_array(self.status, self.n, GONE)
         if self.KS.shape[0] < self.n:
             KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
             KS[: self.KS.shape[0]] = self.KS
@@ -408,22 +389,15 @@ class POKERState(StreamLearner):
 
     # ------------------------------------------------------------------ factorisation
     def _bordered(self):
-        """M = [[0, y_s'], [y_s, Q_ss]] from the cached columns."""
-        S = np.array(self.S, dtype=np.intp)
-        k = S.shape[0]
-        M = np.zeros((k + 1, k + 1))
-        yS = self.y[S]
-        M[0, 1:] = yS
-        M[1:, 0] = yS
-        M[1:, 1:] = np.outer(yS, yS) * self.KS[S, :k]
-        return M
+        """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
+        return bordered_matrix(self.y, self.KS, self.S)
 
     def _refresh(self):
         """R afresh from the cached columns (doubtful pivots); False if M is singular."""
         if not self.S:
             return False
         try:
-            self.R = _lapack_inverse(self._bordered())
+            self.R = lu_inverse(self._bordered())
         except np.linalg.LinAlgError:
             return False
         self.fresh = True
