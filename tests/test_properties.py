@@ -97,3 +97,84 @@ def test_rkpam_twins_agree_on_a_repeated_point():
         for state in states:
             state.step(X[t], y[t])
     assert states[0].get_state()["n_updates"] == states[1].get_state()["n_updates"]
+
+
+#: check() keys and their tolerance at any C: g drift is in margin units (independent of
+#: C), Σ y α relative to C · n, the inverse residual is dimensionless
+_CHECK_TOL = {"g_drift": lambda c, n: 1e-6, "h": lambda c, n: 1e-9 * c * max(n, 1),
+              "inverse_residual": lambda c, n: 1e-6}
+
+
+def _assert_close_scaled(ref, twin, where):
+    """Twins agree to rtol 1e-8 with an absolute floor relative to each array's magnitude
+    (at C = 1e12 the coefficients are of order C)."""
+    assert ref.keys() == twin.keys(), where
+    for key in ref:
+        a, b = np.asarray(ref[key]), np.asarray(twin[key])
+        if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+            np.testing.assert_array_equal(a, b, err_msg=f"{where}: {key}")
+        else:
+            scale = float(np.max(np.abs(a))) if a.size else 1.0
+            np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-9 * max(1.0, scale),
+                                       err_msg=f"{where}: {key}")
+
+
+#: found by the test below when it was written (2026-11-23); the owner of a family removes
+#: its entry when fixed (strict: a fixed family fails here until its entry is removed)
+_EXTREME_C_KNOWN = {
+    "IncrementalSVM": "g drift 4.5e-5 after 3 examples at C = 1e12 (tolerances scale with C)",
+    "POKER": "g drift 1.4e-6 after 3 examples at C = 1e12",
+    "StreamSVM-rbf-lookahead": "the lookahead QP fails on a duplicate point at C = 1e12",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_EXTREME_C_KNOWN[n]))
+    if n in _EXTREME_C_KNOWN else n for n in REGISTRY])
+@settings(max_examples=10)
+@given(data=streams(), c=st.sampled_from([1e6, 1e12]), width=st.sampled_from([0.1, 1.0]))
+def test_extreme_c_on_degenerate_streams(name, data, c, width):
+    """C up to 1e12 (issue 15 items 3, 4, 8): every step ends (a step count proportional to
+    C would hang: the alarm turns that into a failure), the twins agree, decisions are
+    finite and the optimality checks hold with tolerances that do not grow with C."""
+    import signal
+
+    X, y = data
+    if "Reduced" in name:
+        assume(np.unique(X, axis=0).shape[0] >= 2)
+    if name == "ProximalReducedKernelPA":
+        assume(np.unique(X, axis=0).shape[0] == X.shape[0])
+    key = _C.get(name, "C")
+    value = 1.0 / c if key == "lam" else c  # OnlineLinearSVM: lam = 1 / C
+    states = []
+    for backend in ("python", "cython"):
+        est = REGISTRY[name](backend).set_params(**{key: value})
+        if name in _WIDTH:
+            est.set_params(gamma=width)
+        if "Reduced" in name:
+            est.set_params(gamma=width, n_reduced=2)
+        est._check_params()
+        states.append(est._make_state(X.shape[1], False, X))
+    ref, twin = states
+
+    def hung(signum, frame):
+        raise AssertionError(f"{name} C={c}: a stream of {len(y)} examples did not end in 60 s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    try:
+        for t in range(X.shape[0]):
+            ref.step(X[t], y[t])
+            twin.step(X[t], y[t])
+            where = f"{name} C={c:g} width={width} step {t}"
+            _assert_close_scaled(ref.get_state(), twin.get_state(), where)
+            assert np.all(np.isfinite(np.asarray(twin.decision_function(X)))), where
+            if hasattr(ref, "check"):
+                report = ref.check()
+                if isinstance(report, dict):
+                    for k, v in report.items():
+                        tol = _CHECK_TOL.get(k, lambda c, n: 1e-6)(c, t + 1)
+                        assert v <= tol, f"{where}: {k} = {v} > {tol}"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
