@@ -28,7 +28,7 @@ from sklearn.svm import SVC
 
 from refsvm.datasets import load_shared, make_gauss
 
-from conftest import SHARED_DATA  # benchmarks/conftest.py (rootdir-relative import)
+from conftest import SHARED_DATA, sized  # benchmarks/conftest.py (rootdir-relative import)
 
 _idsvm = pytest.importorskip("refsvm.idsvm._incremental_svm")
 
@@ -36,7 +36,9 @@ C, GAMMA = 1.0, 0.5
 
 
 def _data(name):
-    if name == "gauss5000":
+    if name == "gauss1000":
+        X, y = make_gauss(1000, random_state=0)
+    elif name == "gauss5000":
         X, y = make_gauss(5000, random_state=0)
     elif name == "gauss10000":
         X, y = make_gauss(10000, random_state=0)
@@ -48,7 +50,7 @@ def _data(name):
     return np.ascontiguousarray(X, dtype=np.float64), np.where(y > 0, 1.0, -1.0)
 
 
-DATA = ["gauss5000", "gauss10000", "banana"]
+DATA = sized(["gauss5000", "gauss10000", "banana"], ["gauss1000"])  # --quick: small data
 _CACHE = {}
 
 
@@ -84,7 +86,8 @@ def test_idsvm_incremental_pass(benchmark, record, dataset):
     benchmark.extra_info.update(kernel_evals=int(st.n_kernel_evals), n_sv=n_sv,
                                 margin_sv=len(s["S"]), growth=rows)
     record(name, "IDSVM one exact incremental pass", benchmark,
-           kernel_evals=f"{st.n_kernel_evals:.3g}", SV=n_sv, marginSV=len(s["S"]))
+           kernel_evals=f"{st.n_kernel_evals:.3g}", SV=n_sv, marginSV=len(s["S"]),
+           kernel_evals_per_example=round(st.n_kernel_evals / len(y), 1))
     print(f"\n[{name}] IDSVM pass: {benchmark.stats.stats.min:.2f} s, "
           f"{st.n_kernel_evals:.3g} kernel evaluations, {n_sv} SV ({len(s['S'])} on the margin)")
     print("   examples   ms/increment   kernel evals/increment   steps/increment   |S|   |E|")
@@ -114,4 +117,5 @@ def test_online_svmr_same_stream(benchmark, record, dataset):
     st = benchmark.pedantic(one_pass, rounds=1, iterations=1)
     n_sv = int(np.count_nonzero(np.asarray(st.get_state()["alpha"])))
     record(name, "OnlineSVMR (Wang & Vucetic) one pass", benchmark, SV=n_sv,
-           kernel_evals=f"{st.n_kernel_evals:.3g}")
+           kernel_evals=f"{st.n_kernel_evals:.3g}",
+           kernel_evals_per_example=round(st.n_kernel_evals / len(y), 1))

@@ -31,9 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from refsvm.datasets import _haykin_gauss, load_shared  # noqa: E402
 
 try:
-    from conftest import SHARED_DATA  # benchmarks/conftest.py
+    from conftest import SHARED_DATA, sized  # benchmarks/conftest.py
 except ImportError:  # run as a script from elsewhere
     SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+    def sized(full, small):
+        return full
 
 _poker = pytest.importorskip("refsvm.poker._poker")
 from refsvm.poker import poker as _ref  # noqa: E402
@@ -85,7 +88,8 @@ def selfinit(X, y, module=_poker, C=C, **kernel):
 
 
 # ---------------------------------------------------------------- pytest-benchmark
-N_SPEED = 2000
+N_SPEED = sized(2000, 600)  # --quick: small data
+N_REF = sized(500, 200)
 
 
 @pytest.fixture(scope="module")
@@ -108,11 +112,18 @@ def test_selfinit_twin(benchmark, record, speed_data):
 
 def test_selfinit_reference(benchmark, record, speed_data):
     X, y = speed_data
-    st = benchmark.pedantic(selfinit, args=(X[:500], y[:500], _ref), rounds=1, iterations=1)
-    record("poker-gauss-500", "SelfInit reference", benchmark, iterations=st.n_iterations)
+    st = benchmark.pedantic(selfinit, args=(X[:N_REF], y[:N_REF], _ref), rounds=1, iterations=1)
+    record("poker-gauss-small", "SelfInit reference", benchmark, iterations=st.n_iterations)
     start = time.perf_counter()
-    selfinit(X[:500], y[:500])
-    print(f"\nSelfInit on 500: twin {time.perf_counter() - start:.3f} s (same process)")
+    selfinit(X[:N_REF], y[:N_REF])
+    print(f"\nSelfInit on {N_REF}: twin {time.perf_counter() - start:.3f} s (same process)")
+
+
+def test_selfinit_twin_small(benchmark, record, speed_data):
+    """The twin on the reference's data (twin vs reference, benchmarks/floors.toml)."""
+    X, y = speed_data
+    st = benchmark.pedantic(selfinit, args=(X[:N_REF], y[:N_REF]), rounds=3, iterations=1)
+    record("poker-gauss-small", "SelfInit twin", benchmark, iterations=st.n_iterations)
 
 
 def test_libsvm(benchmark, record, speed_data):

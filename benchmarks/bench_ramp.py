@@ -45,6 +45,8 @@ from refsvm.ramp.estimators import Greedy, OnlineASVMR, QueryAll
 from refsvm.ramp.cccp import cccp_ramp
 from refsvm.datasets import make_train_test
 
+from conftest import quick, sized  # benchmarks/conftest.py
+
 _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 _kernel_pa = pytest.importorskip("refsvm.kernel_pa._kernel_pa")
 
@@ -56,6 +58,8 @@ CS = [1.0, 10.0]
 # 96.5 % with 4,679 is the regime of C = 100 here)
 SETTINGS = [(name, C, GAMMA) for name in ("gauss", "ncheck") for C in CS] + [
     ("ncheck", C, 4.0) for C in CS + [100.0]]
+SETTINGS = sized(SETTINGS, [("gauss", 1.0, GAMMA)])  # --quick: one setting, small data
+N_TRAIN = sized(10000, 2000)
 IDS = [f"{n}-C{C:g}-g{g:g}" for n, C, g in SETTINGS]
 _DATA = {}
 _RESULTS = {}
@@ -63,7 +67,7 @@ _RESULTS = {}
 
 def data(name):
     if name not in _DATA:
-        X, y, Xt, yt = make_train_test("gauss" if name == "gauss" else "ncheckerboard", 10000,
+        X, y, Xt, yt = make_train_test("gauss" if name == "gauss" else "ncheckerboard", N_TRAIN,
                                        random_state=0)
         _DATA[name] = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in (X, y, Xt, yt))
     return _DATA[name]
@@ -96,7 +100,8 @@ def test_online_svmr_pass(benchmark, record, name, C, gamma, shrinking):
         time=benchmark.stats.stats.min, acc=acc, sv=n_sv, evals=int(st.n_kernel_evals))
     label = "shrinking" if shrinking else "inner loop as printed"
     record(group, f"OnlineSVMR one pass (cython, {label})", benchmark, acc=f"{acc:.4f}",
-           SV=n_sv, kernel_evals=f"{st.n_kernel_evals:.3g}", steps=s["n_steps"],
+           SV=n_sv, kernel_evals=f"{st.n_kernel_evals:.3g}",
+           kernel_evals_per_example=round(st.n_kernel_evals / len(y), 1), steps=s["n_steps"],
            cccp_rounds=s["n_cccp_rounds"], gain_stops=s["n_gain_stops"])
 
 
@@ -131,7 +136,8 @@ def test_kernel_pa_pass(benchmark, record, name, C, gamma):
     _RESULTS.setdefault(group, {})["pa"] = dict(time=benchmark.stats.stats.min, acc=acc,
                                                 sv=n_sv)
     record(group, "kernel PA-I one pass (cython)", benchmark, acc=f"{acc:.4f}", SV=n_sv,
-           kernel_evals=f"{st.n_kernel_evals:.3g}")
+           kernel_evals=f"{st.n_kernel_evals:.3g}",
+           kernel_evals_per_example=round(st.n_kernel_evals / len(y), 1))
 
 
 def test_targets_summary(benchmark):
@@ -160,6 +166,7 @@ def _loglog_interp(xs, ys, x):
     return np.exp(np.interp(np.log(x), np.log(xs), np.log(ys)))
 
 
+@pytest.mark.skipif(quick(), reason="full mode only")
 def test_fig4a_kernel_evaluations(benchmark):
     """Cumulative kernel evaluations against the stream length on Gauss, C = 1."""
     X, y, _, _ = data("gauss")
@@ -197,6 +204,7 @@ def test_fig4a_kernel_evaluations(benchmark):
     benchmark.extra_info.update(online=online, offline=offline)
 
 
+@pytest.mark.skipif(quick(), reason="full mode only")
 def test_fig5_removal_step(benchmark):
     """Algorithm 2 with m = 0, 100, 1000 vs no removal, NCheckerboard, C = 1, gamma = 4."""
     X, y, Xt, yt = data("ncheck")
@@ -223,6 +231,7 @@ def test_fig5_removal_step(benchmark):
     benchmark.extra_info.update(rows=rows)
 
 
+@pytest.mark.skipif(quick(), reason="full mode only")
 def test_fig6_active_learning(benchmark):
     """Accuracy against labels queried on Gauss, C = 1 (OnlineASVMR, QueryAll, Greedy h=5)."""
     X, y, Xt, yt = data("gauss")
