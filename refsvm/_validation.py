@@ -214,7 +214,7 @@ def load_backend(backend, reference, compiled):
 MAX_SPARSE_FEATURES = 2**31 - 1
 
 
-def _check_compressed(X):
+def _check_compressed(X, index_range=True):
     """The structure of a CSR/CSC matrix, checked explicitly in O(nnz).  (SciPy's own
     ``check_format(full_check=True)`` skips the order and range checks when the last
     ``indptr`` entry is 0, and ``sort_indices``/``toarray`` then crash on such input.)"""
@@ -236,17 +236,21 @@ def _check_compressed(X):
         raise ValueError(
             f"indptr ends at {nnz} with {indices.shape[0]} indices and {data.shape[0]} values"
         )
-    if nnz and (indices[:nnz].min() < 0 or indices[:nnz].max() >= minor):
+    if index_range and nnz and (indices[:nnz].min() < 0 or indices[:nnz].max() >= minor):
         raise ValueError(f"an index is outside [0, {minor})")
 
 
-def check_sparse_structure(X):
+def check_sparse_structure(X, index_range=True):
     """Reject a sparse matrix whose structure is inconsistent, in O(nnz), before anything
     reads it: index arrays of the right lengths and types, ``indptr`` starting at 0,
     non-decreasing and within the index array, every column (row) index inside the
     shape.  SciPy accepts such matrices when they are built from raw arrays; a compiled
     loop (SciPy's or ours) would read or write out of bounds.  Also rejects more columns
-    than the twins can index."""
+    than the twins can index.
+
+    ``index_range=False`` leaves out the range of the CSR column indices (two reads of the
+    index array): for input that only the compiled pass reads, which checks each row's
+    indices as it reads them (``StreamLearner.run_checked``)."""
     if not sp.issparse(X):
         return
     fmt = X.format
@@ -254,7 +258,7 @@ def check_sparse_structure(X):
         if len(X.shape) != 2 or min(X.shape) < 0:
             raise ValueError(f"shape {X.shape} is not a 2-D shape")
         if fmt in ("csr", "csc"):
-            _check_compressed(X)
+            _check_compressed(X, index_range=index_range or fmt != "csr")
         elif fmt == "coo":
             rows, cols = (X.row, X.col) if hasattr(X, "row") else X.coords
             n_rows, n_cols = X.shape
@@ -272,13 +276,21 @@ def check_sparse_structure(X):
         )
 
 
+def magnitude_limit(n_features):
+    """The largest |x_j| accepted with ``n_features`` features: sqrt(max_float / (4 d)),
+    so that every squared norm ‖x‖² (and every kernel distance) stays finite."""
+    return float(np.sqrt(np.finfo(np.float64).max / (4.0 * max(int(n_features), 1))))
+
+
 def check_magnitude(X):
     """Reject NaN, infinity and values whose squares overflow, in two reads of X.
 
     Every squared norm ‖x‖² (and so every kernel distance) must be finite: entries are
-    bounded by sqrt(max_float / (4 n_features)).  ``max`` and ``min`` propagate NaN and
-    infinity, so they also serve as the finiteness check (the estimators ask
-    scikit-learn's validation not to make a third pass for it)."""
+    bounded by sqrt(max_float / (4 n_features)) (:func:`magnitude_limit`).  ``max`` and
+    ``min`` propagate NaN and infinity, so they also serve as the finiteness check (the
+    estimators ask scikit-learn's validation not to make a third pass for it).  The linear
+    estimators make the same check inside their compiled pass instead (one read of X,
+    ``StreamLearner.run_checked``) and call this function only to word the error."""
     data = X.data if sp.issparse(X) else X
     if data.size == 0:
         return
@@ -287,7 +299,7 @@ def check_magnitude(X):
         raise ValueError("Input X contains NaN.")
     if np.isinf(hi) or np.isinf(lo):
         raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-    limit = np.sqrt(np.finfo(np.float64).max / (4.0 * max(X.shape[1], 1)))
+    limit = magnitude_limit(X.shape[1])
     top = max(hi, -lo)
     if top > limit:
         raise ValueError(

@@ -38,8 +38,9 @@ from ._validation import (
     check_sparse_structure,
     kernel_rules,
     load_backend,
+    magnitude_limit,
 )
-from .core.stream import Interrupted, deferred_signals, run_states
+from .core.stream import BadRow, Interrupted, deferred_signals, run_states
 
 
 def locked(method):
@@ -55,6 +56,18 @@ def locked(method):
             return method(self, *args, **kwargs)
 
     return wrapper
+
+def unique_labels(y):
+    """``np.unique(y)``, in O(n) without a sort when y holds at most two distinct numbers
+    (the common binary stream); any other y goes through ``np.unique``."""
+    if y.dtype.kind in "fiu" and y.size:
+        lo, hi = y.min(), y.max()
+        if lo == hi:
+            return np.array([lo], dtype=y.dtype)
+        if np.all((y == lo) | (y == hi)):
+            return np.array([lo, hi], dtype=y.dtype)
+    return np.unique(y)
+
 
 #: How every estimator takes X: CSR or dense, float64, C order, finite.
 #: (finiteness is checked by check_magnitude, in the same reads as the overflow bound)
@@ -91,6 +104,13 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     #: state grows with the stream turn this off; their inputs are fully
     #: validated before any state changes.
     _snapshot_states = True
+    #: Check X inside the learning pass instead of before it (``fit``/``partial_fit``):
+    #: the states' ``run_checked`` tests each row as it reads it (finite, below the
+    #: magnitude bound, CSR indices in range) and stops at the first bad row; the
+    #: estimator then restores the model saved before the call (``_snapshot_states``)
+    #: and raises the error of the usual check.  One read of X instead of three, for
+    #: models that read X only through ``run`` (the linear ones: O(d) snapshots).
+    _fused_input_check = False
 
     # ------------------------------------------------------------------ hooks
     @classmethod
@@ -117,7 +137,9 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         self.n_epochs_ = 0
         for epoch in range(self._n_passes()):
             order = self._order(X.shape[0], rng)
-            changes = run_states(self._states, X, Y, order, epoch=epoch)
+            # the first pass checks every row as it reads it (see _fused_input_check)
+            check = self.__dict__.pop("_pending_check", None)
+            changes = run_states(self._states, X, Y, order, epoch=epoch, check=check)
             for state in self._states:
                 self._end_of_pass(state)
             self.n_epochs_ += 1
@@ -147,17 +169,68 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         check_magnitude(X)
         return X
 
+    @staticmethod
+    def _check_values(X):
+        """The input checks that a fused pass makes row by row, here in two reads of X:
+        the range of the CSR indices, then NaN, infinity and the magnitude bound."""
+        check_sparse_structure(X)
+        check_magnitude(X)
+
+    def _prepare_input(self, X, deferred):
+        """X in the model's format.  ``deferred``: the values (and CSR index range) of X
+        are not checked yet; they are checked here when X must be converted first (the
+        checks then see the data as given, as without fusing), else the limit the compiled
+        pass checks each row against is kept in ``_pending_check``."""
+        self.__dict__.pop("_pending_check", None)
+        if deferred and sp.issparse(X) != self._sparse_:
+            self._check_values(X)  # converting between formats reads every entry
+            deferred = False
+        Xc = as_format(X, self._sparse_)
+        if deferred and (Xc is not X or (sp.issparse(X) and X.data.shape[0] != X.indptr[-1])):
+            self._check_values(X)  # converted (or stored values beyond the rows): check X
+            deferred = False
+        if deferred:
+            self._pending_check = magnitude_limit(X.shape[1])
+        return Xc
+
+    def _raise_input_error(self, X, exc):
+        """After a fused check stopped at a bad row (``exc``, a BadRow) or another error
+        came first: raise the error the checks before the pass give on X (same message as
+        without fusing); nothing when X is fine, or re-raise a BadRow."""
+        if X is None:
+            return
+        try:
+            self._check_values(X)
+        except ValueError as err:
+            raise err from None
+        if isinstance(exc, BadRow):
+            raise ValueError(f"{exc} (a value is not finite or too large, or a column "
+                             "index is out of range)") from None
+
     def _encode(self, y):
         """+-1 targets, one row per binary problem."""
         if len(self.classes_) == 2:
+            if (y.dtype == np.float64 and self.classes_[0] == -1.0 and self.classes_[1] == 1.0
+                    and self.classes_.dtype.kind == "f"):
+                return [np.ascontiguousarray(y)]  # already the +-1 targets (read only)
             return [np.where(y == self.classes_[1], 1.0, -1.0)]
         return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
 
-    def _validate_xy(self, X, y, reset):
-        check_sparse_structure(X)
+    def _validate_xy(self, X, y, reset, defer=False):
+        """Checked X and y.  ``defer``: leave the values of X (and the range of CSR column
+        indices) to the learning pass (``_fused_input_check``)."""
+        check_sparse_structure(X, index_range=not defer)
         X, y = validate_data(self, X, y, reset=reset, y_numeric=False, **_ARRAY_CHECKS)
-        check_magnitude(X)
-        check_classification_targets(y)
+        if not defer:
+            check_magnitude(X)
+            check_classification_targets(y)
+            return X, y
+        try:
+            # the type of target is that of its distinct values (1-D y): no sort of y
+            check_classification_targets(unique_labels(y))
+        except ValueError:
+            self._check_values(X)  # a bad X is reported first, as without deferring
+            raise
         return X, y
 
     def _check_params_unchanged(self):
@@ -219,17 +292,25 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         saved = self.__dict__.copy()
+        unchecked = None  # X whose values the pass checks (see _fused_input_check)
         try:
             self._check_params()
-            X, y = self._validate_xy(X, y, reset=True)
-            self._start(X, np.unique(y))
-            X = as_format(X, self._sparse_)
+            X, y = self._validate_xy(X, y, reset=True, defer=self._fused_input_check)
+            unchecked = X if self._fused_input_check else None
+            self._start(X, unique_labels(y))
+            X = self._prepare_input(X, unchecked is not None)
+            if "_pending_check" not in self.__dict__:
+                unchecked = None
             self._fit_states(X, self._encode(y))
         except Interrupted:
             raise  # the model of the stream up to the interruption (see partial_fit)
-        except BaseException:
+        except BaseException as exc:
             self._restore(saved, None)
+            if isinstance(exc, ValueError):
+                self._raise_input_error(unchecked, exc)  # a bad X is reported first
             raise
+        finally:
+            self.__dict__.pop("_pending_check", None)
         return self
 
     def _restore(self, saved, states):
@@ -274,6 +355,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         """
         saved = self.__dict__.copy()
         backup = None
+        unchecked = None  # X whose values the pass checks (see _fused_input_check)
         try:
             self._check_params()
             first = not hasattr(self, "classes_")
@@ -282,7 +364,9 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                     "classes must be passed on the first call to partial_fit "
                     "(all the labels the stream can contain)"
                 )
-            X, y = self._validate_xy(X, y, reset=first)
+            fused = self._fused_input_check and self._snapshot_states
+            X, y = self._validate_xy(X, y, reset=first, defer=fused)
+            unchecked = X if fused else None
             if first:
                 self._start(X, classes)
             elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -292,21 +376,26 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                 )
             if not first:
                 self._check_params_unchanged()
-            unknown = np.setdiff1d(np.unique(y), self.classes_)
+            unknown = np.setdiff1d(unique_labels(y), self.classes_)
             if unknown.size:
                 raise ValueError(
                     f"y contains labels not in classes {self.classes_.tolist()}: "
                     f"{unknown.tolist()}"
                 )
-            X = as_format(X, self._sparse_)
+            X = self._prepare_input(X, unchecked is not None)
+            check = self.__dict__.pop("_pending_check", None)
+            if check is None:
+                unchecked = None
             if self._snapshot_states and not first:
                 backup = copy.deepcopy(self._states)
             order = np.arange(X.shape[0], dtype=np.intp)
-            run_states(self._states, X, self._encode(y), order)
+            run_states(self._states, X, self._encode(y), order, check=check)
         except Interrupted:
             raise  # keep the model of the stream up to the interruption
-        except BaseException:
+        except BaseException as exc:
             self._restore(saved, backup)
+            if isinstance(exc, ValueError):
+                self._raise_input_error(unchecked, exc)  # a bad X is reported first
             raise
         return self
 

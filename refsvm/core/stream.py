@@ -14,14 +14,36 @@ import time
 
 import numpy as np
 
-from .kernels import get_row
+from .kernels import SparseRow, get_row
 
-__all__ = ["Interrupted", "StreamLearner", "deferred_signals", "restore_state", "run_states"]
+__all__ = ["BadRow", "Interrupted", "StreamLearner", "deferred_signals", "restore_state",
+           "row_is_bad", "run_states"]
 
 #: The signals whose Python handlers are held back to a block boundary (Ctrl-C, and the
 #: alarm that time limits use); other signals keep their usual behaviour.
 DEFERRED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGALRM")
                          if hasattr(signal, name))
+
+
+class BadRow(ValueError):
+    """A row failed the check fused into the pass (``run_checked``): ``run_states`` stops
+    before it.  The estimator restores its model and reports the problem with the
+    message of its usual input check (this exception's own message only names the row)."""
+
+    def __init__(self, row):
+        self.row = int(row)
+        super().__init__(f"row {self.row} of X is not valid input")
+
+
+def row_is_bad(x, limit, n_features):
+    """The row check of ``run_checked``: some value is NaN, infinite or above ``limit`` in
+    magnitude, or (SparseRow) some column index is outside ``[0, n_features)``."""
+    if isinstance(x, SparseRow):
+        if not np.all(np.abs(x.data) <= limit):
+            return True
+        idx = np.asarray(x.indices)
+        return bool(idx.size) and bool(idx.min() < 0 or idx.max() >= n_features)
+    return not np.all(np.abs(np.asarray(x)) <= limit)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -89,6 +111,19 @@ class StreamLearner:
             changes += self.step(get_row(X, i), float(y[i]))
         return changes
 
+    def run_checked(self, X, y, order, limit):
+        """``run`` with each row checked before it is learned (:func:`row_is_bad`: every
+        value finite with ``|x_j| <= limit``, CSR column indices in range); stops before
+        the first bad row.  Returns ``(changes, n_done)``: ``order[:n_done]`` were learned,
+        and ``order[n_done]``, if any, is bad."""
+        changes = 0
+        for t, i in enumerate(order):
+            row = get_row(X, i)
+            if row_is_bad(row, limit, self.n_features):
+                return changes, t
+            changes += self.step(row, float(y[i]))
+        return changes, len(order)
+
     # ---- the persistence protocol of every state (both twins, one format) ----
     def init_params(self):
         """The constructor's keyword arguments (plain numbers, strings, booleans)."""
@@ -111,7 +146,7 @@ def restore_state(cls, params, data):
     return obj
 
 
-def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02):
+def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02, check=None):
     """Run every state over the stream, all of them at the same example boundary.
 
     The stream is cut into blocks; each block is learned by every state in turn (the
@@ -122,6 +157,11 @@ def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02):
     how many examples were learned; another exception from a handler gets a note saying
     the same.  Block sizes adapt so that a block takes about ``block_seconds``, so a
     signal is answered within a few such intervals.
+
+    ``check``: a magnitude bound; the first state learns each block with ``run_checked``
+    (every row checked as it is read, in the same pass) and the others with ``run``; at a
+    bad row :class:`BadRow` is raised with the states part-way, the first one right before
+    the row and the others at the start of its block (the caller restores them all).
 
     Returns the number of model changes, summed over the states.
     """
@@ -135,8 +175,14 @@ def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02):
         learned = False
         try:
             with deferred_signals():
-                for state, y in zip(states, Ys):
-                    changes += state.run(X, y, block) or 0  # strict once every twin counts
+                for k, (state, y) in enumerate(zip(states, Ys)):
+                    if check is not None and k == 0:
+                        got, n_done = state.run_checked(X, y, block, check)
+                        changes += got
+                        if n_done < block.shape[0]:
+                            raise BadRow(block[n_done])
+                    else:
+                        changes += state.run(X, y, block) or 0  # strict once every twin counts
                 learned = True
         except KeyboardInterrupt as exc:
             if not learned:
@@ -150,7 +196,10 @@ def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02):
         done = stop
         elapsed = time.perf_counter() - start
         if elapsed < block_seconds / 2 and size < 1 << 20:
-            size *= 2
+            # aim the next block at about block_seconds / 2, growing 2x to 16x at a time
+            # (a fast compiled pass reaches its block size in a few blocks, not a dozen)
+            grow = 16 if elapsed <= 0 else min(16, max(2, int(block_seconds / 2 / elapsed)))
+            size = min(size * grow, 1 << 20)
         elif elapsed > 2 * block_seconds and size > 1:
             size //= 2
     return changes

@@ -26,6 +26,10 @@ class _LinearEstimator(BaseOnlineClassifier):
 
     _reference = passive_aggressive
     _compiled = "refsvm.linear._passive_aggressive"
+    #: X is read only by the states' pass, which checks each row as it reads it (NaN,
+    #: infinity, the magnitude bound, CSR indices); a bad row restores the O(d) model
+    #: saved before the call (BaseOnlineClassifier._fused_input_check).
+    _fused_input_check = True
 
     def _n_passes(self):
         return self.n_epochs
@@ -110,7 +114,10 @@ class Perceptron(_LinearEstimator):
         return self.max_epochs
 
     def _fit_states(self, X, Y):
-        # R = max_j ||x_j|| over the training set, known before the first epoch
+        # R = max_j ||x_j|| over the training set, known before the first epoch: that pass
+        # reads X before the states do, so X is checked before it (not inside the pass)
+        if self.__dict__.pop("_pending_check", None) is not None:
+            self._check_values(X)
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if hasattr(X, "multiply") else (
             np.einsum("ij,ij->i", X, X))
         for state in self._states:

@@ -73,3 +73,75 @@ def test_reference_stream_driver_counts_changes():
     y = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
     assert EveryOther(2).run(X, y, np.arange(5)) == 3
     assert isinstance(get_row(to_csr(X), 0), SparseRow)
+
+
+# ---------------------------------------------------------------- the checked stream driver
+from refsvm.core.stream import BadRow, row_is_bad, run_states  # noqa: E402
+from refsvm.linear import _passive_aggressive, passive_aggressive  # noqa: E402
+
+
+def test_row_check_twins_agree_at_the_edges():
+    limit, d = 1e10, 4
+    big = np.nextafter(limit, np.inf)
+    for row in ([0.0, -0.0, 1.0, -limit], [limit, 0, 0, 0], [big, 0, 0, 0], [0, -big, 0, 0],
+                [np.nan, 0, 0, 0], [0, 0, 0, np.inf], [0, 0, -np.inf, 0], [1e-300, 0, 0, 0]):
+        x = np.array(row, dtype=float)
+        expect = not np.all(np.abs(x) <= limit)
+        assert row_is_bad(x, limit, d) == expect
+        assert _core.row_check_value(x, limit, d) == expect
+    for idx, expect in (([0, 3], False), ([0, 4], True), ([-1, 2], True), ([], False),
+                        ([2**31 - 1], True)):
+        x = SparseRow(np.array(idx, dtype=np.int32), np.ones(len(idx)))
+        assert row_is_bad(x, limit, d) == expect
+        assert _core.row_check_value(x, limit, d) == expect
+    x = SparseRow(np.array([1], dtype=np.int32), np.array([np.nan]))
+    assert row_is_bad(x, limit, d) and _core.row_check_value(x, limit, d)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("bad_at", [None, 0, 17, 39])
+def test_run_checked_twins_agree_and_stop_before_the_bad_row(sparse, bad_at):
+    rng = np.random.RandomState(2)
+    X = rng.randn(40, 7)
+    X[rng.rand(40, 7) < 0.4] = 0.0
+    X[:, 3] = 1.0
+    y = np.where(rng.rand(40) < 0.5, -1.0, 1.0)
+    order = rng.permutation(40)
+    if bad_at is not None:
+        X[order[bad_at], 3] = np.nan
+    M = to_csr(X) if sparse else X
+    limit = 1e100
+    done = {}
+    for name, module in (("ref", passive_aggressive), ("twin", _passive_aggressive)):
+        st = module.PAState(7, sparse, variant=1, C=0.5)
+        changes, n_done = st.run_checked(M, y, order, limit)
+        plain = module.PAState(7, sparse, variant=1, C=0.5)
+        assert changes == plain.run(M, y, order[:n_done])
+        np.testing.assert_array_equal(st.w, plain.w)
+        done[name] = (n_done, changes, st.w.copy())
+    assert done["ref"][:2] == done["twin"][:2]
+    assert done["ref"][0] == (40 if bad_at is None else bad_at)
+    np.testing.assert_allclose(done["twin"][2], done["ref"][2], rtol=1e-12, atol=1e-14)
+
+
+def test_run_checked_rejects_out_of_range_indices_before_using_them():
+    M = to_csr(np.eye(5))
+    M.indices = M.indices.copy()
+    M.indices[2] = 7  # row 2 points past the 5 weights
+    for module in (passive_aggressive, _passive_aggressive):
+        st = module.PAState(5, True, variant=1, C=1.0)
+        changes, n_done = st.run_checked(M, np.ones(5), np.arange(5), 1e100)
+        assert n_done == 2 and np.all(st.w[2:] == 0)
+
+
+def test_run_states_with_check_raises_bad_row_naming_it():
+    X = np.ones((300, 3))
+    X[211, 0] = np.inf
+    y = np.ones(300)
+    states = [_passive_aggressive.PAState(3, False) for _ in range(3)]
+    with pytest.raises(BadRow) as info:
+        run_states(states, X, [y, -y, y], np.arange(300), check=1e100)
+    assert info.value.row == 211 and isinstance(info.value, ValueError)
+    # the checking state stopped right before it; the others are left at a block boundary
+    # before it (the estimator restores them all)
+    assert states[0].t == 211 and states[1].t == states[2].t < 211

@@ -117,3 +117,98 @@ def test_backends_give_the_same_model_and_pickle(Estimator):
     np.testing.assert_array_equal(back.decision_function(X), cy.decision_function(X))
     # dense input to a model fitted on CSR is accepted and gives the same scores
     np.testing.assert_allclose(cy.decision_function(X), cy.decision_function(M), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- the input check in the pass
+# The linear estimators check X inside the compiled pass (StreamLearner.run_checked): a bad
+# row anywhere in the batch, even the last, must give the message of the usual check and
+# leave the model exactly as it was (issue 14).
+def _bad_rows(X, where):
+    """(matrix, message) pairs with one bad value in row ``where``."""
+    from refsvm._validation import magnitude_limit
+
+    out = []
+    for value, match in ((np.nan, "NaN"), (-np.inf, "infinity"),
+                         (4 * magnitude_limit(X.shape[1]), "magnitude")):
+        B = X.copy()
+        B[where, 1] = value
+        out.append((B, match))
+    return out
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("where", [0, 37, -1], ids=["first", "middle", "last"])
+def test_bad_row_anywhere_in_the_pass_rolls_back(Estimator, backend, sparse, where):
+    X, y = sparse_stream(n=200, d=6, seed=4)
+    X[:, 1] = np.where(X[:, 1] == 0, 0.5, X[:, 1])  # the bad value replaces a stored entry
+    clf = Estimator(backend=backend).partial_fit(X[:100], y[:100], classes=[-1, 1])
+    before = _fitted_state(clf)
+    for B, match in _bad_rows(X[100:], where):
+        with pytest.raises(ValueError, match=match):
+            clf.partial_fit(to_csr(B) if sparse else B, y[100:])
+        _assert_unchanged(clf, before)
+        with pytest.raises(ValueError, match=match):  # fit: left unfitted, as before
+            fresh = Estimator(backend=backend)
+            fresh.fit(to_csr(B) if sparse else B, y[100:])
+        assert not hasattr(fresh, "classes_")
+    # a value exactly at the bound is accepted, as by the check before the pass
+    from refsvm._validation import magnitude_limit
+
+    ok = X[100:].copy()
+    ok[where, 1] = -magnitude_limit(X.shape[1])
+    clf.partial_fit(to_csr(ok) if sparse else ok, y[100:])
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_bad_csr_index_in_the_pass_is_a_malformed_matrix(Estimator, backend):
+    import scipy.sparse as sp
+
+    X, y = sparse_stream(n=120, d=6, seed=5)
+    M = to_csr(X)
+    clf = Estimator(backend=backend).partial_fit(M[:60], y[:60], classes=[-1, 1])
+    before = _fitted_state(clf)
+    for bad_index in (6, -1, 2**31 - 1):
+        B = M[60:].copy()
+        B.indices = B.indices.copy()
+        B.indices[-1] = bad_index  # the last stored entry of the last row
+        B = sp.csr_matrix((B.data, B.indices, B.indptr), shape=B.shape)
+        with pytest.raises(ValueError, match="malformed CSR matrix: an index is outside"):
+            clf.partial_fit(B, y[60:])
+        _assert_unchanged(clf, before)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_bad_x_is_reported_before_bad_labels(Estimator, backend):
+    """With X and y both wrong, the error names X (as when X was checked first)."""
+    X, y = sparse_stream(n=60, d=5, seed=6)
+    X[7, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Estimator(backend=backend).fit(X, y + 0.5)  # continuous y
+    clf = Estimator(backend=backend).partial_fit(X[8:30], y[8:30], classes=[-1, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        clf.partial_fit(X, np.where(y > 0, 2, -1))  # a label outside classes
+
+
+@pytest.mark.parametrize("Estimator", [PassiveAggressive, OnlineLinearSVM])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_partial_fit_makes_no_copy_of_X(Estimator, sparse):
+    """C-contiguous float64 input (canonical CSR: float64, int32 sorted indices) is read
+    where it is: the peak of new memory during the call is far below the size of X."""
+    import tracemalloc
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(20_000, 100)
+    if sparse:
+        X[rng.rand(*X.shape) < 0.7] = 0.0
+        X = to_csr(X)
+    y = np.where(rng.rand(20_000) < 0.5, -1.0, 1.0)
+    clf = Estimator().partial_fit(X[:10], y[:10], classes=[-1.0, 1.0])
+    size = X.data.nbytes if sparse else X.nbytes
+    tracemalloc.start()
+    try:
+        clf.partial_fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 4, (peak, size)
