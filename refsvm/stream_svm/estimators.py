@@ -157,6 +157,12 @@ class StreamSVM(BaseKernelClassifier):
                 f"lookahead={self.lookahead!r}"
             )
 
+    @property
+    def _fused_input_check(self):
+        """The linear form reads X only in its pass, which checks each row as it reads it
+        (BaseOnlineClassifier._fused_input_check); the kernel forms check X first."""
+        return self.kernel == "linear"
+
     def _make_state(self, n_features, sparse, X):
         module = self._module()
         if self.n_balls != 1:
