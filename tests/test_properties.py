@@ -54,8 +54,6 @@ def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width
     X, y = data
     if "Reduced" in name:  # the reduced set is the first distinct examples of the stream
         assume(np.unique(X, axis=0).shape[0] >= 2)
-    if name == "ProximalReducedKernelPA":  # repeated points: see the strict xfail below
-        assume(np.unique(X, axis=0).shape[0] == X.shape[0])
     states = []
     for backend in ("python", "cython"):
         est = REGISTRY[name](backend).set_params(**{_C.get(name, "C"): c})
@@ -81,10 +79,6 @@ def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width
                     assert value <= 1e-6 * max(1.0, c), f"{where}: {key} = {value}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known (found by the property test): RKPAm's passive test `loss == 0` sits on a tie when "
-    "a point repeats, and the twins' round-off (BLAS transform vs NumPy) decides it "
-    "differently; needs a scale-aware passive test in both twins"))
 def test_rkpam_twins_agree_on_a_repeated_point():
     X = np.array([[1.0, -1.0], [-1.0, -1.0], [-1.0, 0.0], [-1.0, 1.0], [-1.0, 1.0]])
     y = -np.ones(5)

@@ -4,13 +4,40 @@ Same classes, attributes and methods as the reference.  The learning itself is t
 linear family's compiled PA / PAm (:mod:`refsvm.linear._passive_aggressive`, cimported):
 ``ReducedKernelPAState`` computes φ(x) = Λ^{-1/2} Pᵀ K(Ã, x) and hands (φ(x), 1) to
 ``PAState._step``; the RKPAm state hands it to a ``PAmState`` whose statistics and
-proximal model are those of the kernel rows (``KernelRowProximalPAm``).  ``run``
-takes the stream in blocks: the m̃ kernel evaluations of each row of the block, one
-BLAS ``dgemm`` for the block's features, then the sequential PA updates; so the cost
-per example is the m̃ kernel evaluations plus a BLAS-3 share of the m̃×m̃ transform.
+proximal model are those of the kernel rows (``KernelRowProximalPAm``: the diagonal
+"quasi-KFD", or with ``covariance="full"`` rank-one updates of Σ k kᵀ per class and the
+m̃ × m̃ solve by LAPACK ``dposv``).  Both states make the reference's scale-aware passive
+test (``PASSIVE_RTOL``) before the linear step.
+
+Where the time goes, and what is done about it (per example, m̃ reduced points):
+
+1. K(Ã, x), computed here rather than by the core's pairwise kernel: Ã is kept
+   transposed (d × m̃, feature-major), so that for few features (d ≤ 8) the squared
+   distances Σ_j (ã_ij − x_j)² run down contiguous columns (summed directly, as the
+   reference does), and otherwise the cross products x·ã come from a register-tiled
+   matrix-vector product (dense) or one axpy per non-zero (CSR), then
+   ‖x‖² + ‖ã‖² − 2x·ã clipped at 0; then a vectorised ``exp`` (``_rkpa_exp``:
+   Cody–Waite reduction and a degree-13 polynomial, within 2.3e-16 relative of libm's).
+   These C loops are compiled twice on x86-64 Linux with GCC ≥ 12 (AVX2/FMA and the
+   baseline; the loader picks one).  Very wide data (d·m̃ > 2^24) uses the core's
+   pairwise kernel.
+2. The screen: most examples of an easy stream lie far outside the margin.  With
+   v = Tᵀz kept (T = Λ^{-1/2}Pᵀ; recomputed after each change of z), zᵀφ(x) = vᵀK(Ã, x)
+   costs m̃, and a loss below −(a bound on the round-off of both twins' loss) is passive
+   whatever the rounding: no φ(x) is needed.  Other examples get φ(x) = T K(Ã, x), an
+   m̃ × m̃ product.  The screen only saves time: an example gets the same φ(x), the same
+   passive test and the same step whether or not it was screened and whatever call or
+   block it came in (the products are fixed-order C loops, not BLAS, for that reason),
+   so ``run`` equals a stream of ``step`` calls bit for bit.
+3. The linear PA / PAm step (O(m̃), the linear family's).
+
+Prediction (``transform_rows``, ``decision_function``) uses the reference's arithmetic --
+the core's kernel and one BLAS ``dgemm`` per block -- so a model predicts the same in
+both twins.
 """
-from libc.math cimport sqrt
+from libc.math cimport fabs, pow, sqrt
 from scipy.linalg.cython_blas cimport dgemm, dgemv
+from scipy.linalg.cython_lapack cimport dposv
 
 import numpy as np
 cimport numpy as cnp
@@ -21,28 +48,229 @@ from refsvm.linear._passive_aggressive cimport LinearModel, PAmState, PAState
 
 cnp.import_array()
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \\
+        && defined(__x86_64__) && defined(__linux__)
+    #define RKPA_VEC __attribute__((target_clones("arch=x86-64-v3", "default"), \\
+                                    optimize("no-trapping-math")))
+    #elif defined(__GNUC__) && !defined(__clang__)
+    #define RKPA_VEC __attribute__((optimize("no-trapping-math")))
+    #else
+    #define RKPA_VEC
+    #endif
+
+    /* v[i] = exp(v[i]): x = n ln2 + r (Cody-Waite, |r| <= ln2/2), e^r by its Taylor
+       polynomial of degree 13 (truncation < 5e-18), 2^n by the exponent bits.  Below
+       -708 the result is 0 (libm gives subnormals < 3.3e-308 there). */
+    RKPA_VEC
+    static void _rkpa_exp(double *restrict v, Py_ssize_t n) {
+        const double log2e = 1.4426950408889634, shift = 6755399441055744.0;
+        const double ln2hi = 6.93147180369123816490e-01, ln2lo = 1.90821492927058770002e-10;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double x0 = v[i];
+            double x = x0 < -708.0 ? -708.0 : x0;
+            x = x > 709.0 ? 709.0 : x;
+            double t = x * log2e + shift;
+            double k = t - shift;
+            double r = (x - k * ln2hi) - k * ln2lo;
+            double p = 1.0 / 6227020800.0;
+            p = p * r + 1.0 / 479001600.0;
+            p = p * r + 1.0 / 39916800.0;
+            p = p * r + 1.0 / 3628800.0;
+            p = p * r + 1.0 / 362880.0;
+            p = p * r + 1.0 / 40320.0;
+            p = p * r + 1.0 / 5040.0;
+            p = p * r + 1.0 / 720.0;
+            p = p * r + 1.0 / 120.0;
+            p = p * r + 1.0 / 24.0;
+            p = p * r + 1.0 / 6.0;
+            p = p * r + 0.5;
+            p = p * r + 1.0;
+            p = p * r + 1.0;
+            uint64_t b;
+            memcpy(&b, &t, 8);
+            b = (b + (uint64_t)(1023 - 0x4338000000000000LL)) << 52;
+            double s;
+            memcpy(&s, &b, 8);
+            v[i] = x0 < -708.0 ? 0.0 : p * s;
+        }
+    }
+
+    /* out[i] = scale * sum_j (AT[j m + i] - x[j])^2: squared distances summed directly */
+    RKPA_VEC
+    static void _rkpa_sqdist(const double *restrict AT, Py_ssize_t m, Py_ssize_t d,
+                             const double *restrict x, double scale,
+                             double *restrict out) {
+        for (Py_ssize_t i = 0; i < m; i++) out[i] = 0.0;
+        for (Py_ssize_t j = 0; j < d; j++) {
+            const double xj = x[j];
+            const double *restrict a = AT + j * m;
+            for (Py_ssize_t i = 0; i < m; i++) {
+                double t = a[i] - xj;
+                out[i] += t * t;
+            }
+        }
+        for (Py_ssize_t i = 0; i < m; i++) out[i] *= scale;
+    }
+
+    /* out[i] = sum_{j < n_in} x[j] A[j m + i] (= A^T x for a row-major n_in x m matrix A).
+       Each out[i] is accumulated over j in order, one multiply-add (fused in the AVX2/FMA
+       clone) per term, whatever the tile it falls in: the result of a row never depends on
+       how rows are grouped.  Tiles of 16 outputs stay in registers while A streams by. */
+    typedef double rkpa_v4 __attribute__((vector_size(32), aligned(8)));
+    RKPA_VEC
+    static void _rkpa_matvec(const double *restrict A, Py_ssize_t n_in, Py_ssize_t m,
+                             const double *restrict x, double *restrict out) {
+        Py_ssize_t i = 0, j;
+        const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
+        for (; i + 16 <= m; i += 16) {
+            rkpa_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+            for (j = 0; j < n_in; j++) {
+                const double *p = A + j * m + i;
+                const rkpa_v4 xj = {x[j], x[j], x[j], x[j]};
+                a0 = a0 + xj * *(const rkpa_v4 *) p;
+                a1 = a1 + xj * *(const rkpa_v4 *) (p + 4);
+                a2 = a2 + xj * *(const rkpa_v4 *) (p + 8);
+                a3 = a3 + xj * *(const rkpa_v4 *) (p + 12);
+            }
+            memcpy(out + i, &a0, 32);
+            memcpy(out + i + 4, &a1, 32);
+            memcpy(out + i + 8, &a2, 32);
+            memcpy(out + i + 12, &a3, 32);
+        }
+        for (; i + 4 <= m; i += 4) {
+            rkpa_v4 a0 = zero;
+            for (j = 0; j < n_in; j++) {
+                const rkpa_v4 xj = {x[j], x[j], x[j], x[j]};
+                a0 = a0 + xj * *(const rkpa_v4 *) (A + j * m + i);
+            }
+            memcpy(out + i, &a0, 32);
+        }
+        for (; i < m; i++) {
+            double a = 0.0;
+            for (j = 0; j < n_in; j++) a = a + x[j] * A[j * m + i];
+            out[i] = a;
+        }
+    }
+
+    /* (sum_i v[i] k[i], sum_i k[i]^2) in four lanes: the screen's numbers (any order of
+       summation will do there) */
+    RKPA_VEC
+    static void _rkpa_dot_and_sqnorm(const double *restrict v, const double *restrict k,
+                                     Py_ssize_t m, double *dot, double *sq) {
+        double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        Py_ssize_t i = 0;
+        for (; i + 4 <= m; i += 4) {
+            d0 += v[i] * k[i]; d1 += v[i + 1] * k[i + 1];
+            d2 += v[i + 2] * k[i + 2]; d3 += v[i + 3] * k[i + 3];
+            s0 += k[i] * k[i]; s1 += k[i + 1] * k[i + 1];
+            s2 += k[i + 2] * k[i + 2]; s3 += k[i + 3] * k[i + 3];
+        }
+        for (; i < m; i++) { d0 += v[i] * k[i]; s0 += k[i] * k[i]; }
+        *dot = (d0 + d1) + (d2 + d3);
+        *sq = (s0 + s1) + (s2 + s3);
+    }
+
+    /* out[i] = sum_nz AT[xi m + i] xv (a CSR row) */
+    RKPA_VEC
+    static void _rkpa_dots_csr(const double *restrict AT, Py_ssize_t m, const int *xi,
+                               const double *restrict xv, Py_ssize_t nnz,
+                               double *restrict out) {
+        for (Py_ssize_t i = 0; i < m; i++) out[i] = 0.0;
+        for (Py_ssize_t q = 0; q < nnz; q++) {
+            const double v = xv[q];
+            const double *restrict a = AT + (Py_ssize_t) xi[q] * m;
+            for (Py_ssize_t i = 0; i < m; i++) out[i] += a[i] * v;
+        }
+    }
+
+    /* out[i] = -gamma * max(xn + an[i] - 2 out[i], 0): RBF exponent from cross products */
+    RKPA_VEC
+    static void _rkpa_expanded(const double *restrict an, Py_ssize_t m, double xn,
+                               double gamma, double *restrict out) {
+        for (Py_ssize_t i = 0; i < m; i++) {
+            double s = (xn + an[i]) - 2.0 * out[i];
+            out[i] = -gamma * (s > 0.0 ? s : 0.0);
+        }
+    }
+    """
+    void _rkpa_exp(double* v, Py_ssize_t n) noexcept nogil
+    void _rkpa_sqdist(const double* AT, Py_ssize_t m, Py_ssize_t d, const double* x,
+                      double scale, double* out) noexcept nogil
+    void _rkpa_matvec(const double* A, Py_ssize_t n_in, Py_ssize_t m, const double* x,
+                      double* out) noexcept nogil
+    void _rkpa_dots_csr(const double* AT, Py_ssize_t m, const int* xi, const double* xv,
+                        Py_ssize_t nnz, double* out) noexcept nogil
+    void _rkpa_expanded(const double* an, Py_ssize_t m, double xn, double gamma,
+                        double* out) noexcept nogil
+    void _rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m, double* dot,
+                              double* sq) noexcept nogil
+
 # rows per block of ``run`` (the kernel rows and features of a block stay in cache)
 cdef Py_ssize_t BLOCK = 256
+# up to this many features, squared distances are summed directly (else cross products)
+cdef Py_ssize_t DIRECT_FEATURES = 8
+# a dense transposed copy of Ã is kept while d·m̃ is at most this (else pairwise kernel)
+cdef Py_ssize_t DENSE_REDUCED_LIMIT = 1 << 24
+
+# kernel codes of the block path (the core's order)
+cdef enum:
+    LINEAR = 0
+    RBF = 1
+    POLY = 2
 
 #: as the reference's SINGULAR_RATIO
 SINGULAR_RATIO = np.finfo(np.float64).eps
+#: as the reference's PASSIVE_RTOL (the scale-aware passive test)
+PASSIVE_RTOL = 1e-9
+#: as the reference's SHRINKAGE (the full covariance's ridge, relative to its mean variance)
+SHRINKAGE = 0.1
+cdef double _PASSIVE_RTOL = PASSIVE_RTOL
+cdef double _SHRINKAGE = SHRINKAGE
 
-_blas_controller = None
+
+class _OneBlasThread:
+    """BLAS on one thread for the duration of a ``with``.  The blocks here are small
+    (256 x m̃ times m̃ x m̃): OpenBLAS's threads cost more than they give, and on a loaded
+    machine their spinning makes a pass ten times slower.  The libraries are found once
+    (threadpoolctl); entering and leaving is then two calls per library."""
+
+    libraries = None
+
+    def __enter__(self):
+        if _OneBlasThread.libraries is None:
+            from threadpoolctl import ThreadpoolController
+            _OneBlasThread.libraries = [lc for lc in ThreadpoolController().lib_controllers
+                                        if lc.user_api == "blas"]
+        self.saved = [(lc, lc.num_threads) for lc in _OneBlasThread.libraries]
+        for lc, n in self.saved:
+            if n != 1:
+                lc.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        for lc, n in self.saved:
+            if n != 1:
+                lc.set_num_threads(n)
+        return False
 
 
 def _single_threaded_blas():
-    """A context in which BLAS runs on one thread.  The blocks here are small (256 x m̃
-    times m̃ x m̃): OpenBLAS's threads cost more than they give, and on a loaded machine
-    their spinning makes a pass ten times slower."""
-    global _blas_controller
-    if _blas_controller is None:
-        from threadpoolctl import ThreadpoolController
-        _blas_controller = ThreadpoolController()
-    return _blas_controller.limit(limits=1, user_api="blas")
+    return _OneBlasThread()
 
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
     return <double*> cnp.PyArray_DATA(a)
+
+
+def _exp(x):
+    """exp of every entry by the kernel block's vectorised exp (a test hook)."""
+    out = np.array(x, dtype=np.float64, order="C", copy=True)
+    _rkpa_exp(_buffer(out), out.size)
+    return out
 
 
 cdef class ReducedKernelMap:
@@ -56,19 +284,34 @@ cdef class ReducedKernelMap:
     cdef readonly object eigenvalues
     cdef readonly object P
     cdef readonly object transform
-    cdef RowStore store                 # Ã
+    cdef RowStore store                 # Ã (the pairwise fallback)
     cdef double* transform_data         # m̃ x m̃, row-major
+    cdef object transform_t             # Tᵀ, row-major (the matvec of φ = T k)
+    cdef double* transform_t_data
     cdef double* P_data
     cdef object sqrt_eigenvalues
     cdef double* sqrt_eigenvalues_data
+    cdef Py_ssize_t n_features
+    cdef int kind                       # LINEAR, RBF, POLY
+    cdef double gamma, coef0
+    cdef int degree
+    cdef bint blocked                   # the block path (a dense Ãᵀ is kept)
+    cdef object reduced_t               # Ãᵀ, d x m̃ row-major (feature-major)
+    cdef double* reduced_t_data
+    cdef object reduced_sqnorms         # ‖ã_i‖²
+    cdef double* reduced_sqnorms_data
+    cdef object scratch                 # a densified CSR row (few features), d
+    cdef double* scratch_data
+    cdef readonly double transform_norm  # ‖T‖_F = (Σ 1/λ_i)^{1/2}, for the screen's bound
 
     def __init__(self, reduced, CKernel kernel, double eps=0.0):
-        cdef Py_ssize_t i, j, m = reduced.shape[0]
+        cdef Py_ssize_t i, j, m = reduced.shape[0], d = reduced.shape[1]
         self.reduced = reduced
         self.kernel = kernel
         self.eps = eps
         self.n_reduced = m
-        self.store = RowStore(reduced.shape[1], sp.issparse(reduced))
+        self.n_features = d
+        self.store = RowStore(d, sp.issparse(reduced))
         for i in range(m):
             self.store.append(reduced, i)
         # K(Ã, Ã), one evaluation per pair i <= j
@@ -79,9 +322,11 @@ cdef class ReducedKernelMap:
                 Kv[i, j] = self.kernel.k_rows(self.store, i, j)
                 Kv[j, i] = Kv[i, j]
         self.reduced_gram = K
-        # K̃ = K(Ã, Ã) + εI = P Λ Pᵀ
-        eigenvalues, P = np.linalg.eigh(K + eps * np.eye(m))
-        if m == 0 or not eigenvalues[0] > SINGULAR_RATIO * m * eigenvalues[-1]:
+        # K̃ = K(Ã, Ã) + εI = P Λ Pᵀ (BLAS on one thread: at m̃ ~ 100 its threads only
+        # wait for each other, 30x slower on a loaded machine)
+        with _single_threaded_blas():
+            eigenvalues, P = np.linalg.eigh(K + eps * np.eye(m))
+        if m == 0 or not eigenvalues[0] > SINGULAR_RATIO * m * eigenvalues[m - 1]:
             raise ValueError(
                 f"K(reduced, reduced) + eps*I is singular (smallest eigenvalue "
                 f"{eigenvalues[0] if m else 0.0:.3g}): the reduced set has duplicate or "
@@ -91,12 +336,35 @@ cdef class ReducedKernelMap:
         self.transform = np.ascontiguousarray(P.T / np.sqrt(eigenvalues)[:, None])
         self.sqrt_eigenvalues = np.sqrt(eigenvalues)
         self.transform_data = _buffer(self.transform)
+        self.transform_t = np.ascontiguousarray(self.transform.T)
+        self.transform_t_data = _buffer(self.transform_t)
         self.P_data = _buffer(self.P)
         self.sqrt_eigenvalues_data = _buffer(self.sqrt_eigenvalues)
+        self.transform_norm = float(np.sqrt(np.sum(1.0 / eigenvalues)))
+        # the block path: Ãᵀ dense, feature-major, and ‖ã_i‖²
+        self.kind = ("linear", "rbf", "poly").index(kernel.kind)
+        self.gamma, self.degree, self.coef0 = kernel.gamma, kernel.degree, kernel.coef0
+        self.blocked = d * m <= DENSE_REDUCED_LIMIT
+        if self.blocked:
+            dense = reduced.toarray() if sp.issparse(reduced) else np.asarray(reduced)
+            self.reduced_t = np.ascontiguousarray(dense.T, dtype=np.float64)
+            self.reduced_sqnorms = np.ascontiguousarray(
+                np.einsum("ij,ij->i", dense, dense), dtype=np.float64)
+            self.reduced_t_data = _buffer(self.reduced_t)
+            self.reduced_sqnorms_data = _buffer(self.reduced_sqnorms)
+            self.scratch = np.zeros(max(d, 1))
+            self.scratch_data = _buffer(self.scratch)
 
-    cdef void _kernel_row(self, const int* xi, const double* xv, Py_ssize_t nnz,
-                          double* k) noexcept nogil:
-        """k = K(Ã, x): m̃ counted evaluations."""
+    cdef void _finish(self, double* k, Py_ssize_t n) noexcept nogil:
+        """Linear / polynomial kernel values from the n cross products in k."""
+        cdef Py_ssize_t i
+        if self.kind == POLY:
+            for i in range(n):
+                k[i] = pow(self.gamma * k[i] + self.coef0, self.degree)
+
+    cdef void _kernel_row_pairwise(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                                   double* k) noexcept nogil:
+        """k = K(Ã, x) by the core's kernel, pair by pair (each evaluation counted)."""
         cdef Py_ssize_t i
         if self.store.sparse:
             for i in range(self.n_reduced):
@@ -105,19 +373,79 @@ cdef class ReducedKernelMap:
             for i in range(self.n_reduced):
                 k[i] = self.kernel.k_row_dense(self.store, i, xv)
 
-    cdef void _features(self, const double* k, Py_ssize_t n_rows, double* phi) noexcept nogil:
-        """Row r of phi = transform @ (row r of k), for n_rows row-major rows (BLAS)."""
-        cdef int m = <int> self.n_reduced, n = <int> n_rows, one = 1
+    cdef void _kernel_row(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                          double* k) noexcept nogil:
+        """k = K(Ã, x) for one row: m̃ counted evaluations."""
+        cdef Py_ssize_t q, m = self.n_reduced, d = self.n_features
+        cdef double xn
+        if not self.blocked:  # very wide: the core's pairwise kernel
+            self._kernel_row_pairwise(xi, xv, nnz, k)
+            return
+        self.kernel.n_evals += m
+        if self.store.sparse and d <= DIRECT_FEATURES:
+            # few features: densify the row and take the dense path
+            for q in range(nnz):
+                self.scratch_data[xi[q]] = xv[q]
+            self._dense_row(self.scratch_data, k)
+            for q in range(nnz):
+                self.scratch_data[xi[q]] = 0.0
+        elif self.store.sparse:
+            _rkpa_dots_csr(self.reduced_t_data, m, xi, xv, nnz, k)
+            if self.kind == RBF:
+                xn = 0.0
+                for q in range(nnz):
+                    xn += xv[q] * xv[q]
+                _rkpa_expanded(self.reduced_sqnorms_data, m, xn, self.gamma, k)
+                _rkpa_exp(k, m)
+            else:
+                self._finish(k, m)
+        else:
+            self._dense_row(xv, k)
+
+    cdef void _dense_row(self, const double* x, double* k) noexcept nogil:
+        cdef Py_ssize_t j, m = self.n_reduced, d = self.n_features
+        cdef double xn
+        if self.kind == RBF and d <= DIRECT_FEATURES:
+            _rkpa_sqdist(self.reduced_t_data, m, d, x, -self.gamma, k)
+            _rkpa_exp(k, m)
+            return
+        _rkpa_matvec(self.reduced_t_data, d, m, x, k)
+        if self.kind == RBF:
+            xn = 0.0
+            for j in range(d):
+                xn += x[j] * x[j]
+            _rkpa_expanded(self.reduced_sqnorms_data, m, xn, self.gamma, k)
+            _rkpa_exp(k, m)
+        else:
+            self._finish(k, m)
+
+    cdef void _kernel_block_dense(self, const double* Xd, const Py_ssize_t* rows,
+                                  Py_ssize_t n_rows, double* K) noexcept nogil:
+        """K[r] = K(Ã, X[rows[r]]) for a block of dense rows (row by row: the values of
+        a row never depend on the block it is in)."""
+        cdef Py_ssize_t r, m = self.n_reduced, d = self.n_features
+        for r in range(n_rows):
+            self._kernel_row(NULL, Xd + rows[r] * d, d, K + r * m)
+
+    cdef void _features(self, const double* k, double* phi) noexcept nogil:
+        """φ = T k (T = Λ^{-1/2}Pᵀ), by the fixed-order matvec (as every row, in ``step``
+        and in ``run``)."""
+        _rkpa_matvec(self.transform_t_data, self.n_reduced, self.n_reduced, k, phi)
+
+    cdef void _kernel_weights(self, const double* z, double* v) noexcept nogil:
+        """v = Tᵀz, so that zᵀφ(x) = vᵀK(Ã, x)."""
+        _rkpa_matvec(self.transform_data, self.n_reduced, self.n_reduced, z, v)
+
+    cdef void _features_block(self, const double* k, Py_ssize_t n_rows,
+                              double* phi) noexcept nogil:
+        """Row r of phi = transform @ (row r of k), for n_rows row-major rows (one BLAS
+        dgemm: prediction only, the same arithmetic as the reference's ``K @ T.T``)."""
+        cdef int m = <int> self.n_reduced, n = <int> n_rows
         cdef double alpha = 1.0, beta = 0.0
         cdef char trans = b'T'
         cdef char notrans = b'N'
-        if n_rows == 1:
-            # column-major view of the row-major transform is its transpose
-            dgemv(&trans, &m, &m, &alpha, self.transform_data, &m, <double*> k, &one,
-                  &beta, phi, &one)
-        else:
-            dgemm(&trans, &notrans, &m, &n, &m, &alpha, self.transform_data, &m,
-                  <double*> k, &m, &beta, phi, &m)
+        dgemm(&trans, &notrans, &m, &n, &m, &alpha, self.transform_data, &m,
+              <double*> k, &m, &beta, phi, &m)
 
     cdef void _to_features(self, const double* u, double* z) noexcept nogil:
         """z = Λ^{1/2} Pᵀ u."""
@@ -142,7 +470,9 @@ cdef class ReducedKernelMap:
                              &xv[0] if xv.shape[0] else NULL, xi.shape[0], _buffer(k))
         else:
             xv = np.ascontiguousarray(x, dtype=np.float64)
-            self._kernel_row(NULL, &xv[0], xv.shape[0], _buffer(k))
+            if xv.shape[0] != self.n_features:
+                raise ValueError(f"x has {xv.shape[0]} features, expected {self.n_features}")
+            self._kernel_row(NULL, &xv[0] if xv.shape[0] else NULL, xv.shape[0], _buffer(k))
         return k
 
     def __call__(self, x):
@@ -162,8 +492,61 @@ cdef class ReducedKernelMap:
         return out
 
 
+cdef class _Rows:
+    """The rows of a dense array or a CSR matrix, for the blocked loops."""
+
+    cdef bint sparse
+    cdef Py_ssize_t d
+    cdef const double[:, ::1] dense
+    cdef const double[::1] data
+    cdef const int[::1] indices
+    cdef const int[::1] indptr32
+    cdef const long long[::1] indptr64
+    cdef bint narrow
+    cdef const double* dense_data
+
+    def __init__(self, X, bint sparse, Py_ssize_t n_features):
+        self.sparse = sparse
+        self.d = n_features
+        if sparse:
+            # read as they are (as the core's run): a call over a slice of the order
+            # costs no pass over X
+            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+            self.indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            self.narrow = X.indptr.dtype == np.int32
+            if self.narrow:
+                self.indptr32 = np.ascontiguousarray(X.indptr)
+            else:
+                self.indptr64 = np.ascontiguousarray(X.indptr, dtype=np.int64)
+            if X.shape[1] != n_features:
+                raise ValueError(f"X has {X.shape[1]} features, expected {n_features}")
+        else:
+            self.dense = X
+            if self.dense.shape[1] != n_features:
+                raise ValueError(f"X has {self.dense.shape[1]} features, expected {n_features}")
+            self.dense_data = &self.dense[0, 0] if self.dense.shape[0] and n_features else NULL
+
+    cdef void kernel_block(self, ReducedKernelMap fmap, const Py_ssize_t* rows,
+                           Py_ssize_t n_rows, double* K) noexcept nogil:
+        """K[r] = K(Ã, row rows[r]) for r < n_rows (counted)."""
+        cdef Py_ssize_t r, i, lo, hi, m = fmap.n_reduced
+        if not self.sparse:
+            fmap._kernel_block_dense(self.dense_data, rows, n_rows, K)
+            return
+        for r in range(n_rows):
+            i = rows[r]
+            if self.narrow:
+                lo, hi = self.indptr32[i], self.indptr32[i + 1]
+            else:
+                lo, hi = self.indptr64[i], self.indptr64[i + 1]
+            fmap._kernel_row(&self.indices[lo] if hi > lo else NULL,
+                             &self.data[lo] if hi > lo else NULL, hi - lo, K + r * m)
+
+
 cdef object _block_features(ReducedKernelMap fmap, X):
-    """Φ(X) through the compiled kernel rows and one dgemm per block."""
+    """Φ(X) for prediction: the core's pairwise kernel rows and one dgemm per block -- the
+    reference's arithmetic (``exp`` of libm, ``K @ T.T``), so that a model predicts the
+    same in both twins."""
     cdef Py_ssize_t n = X.shape[0], m = fmap.n_reduced, start, stop, r, i
     Kb = np.empty((BLOCK, m))
     Phi = np.empty((n, m))
@@ -182,6 +565,8 @@ cdef object _block_features(ReducedKernelMap fmap, X):
         indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
     else:
         Xd = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        if Xd.shape[1] != fmap.n_features:
+            raise ValueError(f"X has {Xd.shape[1]} features, expected {fmap.n_features}")
     with nogil:
         start = 0
         while start < n:
@@ -189,19 +574,20 @@ cdef object _block_features(ReducedKernelMap fmap, X):
             for r in range(stop - start):
                 i = start + r
                 if sparse:
-                    fmap._kernel_row(&indices[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
-                                     &data[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
-                                     indptr[i + 1] - indptr[i], kp + r * m)
+                    fmap._kernel_row_pairwise(
+                        &indices[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
+                        &data[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
+                        indptr[i + 1] - indptr[i], kp + r * m)
                 else:
-                    fmap._kernel_row(NULL, &Xd[i, 0], Xd.shape[1], kp + r * m)
-            fmap._features(kp, stop - start, pp + start * m)
+                    fmap._kernel_row_pairwise(NULL, &Xd[i, 0], Xd.shape[1], kp + r * m)
+            fmap._features_block(kp, stop - start, pp + start * m)
             start = stop
     return Phi
 
 
 cdef class ReducedKernelPAState(StreamLearner):
     """Twin of :class:`refsvm.linear.reduced_kernel_pa.ReducedKernelPAState`: the linear
-    family's compiled ``PAState._step`` on (φ(x), 1)."""
+    family's compiled ``PAState._step`` on (φ(x), 1), after the scale-aware passive test."""
 
     cdef readonly int variant
     cdef readonly double C
@@ -209,9 +595,12 @@ cdef class ReducedKernelPAState(StreamLearner):
     cdef readonly CKernel kernel
     cdef readonly ReducedKernelMap feature_map
     cdef readonly LinearModel pa
-    cdef object scratch                 # K(Ã, x) and φ(x) of one example
+    cdef object scratch                 # K(Ã, x) and φ(x) of one example, v = Tᵀz
     cdef double* k_data
     cdef double* phi_data
+    cdef double* v_data
+    cdef bint v_fresh                   # v = Tᵀz and z_norm = ‖z‖ for the current z
+    cdef double z_norm
     cdef bint ready                     # the reduced set is known
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, reduced=None, int variant=1,
@@ -231,9 +620,11 @@ cdef class ReducedKernelPAState(StreamLearner):
         """The feature map of Ã and a fresh linear state on it."""
         self.feature_map = ReducedKernelMap(reduced, self.kernel, self.eps)
         self.pa = self._linear_state()
-        self.scratch = np.zeros((2, self.feature_map.n_reduced))
+        self.scratch = np.zeros((3, self.feature_map.n_reduced))
         self.k_data = _buffer(self.scratch)
         self.phi_data = self.k_data + self.feature_map.n_reduced
+        self.v_data = self.phi_data + self.feature_map.n_reduced
+        self.v_fresh = False
         self.ready = True
 
     def _check_ready(self):
@@ -245,64 +636,108 @@ cdef class ReducedKernelPAState(StreamLearner):
         return PAState(self.feature_map.n_reduced, False, variant=self.variant, C=self.C,
                        fit_intercept=True)
 
+    cdef bint _passive(self, const double* phi, double y) noexcept nogil:
+        """ℓ ≤ PASSIVE_RTOL·(1 + |b| + Σ|z_i φ_i|): the reference's ``is_passive``."""
+        cdef Py_ssize_t i
+        cdef double s = 0.0, a = 0.0, t, b = self.pa.b
+        cdef double* z = self.pa.w_data
+        for i in range(self.feature_map.n_reduced):
+            t = z[i] * phi[i]
+            s += t
+            a += fabs(t)
+        return 1.0 - y * (s + b) <= _PASSIVE_RTOL * (1.0 + fabs(b) + a)
+
     cdef int _learn(self, const double* k, const double* phi, double y) except -1 nogil:
         """The linear step on φ(x) (k = K(Ã, x) for the proximal statistics)."""
+        if self._passive(phi, y):
+            self._pass(k, y)
+            return 0
+        self.v_fresh = False
         return self.pa._step(NULL, phi, self.feature_map.n_reduced, y)
+
+    cdef void _pass(self, const double* k, double y) noexcept nogil:
+        """A passive round: counted (RKPAm: its kernel row joins the statistics)."""
+        self.pa.t += 1
+
+    cdef void _refresh(self) noexcept nogil:
+        """v = Tᵀz and ‖z‖ for the screen."""
+        cdef Py_ssize_t i
+        cdef double s = 0.0
+        cdef double* z = self.pa.w_data
+        self.feature_map._kernel_weights(z, self.v_data)
+        for i in range(self.feature_map.n_reduced):
+            s += z[i] * z[i]
+        self.z_norm = sqrt(s)
+        self.v_fresh = True
+
+    cdef bint _screened(self, const double* k, double y) noexcept nogil:
+        """True when (x, y) is passive for certain, from K(Ã, x) alone: zᵀφ(x) = vᵀk
+        (v = Tᵀz) puts the loss below −bound, where the bound (1024 times m̃ ε (‖z‖‖T‖_F‖k‖
+        + |b| + 1)) exceeds the round-off of both this and the reference's computation of
+        the loss, so the passive test on φ(x) would say passive whatever its rounding."""
+        cdef Py_ssize_t m = self.feature_map.n_reduced
+        cdef double g, kk, b = self.pa.b
+        _rkpa_dot_and_sqnorm(self.v_data, k, m, &g, &kk)
+        return 1.0 - y * (g + b) < -1024.0 * m * 2.220446049250313e-16 * (
+            self.z_norm * self.feature_map.transform_norm * sqrt(kk) + fabs(b) + 1.0)
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
         if not self.ready:
             with gil:
                 self._check_ready()
+        if not self.sparse and nnz != self.n_features:
+            with gil:
+                raise ValueError(f"x has {nnz} features, expected {self.n_features}")
         self.feature_map._kernel_row(xi, xv, nnz, self.k_data)
-        self.feature_map._features(self.k_data, 1, self.phi_data)
+        self.feature_map._features(self.k_data, self.phi_data)
         return self._learn(self.k_data, self.phi_data, y)
 
     def run(self, X, y, order):
-        """Learn the rows of X in ``order`` block by block (kernel rows, one dgemm for
-        the block's features, then the sequential PA steps); returns #changes."""
+        """Learn the rows of X in ``order``: the kernel rows of a block, then row by row
+        the screen (``_screened``), φ(x) and the linear step; returns #changes.  Every
+        row is computed as ``step`` computes it: the result does not depend on how the
+        stream is cut into calls or blocks, and the screen only saves time."""
         cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
         cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t n = od.shape[0], m, d = self.n_features
-        cdef Py_ssize_t start, stop, r, i
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const Py_ssize_t[::1] indptr
+        cdef Py_ssize_t n = od.shape[0], m
+        cdef Py_ssize_t start, stop, r, need
         cdef long long changes = 0
-        self._check_ready()
-        m = self.feature_map.n_reduced
-        Kb = np.empty((BLOCK, m))
-        Pb = np.empty((BLOCK, m))
-        cdef double* kp = _buffer(Kb)
-        cdef double* pp = _buffer(Pb)
+        cdef int changed
+        cdef bint screen = True
+        cdef double yr
+        cdef double* kr
+        cdef _Rows rows
         self._check_ready()
         if n == 0:
             return 0
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
-        else:
-            Xd = X
-            if Xd.shape[1] != d:
-                raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
-        with _single_threaded_blas(), nogil:
+        rows = _Rows(X, self.sparse, self.n_features)
+        m = self.feature_map.n_reduced
+        Kb = np.empty((BLOCK, m))
+        cdef double* kp = _buffer(Kb)
+        with nogil:
             start = 0
             while start < n:
                 stop = min(start + BLOCK, n)
+                rows.kernel_block(self.feature_map, &od[start], stop - start, kp)
+                need = 0
                 for r in range(stop - start):
-                    i = od[start + r]
-                    if self.sparse:
-                        self.feature_map._kernel_row(
-                            &indices[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
-                            &data[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
-                            indptr[i + 1] - indptr[i], kp + r * m)
-                    else:
-                        self.feature_map._kernel_row(NULL, &Xd[i, 0], d, kp + r * m)
-                self.feature_map._features(kp, stop - start, pp)
-                for r in range(stop - start):
-                    changes += self._learn(kp + r * m, pp + r * m, yv[od[start + r]])
+                    kr = kp + r * m
+                    yr = yv[od[start + r]]
+                    if screen:
+                        # rows far outside the margin are passive from K(Ã, x) alone
+                        # (m̃ work); the others need φ (m̃² work)
+                        if not self.v_fresh:
+                            self._refresh()
+                        if self._screened(kr, yr):
+                            self._pass(kr, yr)
+                            continue
+                    self.feature_map._features(kr, self.phi_data)
+                    changed = self._learn(kr, self.phi_data, yr)
+                    changes += changed
+                    need += 1 if screen else changed
+                # screening pays while few rows need φ (each change costs a refresh of v)
+                screen = 8 * need <= stop - start
                 start = stop
         return changes
 
@@ -344,7 +779,7 @@ cdef class ReducedKernelPAState(StreamLearner):
         return data
 
     def load_state(self, data):
-        self._build(load_reduced_set(data, self.n_features))
+        self._build(load_reduced_set(data, self.n_features))  # (v_fresh = False)
         self.pa.load_state({k[len("linear_"):]: v for k, v in data.items()
                             if k.startswith("linear_")})
         self.kernel.n_evals = int(data["n_kernel_evals"])
@@ -373,39 +808,148 @@ def load_reduced_set(data, Py_ssize_t n_features):
 cdef class KernelRowProximalPAm(PAmState):
     """The linear family's compiled PAm on φ(x), with the statistics of the kernel rows
     K(Ã, x) (``kernel_row`` points at the current one) and the proximal model
-    z_p = Λ^{1/2} Pᵀ ũ_p (twin of the reference's ``_KernelRowProximalPAm``)."""
+    z_p = Λ^{1/2} Pᵀ ũ_p (twin of the reference's ``_KernelRowProximalPAm``).
+
+    ``covariance="full"`` also keeps Σ k kᵀ per class (``outer_pos``, ``outer_neg``;
+    rank-one updates of the upper triangle, the lower one filled when read) and solves
+    [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋ with LAPACK ``dposv`` (Cholesky), μ = SHRINKAGE
+    times the mean variance, as the reference."""
 
     cdef ReducedKernelMap feature_map
     cdef const double* kernel_row
     cdef object u_p
     cdef double* u_p_data
+    cdef readonly str covariance
+    cdef bint full
+    cdef readonly object outer_pos      # Σ k kᵀ of each class (full covariance)
+    cdef readonly object outer_neg
+    cdef double* outer_pos_data
+    cdef double* outer_neg_data
+    cdef bint mirrored                  # the lower triangles are up to date
+    cdef object cov                     # m̃ x m̃ scratch of the solve
+    cdef double* cov_data
 
     def __init__(self, ReducedKernelMap feature_map, int variant=1, double C=1.0,
-                 double gamma=0.1):
+                 double gamma=0.1, covariance="diagonal"):
         super().__init__(feature_map.n_reduced, False, variant, C, gamma, True)
+        cdef Py_ssize_t m = feature_map.n_reduced
         self.feature_map = feature_map
-        self.u_p = np.zeros(feature_map.n_reduced)
+        self.u_p = np.zeros(m)
         self.u_p_data = _buffer(self.u_p)
         self.kernel_row = NULL
+        self.covariance = covariance
+        self.full = covariance == "full"
+        self.mirrored = True
+        if self.full:
+            self.outer_pos = np.zeros((m, m))
+            self.outer_neg = np.zeros((m, m))
+            self.cov = np.zeros((m, m))
+            self.outer_pos_data = _buffer(self.outer_pos)
+            self.outer_neg_data = _buffer(self.outer_neg)
+            self.cov_data = _buffer(self.cov)
 
     cdef void _add_statistics(self, const int* xi, const double* xv, Py_ssize_t nnz,
                               double y) noexcept nogil:
+        cdef Py_ssize_t i, j, m = self.n_features
+        cdef double ki
+        cdef double* row
+        cdef const double* k = self.kernel_row
         # the statistics are those of K(Ã, x), not of φ(x)
-        PAmState._add_statistics(self, NULL, self.kernel_row, nnz, y)
+        PAmState._add_statistics(self, NULL, k, nnz, y)
+        if self.full:
+            # Σ k kᵀ += k kᵀ, upper triangle (row-major)
+            for i in range(m):
+                row = (self.outer_pos_data if y > 0 else self.outer_neg_data) + i * m
+                ki = k[i]
+                for j in range(i, m):
+                    row[j] += ki * k[j]
+            self.mirrored = False
+
+    cdef void _mirror(self) noexcept nogil:
+        cdef Py_ssize_t i, j, m = self.n_features
+        if self.mirrored:
+            return
+        for i in range(m):
+            for j in range(i + 1, m):
+                self.outer_pos_data[j * m + i] = self.outer_pos_data[i * m + j]
+                self.outer_neg_data[j * m + i] = self.outer_neg_data[i * m + j]
+        self.mirrored = True
+
+    cdef double _full_fisher_direction(self) noexcept nogil:
+        """ũ_p into u_p_data by the shrunk full covariance; returns b_p."""
+        cdef Py_ssize_t i, j, m = self.n_features
+        cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
+        cdef double mpi, mni, trace = 0.0, mu, bp = 0.0
+        cdef double* mp = self.wp_data          # scratch: the class means
+        cdef double* c = self.cov_data
+        cdef int im = <int> m, one = 1, info = 0
+        cdef char lower = b'L'
+        if self.n_pos < 2 or self.n_neg < 2:
+            for i in range(m):
+                self.u_p_data[i] = 0.0
+            return 0.0
+        # COV = (Σ k kᵀ − n m mᵀ)/(n − 1) per class, summed; the row-major upper triangle
+        # (the column-major lower one, for LAPACK)
+        for i in range(m):
+            mpi = self.sum_pos_data[i] / n_pos
+            mni = self.sum_neg_data[i] / n_neg
+            for j in range(i, m):
+                c[i * m + j] = ((self.outer_pos_data[i * m + j]
+                                 - n_pos * (mpi * (self.sum_pos_data[j] / n_pos)))
+                                / (n_pos - 1)
+                                + (self.outer_neg_data[i * m + j]
+                                   - n_neg * (mni * (self.sum_neg_data[j] / n_neg)))
+                                / (n_neg - 1))
+            trace += c[i * m + i]
+            self.u_p_data[i] = mpi - mni             # the right-hand side M̃₊ − M̃₋
+            mp[i] = mpi + mni
+        if not trace > 0:
+            for i in range(m):
+                self.u_p_data[i] = 0.0
+            return 0.0
+        mu = _SHRINKAGE * trace / m
+        for i in range(m):
+            c[i * m + i] += mu
+        dposv(&lower, &im, &one, c, &im, self.u_p_data, &im, &info)
+        if info != 0:  # not positive definite (cannot happen with μ > 0 but round-off)
+            for i in range(m):
+                self.u_p_data[i] = 0.0
+            return 0.0
+        for i in range(m):
+            bp += self.u_p_data[i] * mp[i]
+        return -0.5 * bp
 
     cdef double _proximal(self) noexcept nogil:
         cdef Py_ssize_t i, m = self.n_features
-        # quasi-KFD on the kernel rows (PAm's quasi-LDA formula): ũ_p into wp, b_p
-        cdef double bp = PAmState._proximal(self)
-        for i in range(m):
-            self.u_p_data[i] = self.wp_data[i]
+        cdef double bp
+        if self.full:
+            bp = self._full_fisher_direction()
+        else:
+            # quasi-KFD on the kernel rows (PAm's quasi-LDA formula): ũ_p into wp, b_p
+            bp = PAmState._proximal(self)
+            for i in range(m):
+                self.u_p_data[i] = self.wp_data[i]
         self.feature_map._to_features(self.u_p_data, self.wp_data)
         return bp
+
+    def get_state(self):
+        state = PAmState.get_state(self)
+        if self.full:
+            self._mirror()
+            state.update(outer_pos=self.outer_pos.copy(), outer_neg=self.outer_neg.copy())
+        return state
+
+    def load_state(self, data):
+        PAmState.load_state(self, data)
+        if self.full:
+            self.outer_pos[:] = data["outer_pos"]
+            self.outer_neg[:] = data["outer_neg"]
+            self.mirrored = True
 
 
 cdef class ReducedKernelPAmState(ReducedKernelPAState):
     """Twin of :class:`refsvm.linear.reduced_kernel_pa.ReducedKernelPAmState`
-    (``covariance="diagonal"``; the full covariance is reference-only for now)."""
+    (``covariance="diagonal"`` or ``"full"``)."""
 
     cdef readonly double proximal_weight
     cdef readonly str covariance
@@ -415,9 +959,6 @@ cdef class ReducedKernelPAmState(ReducedKernelPAState):
                  double eps=0.0, double proximal_weight=0.1, covariance="diagonal"):
         if covariance not in ("diagonal", "full"):
             raise ValueError(f"covariance must be 'diagonal' or 'full'; got {covariance!r}")
-        if covariance == "full":
-            raise NotImplementedError("covariance='full' has no compiled twin yet; "
-                                      "use backend='python'")
         self.proximal_weight = proximal_weight
         self.covariance = covariance
         super().__init__(n_features, sparse, reduced, variant, C, kernel, gamma, degree,
@@ -425,11 +966,22 @@ cdef class ReducedKernelPAmState(ReducedKernelPAState):
 
     def _linear_state(self):
         return KernelRowProximalPAm(self.feature_map, self.variant, self.C,
-                                    self.proximal_weight)
+                                    self.proximal_weight, self.covariance)
 
     cdef int _learn(self, const double* k, const double* phi, double y) except -1 nogil:
         (<KernelRowProximalPAm> self.pa).kernel_row = k
+        if self._passive(phi, y):
+            self._pass(k, y)
+            return 0
+        self.v_fresh = False
         return self.pa._step(NULL, phi, self.feature_map.n_reduced, y)
+
+    cdef void _pass(self, const double* k, double y) noexcept nogil:
+        # a passive round: counted, and its kernel row joins the class statistics
+        (<KernelRowProximalPAm> self.pa).kernel_row = k
+        self.pa.t += 1
+        (<KernelRowProximalPAm> self.pa)._add_statistics(NULL, k, self.feature_map.n_reduced,
+                                                         y)
 
     def get_state(self):
         state = ReducedKernelPAState.get_state(self)

@@ -551,7 +551,10 @@ class ProximalReducedKernelPA(ReducedKernelPA):
         slides call it γ like the kernel width, which is ``gamma`` here.
     covariance : {"diagonal", "full"}, default="diagonal"
         The slides' quasi-KFD (variances only, O(m̃) per example) or the full
-        covariance (O(m̃²) per example).
+        covariance: Σ k kᵀ per class (O(m̃²) per example) and, on each update, the
+        solve [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋ (O(m̃³)), μ = 0.1 × the mean variance
+        (``SHRINKAGE`` of :mod:`refsvm.linear.reduced_kernel_pa`: the covariance of
+        kernel rows is singular early in a stream and numerically singular later).
     (the others as :class:`ReducedKernelPA`)
 
     Examples

@@ -11,7 +11,8 @@ PA of :mod:`refsvm.linear.passive_aggressive` on new features:
    f(x) = zᵀφ(x) + b with the regulariser ½(‖z‖² + b²);
 4. RKPA / RKPA-1 / RKPA-2 (Eq. 8) is PA on the example (φ(x), 1):
    α = ℓ/(‖φ‖² + 1), min{C, ·}, ℓ/(‖φ‖² + 1 + 1/(2C)) -- :class:`PAState` with
-   ``fit_intercept=True`` run on φ(x);
+   ``fit_intercept=True`` run on φ(x), after a passive test that counts a loss of the
+   size of round-off as zero (:func:`is_passive`, the same in both twins);
 5. RKPAm / -1 / -2 (Eq. 9) adds γ z_p, the proximal model of the reduced-kernel
    Fisher discriminant -- :class:`PAmState` run on φ(x), with its proximal model
    replaced by the slides' one (:class:`ReducedKernelPAmState`).
@@ -34,11 +35,28 @@ from ..core.stream import StreamLearner
 from .passive_aggressive import PAmState, PAState
 
 __all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
-           "load_reduced_set", "save_reduced_set"]
+           "is_passive", "load_reduced_set", "save_reduced_set"]
 
 #: K̃ counts as singular when its smallest eigenvalue is below this times m̃ times its
 #: largest (duplicate reduced points without ε)
 SINGULAR_RATIO = np.finfo(np.float64).eps
+
+#: the passive test: a round is passive when ℓ ≤ PASSIVE_RTOL·(1 + |b| + Σ|z_i φ_i|), the
+#: scale of the terms of y f(x).  A point met again right after an exact step has ℓ = 0
+#: in exact arithmetic and ±1e-16 of that scale in floating point; ``loss == 0`` would let
+#: round-off decide whether RKPAm adds γ z_p (the twins' round-off differs), this cannot.
+PASSIVE_RTOL = 1e-9
+
+#: the full covariance's ridge μ = SHRINKAGE · trace(COV₊ + COV₋)/m̃ (its mean variance)
+SHRINKAGE = 0.1
+
+
+def is_passive(z, b, phi, y):
+    """True when the hinge loss of (φ, y) under (z, b) is 0 up to the scale-aware
+    tolerance PASSIVE_RTOL (the same test in both twins)."""
+    terms = z * phi
+    loss = 1.0 - y * (float(terms.sum()) + b)
+    return loss <= PASSIVE_RTOL * (1.0 + abs(b) + float(np.abs(terms).sum()))
 
 
 class ReducedKernelMap:
@@ -176,7 +194,11 @@ class ReducedKernelPAState(StreamLearner):
     def step(self, x, y):
         self._check_ready()
         # φ(x^t) = Λ^{-1/2} Pᵀ K(Ã, x^t); then z, b by Eq. (8)
-        return self.pa.step(self.feature_map(x), y)
+        phi = self.feature_map(x)
+        if is_passive(self.pa.w, self.pa.b, phi, y):
+            self.pa.t += 1
+            return 0  # passive (ℓ = 0 up to round-off)
+        return self.pa.step(phi, y)
 
     def _check_ready(self):
         if self.pa is None:
@@ -286,8 +308,15 @@ class _KernelRowProximalPAm(PAmState):
         # COV = (Σ k kᵀ − n m mᵀ)/(n − 1), per class
         cov = ((self.outer_pos - self.n_pos * np.outer(m_pos, m_pos)) / (self.n_pos - 1)
                + (self.outer_neg - self.n_neg * np.outer(m_neg, m_neg)) / (self.n_neg - 1))
-        # ũ_p = [COV₊ + COV₋]⁻¹ (M̃₊ − M̃₋) (least-norm solution when singular)
-        u_p = np.linalg.lstsq(cov, m_pos - m_neg, rcond=None)[0]
+        trace = float(np.trace(cov))
+        if not trace > 0:  # no variance at all: no direction (as a zero pooled variance)
+            return np.zeros(m), 0.0
+        # ũ_p = [COV₊ + COV₋ + μI]⁻¹ (M̃₊ − M̃₋), μ = SHRINKAGE · (mean variance): the
+        # covariance of kernel rows is singular early in the stream (rank < n) and
+        # numerically singular later (their spectrum decays), so the bare inverse (or the
+        # least-norm solution) amplifies round-off without bound; the regularised
+        # within-class scatter of kernel Fisher discriminants (Mika et al. 1999)
+        u_p = np.linalg.solve(cov + SHRINKAGE * trace / m * np.eye(m), m_pos - m_neg)
         return u_p, -0.5 * float(np.dot(u_p, m_pos + m_neg))
 
     def get_state(self):
@@ -308,13 +337,19 @@ class ReducedKernelPAmState(ReducedKernelPAState):
 
     z ← z + γ z_p + α y φ(x),  b ← b + γ b_p + α y,
     α = (ℓ − γ y (z_pᵀφ(x) + b_p)) / (‖φ(x)‖² + 1)  (RKPAm; -1: min{C, ·};
-    -2: denominator + 1/(2C)), clipped at 0 and only on rounds with ℓ > 0, as PAm.
+    -2: denominator + 1/(2C)), clipped at 0 and only on rounds with ℓ > 0, as PAm
+    (ℓ > 0 up to round-off: :func:`is_passive`).
 
     The proximal model is the slides' RKFDA direction computed on the kernel rows,
     ũ_p = [COV(K(A₊, Ã)) + COV(K(A₋, Ã))]⁻¹ (M̃₊ − M̃₋), from per-class statistics of
     K(Ã, x) kept online, then mapped: z_p = Λ^{1/2} Pᵀ ũ_p.  ``covariance="diagonal"``
     (default, the slides' "quasi-KFD", O(m̃) statistics) keeps only the variances;
-    ``"full"`` keeps Σ k kᵀ (O(m̃²)).  The full version is invariant to the choice
+    ``"full"`` keeps Σ k kᵀ (O(m̃²)) and solves with COV₊ + COV₋ + μI, μ = SHRINKAGE times
+    their mean variance (a reading: the bare inverse does not exist early in a stream,
+    and later the spectrum of kernel-row covariances decays to round-off, which the
+    inverse -- or the least-norm solution -- amplifies without bound; the twins then
+    cannot agree, and the model is ruined by a γ z_p of norm 1e4 and more).  The full
+    version is invariant to the choice
     between kernel rows and φ (P is orthogonal, Λ invertible); the diagonal one is
     not, and we take the one the slides print (kernel rows).  b_p is not printed: we
     take the midpoint b_p = −ũ_pᵀ(M̃₊ + M̃₋)/2.
@@ -365,7 +400,13 @@ class ReducedKernelPAmState(ReducedKernelPAState):
         self._check_ready()
         k = self.feature_map.kernel_row(x)  # K(Ã, x^t): statistics and features
         self.pa.kernel_row = k
-        return self.pa.step(self.feature_map.transform @ k, y)
+        phi = self.feature_map.transform @ k
+        if is_passive(self.pa.w, self.pa.b, phi, y):
+            # a passive round: counted, and its kernel row joins the class statistics
+            self.pa.t += 1
+            self.pa._add_statistics(phi, y)
+            return 0
+        return self.pa.step(phi, y)
 
     def get_state(self):
         state = super().get_state()

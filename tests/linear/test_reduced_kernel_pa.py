@@ -23,6 +23,8 @@ CASES = [
     ("ReducedKernelPAmState", {"variant": 0, "proximal_weight": 0.05}),
     ("ReducedKernelPAmState", {"variant": 1, "C": 0.5, "proximal_weight": 0.1}),
     ("ReducedKernelPAmState", {"variant": 2, "C": 1.0, "proximal_weight": 0.2}),
+    ("ReducedKernelPAmState", {"variant": 1, "C": 0.5, "proximal_weight": 0.1,
+                               "covariance": "full"}),
 ]
 IDS = [f"{n}-{i}" for i, (n, _) in enumerate(CASES)]
 
@@ -72,7 +74,15 @@ def test_blocked_run_equals_the_stream_of_steps_dense_and_csr(name, kw):
     csr.run(to_csr(X), y, order)
     ref = _state("python", name, kw, X, True)
     ref.run(to_csr(X), y, order)
-    assert_states_equal(stepped.get_state(), dense.get_state(), rtol=1e-10, atol=1e-9)
+    # bit for bit: every row is computed as step computes it, screened or not, and
+    # however the stream is cut into calls
+    for key, value in stepped.get_state().items():
+        np.testing.assert_array_equal(dense.get_state()[key], value, err_msg=key)
+    cut = _state("cython", name, kw, X, False)
+    for part in np.array_split(order, [1, 5, 300, 301, 650]):
+        cut.run(X, y, part)
+    for key, value in stepped.get_state().items():
+        np.testing.assert_array_equal(cut.get_state()[key], value, err_msg=key)
     assert_states_equal(dense.get_state(), csr.get_state(), rtol=1e-9, atol=1e-10)
     assert_states_equal(ref.get_state(), csr.get_state(), rtol=1e-9, atol=1e-10)
 
@@ -145,8 +155,6 @@ def test_proximal_weight_zero_is_rkpa(backend, variant):
 @pytest.mark.parametrize("covariance", ["diagonal", "full"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covariance):
-    if backend == "cython" and covariance == "full":
-        pytest.skip("the full covariance has no compiled twin yet")
     X, y = _xor(n=150, seed=9)
     state = _state(backend, "ReducedKernelPAmState", {"covariance": covariance}, X, False)
     state.run(X, y, np.arange(150))
@@ -166,8 +174,10 @@ def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covarian
         cov = ((s["outer_pos"] - n * np.outer(P.mean(0), P.mean(0))) / (n - 1)
                + (s["outer_neg"] - n_neg * np.outer(N.mean(0), N.mean(0))) / (n_neg - 1))
         np.testing.assert_allclose(cov, np.cov(P.T) + np.cov(N.T), rtol=1e-7, atol=1e-10)
-        u_p = np.linalg.lstsq(np.cov(P.T) + np.cov(N.T), P.mean(0) - N.mean(0),
-                              rcond=None)[0]
+        # the shrunk within-class scatter: + μI, μ = SHRINKAGE times the mean variance
+        mu = reduced_kernel_pa.SHRINKAGE * np.trace(cov) / cov.shape[0]
+        u_p = np.linalg.solve(np.cov(P.T) + np.cov(N.T) + mu * np.eye(cov.shape[0]),
+                              P.mean(0) - N.mean(0))
     else:
         u_p = (P.mean(0) - N.mean(0)) / (P.var(0, ddof=1) + N.var(0, ddof=1))
     fmap = state.feature_map
@@ -249,3 +259,96 @@ def test_bad_parameters_and_singular_reduced_sets():
         assert not hasattr(clf, "classes_")
 
 
+
+
+# ----------------------------------------------------------------------- the twin's kernel block
+@pytest.mark.parametrize("d", [2, 20], ids=["few-features", "wide"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("kernel", [{"kernel": "rbf", "gamma": 0.3},
+                                    {"kernel": "poly", "gamma": 0.5, "coef0": 1.0, "degree": 3},
+                                    {"kernel": "linear"}], ids=["rbf", "poly", "linear"])
+def test_twin_kernel_block_paths_agree_with_the_reference(d, sparse, kernel):
+    """The twin computes K(Ã, x) itself (direct squared distances for few features, cross
+    products by dgemm / per non-zero otherwise, a vectorised exp): the reference's values."""
+    X, y = _xor(n=600, d=d, seed=13, density=0.6)
+    M = to_csr(X) if sparse else X
+    reduced = to_csr(X[:12]) if sparse else X[:12].copy()
+    kw = dict(reduced=reduced, eps=1e-6, **kernel)
+    ref = reduced_kernel_pa.ReducedKernelPAState(d, sparse, **kw)
+    twin = _reduced_kernel_pa.ReducedKernelPAState(d, sparse, **kw)
+    for i in (0, 5, 17, 599):
+        np.testing.assert_allclose(twin.feature_map.kernel_row(get_row(M, i)),
+                                   ref.feature_map.kernel_row(get_row(M, i)),
+                                   rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(twin.feature_map.transform_rows(M),
+                               ref.feature_map.transform_rows(M), rtol=1e-9, atol=1e-9)
+    order = np.random.RandomState(14).permutation(600)
+    assert twin.run(M, y, order) == ref.run(M, y, order)
+    assert_states_equal(ref.get_state(), twin.get_state(), rtol=1e-9, atol=1e-10)
+
+
+def test_twin_exp_is_libm_exp_to_rounding():
+    """The twin's vectorised exp (the RBF block) on exponents from 0 to beyond underflow."""
+    x = -np.concatenate([np.linspace(0.0, 50.0, 20001), np.linspace(50.0, 800.0, 3001),
+                         np.random.RandomState(15).exponential(5.0, 5000)])
+    got, want = _reduced_kernel_pa._exp(x), np.exp(x)
+    normal = x >= -708.0
+    np.testing.assert_allclose(got[normal], want[normal], rtol=4e-16, atol=0)
+    assert np.all(got[~normal] == 0.0) and np.all(want[~normal] < 3.3e-308)
+
+
+# ----------------------------------------------------------------------- the passive test
+@pytest.mark.parametrize("name,kw", [("ReducedKernelPAState", {"variant": 0}),
+                                     ("ReducedKernelPAmState", {"variant": 1,
+                                                                "proximal_weight": 0.1}),
+                                     ("ReducedKernelPAmState", {"variant": 1,
+                                                                "proximal_weight": 0.1,
+                                                                "covariance": "full"})])
+def test_a_repeated_point_is_passive_in_both_twins(name, kw):
+    """After an exact step on x the loss on x is 0 in exact arithmetic and ±1e-16 in floating
+    point; the scale-aware test calls it passive in both twins (RKPAm would otherwise add
+    γ z_p on one side only)."""
+    X = np.array([[1.0, -1.0], [-1.0, -1.0], [-1.0, 0.0], [-1.0, 1.0], [-1.0, 1.0]])
+    y = -np.ones(5)
+    states = [getattr(MODULES[b], name)(2, False, reduced=X[:2], gamma=0.5, eps=1e-8, **kw)
+              for b in BACKENDS]
+    for t in range(5):
+        changed = [s.step(X[t], y[t]) for s in states]
+        assert changed[0] == changed[1], f"step {t}"
+        assert_states_equal(states[0].get_state(), states[1].get_state(), rtol=1e-9,
+                            atol=1e-12, where=f"step {t}")
+    assert changed == [0, 0]  # the repeated point
+    f = states[0].decision_function(X[3:4])[0]
+    assert abs(1.0 + f) < 1e-12  # its loss was zero up to round-off
+
+
+def test_is_passive_is_relative_to_the_scale_of_the_terms():
+    phi = np.array([1.0, 2.0])
+    z = np.array([1e6, -0.5e6])  # zᵀφ = 0 from terms of size 1e6
+    assert reduced_kernel_pa.is_passive(z, 1.0 - 1e-6, phi, 1.0)       # ℓ = 1e-6 < 1e-9·2e6
+    assert not reduced_kernel_pa.is_passive(z, 1.0 - 1e-2, phi, 1.0)   # ℓ = 1e-2
+    assert not reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-8, phi, 1.0)
+    assert reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-10, phi, 1.0)
+    assert reduced_kernel_pa.is_passive(np.zeros(2), 2.0, phi, 1.0)    # far outside
+
+
+@pytest.mark.parametrize("name,kw", CASES, ids=IDS)
+def test_the_screen_only_saves_time(name, kw):
+    """On an easy stream most rows are screened (passive from K(Ã, x) alone, no φ(x)):
+    the result is the stream of steps bit for bit, and the reference's to rounding."""
+    from refsvm.datasets import make_checkerboard
+
+    X, y = make_checkerboard(1500, board=2, random_state=16)
+    y = y.astype(float)
+    order = np.concatenate([np.arange(1500)] * 2)  # the second pass: mostly passive
+    kw = {**kw, "gamma": 2.0}
+    run = _state("cython", name, kw, X, False, m=30, eps=1e-8)
+    stepped = _state("cython", name, kw, X, False, m=30, eps=1e-8)
+    ref = _state("python", name, kw, X, False, m=30, eps=1e-8)
+    n_changed = run.run(X, y, order)
+    assert n_changed == sum(stepped.step(X[i], y[i]) for i in order)
+    assert n_changed < 0.3 * order.shape[0]  # the screen was on for most blocks
+    for key, value in stepped.get_state().items():
+        np.testing.assert_array_equal(run.get_state()[key], value, err_msg=key)
+    ref.run(X, y, order)
+    assert_states_equal(ref.get_state(), run.get_state(), rtol=1e-8, atol=1e-9)
