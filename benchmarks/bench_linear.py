@@ -13,12 +13,7 @@ size, so benchmarks/floors.toml names the same groups in both modes.)
    sparse 20,000 x 100,000 stream (1 % density); quick: 50,000 x 100 and
    5,000 x 100,000.  Targets (issue 14): fit >= 2.5x SGD (dense), >= 1.7x (sparse), within
    10 % of the bare twin ``run``.
-3. Reduced-kernel PA (issue 10): one pass of RKPA-1 against the pipeline a user would
-   build instead, ``make_pipeline(Nystroem(n_components=m~), SGDClassifier(loss="hinge",
-   learning_rate="pa1", max_iter=1))``, same m~ = 100 and Gaussian kernel, on a
-   200,000-point Checkerboard (test error over 5 input orders beside the times;
-   target: as accurate, >= 2x faster); the 1,000,000-point Checkerboard pass with
-   m~ = 100 (target < 3 s; the slides report 12.8 s); twin vs reference (>= 50x).
+3. The reduced-kernel PA (issue 10) is benchmarked in ``benchmarks/bench_rkpa.py``.
 """
 
 import warnings
@@ -29,13 +24,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
-from sklearn.kernel_approximation import Nystroem
-from sklearn.pipeline import make_pipeline
-
 from refsvm import OnlineLinearSVM, PassiveAggressive
-from refsvm.datasets import make_checkerboard
-from refsvm.linear import _reduced_kernel_pa, reduced_kernel_pa
-from refsvm.linear.estimators import ReducedKernelPA
 from refsvm.linear import _online_linear_svm, _passive_aggressive, online_linear_svm, passive_aggressive
 
 from conftest import quick, sized  # benchmarks/conftest.py
@@ -169,71 +158,3 @@ def test_single_pass_vs_sklearn(benchmark, record, dense_stream, sparse_stream, 
     if clf is not None and not quick():
         extra["train_acc"] = round(clf.score(X, y), 4)
     record(benchmark.group, who, benchmark, **extra)
-
-
-# ----------------------------------------------------------------------------- RKPA
-M_REDUCED, GAMMA = 100, 4.0  # the Checkerboard cells are 1 wide: exp(-4 d^2)
-
-RKPA_CONTENDERS = {
-    "RKPA-1": lambda seed: ReducedKernelPA(variant="PA-I", C=1.0, n_reduced=M_REDUCED,
-                                           gamma=GAMMA, random_state=seed),
-    "Nystroem+SGD(pa1)": lambda seed: make_pipeline(
-        Nystroem(kernel="rbf", gamma=GAMMA, n_components=M_REDUCED, random_state=seed),
-        SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0, max_iter=1,
-                      tol=None, shuffle=False)),
-}
-
-
-@pytest.fixture(scope="module")
-def checkerboard():
-    X, y = make_checkerboard(sized(200_000, 20_000), random_state=0)
-    Xt, yt = make_checkerboard(2_000, random_state=1)
-    return X, y, Xt, yt
-
-
-@pytest.mark.parametrize("who", list(RKPA_CONTENDERS))
-def test_rkpa_vs_nystroem_pipeline(benchmark, record, checkerboard, who):
-    X, y, Xt, yt = checkerboard
-    make = RKPA_CONTENDERS[who]
-    benchmark.group = f"single pass RKPA-1 vs Nystroem pipeline, Checkerboard, m~={M_REDUCED}"
-
-    def fit(seed=0, order=None):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            if order is None:
-                return make(seed).fit(X, y)
-            return make(seed).fit(X[order], y[order])
-
-    benchmark.pedantic(fit, rounds=3, iterations=1)
-    rng = np.random.RandomState(0)
-    errors = [100 * (1 - fit(seed, rng.permutation(X.shape[0])).score(Xt, yt))
-              for seed in range(sized(5, 1))]
-    record(benchmark.group, who, benchmark,
-           test_error=f"{np.mean(errors):.2f}% ({np.std(errors):.2f})")
-
-
-@pytest.mark.skipif(quick(), reason="full mode only (1,000,000 examples)")
-def test_rkpa_checkerboard_million(benchmark, record):
-    X, y = make_checkerboard(1_000_000, random_state=0)
-    Xt, yt = make_checkerboard(2_000, random_state=1)
-    benchmark.group = "RKPA-1 one pass, Checkerboard 1,000,000, m~=100"
-    clf = benchmark.pedantic(lambda: RKPA_CONTENDERS["RKPA-1"](0).fit(X, y), rounds=1,
-                             iterations=1)
-    record(benchmark.group, "RKPA-1", benchmark,
-           test_error=f"{100 * (1 - clf.score(Xt, yt)):.2f}%")
-
-
-@pytest.mark.parametrize("twin", ["python", "cython"])
-def test_rkpa_twin_vs_reference(benchmark, record, twin):
-    X, y = make_checkerboard(sized(3_000, 500), random_state=0)
-    module = reduced_kernel_pa if twin == "python" else _reduced_kernel_pa
-    order = np.arange(X.shape[0])
-    benchmark.group = "RKPA twin vs reference (m~=100)"
-
-    def run():
-        module.ReducedKernelPAState(2, False, reduced=X[:M_REDUCED], gamma=GAMMA,
-                                    eps=1e-8).run(X, y.astype(float), order)
-
-    benchmark.pedantic(run, rounds=1 if twin == "python" else 5, iterations=1)
-    record(benchmark.group, twin, benchmark,
-           us_per_example=round(benchmark.stats.stats.min / X.shape[0] * 1e6, 3))
