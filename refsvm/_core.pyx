@@ -696,11 +696,17 @@ cdef class StreamLearner:
         for CSR every column index in ``[0, n_features)`` (``indptr`` must already be
         valid: non-decreasing, within the index arrays).  Stops before the first bad row.
 
-        Returns ``(changes, n_done)``: the examples ``order[:n_done]`` were learned; when
-        ``n_done < len(order)``, row ``order[n_done]`` is bad and the state is the state
-        after ``order[:n_done]`` (the caller restores the state saved before the call).
+        Returns ``(changes, n_done)``: the examples ``order[:n_done]`` were learned
+        (``changes`` counts their changes); when ``n_done < len(order)``, row
+        ``order[n_done]`` is bad, and the caller restores the state saved before the call.
         The check reads the row while it is in cache for ``_step``: one pass over X, not
-        three.  Reference: :meth:`refsvm.core.stream.StreamLearner.run_checked`."""
+        three.  A class whose ``_step`` is harmless on any float values (no loop or index
+        that depends on them: the linear twins) sets the class attribute
+        ``check_values_after_step = True``: its values are then checked right after the
+        step, from cache, so that fetching the row overlaps the step's arithmetic (the
+        bad row has then been stepped: restore).  Column indices are always checked
+        before the step.  Reference: :meth:`refsvm.core.stream.StreamLearner.run_checked`
+        (which always checks first)."""
         cdef const double[:, ::1] Xd
         cdef const double[::1] data
         cdef const int[::1] indices
@@ -711,7 +717,11 @@ cdef class StreamLearner:
         cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
         cdef Py_ssize_t t = 0, i, start, stop, d = self.n_features
         cdef long long changes = 0
+        cdef int r
         cdef const double* xv
+        # values checked after the step (from cache) when the class says its step is
+        # harmless on any float (CSR indices are always checked before)
+        cdef bint after = getattr(type(self), "check_values_after_step", False)
         if od.shape[0] == 0:
             return 0, 0
         if self.sparse:
@@ -731,13 +741,17 @@ cdef class StreamLearner:
                     else:
                         start = indptr64[i]
                         stop = indptr64[i + 1]
-                    if stop > start and (
-                            row_values_bad(&data[start], stop - start, limit)
-                            or row_indices_bad(&indices[start], stop - start, d)):
+                    if stop > start and row_indices_bad(&indices[start], stop - start, d):
                         break
-                    changes += self._step(&indices[start] if stop > start else NULL,
-                                          &data[start] if stop > start else NULL,
-                                          stop - start, yv[i])
+                    if not after and stop > start and row_values_bad(&data[start],
+                                                                     stop - start, limit):
+                        break
+                    r = self._step(&indices[start] if stop > start else NULL,
+                                   &data[start] if stop > start else NULL, stop - start, yv[i])
+                    if after and stop > start and row_values_bad(&data[start], stop - start,
+                                                                 limit):
+                        break
+                    changes += r
                     t += 1
         else:
             Xd = X
@@ -748,13 +762,13 @@ cdef class StreamLearner:
             with nogil:
                 while t < od.shape[0]:
                     i = od[t]
-                    if d:
-                        xv = &Xd[i, 0]
-                        if row_values_bad(xv, d, limit):
-                            break
-                    else:
-                        xv = NULL
-                    changes += self._step(NULL, xv, d, yv[i])
+                    xv = &Xd[i, 0] if d else NULL
+                    if not after and d and row_values_bad(xv, d, limit):
+                        break
+                    r = self._step(NULL, xv, d, yv[i])
+                    if after and d and row_values_bad(xv, d, limit):
+                        break
+                    changes += r
                     t += 1
         return changes, t
 

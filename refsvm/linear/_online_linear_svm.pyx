@@ -25,6 +25,10 @@ cdef double FOLD_BELOW = 1e-9
 cdef class PegasosState(StreamLearner):
     """Twin of :class:`refsvm.linear.online_linear_svm.PegasosState`, with w = s·v."""
 
+    #: the step only does float arithmetic on x: StreamLearner.run_checked may check the
+    #: values right after it, from cache (a bad row is then rolled back by the caller)
+    check_values_after_step = True
+
     cdef readonly double lam
     cdef readonly bint project
     cdef readonly bint average

@@ -22,6 +22,10 @@ cdef inline double* _buffer(cnp.ndarray a) noexcept:
 cdef class LinearModel(StreamLearner):
     """Twin of :class:`refsvm.linear.passive_aggressive.LinearModel`: f(x) = <w, x> + b."""
 
+    #: the step only does float arithmetic on x: StreamLearner.run_checked may check the
+    #: values right after it, from cache (a bad row is then rolled back by the caller)
+    check_values_after_step = True
+
     def __init__(self, Py_ssize_t n_features, bint sparse=False, bint fit_intercept=False):
         self.n_features = n_features
         self.sparse = sparse
