@@ -99,12 +99,16 @@ def test_interrupt_is_answered_at_an_example_boundary(name, backend):
     start = time.perf_counter()
     _learn(name, backend, X, y)
     total = time.perf_counter() - start
-    for attempt in range(4):  # timing on a busy machine: move the alarm if needed
-        est, exc, late = _interrupted_call(name, backend, X, y, total * (0.5 + 0.1 * attempt))
+    delay = 0.5 * total
+    for attempt in range(8):  # timing on a busy machine: move the alarm if needed
+        est, exc, late = _interrupted_call(name, backend, X, y, delay)
         if isinstance(exc, Interrupted):
             break
-        if exc is not None:  # a plain KeyboardInterrupt: it arrived while X was checked
+        if exc is None:  # the pass ended before the alarm (the first run was slowed down)
+            delay *= 0.5
+        else:  # a plain KeyboardInterrupt: it arrived while X was checked
             assert not hasattr(est, "classes_"), "an interrupted check left a model behind"
+            delay *= 1.5
     assert isinstance(exc, Interrupted), "the alarm never fell inside the pass"
     assert late < 0.5, f"answered {late:.3f} s after the alarm"
     if name in _CHUNK:  # one path-following run per call: the model before the call
