@@ -31,6 +31,7 @@ cdef class KernelPA(StreamLearner):
     cdef CKernel kernel
     cdef readonly double C
     cdef readonly int variant
+    cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
     cdef double* coef         # c_j = tau_j y_j
     cdef long long* ids       # stream ids of the support vectors
     cdef Py_ssize_t n_sv, capacity
@@ -38,12 +39,13 @@ cdef class KernelPA(StreamLearner):
     cdef readonly double cumulative_loss
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
-                 degree=3, coef0=0.0):
+                 degree=3, coef0=0.0, fit_intercept=False):
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
         self.variant = variant_code(variant, PA_VARIANTS) if isinstance(variant, str) else variant
         self.kernel = CKernel(kernel, gamma, degree, coef0)
+        self.fit_intercept = fit_intercept
         self.store = RowStore(n_features, sparse)
 
     def __dealloc__(self):
@@ -66,12 +68,15 @@ cdef class KernelPA(StreamLearner):
         """One round (a CSR row, or a dense row with xi NULL and nnz = n_features);
         returns 1 when x joined the expansion, else 0."""
         cdef Py_ssize_t j
-        cdef double f = 0.0, loss, kxx, tau
+        cdef double f = 0.0, loss, kxx, tau, k
         for j in range(self.n_sv):
             if self.sparse:
-                f += self.coef[j] * self.kernel.k_row_csr(self.store, j, xi, xv, nnz)
+                k = self.kernel.k_row_csr(self.store, j, xi, xv, nnz)
             else:
-                f += self.coef[j] * self.kernel.k_row_dense(self.store, j, xv)
+                k = self.kernel.k_row_dense(self.store, j, xv)
+            if self.fit_intercept:
+                k = k + 1.0
+            f += self.coef[j] * k
         loss = 1.0 - y * f                                    # hinge loss
         if loss < 0.0:
             loss = 0.0
@@ -86,6 +91,8 @@ cdef class KernelPA(StreamLearner):
             kxx = kernel_csr(&self.kernel.spec, xi, xv, nnz, xi, xv, nnz)
         else:
             kxx = kernel_dense(&self.kernel.spec, xv, xv, nnz)
+        if self.fit_intercept:
+            kxx = kxx + 1.0
         tau = pa_step(self.variant, loss, kxx, self.C)
         if tau <= 0.0:
             return 0
@@ -110,7 +117,20 @@ cdef class KernelPA(StreamLearner):
         cdef double[::1] coef = np.empty(self.n_sv)
         for j in range(self.n_sv):
             coef[j] = self.coef[j]
-        return self.store.expansion(self.kernel, coef, X)
+        out = self.store.expansion(self.kernel, coef, X)
+        if self.fit_intercept:
+            out = out + self.intercept()
+        return out
+
+    def intercept(self):
+        """b = sum_j c_j with ``fit_intercept``, else 0.0 (see the reference)."""
+        cdef Py_ssize_t j
+        cdef double b = 0.0
+        if not self.fit_intercept:
+            return 0.0
+        for j in range(self.n_sv):
+            b += self.coef[j]
+        return b
 
     def support(self):
         ids = np.array([self.ids[j] for j in range(self.n_sv)], dtype=np.int64)
@@ -134,7 +154,7 @@ cdef class KernelPA(StreamLearner):
         k = self.kernel
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
                     variant=self.variant, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0)
+                    coef0=k.coef0, fit_intercept=bool(self.fit_intercept))
 
     def save_state(self):
         data = self.get_state()

@@ -14,6 +14,11 @@ Eqs. for PA, PA-I, PA-II in the kernel form, ||x||^2 = k(x, x)):
 - PA-II: tau = l / (k(x, x) + 1 / (2 C))
 
 (the step sizes of :func:`refsvm.core.pa.pa_step`, with k(x, x) for ||x||^2).
+
+With ``fit_intercept=True`` (our addition; off by default here, as in the paper) the
+kernel is k + 1 everywhere: f(x) = sum_j c_j k(x_j, x) + b with b = sum_j c_j, a bias
+regularised like a weight (the feature map gains a constant coordinate 1), and
+||x||^2 = k(x, x) + 1 in the step sizes.  The evaluations counted are those of k.
 Otherwise the model is unchanged (passive).  A zero k(x, x) (a zero vector
 under the linear or polynomial kernel) gives no PA step (tau would be
 infinite) and no PA-I step (it cannot move the margin; as the linear PA of
@@ -55,6 +60,8 @@ class KernelPA(StreamLearner):
         PA (0), PA-I (1, also "PA-1"), PA-II (2, also "PA-2").
     kernel, gamma, degree, coef0
         See :class:`refsvm.core.kernels.Kernel`.
+    fit_intercept : bool
+        Learn a regularised bias through the kernel k + 1 (module docstring).
 
     Examples
     --------
@@ -75,12 +82,13 @@ class KernelPA(StreamLearner):
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
-                 degree=3, coef0=0.0):
+                 degree=3, coef0=0.0, fit_intercept=False):
         super().__init__(n_features, sparse)
         self.C = float(C)
         self.variant = (variant_code(variant, PA_VARIANTS) if isinstance(variant, str)
                         else int(variant))
         self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.fit_intercept = bool(fit_intercept)
         self.rows = []                        # support vectors x_j
         self.ids = []                         # their stream ids
         self.coef = []                        # c_j = tau_j y_j
@@ -93,19 +101,35 @@ class KernelPA(StreamLearner):
     def n_kernel_evals(self):
         return self.kernel.n_evals
 
+    def _k(self, a, b):
+        """k(a, b), counted; k(a, b) + 1 with ``fit_intercept``."""
+        v = self.kernel(a, b)
+        if self.fit_intercept:
+            v = v + 1.0
+        return v
+
+    def intercept(self):
+        """b = sum_j c_j with ``fit_intercept``, else 0.0: f(x) = sum_j c_j k(x_j, x) + b."""
+        if not self.fit_intercept:
+            return 0.0
+        b = 0.0
+        for c in self.coef:
+            b += c
+        return b
+
     def step(self, x, y):
         """One round: suffer the hinge loss, then the PA update; 1 if x joined the model."""
         y = float(y)
         f = 0.0
         for xj, cj in zip(self.rows, self.coef):
-            f += cj * self.kernel(xj, x)
+            f += cj * self._k(xj, x)
         loss = max(0.0, 1.0 - y * f)            # hinge loss
         if y * f <= 0.0:
             self.n_mistakes += 1
         self.cumulative_loss += loss
         changed = 0
         if loss > 0.0:
-            kxx = self.kernel(x, x)             # ||x||^2 in the feature space
+            kxx = self._k(x, x)                 # ||x||^2 in the feature space
             tau = pa_step(self.variant, loss, kxx, self.C)
             if tau > 0.0:
                 self.rows.append(x)
@@ -124,6 +148,8 @@ class KernelPA(StreamLearner):
             for xj, cj in zip(self.rows, self.coef):
                 f += cj * self.kernel.value(xj, x)
             out[r] = f
+        if self.fit_intercept:
+            out += self.intercept()
         return out
 
     def support(self):
@@ -146,7 +172,7 @@ class KernelPA(StreamLearner):
         k = self.kernel
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                     variant=self.variant, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0)
+                    coef0=k.coef0, fit_intercept=self.fit_intercept)
 
     def save_state(self):
         data = self.get_state()

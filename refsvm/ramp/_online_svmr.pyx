@@ -21,6 +21,8 @@ import scipy.sparse as sp
 from refsvm._core cimport CKernel, RowStore, StreamLearner, grow
 from refsvm.core.kernels import rows_to_state
 
+STOP_RULES = ("gain", "relative")   # as refsvm.ramp.online_svmr.STOP_RULES
+
 cnp.import_array()
 
 
@@ -96,6 +98,8 @@ cdef class OnlineSVMR(StreamLearner):
     cdef CKernel kernel
     cdef readonly double C, tol, min_gain, shrink_margin
     cdef readonly bint shrinking
+    cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
+    cdef bint stop_relative            # stop="relative": the gain rule relative to D
     cdef readonly long long max_non_sv
     cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
     cdef long long* ids
@@ -155,7 +159,10 @@ cdef class OnlineSVMR(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
-                 shrink_margin=0.1):
+                 shrink_margin=0.1, fit_intercept=False, stop="gain"):
+        if stop not in STOP_RULES:
+            raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
+        self.stop_relative = stop == "relative"
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
@@ -163,6 +170,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.min_gain = min_gain
         self.shrinking = shrinking
         self.shrink_margin = shrink_margin
+        self.fit_intercept = fit_intercept
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -253,6 +261,14 @@ cdef class OnlineSVMR(StreamLearner):
         self.ut[p] = self.tol if (self.in_v[p] and self.alpha[p] < self.C) else INFINITY
         self.lt[p] = -self.tol if (self.in_v[p] and self.alpha[p] > 0) else -INFINITY
 
+    # ------------------------------------------------------------------ kernel values
+    cdef inline double _k(self, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+        """k(x_i, x_j) of two stored rows, counted; + 1 with ``fit_intercept``."""
+        cdef double v = self.kernel.k_rows(self.store, i, j)
+        if self.fit_intercept:
+            v = v + 1.0
+        return v
+
     # ------------------------------------------------------------------ kernel rows
     cdef double* _row(self, Py_ssize_t p) except NULL nogil:
         """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
@@ -275,7 +291,7 @@ cdef class OnlineSVMR(StreamLearner):
                 sv[n_sym] = k                   # symmetric value, read below
                 n_sym += 1
             else:
-                row[k] = sgn(self.y[k]) * self.kernel.k_rows(self.store, p, k)
+                row[k] = sgn(self.y[k]) * self._k(p, k)
         # the symmetric values krow[k][p] sit in as many rows as there are kept rows, one
         # cache miss each: fetch them a few rows ahead
         for j in range(n_sym):
@@ -425,6 +441,33 @@ cdef class OnlineSVMR(StreamLearner):
         return 0
 
     # ------------------------------------------------------------------ steps 10-15
+    cdef double _dual_objective(self) noexcept nogil:
+        """D = 1/2 sum_i alpha_i (1 + g_i) over the support vectors in increasing id."""
+        cdef Py_ssize_t p
+        cdef double d = 0.0
+        for p in range(self.n):
+            if self.alpha[p] != 0.0:
+                d += self.alpha[p] * (1.0 + self.g[p])
+        return 0.5 * d
+
+    cdef double _gain_threshold(self) noexcept nogil:
+        """min_gain (stop="gain") or min_gain * D (stop="relative")."""
+        if not self.stop_relative:
+            return self.min_gain
+        return self.min_gain * self._dual_objective()
+
+    @property
+    def stop(self):
+        return "relative" if self.stop_relative else "gain"
+
+    def dual_objective(self):
+        """D = sum_i alpha_i - 1/2 alpha' Q alpha (see the reference)."""
+        return self._dual_objective()
+
+    def gain_threshold(self):
+        """The threshold of the gain rule of step 10 now (see the reference)."""
+        return self._gain_threshold()
+
     cdef inline void _consider(self, Py_ssize_t p, Py_ssize_t* best,
                                double* best_gain) noexcept nogil:
         """Step 11 for one member p of V: a KKT violator (Eq. 3) with the gain of Eq. 13."""
@@ -499,18 +542,19 @@ cdef class OnlineSVMR(StreamLearner):
 
     cdef int _optimize_on_v(self) except -1 nogil:
         cdef Py_ssize_t p, k, best = -1, last = -1
-        cdef double best_gain = -INFINITY, kpq, dp, dq, cp, cq, sk
+        cdef double best_gain = -INFINITY, kpq, dp, dq, cp, cq, sk, min_gain
         cdef double* rp
         cdef double* rq
         if self.shrinking:
             return self._optimize_shrunk()
+        min_gain = self._gain_threshold()
         for p in range(self.n):                                  # step 10: scan V
             if self.in_v[p]:
                 self._consider(p, &best, &best_gain)
         while True:
             if best < 0:                                         # no violator left
                 return 0
-            if best_gain < self.min_gain or best_gain <= 0.0:    # gain rule
+            if best_gain < min_gain or best_gain <= 0.0:         # gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
@@ -555,7 +599,7 @@ cdef class OnlineSVMR(StreamLearner):
         that Eq. (15) on A is the contiguous ``refsvm_ramp_eq15`` pass."""
         cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used, last
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
-        cdef double gain, bg, kpq, dl, dp, cl, cp, sk
+        cdef double gain, bg, kpq, dl, dp, cl, cp, sk, min_gain
         cdef double* rl
         cdef double* g = self.g
         cdef const double* alpha = self.alpha
@@ -589,7 +633,8 @@ cdef class OnlineSVMR(StreamLearner):
                     self._consider(p, &best, &bg)
             if best < 0:
                 return 0
-            if bg < self.min_gain or bg <= 0.0:                  # gain rule
+            min_gain = self._gain_threshold()
+            if bg < min_gain or bg <= 0.0:                       # gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
@@ -599,7 +644,7 @@ cdef class OnlineSVMR(StreamLearner):
             used = 0
             best = rank[best]                                    # from here on, a rank in A
             last = -1                                            # previous working example
-            while best >= 0 and bg >= self.min_gain and bg > 0.0:   # steps 11-14 on A
+            while best >= 0 and bg >= min_gain and bg > 0.0:     # steps 11-14 on A
                 jp = best
                 p = A[jp]
                 if self._pair_kernel(last, p, &kpq) and self._pair_step(
@@ -843,7 +888,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double f = 0.0, v
         for p in range(n):
             if self.alpha[p] != 0.0:
-                v = self.kernel.k_rows(self.store, p, n)
+                v = self._k(p, n)
                 self.pending_kx[p] = v
                 f += (self.y[p] * self.alpha[p]) * v
                 self.svpos[n_sym] = p
@@ -868,7 +913,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double** krow = self.krow
         cdef const Py_ssize_t* sv = self.svpos
         self.pending = False
-        q = self.kernel.k_rows(self.store, new, new)               # step 3: Q_ii
+        q = self._k(new, new)                                      # step 3: Q_ii
         # the kept rows are those of the support vectors: extend each by k(x_p, x_new)
         # (one cache miss per row, fetched a few rows ahead)
         for j in range(n_sym):
@@ -961,7 +1006,21 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double[::1] coef = np.empty(self.n)
         for p in range(self.n):
             coef[p] = self.y[p] * self.alpha[p]
-        return self.store.expansion(self.kernel, coef, X)
+        out = self.store.expansion(self.kernel, coef, X)
+        if self.fit_intercept:
+            out = out + self.intercept()
+        return out
+
+    def intercept(self):
+        """b = sum_i y_i alpha_i with ``fit_intercept``, else 0.0 (see the reference)."""
+        cdef Py_ssize_t p
+        cdef double b = 0.0
+        if not self.fit_intercept:
+            return 0.0
+        for p in range(self.n):
+            if not self.dead[p]:
+                b += self.y[p] * self.alpha[p]
+        return b
 
     # ------------------------------------------------------------------ read-outs
     def _alive(self):
@@ -1033,7 +1092,8 @@ cdef class OnlineSVMR(StreamLearner):
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
                     kernel=k.kind, gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
-                    shrinking=bool(self.shrinking), shrink_margin=self.shrink_margin)
+                    shrinking=bool(self.shrinking), shrink_margin=self.shrink_margin,
+                    fit_intercept=bool(self.fit_intercept), stop=self.stop)
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (Boolean, Integer, NonNegative, Positive, as_format, check_int,
-                           check_params, kernel_rules, load_backend)
+from .._validation import (Boolean, Integer, NonNegative, Options, Positive, as_format,
+                           check_int, check_params, kernel_rules, load_backend)
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import online_asvmr as _strategies
 from . import online_svmr as _reference_module
@@ -44,8 +44,28 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     coef0 : float, default=0.0
     tol : float, default=1e-3
         KKT tolerance of the stopping rule (Alg. 1 step 10).
-    min_gain : float, default=1e-5
-        Gain threshold of the second stopping rule (Eq. 13).
+    min_gain : float, default=1e-6
+        Gain threshold of the second stopping rule (Eq. 13): the best gain of a
+        coordinate step below ``min_gain`` times the dual objective D
+        (``stop="relative"``), or below ``min_gain`` itself (``stop="gain"``, the
+        paper's rule, whose value is 1e-5), ends the inner loop.
+    stop : {"relative", "gain"}, default="relative"
+        "gain" is the paper's absolute rule; "relative" measures the gain against
+        the dual objective D = sum alpha - 1/2 alpha' Q alpha, so that the rule does
+        not depend on the scale of the problem (C, k(x, x), the number of support
+        vectors).  Default changed from the paper's rule in issue 13 (behaviour
+        change: ``stop="gain", min_gain=1e-5`` gives the earlier models): on the
+        real data sets of ``benchmarks/bench_real_data.py`` it takes 6x fewer
+        coordinate steps in all (up to 12x) and 16 % fewer kernel evaluations for the
+        same mean test accuracy and 3 % more support vectors (``docs/wang_vucetic.rst``).
+    fit_intercept : bool, default=False
+        Learn f(x) = sum_i y_i alpha_i k(x_i, x) + b with b regularised like a weight
+        (the kernel k + 1; ``intercept_`` = b).  False is the zero-bias model of
+        the paper (Eq. 4).  The default was chosen by measurement on the real data
+        sets (issue 13): attributes scaled to mean 0 there, the bias lowered the mean
+        test accuracy by 0.3 point and took 1.5x more coordinate steps.  Turn it on
+        where the classes are not centred around the origin of the feature space
+        (the zero-bias model then needs many more support vectors).
     max_non_sv : int or None, default=None
         ``m`` of Algorithm 2 (the removal step): keep at most m non-support
         vectors, dropping those farthest from the boundary.  None: keep all.
@@ -70,6 +90,9 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     n_support_ : ndarray of int
         Support vectors per class.
     n_kernel_evals_ : int
+    intercept_ : ndarray of shape (n_problems,)
+        b of each binary problem (0 without ``fit_intercept``): f(x) =
+        dual_coef_ K(support_vectors_, x) + intercept_, as in :class:`sklearn.svm.SVC`.
     n_I_, n_V_ : int
         Sizes of I (examples kept) and V (active set), summed over problems.
 
@@ -102,7 +125,8 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     _compiled = "refsvm.ramp._online_svmr"
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
-                 min_gain=1e-5, max_non_sv=None, shrinking=True, backend="cython"):
+                 min_gain=1e-6, stop="relative", fit_intercept=False, max_non_sv=None,
+                 shrinking=True, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -110,11 +134,15 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.coef0 = coef0
         self.tol = tol
         self.min_gain = min_gain
+        self.stop = stop
+        self.fit_intercept = fit_intercept
         self.max_non_sv = max_non_sv
         self.shrinking = shrinking
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "tol": Positive(), "min_gain": NonNegative(),
+                        "stop": Options(*_reference_module.STOP_RULES),
+                        "fit_intercept": Boolean(),
                         "max_non_sv": Integer(minimum=0, allow_none=True),
                         "shrinking": Boolean()}
 
@@ -124,7 +152,15 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
             coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
             max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv),
-            shrinking=bool(self.shrinking))
+            shrinking=bool(self.shrinking), fit_intercept=bool(self.fit_intercept),
+            stop=self.stop)
+
+    @property
+    def intercept_(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return np.array([s.intercept() for s in self._states], dtype=np.float64)
 
     @property
     def n_I_(self):
@@ -173,24 +209,32 @@ class _ActiveLearner:
     C, kernel, gamma, degree, coef0, tol, min_gain, max_non_sv, backend
         As :class:`refsvm.OnlineRampSVM` (``gamma`` must be a number here; the inner
         loop runs as printed, ``shrinking=False``).
+    stop, fit_intercept : default "gain", False
+        As :class:`refsvm.OnlineRampSVM`, but the paper's rule and zero-bias model by
+        default (these learners reproduce Sec. V.E).
     classes : pair of labels, default=(-1, 1)
         The oracle's labels; ``classes[1]`` is the positive class.
     """
 
     _parameter_rules = {**kernel_rules(), "C": Positive(), "gamma": Positive(),
                         "tol": Positive(), "min_gain": NonNegative(),
+                        "stop": Options(*_reference_module.STOP_RULES),
+                        "fit_intercept": Boolean(),
                         "max_non_sv": Integer(minimum=0, allow_none=True)}
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, tol=1e-3,
-                 min_gain=1e-5, max_non_sv=None, backend="cython", classes=(-1, 1)):
+                 min_gain=1e-5, max_non_sv=None, backend="cython", classes=(-1, 1),
+                 stop="gain", fit_intercept=False):
         self.C, self.kernel, self.gamma, self.degree, self.coef0 = C, kernel, gamma, degree, coef0
         self.tol, self.min_gain, self.max_non_sv = tol, min_gain, max_non_sv
+        self.stop, self.fit_intercept = stop, fit_intercept
         check_params(self, self._parameter_rules)
         if len(classes) != 2 or classes[0] == classes[1]:
             raise ValueError(f"classes must be two distinct labels; got {classes!r}")
         self.params = dict(C=float(C), kernel=kernel, gamma=float(gamma), degree=int(degree),
                            coef0=float(coef0), tol=float(tol), min_gain=float(min_gain),
-                           max_non_sv=-1 if max_non_sv is None else int(max_non_sv))
+                           max_non_sv=-1 if max_non_sv is None else int(max_non_sv),
+                           stop=stop, fit_intercept=bool(fit_intercept))
         self.backend = backend
         self.classes = tuple(classes)
         self.module = load_backend(backend, _reference_module, "refsvm.ramp._online_svmr")

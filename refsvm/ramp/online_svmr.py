@@ -10,6 +10,12 @@ Model (zero bias, Eq. 4)::
 
     f(x) = sum_i y_i alpha_i k(x_i, x)
 
+With ``fit_intercept=True`` (our addition, off by default here: the paper's form) the
+kernel is k + 1 everywhere (Q_ij + y_i y_j), i.e. f(x) = sum_i y_i alpha_i k(x_i, x) + b
+with b = sum_i y_i alpha_i: a bias regularised like a weight (the feature map gains a
+constant coordinate 1).  Every equation below holds as printed for the kernel k + 1, so
+invariants (a)-(c) are unchanged; the kernel evaluations counted are those of k.
+
 State kept for every example i of I (all examples seen and not removed):
 ``alpha_i``, ``g_i = 1 - y_i f(x_i)`` (Eq. 3), ``Q_ii = k(x_i, x_i)`` and
 whether i is in the active set V (Eq. 10).  Kernel rows ``k(x_i, x_k), k in
@@ -36,6 +42,14 @@ Readings chosen where the printed text is ambiguous (see
   example id.  The loop stops when V has no violator, or when the best gain is
   below ``min_gain`` (the second stopping criterion of Sec. III.B) or not
   positive (a step that rounds to zero cannot make progress).
+- ``stop="relative"`` (our addition; ``stop="gain"``, the printed rule, is the default
+  here): the gain rule compares the best gain with ``min_gain * D`` instead, where
+  D = sum_i alpha_i - 1/2 alpha' Q alpha = 1/2 sum_i alpha_i (1 + g_i) is the dual objective
+  at the start of the step-10 loop (of each shrinking round): a rule that does not depend
+  on the scale of the problem (k -> s k, C -> C / s scales every gain and D alike).  The
+  absolute rule spends hundreds of Eq. (14) steps per update on gains that are a
+  negligible fraction of D once the model has a few hundred support vectors, and ends
+  loops too early on problems whose gains are small (small C, large k(x, x)).
 - Steps 8, 14, 25 (Eq. 15) are skipped when the step is zero (no change).
 - Steps 16-27: after the reassignment, the examples that left V are unlearned
   in increasing id order; the loop repeats until the reassignment changes
@@ -76,7 +90,7 @@ import numpy as np
 from ..core.kernels import Kernel, get_row, rows_from_state, rows_to_state, stack_rows
 from ..core.stream import StreamLearner, restore_state
 
-__all__ = ["OnlineSVMR", "eq13_gain", "eq14_new_alpha",
+__all__ = ["OnlineSVMR", "STOP_RULES", "eq13_gain", "eq14_new_alpha",
            "violates_eq3"]
 
 
@@ -105,6 +119,10 @@ def eq13_gain(g, q, delta):
 PAIR_EPS = 1e-12
 
 
+#: The second stopping rules of step 10 (see OnlineSVMR, ``stop``).
+STOP_RULES = ("gain", "relative")
+
+
 def violates_eq3(alpha, g, C, tol):
     """Eq. (3) broken by more than ``tol``: alpha < C with g > tol, or alpha > 0 with g < -tol."""
     return ((alpha < C) & (g > tol)) | ((alpha > 0) & (g < -tol))
@@ -125,7 +143,11 @@ class OnlineSVMR(StreamLearner):
     tol : float
         Eq. (3) must hold within ``tol`` on V (first stopping rule of step 10).
     min_gain : float
-        Step 10 also stops when the best gain of Eq. (13) is below this.
+        Step 10 also stops when the best gain of Eq. (13) is below this
+        (``stop="gain"``), or below ``min_gain * D`` (``stop="relative"``).
+    stop : {"gain", "relative"}
+        The second stopping rule of step 10: the printed absolute gain rule, or the
+        same relative to the dual objective D (see the module docstring).
     max_non_sv : int
         ``m`` of Algorithm 2; ``-1`` (or None) turns the removal step off.
     shrinking : bool
@@ -136,6 +158,9 @@ class OnlineSVMR(StreamLearner):
     shrink_margin : float
         A member of V at a bound whose Eq. (3) holds by more than this is left
         out of the working set of a shrinking round.
+    fit_intercept : bool
+        Learn a regularised bias through the kernel k + 1 (see the module
+        docstring); False (default) is the paper's zero-bias model, Eq. (4).
 
     Attributes
     ----------
@@ -170,7 +195,7 @@ class OnlineSVMR(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
-                 shrink_margin=0.1):
+                 shrink_margin=0.1, fit_intercept=False, stop="gain"):
         super().__init__(n_features, sparse)
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
@@ -179,6 +204,10 @@ class OnlineSVMR(StreamLearner):
         self.max_non_sv = -1 if max_non_sv is None else int(max_non_sv)
         self.shrinking = bool(shrinking)
         self.shrink_margin = float(shrink_margin)
+        self.fit_intercept = bool(fit_intercept)
+        if stop not in STOP_RULES:
+            raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
+        self.stop = stop
         # Alg. 1 step 0: f = 0, I = {}, V = {}.  Arrays are indexed by position
         # in I; positions are in increasing example id (arrival order).
         self.rows = []                       # x_i
@@ -208,6 +237,28 @@ class OnlineSVMR(StreamLearner):
     def n_kernel_evals(self):
         return self.kernel.n_evals
 
+    # ------------------------------------------------------------------ kernel values
+    def _k(self, a, b):
+        """k(a, b), counted; k(a, b) + 1 with ``fit_intercept`` (the bias as a weight)."""
+        v = self.kernel(a, b)
+        if self.fit_intercept:
+            v = v + 1.0
+        return v
+
+    def _kvalue(self, a, b):
+        """As :meth:`_k`, not counted (prediction)."""
+        v = self.kernel.value(a, b)
+        if self.fit_intercept:
+            v = v + 1.0
+        return v
+
+    def intercept(self):
+        """b = sum_i y_i alpha_i with ``fit_intercept`` (the weight of the constant
+        feature), else 0.0: f(x) = sum_i y_i alpha_i k(x_i, x) + b."""
+        if not self.fit_intercept:
+            return 0.0
+        return float(np.sum(self.y * self.alpha))
+
     # ------------------------------------------------------------------ kernel rows
     def _row(self, p):
         """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
@@ -223,7 +274,7 @@ class OnlineSVMR(StreamLearner):
             elif j in self.krow:
                 row[k] = self.krow[j][p]             # symmetric value already kept
             else:
-                row[k] = self.kernel(self.rows[p], self.rows[k])
+                row[k] = self._k(self.rows[p], self.rows[k])
         self.krow[i] = row
         self.n_row_builds += 1
         return row
@@ -331,17 +382,33 @@ class OnlineSVMR(StreamLearner):
         self.n_unlearned += 1
 
     # ------------------------------------------------------------------ steps 10-15
+    def dual_objective(self):
+        """D = sum_i alpha_i - 1/2 alpha' Q alpha = 1/2 sum_i alpha_i (1 + g_i) (g_i = 1 - (Q alpha)_i),
+        summed over the support vectors in increasing id."""
+        d = 0.0
+        for p in np.flatnonzero(self.alpha != 0.0):
+            d += self.alpha[p] * (1.0 + self.g[p])
+        return 0.5 * d
+
+    def gain_threshold(self):
+        """The threshold of the gain rule of step 10: ``min_gain`` (``stop="gain"``, as
+        printed) or ``min_gain * D`` (``stop="relative"``), D the dual objective now."""
+        if self.stop == "gain":
+            return self.min_gain
+        return self.min_gain * self.dual_objective()
+
     def _optimize_on_v(self):
         """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
         if self.shrinking:
             return self._optimize_shrunk()
         last = -1                                                # previous working example
+        min_gain = self.gain_threshold()
         while True:
             v = np.flatnonzero(self.in_v)
             best, gain = self._best_violator(v)                  # steps 10-11, Eqs. (3), (13)
             if best is None:                                     # step 10: no violator
                 return
-            if gain < self.min_gain or gain <= 0.0:              # step 10, gain rule
+            if gain < min_gain or gain <= 0.0:                   # step 10, gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return
@@ -400,7 +467,8 @@ class OnlineSVMR(StreamLearner):
             best, gain = self._best_violator(A)                  # step 10
             if best is None:
                 return
-            if gain < self.min_gain or gain <= 0.0:              # step 10, gain rule
+            min_gain = self.gain_threshold()
+            if gain < min_gain or gain <= 0.0:                   # step 10, gain rule
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return
@@ -408,7 +476,7 @@ class OnlineSVMR(StreamLearner):
             self.n_shrunk += int(v.shape[0] - A.shape[0])
             moved = {}                                           # p -> D_p, first moved first
             last = -1                                            # previous working example
-            while best is not None and gain >= self.min_gain and gain > 0.0:  # 2. on A
+            while best is not None and gain >= min_gain and gain > 0.0:  # 2. on A
                 p = int(A[best])
                 kpq = self._pair_kernel(last, p)
                 if kpq is not None:       # singular pair: Eqs. (13)-(15) on two coordinates
@@ -497,7 +565,7 @@ class OnlineSVMR(StreamLearner):
         kx = np.zeros(self.ids.shape[0])
         f = 0.0
         for p in sv:
-            kx[p] = self.kernel(self.rows[p], x)
+            kx[p] = self._k(self.rows[p], x)
             f += (self.y[p] * self.alpha[p]) * kx[p]
         self._pending = (x, kx, f)
         return f
@@ -517,7 +585,7 @@ class OnlineSVMR(StreamLearner):
         self._pending = None
         y = float(y)
         # step 3: I = I u {t+1}, alpha_{t+1} = 0, g_{t+1} = 1 - y f(x_{t+1})
-        q = self.kernel(x, x)
+        q = self._k(x, x)
         for i, row in self.krow.items():          # keep the SV rows complete (same values as f used)
             p = int(np.searchsorted(self.ids, i))
             self.krow[i] = np.append(row, kx[p])
@@ -556,7 +624,7 @@ class OnlineSVMR(StreamLearner):
             x = get_row(X, r)
             f = 0.0
             for p in sv:
-                f += (self.y[p] * self.alpha[p]) * self.kernel.value(self.rows[p], x)
+                f += (self.y[p] * self.alpha[p]) * self._kvalue(self.rows[p], x)
             out[r] = f
         return out
 
@@ -605,7 +673,8 @@ class OnlineSVMR(StreamLearner):
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C, kernel=k.kind,
                     gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
-                    shrinking=self.shrinking, shrink_margin=self.shrink_margin)
+                    shrinking=self.shrinking, shrink_margin=self.shrink_margin,
+                    fit_intercept=self.fit_intercept, stop=self.stop)
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of

@@ -126,6 +126,8 @@ def _make(method, C, gamma, **kw):
     if method == "PA":
         return refsvm.KernelPassiveAggressive(variant="PA-I", C=C, gamma=gamma)
     if method == "OnlineSVMR":
+        # the paper's stopping rule and zero-bias model (the estimator's defaults differ)
+        kw = {"stop": "gain", "min_gain": 1e-5, "fit_intercept": False, **kw}
         return refsvm.OnlineRampSVM(C=C, gamma=gamma, **kw)
     raise ValueError(method)
 

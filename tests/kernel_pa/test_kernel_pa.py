@@ -1,4 +1,5 @@
-"""Kernel PA / PA-I / PA-II (bias-free), reference vs compiled twin, and oracles."""
+"""Kernel PA / PA-I / PA-II (bias-free, or with the regularised bias of ``fit_intercept``:
+the kernel k + 1), reference vs compiled twin, and oracles."""
 
 import pickle
 
@@ -33,13 +34,14 @@ def compare(sa, sb, where):
             assert sa[k] == sb[k], (where, k)
 
 
+@pytest.mark.parametrize("bias", [False, True], ids=["no-bias", "fit_intercept"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("variant", [0, 1, 2])
-def test_twins_agree_after_every_example(sparse, variant):
+def test_twins_agree_after_every_example(sparse, variant, bias):
     X, y = stream()
     XX = to_csr(X) if sparse else X
-    a = kernel_pa.KernelPA(2, sparse, C=0.5, variant=variant, gamma=1.0)
-    b = _kernel_pa.KernelPA(2, sparse, C=0.5, variant=variant, gamma=1.0)
+    a = kernel_pa.KernelPA(2, sparse, C=0.5, variant=variant, gamma=1.0, fit_intercept=bias)
+    b = _kernel_pa.KernelPA(2, sparse, C=0.5, variant=variant, gamma=1.0, fit_intercept=bias)
     passive = 0
     for t in range(X.shape[0]):
         n_before = a.n_updates
@@ -50,6 +52,8 @@ def test_twins_agree_after_every_example(sparse, variant):
     assert passive > 0 and a.n_updates > 0
     np.testing.assert_allclose(a.decision_function(XX), b.decision_function(XX), rtol=1e-10,
                                atol=1e-12)
+    assert a.intercept() == pytest.approx(b.intercept(), rel=1e-10, abs=1e-12)
+    assert (a.intercept() != 0.0) == bias
 
 
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
@@ -90,6 +94,50 @@ def test_linear_kernel_equals_linear_pa(variant):
         np.testing.assert_allclose(k.decision_function(X), X @ w, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_fit_intercept_is_the_kernel_plus_one(variant, sparse):
+    """fit_intercept=True uses the kernel k + 1: with the linear kernel that is the
+    bias-free PA on the rows with a constant feature 1 appended, i.e. the linear PA with a
+    bias updated like a weight (b += tau y, ||x||^2 + 1 in the step size)."""
+    rng = np.random.RandomState(2)
+    X = rng.randn(120, 4) + 1.5
+    y = np.where(X @ rng.randn(4) + 0.5 * rng.randn(120) > 1.0, 1.0, -1.0)
+    w, b = np.zeros(4), 0.0
+    for x, yy in zip(X, y):
+        loss = max(0.0, 1.0 - yy * (w @ x + b))
+        if loss > 0.0:
+            tau = pa_step(variant, loss, x @ x + 1.0, 0.7)
+            w += tau * yy * x
+            b += tau * yy
+    XX = to_csr(X) if sparse else X
+    for mod in TWINS:
+        k = mod.KernelPA(4, sparse, C=0.7, variant=variant, kernel="linear", fit_intercept=True)
+        k.run(XX, y, np.arange(120, dtype=np.intp))
+        assert k.intercept() == pytest.approx(b, rel=1e-9, abs=1e-12)
+        np.testing.assert_allclose(k.decision_function(XX), X @ w + b, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("bias", [False, True], ids=["no-bias", "fit_intercept"])
+@pytest.mark.parametrize("C", [1.0, 1e6, 1e12])
+def test_near_duplicates_and_large_C_take_one_step_per_example(C, bias):
+    """Issue 15 item 4: PA takes at most one step per example whatever C, also on
+    opposite-label near-duplicates (rows within round-off); the model stays finite and the
+    twins agree."""
+    X, y = stream(60, 4)
+    X = np.repeat(X, 2, axis=0)
+    X[1::2] *= 1.0 + 1e-15
+    y = np.repeat(y, 2)
+    y[1::2] *= -1.0
+    a = kernel_pa.KernelPA(2, False, C=C, variant=1, gamma=1.0, fit_intercept=bias)
+    b = _kernel_pa.KernelPA(2, False, C=C, variant=1, gamma=1.0, fit_intercept=bias)
+    for t in range(X.shape[0]):
+        assert a.step(X[t], y[t]) == b.step(X[t], y[t])
+        compare(a.get_state(), b.get_state(), f"example {t}")
+    assert a.n_updates <= X.shape[0]
+    assert np.all(np.isfinite(a.decision_function(X)))
+
+
 def test_variant_names_both_spellings():
     for mod in TWINS:
         assert mod.KernelPA(2, variant="PA-1").variant == mod.KernelPA(2, variant="PA-I").variant == 1
@@ -109,9 +157,9 @@ def _bitwise(sa, sb, where):
 def test_pickle_mid_stream_then_continue_is_bit_for_bit(mod, sparse):
     X, y = stream(120, 2)
     XX = to_csr(X) if sparse else X
-    whole = mod.KernelPA(2, sparse, C=1.0, variant=2, gamma=0.5)
+    whole = mod.KernelPA(2, sparse, C=1.0, variant=2, gamma=0.5, fit_intercept=sparse)
     whole.run(XX, y, np.arange(120, dtype=np.intp))
-    a = mod.KernelPA(2, sparse, C=1.0, variant=2, gamma=0.5)
+    a = mod.KernelPA(2, sparse, C=1.0, variant=2, gamma=0.5, fit_intercept=sparse)
     a.run(XX, y, np.arange(70, dtype=np.intp))
     b = pickle.loads(pickle.dumps(a))
     assert type(b) is type(a)
@@ -128,7 +176,7 @@ def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse):
     continues exactly as the twin that never stopped."""
     X, y = stream(120, 3)
     XX = to_csr(X) if sparse else X
-    a = TWINS[src].KernelPA(2, sparse, C=0.5, variant=1, gamma=0.5)
+    a = TWINS[src].KernelPA(2, sparse, C=0.5, variant=1, gamma=0.5, fit_intercept=not sparse)
     a.run(XX, y, np.arange(60, dtype=np.intp))
     params = a.init_params()
     b = TWINS[dst].KernelPA(**params)

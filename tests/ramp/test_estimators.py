@@ -24,22 +24,31 @@ def data(n=300, seed=0):
     return np.ascontiguousarray(X), np.where(y > 0, "pos", "neg")
 
 
+@pytest.mark.parametrize("bias", [False, True], ids=["no-bias", "fit_intercept"])
 @pytest.mark.parametrize("Est", [OnlineRampSVM, KernelPassiveAggressive])
-def test_backends_agree_and_attributes_are_consistent(Est):
+def test_backends_agree_and_attributes_are_consistent(Est, bias):
     X, y = data()
-    a = Est(C=3.0, gamma=0.5, backend="python").fit(X, y)
-    b = Est(C=3.0, gamma=0.5, backend="cython").fit(X, y)
+    X = X + 3.0                     # classes away from the origin: the bias matters
+    a = Est(C=3.0, gamma=0.5, fit_intercept=bias, backend="python").fit(X, y)
+    b = Est(C=3.0, gamma=0.5, fit_intercept=bias, backend="cython").fit(X, y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X),
                                rtol=1e-10, atol=1e-10)
     assert a.n_kernel_evals_ == b.n_kernel_evals_ > 0
     for est in (a, b):
         assert np.array_equal(est.support_, a.support_)
-        # f(x) = sum_i dual_coef_i k(sv_i, x): the SVC-like attributes describe the model
+        # f(x) = sum_i dual_coef_i k(sv_i, x) + intercept_: the SVC-like attributes
+        # describe the model; b = sum_i dual_coef_i with the bias (the kernel k + 1)
         sv = est.support_vectors_
         np.testing.assert_array_equal(sv, X[est.support_])
         K = np.exp(-0.5 * ((sv[:, None, :] - X[None, :, :]) ** 2).sum(-1))
-        np.testing.assert_allclose(est.dual_coef_[0] @ K, est.decision_function(X),
-                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(est.dual_coef_[0] @ K + est.intercept_[0],
+                                   est.decision_function(X), rtol=1e-9, atol=1e-9)
+        assert est.intercept_.shape == (1,)
+        if bias:
+            assert est.intercept_[0] == pytest.approx(est.dual_coef_[0].sum(), rel=1e-9)
+            assert est.intercept_[0] != 0.0
+        else:
+            assert est.intercept_[0] == 0.0
         assert est.n_support_.sum() == est.support_.shape[0]
         # dual_coef_ sign is the label of the support vector (classes_[1] is +1)
         lab = np.where(y[est.support_] == est.classes_[1], 1.0, -1.0)
@@ -56,13 +65,16 @@ def test_online_ramp_svm_is_sparse_and_accurate_vs_svc(shrinking):
     assert est.score(Xt, yt) >= svc.score(Xt, yt) - 0.02
     assert est.support_.shape[0] < 0.5 * svc.support_.shape[0]
     # every support vector in the ramp region: -1 <= y f(x) <= 1 + tol, except where the
-    # gain rule of step 10 stopped the loop (the Eq. 13 gain of the violator < min_gain)
+    # gain rule of step 10 stopped the loop (the Eq. 13 gain of the violator below the
+    # threshold: min_gain times the dual objective with the default stop="relative")
     yf = np.where(y[est.support_] > 0, 1, -1) * est.decision_function(X[est.support_])
     assert np.all(yf >= -1.0 - 1e-12)
     st = est._states[0].get_state()
     over = np.isin(st["I"], est.support_[yf > 1.0 + 1e-3])
     a, g, q = st["alpha"][over], st["g"][over], st["qdiag"][over]
-    assert np.all(eq13_gain(g, q, eq14_new_alpha(a, g, q, 1.0) - a) < 1e-5)
+    thr = est._states[0].gain_threshold() * (1 + 1e-9)
+    assert est.stop == "relative" and thr > 0.0
+    assert np.all(eq13_gain(g, q, eq14_new_alpha(a, g, q, 1.0) - a) < thr)
     assert est.n_V_ <= est.n_I_ == 1500
 
 
@@ -111,7 +123,8 @@ def test_bad_parameters(Est, params, match):
     "params,match",
     [(dict(tol=0.0), "tol must be"), (dict(min_gain=-1.0), "min_gain must be"),
      (dict(max_non_sv=-1), "max_non_sv must be"), (dict(max_non_sv=2.5), "max_non_sv"),
-     (dict(shrinking="yes"), "shrinking must be")],
+     (dict(shrinking="yes"), "shrinking must be"), (dict(stop="absolute"), "stop"),
+     (dict(fit_intercept="yes"), "fit_intercept must be")],
 )
 def test_bad_ramp_parameters(params, match):
     X, y = data(40)

@@ -5,6 +5,8 @@ What is checked, after every single example:
   state (alpha, g, V, I, kept kernel rows, every counter, kernel evaluations), dense
   and CSR, on streams that hit every branch of Algorithm 1 and of Algorithm 2;
 - the invariants (a)-(c) of ALGORITHMS.md section 1;
+- all of it with the options of issue 13 too: the regularised bias (``fit_intercept``, the
+  kernel k + 1) and the gain rule relative to the dual objective (``stop="relative"``);
 - the incremental gradients g equal 1 - y f(x) recomputed from scratch;
 - the kernel rows kept are exactly those of the support vectors (no Gram matrix), and
   with the removal step |I| <= #SV + m.
@@ -42,10 +44,31 @@ def full_f(state, X):
     return state.decision_function(X)
 
 
-def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True):
+#: The options of issue 13 on top of the paper's form (each test of the twins runs them all).
+OPTIONS = {"paper": {}, "bias": dict(fit_intercept=True), "relative": dict(stop="relative"),
+           "bias-relative": dict(fit_intercept=True, stop="relative")}
+
+
+def gain_bound(state, st, min_gain):
+    """The bound of the gain rule that the last step-10 loop ended on: ``min_gain``, or with
+    ``stop="relative"`` min_gain * D, D the dual objective at the start of that loop, which is
+    at most D now (every step of the loop raised it)."""
+    if getattr(state, "stop", "gain") != "relative":
+        return min_gain
+    d = 0.5 * float(np.sum(st["alpha"] * (1.0 + st["g"])))
+    return state.min_gain * d * (1.0 + 1e-9)
+
+
+def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True, drift=1e-15,
+                     g_atol=None):
     """Invariants (a)-(c) of ALGORITHMS.md section 1 on one state dict.
 
-    ``updated``: the last example went through steps 5-27 (a model update)."""
+    ``updated``: the last example went through steps 5-27 (a model update).  With
+    ``stop="relative"`` the gain rule of (b) is relative to the dual objective.  ``drift``:
+    the round-off allowed between the incremental g and g recomputed, relative to the size
+    sum_i alpha_i Q_ii of the terms of f; ``g_atol`` replaces it (terms of size C that were
+    unlearned leave round-off of about 1e-16 C in g)."""
+    min_gain = gain_bound(state, st, min_gain)
     I, V, a, g, q = st["I"], st["V"], st["alpha"], st["g"], st["qdiag"]
     in_v = np.isin(I, V)
     # (a) alpha = 0 outside V; box constraint
@@ -71,9 +94,11 @@ def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True):
     assert np.all(g[sv] <= 2.0)
     if not viol.any():
         assert np.all(g[sv] >= -tol)
-    # g is 1 - y f(x) (Eq. 3), recomputed from scratch
+    # g is 1 - y f(x) (Eq. 3), recomputed from scratch; f sums terms alpha_i k(x_i, x) of
+    # up to C each, which cancel on (near-)duplicates: round-off ~ 1e-16 sum_i alpha_i Q_ii
     f = full_f(state, rows_matrix)
-    np.testing.assert_allclose(g, 1.0 - st["y"] * f, rtol=1e-9, atol=1e-9)
+    atol = 1e-9 + drift * float(np.sum(a * q)) if g_atol is None else g_atol
+    np.testing.assert_allclose(g, 1.0 - st["y"] * f, rtol=1e-9, atol=atol)
     # kernel rows are kept for the support vectors only
     assert np.array_equal(st["cached"], I[sv])
 
@@ -112,14 +137,19 @@ STREAMS = [
 ]
 
 
+#: every stream with the paper's form and with both options; each option alone on two
+STREAM_OPTIONS = [(*st, o) for st in STREAMS for o in ("paper", "bias-relative")] + [
+    (*STREAMS[i], o) for i in (1, 3) for o in ("bias", "relative")]
+
+
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
-@pytest.mark.parametrize("sparse,seed,C,gamma,m", STREAMS)
-def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking):
+@pytest.mark.parametrize("sparse,seed,C,gamma,m,options", STREAM_OPTIONS)
+def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking, options):
     X, y = drift_stream(seed)
     n = X.shape[0]
     XX = as_csr(X) if sparse else X
     params = dict(C=C, gamma=gamma, tol=1e-3, min_gain=1e-5, max_non_sv=m,
-                  shrinking=shrinking)
+                  shrinking=shrinking, **OPTIONS[options])
     a = ramp.OnlineSVMR(2, sparse, **params)
     b = _ramp.OnlineSVMR(2, sparse, **params)
     arrivals = {"neg": 0, "ramp": 0, "flat": 0}
@@ -151,10 +181,11 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking):
             check_invariants(st, s, rows, C, 1e-3, 1e-5, updated)
         if m >= 0:
             assert sa["I"].shape[0] <= sa["support"].shape[0] + m
-    # the stream exercised every branch
+    # the stream exercised every branch (re-entry into V: with the paper's form; the options
+    # change the path, and with them an example may leave V for good on some streams)
     assert min(arrivals.values()) > 0, arrivals
     assert sa["n_unlearned"] > 0
-    if m != 0:  # with m = 0 an example leaving V (alpha = 0) is removed at once
+    if m != 0 and options == "paper":  # with m = 0 an example leaving V is removed at once
         assert reentered > 0
     if m >= 0:
         assert sa["n_removed"] > 0
@@ -211,13 +242,15 @@ def test_shrinking_twin_with_a_small_pool_agrees(pool_max):
     assert a.get_state()["n_shrink_rounds"] > 0
 
 
+@pytest.mark.parametrize("options", ["paper", "bias-relative"])
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
-def test_run_equals_steps_and_pickles(mod, shrinking):
+def test_run_equals_steps_and_pickles(mod, shrinking, options):
     X, y = noisy_gauss(80, 5)
-    a = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking)
+    params = dict(C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking, **OPTIONS[options])
+    a = mod.OnlineSVMR(2, False, **params)
     n_changes = a.run(X, y, np.arange(80, dtype=np.intp))
-    b = mod.OnlineSVMR(2, False, C=5.0, gamma=0.7, max_non_sv=10, shrinking=shrinking)
+    b = mod.OnlineSVMR(2, False, **params)
     assert sum(b.step(X[t], y[t]) for t in range(80)) == n_changes
     assert 0 < n_changes <= a.n_updates
     compare_states(a.get_state(), b.get_state(), "run vs step")
@@ -407,19 +440,21 @@ def _bitwise(sa, sb, where):
         assert np.array_equal(np.asarray(sa[key]), np.asarray(sb[key])), (where, key)
 
 
-PERSIST = [  # (sparse, m, shrinking): the removal step, tombstones, both loops, CSR
-    (False, -1, False), (False, 10, True), (True, 0, False), (True, 10, True)]
+PERSIST = [  # (sparse, m, shrinking, options): the removal step, tombstones, both loops, CSR
+    (False, -1, False, "paper"), (False, 10, True, "paper"), (True, 0, False, "paper"),
+    (True, 10, True, "paper"), (False, 10, True, "bias-relative"),
+    (True, 0, False, "bias-relative")]
 
 
-@pytest.mark.parametrize("sparse,m,shrinking", PERSIST)
+@pytest.mark.parametrize("sparse,m,shrinking,options", PERSIST)
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
-def test_pickle_mid_stream_then_continue_is_bit_for_bit(mod, sparse, m, shrinking):
+def test_pickle_mid_stream_then_continue_is_bit_for_bit(mod, sparse, m, shrinking, options):
     """Pickling between two examples and continuing gives the uninterrupted run, bit for
     bit (every array of save_state, kept kernel rows included, and f)."""
     X, y = drift_stream(3)
     XX = as_csr(X) if sparse else X
     n, cut = X.shape[0], 70
-    params = dict(C=2.0, gamma=0.5, max_non_sv=m, shrinking=shrinking)
+    params = dict(C=2.0, gamma=0.5, max_non_sv=m, shrinking=shrinking, **OPTIONS[options])
     whole = mod.OnlineSVMR(2, sparse, **params)
     whole.run(XX, y, np.arange(n, dtype=np.intp))
     a = mod.OnlineSVMR(2, sparse, **params)
@@ -433,15 +468,15 @@ def test_pickle_mid_stream_then_continue_is_bit_for_bit(mod, sparse, m, shrinkin
     assert whole.get_state()["n_removed"] > 0 or m < 0
 
 
-@pytest.mark.parametrize("sparse,m,shrinking", PERSIST)
+@pytest.mark.parametrize("sparse,m,shrinking,options", PERSIST)
 @pytest.mark.parametrize("src,dst", [(0, 1), (1, 0)], ids=["python->cython", "cython->python"])
-def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse, m, shrinking):
+def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse, m, shrinking, options):
     """One persistence format: the state saved by either twin loads into the other (the
     same arrays back, bit for bit), which then continues as the twin that never stopped
     (state for state after every example, as in test_twins_agree_after_every_example)."""
     X, y = drift_stream(1)
     XX = as_csr(X) if sparse else X
-    params = dict(C=2.0, gamma=0.5, max_non_sv=m, shrinking=shrinking)
+    params = dict(C=2.0, gamma=0.5, max_non_sv=m, shrinking=shrinking, **OPTIONS[options])
     a = TWINS[src].OnlineSVMR(2, sparse, **params)
     a.run(XX, y, np.arange(70, dtype=np.intp))
     b = TWINS[dst].OnlineSVMR(**a.init_params())
@@ -477,15 +512,16 @@ def _dup_stream(n, seed, n_pairs=6):
     return np.ascontiguousarray(Xs), np.array(ys, dtype=np.float64)
 
 
+@pytest.mark.parametrize("options", ["paper", "bias-relative"])
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("C", [1.0, 1e4, 1e8, 1e12])
 @pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
-def test_duplicate_with_opposite_label_ends_in_a_few_steps(mod, C, shrinking):
+def test_duplicate_with_opposite_label_ends_in_a_few_steps(mod, C, shrinking, options):
     # one-coordinate steps (Eq. 14) alone take about C steps on this pair (the dual is flat
     # along (1, 1)); the pair step along the flat direction ends it in O(1) for any C
     x = np.array([0.3, -0.2])
-    a = mod.OnlineSVMR(2, C=C, gamma=1.0, shrinking=shrinking)
-    b = ramp.OnlineSVMR(2, C=C, gamma=1.0, shrinking=shrinking)
+    a = mod.OnlineSVMR(2, C=C, gamma=1.0, shrinking=shrinking, **OPTIONS[options])
+    b = ramp.OnlineSVMR(2, C=C, gamma=1.0, shrinking=shrinking, **OPTIONS[options])
     for t, lab in enumerate((1.0, -1.0)):
         a.step(x, lab)
         b.step(x, lab)
@@ -495,6 +531,7 @@ def test_duplicate_with_opposite_label_ends_in_a_few_steps(mod, C, shrinking):
     assert st["n_steps"] <= 5
     assert np.all(st["alpha"] == C)                     # both at the bound: f(x) = 0
     np.testing.assert_array_equal(st["g"], [1.0, 1.0])
+    assert a.intercept() == 0.0                          # b = C - C
 
 
 def test_pair_step_takes_the_flat_direction_to_the_bound():
@@ -512,10 +549,11 @@ def test_pair_step_takes_the_flat_direction_to_the_bound():
         np.testing.assert_array_equal(s.g, [1.0, 1.0])
 
 
+@pytest.mark.parametrize("options", ["paper", "bias-relative"])
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 @pytest.mark.parametrize("sparse,C", [(False, 1.0), (False, 1e3), (False, 1e6), (True, 1e6)])
 def test_twins_agree_on_streams_with_opposite_label_duplicates(monkeypatch, sparse, C,
-                                                               shrinking):
+                                                               shrinking, options):
     moved = []
     step = ramp.OnlineSVMR._pair_step
 
@@ -527,7 +565,8 @@ def test_twins_agree_on_streams_with_opposite_label_duplicates(monkeypatch, spar
     monkeypatch.setattr(ramp.OnlineSVMR, "_pair_step", counting)
     X, y = _dup_stream(80, 5)
     XX = as_csr(X) if sparse else X
-    params = dict(C=C, gamma=0.5, tol=1e-3, min_gain=1e-5, shrinking=shrinking)
+    params = dict(C=C, gamma=0.5, tol=1e-3, min_gain=1e-5, shrinking=shrinking,
+                  **OPTIONS[options])
     a = ramp.OnlineSVMR(2, sparse, **params)
     b = _ramp.OnlineSVMR(2, sparse, **params)
     for t in range(X.shape[0]):
@@ -542,5 +581,102 @@ def test_twins_agree_on_streams_with_opposite_label_duplicates(monkeypatch, spar
     if C > 1.0:
         # pair steps were taken, and the loop stayed short: one-coordinate steps alone
         # take about C steps on each such pair
-        assert sum(moved) >= 3
+        assert sum(moved) >= (3 if options == "paper" else 2)
         assert sa["n_steps"] < 20_000
+
+
+# ------------------------------------------- near-duplicates and large C (issue 15 item 4)
+@pytest.mark.parametrize("options", ["paper", "bias-relative"])
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+@pytest.mark.parametrize("C", [1e4, 1e8, 1e12])
+@pytest.mark.parametrize("eps", [1e-16, 1e-13, 1e-10, 1e-8])
+def test_near_duplicate_with_opposite_label_ends_in_a_few_steps(eps, C, shrinking, options):
+    """Rows within round-off of each other (not equal) with opposite labels: the pair is
+    singular to the precision of the kernel values, the pair step takes it (5 steps, any C)
+    in both twins, and the invariants hold after each example."""
+    x = np.array([0.3, -0.2])
+    x2 = x * (1.0 + eps) + np.array([eps, -eps])
+    assert not np.array_equal(x, x2)
+    params = dict(C=C, gamma=1.0, shrinking=shrinking, **OPTIONS[options])
+    a = ramp.OnlineSVMR(2, **params)
+    b = _ramp.OnlineSVMR(2, **params)
+    rows = np.vstack([x, x2])
+    for t, lab in enumerate((1.0, -1.0)):
+        a.step(rows[t], lab)
+        b.step(rows[t], lab)
+        compare_states(a.get_state(), b.get_state(), f"example {t}", atol=1e-12 * C)
+        for s in (a, b):
+            check_invariants(s.get_state(), s, rows[: t + 1], C, 1e-3, 1e-5)
+    assert a.n_steps == b.n_steps <= 5
+
+
+@pytest.mark.parametrize("options", ["paper", "bias-relative", "relative"])
+def test_step_count_does_not_grow_with_C(options):
+    """Large C in general (noisy overlapping classes, opposite-label near-duplicates at
+    round-off distance): the number of Eq. (14) steps stops growing with C, the invariants
+    hold after every example up to C = 1e12."""
+    X, y = _dup_stream(70, 9, n_pairs=3)
+    rng = np.random.RandomState(3)
+    X = X * (1.0 + 1e-14 * rng.randn(*X.shape))          # duplicates become near-duplicates
+    steps = {}
+    for C in (1e3, 1e6, 1e9, 1e12):
+        s = _ramp.OnlineSVMR(2, False, C=C, gamma=0.5, shrinking=True, **OPTIONS[options])
+        for t in range(X.shape[0]):
+            updates = s.n_updates
+            s.step(X[t], y[t])
+            st = s.get_state()
+            check_invariants(st, s, X[st["I"]], C, 1e-3, 1e-5, s.n_updates > updates,
+                             g_atol=1e-9 + 1e-13 * C)
+        steps[C] = s.n_steps
+    assert steps[1e12] <= 2 * steps[1e6] + 1000, steps
+    assert steps[1e12] < 300_000, steps
+
+
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_relative_stopping_rule_is_scale_free(mod, shrinking):
+    """stop="relative" does not depend on the scale of the problem: the linear kernel on 4 X
+    with C / 16 (every Q_ij, gain and the dual objective times 16, alpha / 16: exact in
+    binary floating point) takes exactly the same steps and ends in alpha / 16, g equal."""
+    X, y = noisy_gauss(120, 4)
+    runs = {}
+    for scale in (1.0, 4.0):
+        s = mod.OnlineSVMR(2, False, C=2.0 / scale ** 2, kernel="linear", stop="relative",
+                           min_gain=1e-4, shrinking=shrinking)
+        s.run(np.ascontiguousarray(X * scale), y, np.arange(120, dtype=np.intp))
+        runs[scale] = s.get_state()
+    a, b = runs[1.0], runs[4.0]
+    assert a["n_steps"] == b["n_steps"] > 0 and a["n_gain_stops"] == b["n_gain_stops"] > 0
+    np.testing.assert_array_equal(a["alpha"], 16.0 * b["alpha"])
+    np.testing.assert_array_equal(a["g"], b["g"])
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("mod", TWINS, ids=["python", "cython"])
+def test_fit_intercept_is_the_kernel_plus_one(mod, sparse):
+    """fit_intercept=True learns with the kernel k + 1: with the linear kernel that is the
+    zero-bias model on the rows with a constant feature 1 appended (same steps, same
+    alpha up to round-off), and f(x) = sum_i y_i alpha_i k(x_i, x) + b, b = sum_i y_i alpha_i."""
+    X, y = noisy_gauss(120, 6)
+    X1 = np.hstack([X, np.ones((120, 1))])
+    XX, XX1 = (as_csr(X), as_csr(X1)) if sparse else (X, X1)
+    a = mod.OnlineSVMR(2, sparse, C=1.0, kernel="linear", fit_intercept=True)
+    b = mod.OnlineSVMR(3, sparse, C=1.0, kernel="linear")
+    a.run(XX, y, np.arange(120, dtype=np.intp))
+    b.run(XX1, y, np.arange(120, dtype=np.intp))
+    sa, sb = a.get_state(), b.get_state()
+    assert sa["n_steps"] == sb["n_steps"] and np.array_equal(sa["support"], sb["support"])
+    np.testing.assert_allclose(sa["alpha"], sb["alpha"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.decision_function(XX), b.decision_function(XX1), rtol=1e-9,
+                               atol=1e-12)
+    ids, coef, _ = a.support()
+    assert a.intercept() == pytest.approx(coef.sum(), rel=1e-12)
+    np.testing.assert_allclose(a.decision_function(XX), X @ X[ids].T @ coef + a.intercept(),
+                               rtol=1e-9, atol=1e-12)
+    assert b.intercept() == 0.0 and sa["n_kernel_evals"] == sb["n_kernel_evals"]
+
+
+def test_stop_rule_is_checked():
+    for mod in TWINS:
+        with pytest.raises(ValueError, match="stop"):
+            mod.OnlineSVMR(2, stop="absolute")
