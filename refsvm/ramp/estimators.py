@@ -23,14 +23,16 @@ __all__ = ["Greedy", "LearningCurve", "OnlineASVMR", "OnlineRampSVM", "QueryAll"
 
 
 class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
-    """Online ramp-loss SVM (OnlineSVMR, Wang & Vucetic 2009), zero bias.
+    """Online ramp-loss SVM (OnlineSVMR, Wang & Vucetic 2009).
 
     One pass over the data in the given order (``fit``), or continued
-    learning (``partial_fit``).  After every example the model is the CCCP
-    solution of the ramp-loss SVM (Eq. 7) on the examples seen so far: the KKT
-    conditions (Eq. 3) hold within ``tol`` on the active set V (Eq. 10), and
-    every support vector lies in the sloped part of the ramp,
-    -1 <= y f(x) <= 1.
+    learning (``partial_fit``).  The model has no bias (the paper's Eq. 4) unless
+    ``fit_intercept=True``.  After every example the model is an approximate CCCP
+    fixed point of the ramp-loss SVM (Eq. 7) reached along the online path — not
+    the CCCP optimum over all examples seen, since an example that left the active
+    set is not revisited: the KKT conditions (Eq. 3) hold within the stopping rule's
+    tolerance on the active set V (Eq. 10), and every support vector lies in the
+    sloped part of the ramp, -1 <= y f(x) <= 1.
 
     Parameters
     ----------
@@ -69,6 +71,9 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     max_non_sv : int or None, default=None
         ``m`` of Algorithm 2 (the removal step): keep at most m non-support
         vectors, dropping those farthest from the boundary.  None: keep all.
+        Memory: the index set I holds at most #SV + m examples and their kernel
+        rows among I, i.e. O(#SV · |I|) doubles (``benchmarks/bench_soak.py``
+        asserts the bound; ``docs/reliability.rst`` gives the figures).
     shrinking : bool, default=True
         Run the inner loop (Alg. 1 steps 10-15) in rounds on a working set
         that leaves out the members of V at a bound with Eq. (3) met by a wide
