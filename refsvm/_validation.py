@@ -146,6 +146,18 @@ class Boolean(Rule):
         return "bool"
 
 
+class BooleanOrAuto(Rule):
+    """True, False, or "auto" (resolved by the estimator, e.g. by its kernel)."""
+
+    def check(self, name, value):
+        auto = isinstance(value, str) and value == "auto"
+        if not (auto or isinstance(value, (bool, np.bool_))):
+            raise ValueError(f"{name} must be True, False or 'auto'; got {value!r}")
+
+    def describe(self):
+        return "bool | 'auto'"
+
+
 class GammaRule(Rule):
     """A kernel width: a number > 0, or "scale" / "auto" (resolved on the first batch)."""
 

@@ -74,6 +74,7 @@ def test_declared_rules_reject_bad_values_by_name(name, backend):
         V.Integer: [-1, 2.5, 2**40],
         V.Options: ["no-such-option"],
         V.Boolean: ["yes"],
+        V.BooleanOrAuto: ["yes", "car"],
         V.GammaRule: [0.0, "wide"],
         V.RandomStateRule: [-1, "seed"],
     }

@@ -118,7 +118,6 @@ def _assert_close_scaled(ref, twin, where):
 _EXTREME_C_KNOWN = {
     "IncrementalSVM": "g drift 4.5e-5 after 3 examples at C = 1e12 (tolerances scale with C)",
     "POKER": "g drift 1.4e-6 after 3 examples at C = 1e12",
-    "StreamSVM-rbf-lookahead": "the lookahead QP fails on a duplicate point at C = 1e12",
 }
 
 

@@ -9,7 +9,7 @@ implement only ``_step``.  The lookahead solver (``enclosing_ball``) is the
 reference's algorithm in C: an active-set simplex QP with a Cholesky solve on the
 free set, inside a safeguarded Newton iteration on the radius.
 """
-from libc.math cimport sqrt, fabs
+from libc.math cimport sqrt, fabs, INFINITY
 from libc.stdlib cimport malloc, calloc, realloc, free
 
 cimport cython
@@ -26,6 +26,7 @@ from refsvm.stream_svm import stream_svm as _ref
 #: the reference's constants, as C doubles
 cdef double FOLD = _ref.FOLD
 cdef double TOL = _ref.TOL
+cdef double QP_TOL = _ref.QP_TOL
 
 __all__ = ["StreamSVMLinear", "StreamSVMKernel", "MultiBallStreamSVM", "enclosing_ball", "simplex_qp"]
 
@@ -40,8 +41,9 @@ cdef int _resize(void** p, size_t nbytes) except -1 nogil:
 
 
 # --------------------------------------------------------------------------- the solver
-cdef int _cholesky_solve2(int n, double* A, double* x1, double* x2) noexcept nogil:
-    """A = LLᵀ in place (lower triangle), then x1 ← A⁻¹x1, x2 ← A⁻¹x2; -1 if A is not PD."""
+cdef int _cholesky_solve(int n, double* A, double* x) noexcept nogil:
+    """A = LLᵀ in place (lower triangle), then x ← A⁻¹x; -1 if A is not PD to rounding
+    (reference: _cholesky_solve)."""
     cdef int i, j, k
     cdef double s, t
     for j in range(n):
@@ -58,89 +60,154 @@ cdef int _cholesky_solve2(int n, double* A, double* x1, double* x2) noexcept nog
                 t -= A[i * n + k] * A[j * n + k]
             A[i * n + j] = t / s
     for i in range(n):                       # L y = x
-        s = x1[i]
-        t = x2[i]
+        s = x[i]
         for k in range(i):
-            s -= A[i * n + k] * x1[k]
-            t -= A[i * n + k] * x2[k]
-        x1[i] = s / A[i * n + i]
-        x2[i] = t / A[i * n + i]
+            s -= A[i * n + k] * x[k]
+        x[i] = s / A[i * n + i]
     for i in range(n - 1, -1, -1):           # Lᵀ x = y
-        s = x1[i]
-        t = x2[i]
+        s = x[i]
         for k in range(i + 1, n):
-            s -= A[k * n + i] * x1[k]
-            t -= A[k * n + i] * x2[k]
-        x1[i] = s / A[i * n + i]
-        x2[i] = t / A[i * n + i]
+            s -= A[k * n + i] * x[k]
+        x[i] = s / A[i * n + i]
     return 0
 
 
+cdef double _objective(int n, const double* G, const double* b, const double* mu,
+                       double* Gmu) noexcept nogil:
+    """φ = μᵀGμ − bᵀμ, and Gμ (reference: _objective)."""
+    cdef int i, k
+    cdef double phi = 0.0
+    for i in range(n):
+        Gmu[i] = 0.0
+        for k in range(n):
+            Gmu[i] += G[i * n + k] * mu[k]
+    for i in range(n):
+        phi += mu[i] * (Gmu[i] - b[i])
+    return phi
+
+
+cdef inline double _line_gain(double slope, double curv, double tmax) noexcept nogil:
+    """The decrease of t·slope + t²·curv over 0 ≤ t ≤ tmax (reference: _line_gain)."""
+    if curv > 0.0 and -slope < 2.0 * curv * tmax:
+        return slope * slope / (4.0 * curv)
+    return -slope * tmax - curv * tmax * tmax
+
+
+cdef int _entering(int n, const double* G, const double* b, const double* mu, const double* Gmu,
+                   const int* isfree, double threshold) noexcept nogil:
+    """The fixed coordinate whose best line search lowers φ by more than ``threshold``
+    (the most), or -1 (reference: _entering)."""
+    cdef int i, k, worst = -1
+    cdef double q = 0.0, gm = 0.0, gain = threshold, gi, g, slope
+    for i in range(n):
+        q += mu[i] * Gmu[i]
+        gm += mu[i] * (2.0 * Gmu[i] - b[i])
+    for i in range(n):
+        if isfree[i]:
+            continue
+        gi = 2.0 * Gmu[i] - b[i]
+        if gi - gm < 0.0:
+            g = _line_gain(gi - gm, G[i * n + i] - 2.0 * Gmu[i] + q, 1.0)
+            if g > gain:
+                worst = i
+                gain = g
+        for k in range(n):
+            if isfree[k]:
+                slope = gi - (2.0 * Gmu[k] - b[k])
+                if slope < 0.0:
+                    g = _line_gain(slope, G[i * n + i] + G[k * n + k] - 2.0 * G[i * n + k], mu[k])
+                    if g > gain:
+                        worst = i
+                        gain = g
+    return worst
+
+
 cdef int _simplex_qp(int n, const double* G, const double* b, double* mu, double* work,
-                     int* iwork) noexcept nogil:
+                     int* iwork, double tol, long long* steps) noexcept nogil:
     """min μᵀGμ − bᵀμ over the simplex from the feasible ``mu`` (see the reference's
-    ``simplex_qp``).  work: n*n + 4n doubles; iwork: 2n ints.  0 on success."""
-    cdef double* GF = work
-    cdef double* u = work + n * n
-    cdef double* v = u + n
-    cdef double* p = v + n
-    cdef double* g = p + n
+    ``simplex_qp``: the same steps, the same stopping rules, no failure exit).
+    work: n*n + 6n doubles; iwork: 2n ints.  Adds its iterations to ``steps``."""
+    cdef double* H = work
+    cdef double* q = work + n * n
+    cdef double* p = q + n
+    cdef double* Gmu = p + n
+    cdef double* best = Gmu + n
     cdef int* F = iwork
     cdef int* isfree = iwork + n
-    cdef int i, k, c, m, it, block, worst
-    cdef double scale = 1.0, su, sv, nu, t, val, lam, best
+    cdef int i, k, c, m, mo, it = 0, block, worst, top, j, a, cc
+    cdef double scale = 0.0, slack = 0.0, t, val, phi, best_phi, qs
+    cdef double last = INFINITY
     for i in range(n):
         isfree[i] = mu[i] > 0.0
-        if fabs(b[i]) > scale:
-            scale = fabs(b[i])
-    for it in range(20 * n + 20):
+        if G[i * n + i] > scale:
+            scale = G[i * n + i]
+        if fabs(b[i]) > slack:
+            slack = fabs(b[i])
+    slack = 1e-14 * (scale if scale > slack else slack)
+    phi = _objective(n, G, b, mu, Gmu)
+    best_phi = phi
+    for i in range(n):
+        best[i] = mu[i]
+    while it < 20 * n + 20:
+        it += 1
         m = 0
         for i in range(n):
             if isfree[i]:
                 F[m] = i
                 m += 1
+        # the step on F with Σp = 0 (reference: the reduced system H q = ½(r_a − r_j))
+        top = 0
+        for k in range(1, m):
+            if mu[F[k]] > mu[F[top]]:
+                top = k
+        j = F[top]
+        mo = m - 1
+        for k in range(mo):
+            a = F[k if k < top else k + 1]
+            for c in range(mo):
+                cc = F[c if c < top else c + 1]
+                H[k * mo + c] = G[a * n + cc] - G[a * n + j] - G[j * n + cc] + G[j * n + j]
+            q[k] = 0.5 * ((b[a] - 2.0 * Gmu[a]) - (b[j] - 2.0 * Gmu[j]))
+        if _cholesky_solve(mo, H, q) < 0:
+            break
+        qs = 0.0
         for k in range(m):
-            for c in range(m):
-                GF[k * m + c] = G[F[k] * n + F[c]]
-            u[k] = b[F[k]]
-            v[k] = 1.0
-        if _cholesky_solve2(m, GF, u, v) < 0:
-            return -1
-        su = 0.0
-        sv = 0.0
-        for k in range(m):
-            su += u[k]
-            sv += v[k]
-        nu = (su - 2.0) / sv
+            if k == top:
+                p[k] = 0.0
+            else:
+                p[k] = q[k if k < top else k - 1]
+                qs += p[k]
+        p[top] = -qs
         t = 1.0
         block = -1
         for k in range(m):
-            p[k] = 0.5 * (u[k] - nu * v[k]) - mu[F[k]]
             if p[k] < 0.0 and -mu[F[k]] / p[k] < t:
                 t = -mu[F[k]] / p[k]
                 block = k
         for k in range(m):
             val = mu[F[k]] + t * p[k]
             mu[F[k]] = val if val > 0.0 else 0.0
-        if block >= 0:                       # a coordinate reached 0: it leaves F
+        if block >= 0:
             mu[F[block]] = 0.0
-            isfree[F[block]] = 0
+        for k in range(m):
+            if mu[F[k]] == 0.0:
+                isfree[F[k]] = 0
+        phi = _objective(n, G, b, mu, Gmu)
+        if phi <= best_phi + slack:
+            best_phi = phi
+            for i in range(n):
+                best[i] = mu[i]
+        if block >= 0:
             continue
-        worst = -1
-        best = -1e-13 * scale
-        for i in range(n):
-            if not isfree[i]:
-                val = 0.0
-                for k in range(n):
-                    val += G[i * n + k] * mu[k]
-                lam = 2.0 * val - b[i] + nu
-                if lam < best:
-                    worst = i
-                    best = lam
-        if worst < 0:
-            return 0
+        worst = _entering(n, G, b, mu, Gmu, isfree, tol * scale)
+        if worst < 0 or not phi < last:
+            break
+        last = phi
         isfree[worst] = 1
-    return -2
+    for i in range(n):
+        mu[i] = best[i]
+    steps[0] += it
+    return 0
 
 
 cdef double _ball_radius(int n, const double* G, const double* mu, double R,
@@ -164,15 +231,16 @@ cdef double _ball_radius(int n, const double* G, const double* mu, double R,
 
 
 cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out, double* r_out,
-                  double* work, int* iwork) noexcept nogil:
+                  double* work, int* iwork, long long* steps) noexcept nogil:
     """The minimum ball enclosing B(c_0, R) and p_1..p_{n1-1} (reference: enclosing_ball).
-    work: n1*n1 + 10*n1 doubles; iwork: 2*n1 ints."""
+    work: n1*n1 + 10*n1 doubles; iwork: 2*n1 ints.  Never fails: the QP keeps its best
+    point, and the radius returned is the exact enclosing radius of the center."""
     cdef double* diag = work
     cdef double* b = diag + n1
     cdef double* mu = b + n1
     cdef double* Gmu = mu + n1
     cdef double* qpwork = Gmu + n1
-    cdef int i, k, it, rc
+    cdef int i, k, it
     cdef double dj, dmax = 0.0, lo = 0.0, hi, r, psi, bm, mGm, dpsi, r_new
     for i in range(n1):
         diag[i] = G[i * n1 + i]
@@ -191,9 +259,7 @@ cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out,
         r_out[0] = R
         return 0
     if R == 0.0:
-        rc = _simplex_qp(n1, G, diag, mu, qpwork, iwork)
-        if rc < 0:
-            return rc
+        _simplex_qp(n1, G, diag, mu, qpwork, iwork, QP_TOL, steps)
         for i in range(n1):
             mu_out[i] = mu[i]
         r_out[0] = _ball_radius(n1, G, mu_out, R, Gmu)
@@ -204,9 +270,7 @@ cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out,
         for i in range(n1):
             b[i] = diag[i]
         b[0] += 2.0 * r * R - R * R          # the ball as a weighted point
-        rc = _simplex_qp(n1, G, b, mu, qpwork, iwork)
-        if rc < 0:
-            return rc
+        _simplex_qp(n1, G, b, mu, qpwork, iwork, QP_TOL, steps)
         bm = 0.0
         mGm = 0.0
         for i in range(n1):
@@ -236,20 +300,22 @@ cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out,
     return 0
 
 
-def simplex_qp(G, b, mu):
-    """Python entry to the compiled simplex QP (tests)."""
+def simplex_qp(G, b, mu, tol=_ref.QP_TOL, stats=None):
+    """Python entry to the compiled simplex QP (tests); as the reference's."""
     cdef double[:, ::1] Gv = np.ascontiguousarray(G, dtype=np.float64)
     cdef double[::1] bv = np.ascontiguousarray(b, dtype=np.float64)
     cdef double[::1] m = np.array(mu, dtype=np.float64)
     cdef int n = bv.shape[0]
-    cdef double[::1] work = np.empty(n * n + 4 * n)
+    cdef double[::1] work = np.empty(n * n + 6 * n)
     cdef int[::1] iwork = np.empty(2 * n, dtype=np.intc)
-    if _simplex_qp(n, &Gv[0, 0], &bv[0], &m[0], &work[0], &iwork[0]) < 0:
-        raise RuntimeError("simplex_qp: no convergence (degenerate Gram matrix?)")
+    cdef long long steps = 0
+    _simplex_qp(n, &Gv[0, 0], &bv[0], &m[0], &work[0], &iwork[0], tol, &steps)
+    if stats is not None:
+        stats[0] += steps
     return np.asarray(m)
 
 
-def enclosing_ball(G, R, tol=_ref.TOL):
+def enclosing_ball(G, R, tol=_ref.TOL, stats=None):
     """Python entry to the compiled lookahead solver: (μ, r) as the reference's."""
     cdef double[:, ::1] Gv = np.ascontiguousarray(G, dtype=np.float64)
     cdef int n = Gv.shape[0]
@@ -257,8 +323,10 @@ def enclosing_ball(G, R, tol=_ref.TOL):
     cdef double r = 0.0
     cdef double[::1] work = np.empty(n * n + 10 * n)
     cdef int[::1] iwork = np.empty(2 * n, dtype=np.intc)
-    if _enclose(n, &Gv[0, 0], R, tol, &mu[0], &r, &work[0], &iwork[0]) < 0:
-        raise RuntimeError("enclosing_ball: the QP failed (degenerate Gram matrix?)")
+    cdef long long steps = 0
+    _enclose(n, &Gv[0, 0], R, tol, &mu[0], &r, &work[0], &iwork[0], &steps)
+    if stats is not None:
+        stats[0] += steps
     return np.asarray(mu), r
 
 
@@ -272,6 +340,10 @@ cdef class _StreamSVM(StreamLearner):
     cdef readonly int lookahead
     cdef readonly object form
     cdef bint printed
+    cdef readonly bint fit_intercept
+    cdef readonly double one                 # the constant coordinate: 1 with the bias
+    cdef readonly double b                   # the bias Σ α_m (0 without fit_intercept)
+    cdef readonly long long n_solver_steps
     cdef RowStore buf                        # Alg. 2's S (rows)
     cdef double* buf_y
     cdef double* buf_f
@@ -292,13 +364,17 @@ cdef class _StreamSVM(StreamLearner):
         self.G = self.Q = self.lam = self.work = NULL
         self.iwork = NULL
 
-    def _init_common(self, n_features, sparse, C, lookahead, form):
+    def _init_common(self, n_features, sparse, C, lookahead, form, fit_intercept):
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
         self.lookahead = lookahead
         self.form = str(form)
         self.printed = self.form == "printed"
+        self.fit_intercept = bool(fit_intercept)
+        self.one = 1.0 if self.fit_intercept else 0.0
+        self.b = 0.0
+        self.n_solver_steps = 0
         self.buf = RowStore(n_features, sparse)
         self.cap_buf = 0
         self.cap_n1 = 0
@@ -391,13 +467,14 @@ cdef class _StreamSVM(StreamLearner):
         if self.M == 0:
             # Alg. 1 line 3
             self._start(xi, xv, nnz, y, n)
+            self.b = y * self.one
             self.R = 0.0
             self.xi2 = 1.0 if self.printed else 1.0 / self.C
             self.M = 1
             return 1
         # line 5
-        f = self._score(xi, xv, nnz)
-        kxx = self._self_value(xi, xv, nnz)
+        f = self._score(xi, xv, nnz) + self.b
+        kxx = self._self_value(xi, xv, nnz) + self.one
         t = self._wnorm2() - 2.0 * y * f + kxx
         if t < 0.0:
             t = 0.0
@@ -432,6 +509,8 @@ cdef class _StreamSVM(StreamLearner):
         cdef double beta = 0.5 * (1.0 - R / d)
         cdef double beta9
         self._move(beta, xi, xv, nnz, y, f, kxx, n)              # line 7
+        if self.fit_intercept:
+            self.b = (1.0 - beta) * self.b + beta * y             # the bias coordinate
         self.R = R + 0.5 * (d - R)                                # line 8
         if self.printed:                                          # line 9 as printed
             beta9 = 0.5 * (1.0 - self.R / d)
@@ -447,8 +526,7 @@ cdef class _StreamSVM(StreamLearner):
         cdef const int* xi
         cdef const double* xv
         cdef Py_ssize_t nnz
-        cdef double r = 0.0, s2
-        cdef int rc
+        cdef double r = 0.0, s2, bb
         if L == 0:
             return 0
         if L == 1:
@@ -463,7 +541,7 @@ cdef class _StreamSVM(StreamLearner):
         for i in range(L):
             self.Q[i * L + i] = self.buf_kxx[i]
             for j in range(i + 1, L):
-                self.Q[i * L + j] = self.buf_y[i] * self.buf_y[j] * self._pair(i, j)
+                self.Q[i * L + j] = self.buf_y[i] * self.buf_y[j] * (self._pair(i, j) + self.one)
                 self.Q[j * L + i] = self.Q[i * L + j]
         self.G[0] = self._wnorm2() + self.xi2
         for j in range(L):
@@ -472,11 +550,15 @@ cdef class _StreamSVM(StreamLearner):
         for i in range(L):
             for j in range(L):
                 self.G[(i + 1) * n1 + j + 1] = self.Q[i * L + j] + (1.0 / self.C if i == j else 0.0)
-        rc = _enclose(n1, self.G, self.R, TOL, self.lam, &r, self.work, self.iwork)
-        if rc < 0:
-            with gil:
-                raise RuntimeError("enclosing_ball: the QP failed (degenerate Gram matrix?)")
+        _enclose(n1, self.G, self.R, TOL, self.lam, &r, self.work, self.iwork,
+                 &self.n_solver_steps)
         self._combine(L)
+        if self.fit_intercept:
+            bb = self.lam[0] * self.b                             # b' = λ_0 b + Σ λ_j y_j
+            for j in range(L):
+                if self.lam[j + 1] > 0.0:
+                    bb += self.lam[j + 1] * self.buf_y[j]
+            self.b = bb
         s2 = 0.0
         for j in range(L):
             s2 += self.lam[j + 1] * self.lam[j + 1]
@@ -507,6 +589,10 @@ cdef class _StreamSVM(StreamLearner):
         return self.R
 
     @property
+    def intercept(self):
+        return self.b
+
+    @property
     def n_updates(self):
         return self.M
 
@@ -520,7 +606,8 @@ cdef class _StreamSVM(StreamLearner):
 
     def init_params(self):
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
-                    lookahead=self.lookahead, form=self.form, **self._init_extra())
+                    lookahead=self.lookahead, form=self.form,
+                    fit_intercept=bool(self.fit_intercept), **self._init_extra())
 
     def _pack(self, prefix, RowStore store):
         M = store.to_matrix()
@@ -547,7 +634,8 @@ cdef class _StreamSVM(StreamLearner):
     def _save_common(self):
         cdef Py_ssize_t j
         out = {
-            "R": self.R, "xi2": self.xi2, "M": self.M, "n_seen": self.n_seen,
+            "R": self.R, "xi2": self.xi2, "M": self.M, "n_seen": self.n_seen, "b": self.b,
+            "n_solver_steps": self.n_solver_steps,
             "buf_y": np.array([self.buf_y[j] for j in range(self.nbuf)], dtype=np.float64),
             "buf_f": np.array([self.buf_f[j] for j in range(self.nbuf)], dtype=np.float64),
             "buf_kxx": np.array([self.buf_kxx[j] for j in range(self.nbuf)], dtype=np.float64),
@@ -563,6 +651,8 @@ cdef class _StreamSVM(StreamLearner):
         self.xi2 = float(data["xi2"])
         self.M = int(data["M"])
         self.n_seen = int(data["n_seen"])
+        self.b = float(data.get("b", 0.0))
+        self.n_solver_steps = int(data.get("n_solver_steps", 0))
         self.buf.keep(NULL, 0)
         L = self._unpack("buf_", data, self.buf)
         if L >= self.lookahead:
@@ -582,6 +672,7 @@ cdef class _StreamSVM(StreamLearner):
             "R": self.R,
             "xi2": self.xi2,
             "wnorm2": self._wnorm2(),
+            "b": self.b,
             "n_updates": self.M,
             "n_seen": self.n_seen,
             "buffer_ids": np.array([self.buf_ids[j] for j in range(self.nbuf)], dtype=np.int64),
@@ -607,8 +698,9 @@ cdef class StreamSVMLinear(_StreamSVM):
         self.a = NULL
         self.n_sv = self.cap_ids = self.cap_a = 0
 
-    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent"):
-        self._init_common(n_features, sparse, C, lookahead, form)
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
+                 fit_intercept=False):
+        self._init_common(n_features, sparse, C, lookahead, form, fit_intercept)
         self.v = <double*> calloc(max(1, n_features), sizeof(double))
         if self.v == NULL:
             raise MemoryError()
@@ -649,7 +741,7 @@ cdef class StreamSVMLinear(_StreamSVM):
         return row_sqnorm(xv, nnz)
 
     cdef double _wnorm2(self) noexcept nogil:
-        return sv_sqnorm(&self.w)
+        return sv_sqnorm(&self.w) + self.b * self.b
 
     cdef void _rescore(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
         self.vx = row_dot(self.w.v, xi, xv, nnz)
@@ -694,11 +786,11 @@ cdef class StreamSVMLinear(_StreamSVM):
         return 0
 
     def center_function(self, X):
-        """f(x) = ⟨w, x⟩ of the current center (the buffer ignored)."""
+        """f(x) = ⟨w, x⟩ + b of the current center (the buffer ignored)."""
         v = np.asarray(<double[:self.n_features]> self.v) if self.n_features else np.zeros(0)
         if sp.issparse(X):
-            return self.w.s * np.asarray(X @ v).ravel()
-        return self.w.s * (np.asarray(X) @ v)
+            return self.w.s * np.asarray(X @ v).ravel() + self.b
+        return self.w.s * (np.asarray(X) @ v) + self.b
 
     @property
     def coef(self):
@@ -760,8 +852,8 @@ cdef class StreamSVMKernel(_StreamSVM):
         self.n_sv = self.cap_ids = self.cap_alpha = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
-                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
-        self._init_common(n_features, sparse, C, lookahead, form)
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, fit_intercept=False):
+        self._init_common(n_features, sparse, C, lookahead, form, fit_intercept)
         self.kern = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
 
@@ -796,7 +888,7 @@ cdef class StreamSVMKernel(_StreamSVM):
                     long long n) except -1 nogil:
         self._store_row(xi, xv, nnz)
         self._append(n, y)                                        # α_1 = y_1
-        self.wnorm2 = self._self_value(xi, xv, nnz)              # k(x_1, x_1)
+        self.wnorm2 = self._self_value(xi, xv, nnz) + self.one   # k(x_1, x_1) (+ 1)
         return 0
 
     cdef double _score(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
@@ -858,8 +950,8 @@ cdef class StreamSVMKernel(_StreamSVM):
         return 0
 
     def center_function(self, X):
-        """f(x) = Σ_m α_m k(x_m, x) of the current center (not counted)."""
-        return self.store.expansion(self.kern, self._alpha(), X)
+        """f(x) = Σ_m α_m k(x_m, x) + b of the current center (not counted)."""
+        return self.store.expansion(self.kern, self._alpha(), X) + self.b
 
     def _alpha(self):
         cdef Py_ssize_t j
@@ -925,6 +1017,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
     cdef readonly double C
     cdef readonly int n_balls
     cdef readonly long long M, n_seen
+    cdef readonly bint fit_intercept
+    cdef readonly double one
     cdef long long* ids
     cdef double* alpha
     cdef int* row_ball
@@ -947,12 +1041,14 @@ cdef class MultiBallStreamSVM(StreamLearner):
         self.nrows = self.cap_ids = self.cap_alpha = self.cap_rb = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
-                 degree=3, coef0=0.0):
+                 degree=3, coef0=0.0, fit_intercept=False):
         cdef Py_ssize_t h, B1 = n_balls + 1
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
         self.n_balls = n_balls
+        self.fit_intercept = bool(fit_intercept)
+        self.one = 1.0 if self.fit_intercept else 0.0
         self.kern = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
         self.order = <int*> calloc(B1, sizeof(int))
@@ -1019,14 +1115,16 @@ cdef class MultiBallStreamSVM(StreamLearner):
             self.f[k] = 0.0
         for m in range(self.nrows):
             if self.sparse:
-                self.f[self.row_ball[m]] += self.alpha[m] * self.kern.k_row_csr(self.store, m, xi, xv, nnz)
+                self.f[self.row_ball[m]] += self.alpha[m] * (
+                    self.kern.k_row_csr(self.store, m, xi, xv, nnz) + self.one)
             else:
-                self.f[self.row_ball[m]] += self.alpha[m] * self.kern.k_row_dense(self.store, m, xv)
+                self.f[self.row_ball[m]] += self.alpha[m] * (
+                    self.kern.k_row_dense(self.store, m, xv) + self.one)
         self.kern.n_evals += 1
         if self.sparse:
-            kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz)
+            kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz) + self.one
         else:
-            kxx = kernel_dense(&self.kern.spec, xv, xv, self.n_features)
+            kxx = kernel_dense(&self.kern.spec, xv, xv, self.n_features) + self.one
         for k in range(self.nb):
             h = self.order[k]
             t = self.bw[h] - 2.0 * y * self.f[h] + kxx
@@ -1124,7 +1222,7 @@ cdef class MultiBallStreamSVM(StreamLearner):
             return np.zeros(X.shape[0])
         coef = np.array([self.alpha[m] if self.row_ball[m] == self.order[0] else 0.0
                          for m in range(self.nrows)], dtype=np.float64)
-        return self.store.expansion(self.kern, coef, X)
+        return self.store.expansion(self.kern, coef, X) + self.one * coef.sum()
 
     def decision_function(self, X):
         model = self.flushed() if self.nb > 1 else self
@@ -1142,11 +1240,16 @@ cdef class MultiBallStreamSVM(StreamLearner):
         ids, alpha, rows = self.support()
         return np.asarray(rows.T @ alpha).ravel() if alpha.size else np.zeros(self.n_features)
 
+    @property
+    def intercept(self):
+        """b = Σ α_m of the final ball (0 without ``fit_intercept``)."""
+        return float(np.sum(self.support()[1])) * self.one
+
     def init_params(self):
         k = self.kern
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
                     n_balls=self.n_balls, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0)
+                    coef0=k.coef0, fit_intercept=bool(self.fit_intercept))
 
     def save_state(self):
         cdef Py_ssize_t m

@@ -82,12 +82,14 @@ FORMS = ("consistent", "printed")
 FOLD = 1e-9
 #: Relative tolerance of the lookahead solver on the radius (see enclosing_ball).
 TOL = 1e-12
+#: The simplex QP frees a coordinate only for a gain above QP_TOL · max G_ii (see simplex_qp).
+QP_TOL = 1e-14
 
 
 # --------------------------------------------------------------------------- the solver
-def _cholesky_solve2(A, x1, x2):
-    """A = LLᵀ in place (lists of rows; lower triangle), then x1 ← A⁻¹x1, x2 ← A⁻¹x2.
-    False if A is not positive definite.  Plain loops, in the twin's order of operations."""
+def _cholesky_solve(A, x):
+    """A = LLᵀ in place (lists of rows; lower triangle), then x ← A⁻¹x.  False if A is
+    not positive definite to rounding.  Plain loops, in the twin's order of operations."""
     n = len(A)
     for j in range(n):
         s = A[j][j]
@@ -103,17 +105,15 @@ def _cholesky_solve2(A, x1, x2):
                 t -= A[i][k] * A[j][k]
             A[i][j] = t / s
     for i in range(n):                          # L y = x
-        s, t = x1[i], x2[i]
+        s = x[i]
         for k in range(i):
-            s -= A[i][k] * x1[k]
-            t -= A[i][k] * x2[k]
-        x1[i], x2[i] = s / A[i][i], t / A[i][i]
+            s -= A[i][k] * x[k]
+        x[i] = s / A[i][i]
     for i in range(n - 1, -1, -1):              # Lᵀ x = y
-        s, t = x1[i], x2[i]
+        s = x[i]
         for k in range(i + 1, n):
-            s -= A[k][i] * x1[k]
-            t -= A[k][i] * x2[k]
-        x1[i], x2[i] = s / A[i][i], t / A[i][i]
+            s -= A[k][i] * x[k]
+        x[i] = s / A[i][i]
     return True
 
 
@@ -128,63 +128,149 @@ def _matvec(G, mu):
     return out
 
 
-def simplex_qp(G, b, mu):
-    """min_μ μᵀGμ − bᵀμ over the simplex {μ ≥ 0, Σμ = 1}, G positive definite.
+def _objective(G, b, mu):
+    """μᵀGμ − bᵀμ and Gμ (each sum in index order)."""
+    Gmu = _matvec(G, mu)
+    phi = 0.0
+    for i in range(len(mu)):
+        phi += mu[i] * (Gmu[i] - b[i])
+    return phi, Gmu
+
+
+def _line_gain(slope, curv, tmax):
+    """The decrease of t·slope + t²·curv over 0 ≤ t ≤ tmax (slope < 0)."""
+    if curv > 0.0 and -slope < 2.0 * curv * tmax:
+        return slope * slope / (4.0 * curv)
+    return -slope * tmax - curv * tmax * tmax
+
+
+def _entering(G, b, mu, Gmu, free, threshold):
+    """The fixed coordinate whose best line search lowers φ the most, if by more than
+    ``threshold``: (index, gain), or (-1, threshold).  For a fixed i, with the gradient
+    g = 2Gμ − b, two directions are tried: the Frank-Wolfe step toward vertex i
+    (e_i − μ: slope g_i − μᵀg, curvature ‖p_i − c‖², t ≤ 1) and every swap from a free
+    k (e_i − e_k: slope g_i − g_k, curvature ‖p_i − p_k‖², t ≤ μ_k) -- the swap sees
+    the gain of splitting mass between near-duplicates, whose curvature is tiny."""
+    n = len(mu)
+    q = gm = 0.0
+    for i in range(n):
+        q += mu[i] * Gmu[i]
+        gm += mu[i] * (2.0 * Gmu[i] - b[i])
+    worst, gain = -1, threshold
+    for i in range(n):
+        if free[i]:
+            continue
+        gi = 2.0 * Gmu[i] - b[i]
+        if gi - gm < 0.0:
+            g = _line_gain(gi - gm, G[i][i] - 2.0 * Gmu[i] + q, 1.0)
+            if g > gain:
+                worst, gain = i, g
+        for k in range(n):
+            if free[k]:
+                slope = gi - (2.0 * Gmu[k] - b[k])
+                if slope < 0.0:
+                    g = _line_gain(slope, G[i][i] + G[k][k] - 2.0 * G[i][k], mu[k])
+                    if g > gain:
+                        worst, gain = i, g
+    return worst, gain
+
+
+def simplex_qp(G, b, mu, tol=QP_TOL, stats=None):
+    """min_μ φ(μ) = μᵀGμ − bᵀμ over the simplex {μ ≥ 0, Σμ = 1}, G positive definite.
 
     A primal active-set method started from the feasible ``mu`` (warm start): solve
-    the equality-constrained problem on the free set F (μ_F = ½G_FF⁻¹(b_F − ν1), ν
-    from Σμ_F = 1, by a Cholesky factor of G_FF), step toward it until a coordinate
-    hits 0 (it leaves F), and when the full step is taken free the fixed coordinate
-    with the most negative multiplier 2(Gμ)_i − b_i + ν; stop when none is negative.
-    Finite and exact up to rounding (G is small: L + 1 rows).  Written with plain loops
-    in the twin's order of operations, so both twins compute the same numbers.
-    Returns the new μ.
+    the equality-constrained problem on the free set F for the step p (Σp = 0), in the
+    null space of the constraint: with j the free coordinate of largest μ,
+    p_j = −Σ_{a≠j} p_a and the others solve H q = ½(r_a − r_j), r = b − 2Gμ the
+    residual, H_ac = G_ac − G_aj − G_jc + G_jj = ⟨p_a − p_j, p_c − p_j⟩ by a Cholesky
+    factor.  H is the Gram matrix of *differences*: positive definite whenever the free
+    points are affinely independent, even where G_FF is singular to rounding (a point and
+    its opposite-label twin at huge C: the MEB of p and −p is well posed, G_FF is not),
+    and solving for the step from the residual keeps Σμ = 1 and the accuracy.  Step
+    until coordinates hit 0 (they leave F); after a full step free the fixed coordinate
+    whose line search lowers φ the most.  Exact up to rounding (G is small: L + 1
+    rows).  Written with plain loops in the twin's order of operations, so both twins
+    compute the same numbers.
+
+    Stopping, and why it cannot cycle on near-singular G (huge C, near-duplicate
+    points): a fixed coordinate i is freed only if a line search into it -- the
+    Frank-Wolfe step toward vertex i or a swap of mass from a free coordinate
+    (:func:`_entering`) -- would lower φ by more than ``tol`` times the largest diagonal
+    entry of G (gains below that are rounding: the radius moves by less than ``tol``
+    relative); φ must have fallen strictly since the last coordinate
+    was freed, else the last improving point is optimal to rounding.  Every exit
+    returns the latest point whose φ is not above the lowest φ seen by more than the
+    rounding of φ (so a step spoiled by an ill-conditioned G_FF is dropped); the
+    number of iterations is capped at 20n + 20 whatever G.  ``stats`` (a list) gets
+    the iterations added to its first entry.  Returns the new μ.
     """
     G = [[float(g) for g in row] for row in np.asarray(G, dtype=np.float64)]
     b = [float(v) for v in b]
     mu = [float(v) for v in mu]
     n = len(b)
     free = [m > 0.0 for m in mu]
-    scale = 1.0
-    for v in b:
-        if abs(v) > scale:
-            scale = abs(v)
-    for _ in range(20 * n + 20):
+    scale = slack = 0.0
+    for i in range(n):
+        if G[i][i] > scale:
+            scale = G[i][i]
+        if abs(b[i]) > slack:
+            slack = abs(b[i])
+    slack = 1e-14 * (scale if scale > slack else slack)   # rounding of φ
+    phi, Gmu = _objective(G, b, mu)
+    best, best_phi = list(mu), phi
+    last = math.inf                     # φ when a coordinate was last freed
+    it = 0
+    while it < 20 * n + 20:
+        it += 1
         F = [i for i in range(n) if free[i]]
-        GF = [[G[i][j] for j in F] for i in F]
-        u = [b[i] for i in F]
-        v = [1.0] * len(F)
-        if not _cholesky_solve2(GF, u, v):
-            break
-        su = sv = 0.0
-        for k in range(len(F)):
-            su += u[k]
-            sv += v[k]
-        nu = (su - 2.0) / sv
-        t, block = 1.0, -1
+        # the step p on F with Σp = 0: p_j = −Σ_{a≠j} p_a for the free j of largest μ,
+        # the others from the reduced system H q = ½(r_a − r_j), r = b − 2Gμ (the
+        # residual), H_ac = ⟨p_a − p_j, p_c − p_j⟩ (translation-invariant)
+        top = 0
+        for k in range(1, len(F)):
+            if mu[F[k]] > mu[F[top]]:
+                top = k
+        j = F[top]
+        others = [F[k] for k in range(len(F)) if k != top]
+        H = [[G[a][c] - G[a][j] - G[j][c] + G[j][j] for c in others] for a in others]
+        q = [0.5 * ((b[a] - 2.0 * Gmu[a]) - (b[j] - 2.0 * Gmu[j])) for a in others]
+        if not _cholesky_solve(H, q):
+            break                       # H singular to rounding: keep the best point
         p = []
+        qs = 0.0
         for k in range(len(F)):
-            p.append(0.5 * (u[k] - nu * v[k]) - mu[F[k]])
+            if k == top:
+                p.append(0.0)
+            else:
+                p.append(q[k if k < top else k - 1])
+                qs += p[k]
+        p[top] = -qs
+        t, block = 1.0, -1
+        for k in range(len(F)):
             if p[k] < 0.0 and -mu[F[k]] / p[k] < t:
                 t, block = -mu[F[k]] / p[k], k
         for k in range(len(F)):
             val = mu[F[k]] + t * p[k]
             mu[F[k]] = val if val > 0.0 else 0.0
-        if block >= 0:                       # a coordinate reached 0: it leaves F
+        if block >= 0:
             mu[F[block]] = 0.0
-            free[F[block]] = False
+        for k in range(len(F)):         # coordinates at 0 leave F
+            if mu[F[k]] == 0.0:
+                free[F[k]] = False
+        phi, Gmu = _objective(G, b, mu)
+        if phi <= best_phi + slack:     # the latest point unless clearly worse
+            best, best_phi = list(mu), phi
+        if block >= 0:
             continue
-        worst, best = -1, -1e-13 * scale     # multipliers of the fixed coordinates
-        Gmu = _matvec(G, mu)
-        for i in range(n):
-            if not free[i]:
-                lam = 2.0 * Gmu[i] - b[i] + nu
-                if lam < best:
-                    worst, best = i, lam
-        if worst < 0:
-            return np.array(mu)
+        # a full step: μ is optimal on F; the fixed coordinates' best line searches
+        worst, gain = _entering(G, b, mu, Gmu, free, tol * scale)
+        if worst < 0 or not phi < last:
+            break
+        last = phi
         free[worst] = True
-    raise RuntimeError("simplex_qp: no convergence (degenerate Gram matrix?)")
+    if stats is not None:
+        stats[0] += it
+    return np.array(best)
 
 
 def ball_distances(G, mu, R):
@@ -204,7 +290,7 @@ def ball_distances(G, mu, R):
     return d
 
 
-def enclosing_ball(G, R, tol=TOL, max_iter=100):
+def enclosing_ball(G, R, tol=TOL, max_iter=100, stats=None):
     """The minimum ball enclosing the ball B(c_0, R) and the points p_1..p_n.
 
     ``G`` is the Gram matrix of [c_0, p_1, ..., p_n] (positive definite here: the
@@ -224,7 +310,9 @@ def enclosing_ball(G, R, tol=TOL, max_iter=100):
     returned is that of the last feasible r, and the radius returned is the exact
     enclosing radius of its center (:func:`ball_distances`), so the ball always
     encloses the ball and the points; it exceeds r* by at most ``tol`` relative (up to
-    rounding).  With R = 0 (the ball is a point) it is one QP.
+    rounding).  With R = 0 (the ball is a point) it is one QP.  The work is bounded
+    whatever G (at most ``max_iter`` QPs of at most 20n + 20 steps each, n = L + 1):
+    ``stats`` (a list) gets the QP steps added to its first entry.
     """
     G = np.asarray(G, dtype=np.float64)
     n1 = G.shape[0]
@@ -235,7 +323,7 @@ def enclosing_ball(G, R, tol=TOL, max_iter=100):
     if n1 == 1 or d.max() <= R:
         return mu, float(R)
     if R == 0.0:
-        mu = simplex_qp(G, diag, mu)
+        mu = simplex_qp(G, diag, mu, stats=stats)
         return mu, float(ball_distances(G, mu, R).max())
     lo = float(np.max(0.5 * (d + R)))
     hi = float(d.max())
@@ -245,7 +333,7 @@ def enclosing_ball(G, R, tol=TOL, max_iter=100):
     for _ in range(max_iter):
         b = diag.copy()
         b[0] += 2.0 * r * R - R * R          # the ball as a weighted point
-        mu = simplex_qp(G, b, mu)
+        mu = simplex_qp(G, b, mu, stats=stats)
         Gmu = _matvec(Gl, mu.tolist())
         bm = mGm = 0.0
         for i in range(n1):
@@ -299,17 +387,29 @@ def _unpack(prefix, data, n_features, sparse):
 class _StreamSVM(StreamLearner):
     """Algorithms 1 and 2, written once; the subclasses say how w is stored.
 
-    Hooks: ``_start`` (line 3's w = y_1 φ(x_1)), ``_score`` (f(x) = ⟨w, φ(x)⟩),
-    ``_self_value`` (k(x, x)), ``_wnorm2`` (‖w‖²), ``_move`` (line 7),
-    ``_pair`` (k(x_i, x_j) for the lookahead Gram matrix), ``_combine`` (the new
-    center λ_0 c + Σ λ_j φ̃(z_j) of Alg. 2 line 7).
+    Hooks: ``_start`` (line 3's w = y_1 φ(x_1)), ``_score`` (⟨w, φ(x)⟩),
+    ``_self_value`` (k(x, x)), ``_wnorm2`` (‖w‖², with the bias: ‖w‖² + b²), ``_move``
+    (line 7), ``_pair`` (k(x_i, x_j) for the lookahead Gram matrix), ``_combine`` (the
+    new center λ_0 c + Σ λ_j φ̃(z_j) of Alg. 2 line 7).
+
+    ``fit_intercept=True`` is the regularised bias: the kernel k + 1, i.e. the feature
+    map [φ(x); 1], so the augmented point is [y φ(x); y; C^{-1/2} e_n] and the bias is
+    the center's coordinate b = Σ_m α_m (the CVM form of Tsang et al.: min ‖w‖² + b² +
+    C Σ ξ²).  It is kept as one number: f(x) = ⟨w, φ(x)⟩ + b, k(x, x) + 1,
+    b ← (1 − β)b + βy (line 7), b' = λ_0 b + Σ_j λ_j y_j (Alg. 2); with the option off
+    b stays 0 and every number is the paper's.
     """
 
-    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent"):
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
+                 fit_intercept=False):
         super().__init__(n_features, sparse)
         self.C = float(C)
         self.lookahead = int(lookahead)
         self.form = str(form)
+        self.fit_intercept = bool(fit_intercept)
+        self.one = 1.0 if self.fit_intercept else 0.0   # the constant coordinate
+        self.b = 0.0            # bias: the center's constant coordinate Σ α_m
+        self.n_solver_steps = 0  # active-set steps of the lookahead solver (Alg. 2)
         self.R = 0.0            # radius of the ball
         self.xi2 = 0.0          # ξ² = Σ λ_m² / C, the squared norm of the e-part of c
         self.M = 0              # updates: the core-set size (Alg. 2: an upper bound on #SV)
@@ -338,13 +438,14 @@ class _StreamSVM(StreamLearner):
         if self.M == 0:
             # Alg. 1 line 3: M = 1; R = 0; ξ² = 1/C (printed: ξ² = 1); w = y_1 x_1
             self._start(x, y, n)
+            self.b = y * self.one
             self.R = 0.0
             self.xi2 = 1.0 if self.form == "printed" else 1.0 / self.C
             self.M = 1
             return 1
         # Alg. 1 line 5: d = sqrt(‖w − y_n x_n‖² + ξ² + 1/C), ‖w − y x‖² = ‖w‖² − 2y f + k(x, x)
-        f = self._score(x)
-        kxx = self._self_value(x)
+        f = self._score(x) + self.b
+        kxx = self._self_value(x) + self.one
         d = math.sqrt(max(self._wnorm2() - 2.0 * y * f + kxx, 0.0) + self.xi2 + 1.0 / self.C)
         # Alg. 1 line 6: if d ≥ R (a point inside the ball is discarded)
         if d < self.R:
@@ -364,6 +465,8 @@ class _StreamSVM(StreamLearner):
         R = self.R
         beta = 0.5 * (1.0 - R / d)       # ½(1 − R/d), R from before line 8
         self._move(beta, x, y, f, kxx, n)                    # line 7
+        if self.fit_intercept:
+            self.b = (1.0 - beta) * self.b + beta * y        # line 7, the bias coordinate
         self.R = R + 0.5 * (d - R)                           # line 8
         if self.form == "printed":
             beta9 = 0.5 * (1.0 - self.R / d)                 # line 9 as printed (R after line 8)
@@ -393,14 +496,23 @@ class _StreamSVM(StreamLearner):
         for i in range(L):
             Q[i, i] = S[i][3]
             for j in range(i + 1, L):
-                Q[i, j] = Q[j, i] = S[i][1] * S[j][1] * self._pair(S[i][0], S[j][0])
+                Q[i, j] = Q[j, i] = S[i][1] * S[j][1] * (self._pair(S[i][0], S[j][0])
+                                                         + self.one)
         G = np.empty((L + 1, L + 1))
         G[0, 0] = self._wnorm2() + self.xi2
         G[0, 1:] = G[1:, 0] = [s[1] * s[2] for s in S]
         G[1:, 1:] = Q + np.eye(L) / self.C
         # Alg. 2 line 7: enclose the ball (w, R, ξ²) and all points of S
-        lam, r = enclosing_ball(G, self.R)
+        stats = [0]
+        lam, r = enclosing_ball(G, self.R, stats=stats)
+        self.n_solver_steps += stats[0]
         self._combine(lam, S, G[0, 1:], Q)          # w' = λ_0 w + Σ_j λ_j y_j φ(x_j)
+        if self.fit_intercept:
+            bb = lam[0] * self.b                     # b' = λ_0 b + Σ_j λ_j y_j
+            for j in range(L):
+                if lam[j + 1] > 0.0:
+                    bb += lam[j + 1] * S[j][1]
+            self.b = bb
         s2 = 0.0
         for lj in lam[1:]:
             s2 += lj * lj
@@ -412,6 +524,11 @@ class _StreamSVM(StreamLearner):
     def _rescore(self, x):
         """Before a buffered point's closed-form step: what ``_move`` needs from
         ``_score`` (nothing for the kernel form)."""
+
+    @property
+    def intercept(self):
+        """b, the bias (0 without ``fit_intercept``)."""
+        return self.b
 
     def flushed(self):
         """A copy with the buffer flushed: the model Algorithm 2 outputs if the stream
@@ -432,12 +549,14 @@ class _StreamSVM(StreamLearner):
 
     def init_params(self):
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
-                    lookahead=self.lookahead, form=self.form, **self._init_extra())
+                    lookahead=self.lookahead, form=self.form, fit_intercept=self.fit_intercept,
+                    **self._init_extra())
 
     def _save_common(self):
         S = self.buffer
         out = {
-            "R": self.R, "xi2": self.xi2, "M": self.M, "n_seen": self.n_seen,
+            "R": self.R, "xi2": self.xi2, "M": self.M, "n_seen": self.n_seen, "b": self.b,
+            "n_solver_steps": self.n_solver_steps,
             "buf_y": np.array([s[1] for s in S], dtype=np.float64),
             "buf_f": np.array([s[2] for s in S], dtype=np.float64),
             "buf_kxx": np.array([s[3] for s in S], dtype=np.float64),
@@ -452,6 +571,8 @@ class _StreamSVM(StreamLearner):
         self.xi2 = float(data["xi2"])
         self.M = int(data["M"])
         self.n_seen = int(data["n_seen"])
+        self.b = float(data.get("b", 0.0))
+        self.n_solver_steps = int(data.get("n_solver_steps", 0))
         rows = _unpack("buf_", data, self.n_features, self.sparse)
         self.buffer = [(rows[k], float(data["buf_y"][k]), float(data["buf_f"][k]),
                         float(data["buf_kxx"][k]), float(data["buf_d"][k]),
@@ -462,6 +583,7 @@ class _StreamSVM(StreamLearner):
             "R": self.R,
             "xi2": self.xi2,
             "wnorm2": self._wnorm2(),
+            "b": self.b,
             "n_updates": self.M,
             "n_seen": self.n_seen,
             "buffer_ids": np.array([s[5] for s in self.buffer], dtype=np.int64),
@@ -481,6 +603,8 @@ class StreamSVMLinear(_StreamSVM):
     lookahead : int
         L of Algorithm 2 (1: Algorithm 1).
     form : {"consistent", "printed"}
+    fit_intercept : bool
+        The regularised bias b (the constant coordinate 1 of [x; 1]; see ``_StreamSVM``).
 
     The core-set coefficients α_m = λ_m y_m are kept too (stream ids and raw values
     a_m with α_m = s·a_m, so the scale of line 7 costs O(1) for them as well): they
@@ -488,8 +612,9 @@ class StreamSVMLinear(_StreamSVM):
     No kernel is evaluated: ``n_kernel_evals`` is 0.
     """
 
-    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent"):
-        super().__init__(n_features, sparse, C, lookahead, form)
+    def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
+                 fit_intercept=False):
+        super().__init__(n_features, sparse, C, lookahead, form, fit_intercept)
         self.w = ScaledVector(self.n_features, track_norm=True)
         self.ids = []           # stream ids of the core set
         self.a = []             # α_m = s·a_m
@@ -513,7 +638,7 @@ class StreamSVMLinear(_StreamSVM):
         self._vx = dot(self.w.v, x)     # v has not moved since x was buffered
 
     def _wnorm2(self):
-        return self.w.sqnorm()
+        return self.w.sqnorm() + self.b * self.b
 
     def _move(self, beta, x, y, f, kxx, n):
         # w = w + β(y_n x_n − w) = (1 − β)w + βy_n x_n: a scale (O(1)), an add (O(nnz))
@@ -544,10 +669,10 @@ class StreamSVMLinear(_StreamSVM):
         self._fold()
 
     def center_function(self, X):
-        """f(x) = ⟨w, x⟩ of the current center (the buffer ignored)."""
+        """f(x) = ⟨w, x⟩ + b of the current center (the buffer ignored)."""
         if sp.issparse(X):
-            return self.w.s * np.asarray(X @ self.w.v).ravel()
-        return self.w.s * (np.asarray(X) @ self.w.v)
+            return self.w.s * np.asarray(X @ self.w.v).ravel() + self.b
+        return self.w.s * (np.asarray(X) @ self.w.v) + self.b
 
     @property
     def coef(self):
@@ -598,13 +723,13 @@ class StreamSVMKernel(_StreamSVM):
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
-                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
-        super().__init__(n_features, sparse, C, lookahead, form)
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, fit_intercept=False):
+        super().__init__(n_features, sparse, C, lookahead, form, fit_intercept)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.rows = []          # x_m of the core set
         self.ids = []           # their stream ids
         self.alpha = []         # α_m = λ_m y_m
-        self.wnorm2 = 0.0       # ‖w‖² = Σ α_n α_m k(x_n, x_m), kept incrementally
+        self.wnorm2 = 0.0       # ‖w‖² (+ b²) = Σ α_n α_m (k(x_n, x_m) + 1), kept incrementally
 
     def _init_extra(self):
         k = self.kernel
@@ -618,7 +743,7 @@ class StreamSVMKernel(_StreamSVM):
         self.rows.append(_copy_row(x))
         self.ids.append(n)
         self.alpha.append(y)                            # α_1 = y_1
-        self.wnorm2 = self._self_value(x)               # ‖y_1 φ(x_1)‖² = k(x_1, x_1)
+        self.wnorm2 = self._self_value(x) + self.one    # ‖y_1 φ(x_1)‖² = k(x_1, x_1) (+ 1)
 
     def _score(self, x):
         f = 0.0
@@ -663,14 +788,14 @@ class StreamSVMKernel(_StreamSVM):
                 self.alpha.append(lam[j + 1] * y)
 
     def center_function(self, X):
-        """f(x) = Σ_m α_m k(x_m, x) of the current center (the buffer ignored)."""
+        """f(x) = Σ_m α_m k(x_m, x) + b of the current center (the buffer ignored)."""
         out = np.zeros(X.shape[0])
         for r in range(X.shape[0]):
             x = get_row(X, r)
             f = 0.0
             for xm, am in zip(self.rows, self.alpha):
                 f += am * self.kernel.value(xm, x)
-            out[r] = f
+            out[r] = f + self.b
         return out
 
     def support(self):
@@ -751,13 +876,18 @@ class MultiBallStreamSVM(StreamLearner):
         B.
     kernel, gamma, degree, coef0
         The kernel ("linear" works too: the balls then store their rows).
+    fit_intercept : bool
+        The regularised bias, literally as the kernel k + 1 (every evaluation, and the
+        prediction Σ α_m (k(x_m, x) + 1)).
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
-                 degree=3, coef0=0.0):
+                 degree=3, coef0=0.0, fit_intercept=False):
         super().__init__(n_features, sparse)
         self.C = float(C)
         self.n_balls = int(n_balls)
+        self.fit_intercept = bool(fit_intercept)
+        self.one = 1.0 if self.fit_intercept else 0.0
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.rows, self.ids = [], []         # every point kept by some ball
         self.balls = []
@@ -780,7 +910,7 @@ class MultiBallStreamSVM(StreamLearner):
     def _f(self, ball, x):
         f = 0.0
         for m, a in zip(ball.members, ball.alpha):
-            f += a * self.kernel(self.rows[m], x)
+            f += a * (self.kernel(self.rows[m], x) + self.one)
         return f
 
     def step(self, x, y):
@@ -788,7 +918,7 @@ class MultiBallStreamSVM(StreamLearner):
         n = self.n_seen
         self.n_seen += 1
         f = [self._f(b, x) for b in self.balls]
-        kxx = self.kernel(x, x)
+        kxx = self.kernel(x, x) + self.one
         for b, fb in zip(self.balls, f):
             d = math.sqrt(max(b.wnorm2 - 2.0 * y * fb + kxx, 0.0) + b.xi2 + 1.0 / self.C)
             if d < b.R:
@@ -860,20 +990,21 @@ class MultiBallStreamSVM(StreamLearner):
 
     def center_function(self, X):
         """f(x) of the current single ball (call on a flushed copy); the rows in stream
-        order, zero coefficients skipped (the twin's order)."""
+        order, zero coefficients skipped, then + Σ α with the bias (the twin's order)."""
         out = np.zeros(X.shape[0])
         if not self.balls:
             return out
         coef = np.zeros(len(self.rows))
         for m, a in zip(self.balls[0].members, self.balls[0].alpha):
             coef[m] = a
+        b = self.one * coef.sum()           # Σ α_m (k(x_m, x) + 1) = Σ α_m k(x_m, x) + Σ α_m
         for r in range(X.shape[0]):
             x = get_row(X, r)
             f = 0.0
             for m in range(len(self.rows)):
                 if coef[m] != 0.0:
                     f += coef[m] * self.kernel.value(self.rows[m], x)
-            out[r] = f
+            out[r] = f + b
         return out
 
     def decision_function(self, X):
@@ -898,6 +1029,11 @@ class MultiBallStreamSVM(StreamLearner):
         ids, alpha, rows = self.support()
         return np.asarray(rows.T @ alpha).ravel() if alpha.size else np.zeros(self.n_features)
 
+    @property
+    def intercept(self):
+        """b = Σ α_m of the final ball (0 without ``fit_intercept``)."""
+        return float(np.sum(self.support()[1])) * self.one
+
     def get_state(self):
         saved = self.save_state()
         return {
@@ -913,7 +1049,7 @@ class MultiBallStreamSVM(StreamLearner):
         k = self.kernel
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                     n_balls=self.n_balls, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0)
+                    coef0=k.coef0, fit_intercept=self.fit_intercept)
 
     def save_state(self):
         """Rows in stream order with their ball (its position in the list) and α; the

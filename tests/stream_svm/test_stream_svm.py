@@ -45,18 +45,21 @@ def _kernel_of(kernel):
     return Kernel(kernel, gamma=0.5)
 
 
-def _check_invariants(state, X, y, seen, kern, C, where):
+def _check_invariants(state, X, y, seen, kern, C, where, one=0.0):
     """Every point seen (and not waiting in the buffer) lies in the ball in the augmented
-    space; ‖w‖² and ξ² kept incrementally equal their values recomputed from α."""
+    space; ‖w‖² and ξ² kept incrementally equal their values recomputed from α.  With the
+    bias (``one`` = 1) the kernel is k + 1 and b = Σ α."""
     st = state.get_state()
     ids, alpha = st["support"], st["coef"]
     lam = np.zeros(seen)
     lam[ids] = alpha * y[ids]
     assert np.all(lam >= -1e-15), where
     assert abs(lam.sum() - 1.0) < 1e-9, f"{where}: Σλ = {lam.sum()}"
-    K = np.array([[kern.value(get_row(X, i), get_row(X, j)) for j in ids] for i in range(seen)])
-    kdiag = np.array([kern.value(get_row(X, i), get_row(X, i)) for i in range(seen)])
-    f = K @ alpha                                  # f(x_m) = Σ α k(x, x_m) from α
+    np.testing.assert_allclose(st["b"], one * alpha.sum(), rtol=1e-9, atol=1e-12, err_msg=where)
+    K = one + np.array([[kern.value(get_row(X, i), get_row(X, j)) for j in ids]
+                        for i in range(seen)])
+    kdiag = one + np.array([kern.value(get_row(X, i), get_row(X, i)) for i in range(seen)])
+    f = K @ alpha                                  # f(x_m) = Σ α k(x, x_m) (+ b) from α
     wnorm2 = float(alpha @ K[ids] @ alpha)
     np.testing.assert_allclose(st["wnorm2"], wnorm2, rtol=1e-9, atol=1e-12, err_msg=where)
     np.testing.assert_allclose(st["xi2"], np.sum(lam ** 2) / C, rtol=1e-9, atol=1e-15,
@@ -93,6 +96,33 @@ def test_invariants_after_every_step(backend, kernel, lookahead, sparse):
     assert state.radius >= R_prev
     _check_invariants(state, Xs, y, X.shape[0], kern, C, "after flush")
     assert state.get_state()["buffer_ids"].shape[0] == 0
+
+
+@pytest.mark.parametrize("backend", TWINS)
+@pytest.mark.parametrize("kernel", ["linear-form", "linear", "rbf", "poly"])
+@pytest.mark.parametrize("lookahead", [1, 4])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_invariants_after_every_step_with_the_bias(backend, kernel, lookahead, sparse):
+    """fit_intercept: the augmented points [y φ(x); y; C^{-1/2} e_n] (the kernel k + 1);
+    the same invariants, b = Σ α kept incrementally, and f(x) = Σ α k + b."""
+    C = 2.0
+    X, y = _stream(n=50, d=4, seed=21, scale=1.5)
+    X[:, 0] += 2.0                              # classes off the origin: the bias matters
+    X[np.random.RandomState(22).rand(*X.shape) < 0.3] = 0.0
+    Xs = to_csr(X) if sparse else X
+    kw = {"gamma": 0.3, "coef0": 1.0, "degree": 2} if kernel == "poly" else {}
+    state = _state(backend, kernel, X.shape[1], sparse, C=C, lookahead=lookahead,
+                   fit_intercept=True, **kw)
+    kern = Kernel("poly", gamma=0.3, degree=2, coef0=1.0) if kernel == "poly" else _kernel_of(kernel)
+    R_prev = 0.0
+    for t in range(X.shape[0]):
+        state.step(get_row(Xs, t), y[t])
+        assert state.radius >= R_prev, f"step {t}: the ball shrank"
+        R_prev = state.radius
+        _check_invariants(state, Xs, y, t + 1, kern, C, f"step {t}", one=1.0)
+    state.flush()
+    _check_invariants(state, Xs, y, X.shape[0], kern, C, "after flush", one=1.0)
+    assert abs(state.intercept) > 0.0
 
 
 # ------------------------------------------------------------------ independent MEB solver
@@ -243,17 +273,19 @@ def test_lookahead_one_equals_algorithm_1_and_helps(backend, kernel):
 
 @pytest.mark.parametrize("backend", TWINS)
 @pytest.mark.parametrize("sparse", [False, True])
-def test_linear_form_equals_kernel_form_with_linear_kernel(backend, sparse):
+@pytest.mark.parametrize("bias", [False, True])
+def test_linear_form_equals_kernel_form_with_linear_kernel(backend, sparse, bias):
     X, y = _stream(n=150, d=5, seed=7, scale=2.0)
     Xs = to_csr(X) if sparse else X
     for L in (1, 10):
-        lin = _state(backend, "linear-form", 5, sparse, C=2.0, lookahead=L)
-        ker = _state(backend, "linear", 5, sparse, C=2.0, lookahead=L)
+        lin = _state(backend, "linear-form", 5, sparse, C=2.0, lookahead=L, fit_intercept=bias)
+        ker = _state(backend, "linear", 5, sparse, C=2.0, lookahead=L, fit_intercept=bias)
         for t in range(150):
             lin.step(get_row(Xs, t), y[t])
             ker.step(get_row(Xs, t), y[t])
             a, b = lin.get_state(), ker.get_state()
-            for key in ("R", "xi2", "wnorm2", "n_updates", "support", "coef", "buffer_ids"):
+            for key in ("R", "xi2", "wnorm2", "b", "n_updates", "support", "coef",
+                        "buffer_ids"):
                 np.testing.assert_allclose(a[key], b[key], rtol=1e-9, atol=1e-12,
                                            err_msg=f"L={L} step {t}: {key}")
         lin.flush()
@@ -292,28 +324,34 @@ def test_printed_form_lines_3_and_9(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("kernel", ["linear-form", "linear"])
 @pytest.mark.parametrize("C", [0.5, 2.0, 10.0])
-def test_exact_meb_is_the_l2_svm(backend, kernel, C):
+@pytest.mark.parametrize("bias", [False, True])
+def test_exact_meb_is_the_l2_svm(backend, kernel, C, bias):
     """With k(x, x) constant (unit rows) and a lookahead longer than the stream, the flush
     is the exact MEB of all augmented points, and its w points along the l2-SVM of Eq. (1),
     min ‖w‖² + C Σ max(0, 1 − y wᵀx)² (no bias), solved independently in the primal by
-    scipy's BFGS -- the equivalence the paper builds on."""
+    scipy's BFGS -- the equivalence the paper builds on.  With the bias (fit_intercept),
+    the same for min ‖w‖² + b² + C Σ max(0, 1 − y (wᵀx + b))² (the CVM form): (w, b)
+    points along the primal solution, b = Σ α."""
     rng = np.random.RandomState(11)
     X = rng.randn(150, 5)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.3 * rng.randn(150) > 0, 1.0, -1.0)
-    state = _state(backend, kernel, 5, C=C, lookahead=1000)
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.3 * rng.randn(150) + 0.4 > 0, 1.0, -1.0)
+    state = _state(backend, kernel, 5, C=C, lookahead=1000, fit_intercept=bias)
     state.run(X, y, np.arange(150))
     state.flush()
     ids, alpha, _ = state.support()
-    w = X[ids].T @ alpha
-    def objective(u):
-        slack = np.maximum(0.0, 1.0 - y * (X @ u))
-        return u @ u + C * slack @ slack, 2.0 * u - 2.0 * C * X.T @ (y * slack)
+    w = np.append(X[ids].T @ alpha, state.intercept)
+    Xa = np.hstack([X, np.ones((150, 1))]) if bias else np.hstack([X, np.zeros((150, 1))])
 
-    res = minimize(objective, np.zeros(5), jac=True, method="BFGS", options={"gtol": 1e-12})
+    def objective(u):
+        slack = np.maximum(0.0, 1.0 - y * (Xa @ u))
+        return u @ u + C * slack @ slack, 2.0 * u - 2.0 * C * Xa.T @ (y * slack)
+
+    res = minimize(objective, np.zeros(6), jac=True, method="BFGS", options={"gtol": 1e-12})
     u = res.x
     np.testing.assert_allclose(w / np.linalg.norm(w), u / np.linalg.norm(u), atol=1e-7)
+    assert (abs(state.intercept) > 1e-3) == bias
     # and the one-pass ball is at most 3/2 of this one
-    one = _state(backend, kernel, 5, C=C)
+    one = _state(backend, kernel, 5, C=C, fit_intercept=bias)
     one.run(X, y, np.arange(150))
     assert state.radius <= one.radius <= 1.5 * state.radius * (1 + 1e-12)

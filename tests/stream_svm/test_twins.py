@@ -46,6 +46,30 @@ def test_twins_agree_after_every_step(name, kw, lookahead, sparse, C):
     assert_states_equal(a.get_state(), b.get_state(), rtol=1e-9, atol=1e-11, where="flush")
 
 
+@pytest.mark.parametrize("name,kw", CASES, ids=[c[0] + "-" + c[1].get("kernel", "") for c in CASES])
+@pytest.mark.parametrize("lookahead", [1, 10])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_twins_agree_after_every_step_with_the_bias(name, kw, lookahead, sparse):
+    """fit_intercept (the constant coordinate; kernel k + 1): same checks, b included."""
+    X, y = sparse_stream(n=200, d=10, density=0.4, seed=13)
+    X = 2.0 * X + 1.0 * (X != 0)                  # off the origin
+    Xs = to_csr(X) if sparse else X
+    a, b = _pair(name, kw, 10, sparse, C=3.0, lookahead=lookahead, fit_intercept=True)
+    for t in range(X.shape[0]):
+        assert a.step(get_row(Xs, t), y[t]) == b.step(get_row(Xs, t), y[t]), t
+        assert_states_equal(a.get_state(), b.get_state(), rtol=1e-9, atol=1e-11, where=f"step {t}")
+    assert a.get_state()["b"] != 0.0
+    np.testing.assert_allclose(b.decision_function(Xs), a.decision_function(Xs), rtol=1e-9,
+                               atol=1e-10)
+    assert a.flush() == b.flush()
+    assert_states_equal(a.get_state(), b.get_state(), rtol=1e-9, atol=1e-11, where="flush")
+    assert a.intercept == pytest.approx(b.intercept, rel=1e-9, abs=1e-11)
+    # persistence carries b across the twins
+    moved = getattr(ref, name)(**b.init_params())
+    moved.load_state(b.save_state())
+    assert_states_equal(b.get_state(), moved.get_state(), rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("name,kw", CASES[:2], ids=["linear-form", "rbf"])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_run_equals_steps_and_printed_form(name, kw, sparse):
