@@ -1,8 +1,9 @@
 """Benchmarks of the StreamSVM family (Rai, Daumé, Venkatasubramanian).
 
     python -m pytest benchmarks/bench_stream_svm.py --benchmark-only -q
-    python benchmarks/bench_stream_svm.py table1 [--orders 20]
-    python benchmarks/bench_stream_svm.py fig3 [--orders 100]
+    python benchmarks/bench_stream_svm.py table1 [--data w3a ijcnn1]
+    python benchmarks/bench_stream_svm.py fig3
+    python benchmarks/bench_stream_svm.py bias [--data a9a] [--orders 3]
 
 1. Speed, one pass through ``fit``: linear StreamSVM Algorithm 1 and Algorithm 2
    (L = 10) against scikit-learn's ``SGDClassifier(loss="hinge", max_iter=1)`` on a
@@ -13,23 +14,23 @@
    RBF kernel form.
 3. Kernel form on 10,000 examples of Gauss against ``KernelPassiveAggressive``
    (time per example and kernel evaluations).
-4. ``table1``: the paper's Table 1 protocol (single pass, random orders, linear kernel)
-   on the data at hand; ``fig3``: accuracy against the lookahead L on MNIST 8 vs 9.
+4. ``table1`` / ``fig3``: the paper's Table 1 and Fig. 3, run by ``refsvm reproduce
+   rai-daume-venkatasubramanian`` (:mod:`refsvm.reproduce.rai_daume_venkatasubramanian`
+   holds the protocol, the data and the printed numbers).
+5. ``bias``: ``fit_intercept`` off / on on issue 13's real-data protocol (the measurement
+   behind the estimator's default).
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.stats import norm
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.preprocessing import normalize
@@ -159,149 +160,122 @@ def test_kernel_form_vs_kernel_pa(benchmark, record, who):
 
 
 # ================================================================= Table 1 and Fig. 3
-#: The paper's Table 1 (accuracy %): libSVM, Perceptron, Pegasos k=1, k=20, LASVM,
-#: StreamSVM Algo-1, Algo-2.
-PRINTED = {
-    "Synthetic A": (96.5, 95.5, 83.8, 89.9, 96.5, 95.5, 97.0),
-    "Synthetic B": (66.0, 68.0, 57.05, 65.85, 64.5, 64.4, 68.5),
-    "Synthetic C": (93.2, 77.0, 55.0, 73.2, 68.0, 73.1, 87.5),
-    "Waveform": (89.4, 72.5, 77.34, 78.12, 77.6, 74.3, 78.4),
-    "MNIST (0vs1)": (99.52, 99.47, 95.06, 99.48, 98.82, 99.34, 99.71),
-    "MNIST (8vs9)": (96.57, 95.9, 69.41, 90.62, 90.32, 84.75, 94.7),
-    "IJCNN": (91.64, 64.82, 67.35, 88.9, 74.27, 85.32, 87.81),
-    "w3a": (98.29, 89.27, 57.36, 87.28, 96.95, 88.56, 89.06),
+def table1(n_orders=None, names=None, out=sys.stdout):
+    """The paper's Table 1: ``refsvm reproduce rai-daume-venkatasubramanian --table 1``
+    (the protocol, the data and the printed numbers live in
+    :mod:`refsvm.reproduce.rai_daume_venkatasubramanian`); results under
+    ``reproduce-results/``, finished cells reused."""
+    return _reproduce("table1", names, out)
+
+
+def fig3(n_orders=None, out=sys.stdout):
+    """The paper's Fig. 3 (accuracy against the lookahead on MNIST 8 vs 9): ``refsvm
+    reproduce rai-daume-venkatasubramanian --figure 3``."""
+    return _reproduce("figure3", None, out)
+
+
+def _reproduce(item, names, out):
+    from refsvm.reproduce import reproduce
+
+    return reproduce("rai-daume-venkatasubramanian", [item], only=names, stream=out,
+                     progress=False)
+
+
+# ================================================================= the bias (issue 13)
+#: issue 13's real-data protocol: name -> (loader key, source, positive classes or None)
+REAL_SETS = {
+    "a9a": ("a9a", "files", None),
+    "ijcnn1": ("ijcnn1", "test", None),
+    "w3a": ("w3a", "test", None),
+    "svmguide1": ("svmguide1", "test", None),
+    "usps": ("usps", "files", [3, 6, 8, 9, 0]),
+    "dna": ("dna", "train", [3]),
+    "banana": ("banana", "train", None),
+    "waveform": ("waveform", "train", [1]),
 }
-SYNTHETIC = {"Synthetic A": (2, 0.965), "Synthetic B": (3, 0.66), "Synthetic C": (5, 0.932)}
 
 
-def make_synthetic(dim, accuracy, n, random_state):
-    """Two normally distributed clusters N(±m u, I) in ``dim`` dimensions, u a random unit
-    vector, with m = Φ⁻¹(accuracy): the Bayes (and linear SVM) accuracy is ``accuracy``,
-    which reproduces the paper's libSVM column (the paper gives only "normally
-    distributed clusters, about 85 % separable")."""
-    rng = np.random.RandomState(random_state)
-    u = rng.randn(dim)
-    u /= np.linalg.norm(u)
-    m = norm.ppf(accuracy)
-    y = np.where(rng.rand(n) < 0.5, 1.0, -1.0)
-    X = rng.randn(n, dim) + m * y[:, None] * u
-    return X, y
-
-
-def _idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    ndim = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
-
-
-def _mnist(a, b):
-    import pandas as pd
-
-    tr = pd.read_csv(DATA / "mnist" / "mnist_5k.csv.gz", header=None).to_numpy()
-    Xte = _idx(DATA / "mnist" / "t10k-images-idx3-ubyte.gz").reshape(-1, 784) / 255.0
-    yte = _idx(DATA / "mnist" / "t10k-labels-idx1-ubyte.gz")
-    X, y = tr[:, :-1] / 255.0, tr[:, -1]
-    keep, keep_t = np.isin(y, (a, b)), np.isin(yte, (a, b))
-    return (X[keep], np.where(y[keep] == b, 1.0, -1.0), Xte[keep_t],
-            np.where(yte[keep_t] == b, 1.0, -1.0))
-
-
-def load_table1(name):
-    """(X, y, X_test, y_test) of one Table 1 row, as described in the docs page."""
+def load_real(name, n_train=4000, n_test=2000, seed=0):
+    """(X, y, X_test, y_test) by issue 13's protocol: 4,000 training / 2,000 test rows (a
+    split of the file where there is one: 2/3 at most for training), attributes scaled to
+    mean 0 / std 1 with the training statistics; None when the files are absent."""
     from refsvm.datasets import load_shared
 
-    if name in SYNTHETIC:
-        dim, acc = SYNTHETIC[name]
-        X, y = make_synthetic(dim, acc, 20_200, random_state=sorted(SYNTHETIC).index(name))
-        return X[:20_000], y[:20_000], X[20_000:], y[20_000:]
-    if name == "Waveform":                    # class 1 vs rest, 4,000 / 1,000
-        X, y = load_shared("waveform", data_home=DATA)
-        X, y = np.asarray(X, dtype=np.float64), np.where(np.asarray(y) == 1, 1.0, -1.0)
-        return X[:4000], y[:4000], X[4000:], y[4000:]
-    if name.startswith("MNIST"):
-        return _mnist(*((0, 1) if "0vs1" in name else (8, 9)))
-    if name == "IJCNN":                       # the 35,000 training rows; the 91,701 test rows
-        X, y = load_shared("ijcnn1", data_home=DATA)
-        Xt, yt = load_shared("ijcnn1", data_home=DATA, test=True)
-        return X[:35_000], y[:35_000], Xt, yt
-    if name.startswith("w3a"):                # LIBSVM: w3a 4,912 rows, w3a.t 44,837 rows
-        X, y = load_shared("w3a", data_home=DATA)
-        Xt, yt = load_shared("w3a", data_home=DATA, test=True)
-        return (Xt, yt, X, y) if name == "w3a (paper's sizes)" else (X, y, Xt, yt)
-    raise ValueError(name)
+    key, source, positive = REAL_SETS[name]
+    rng = np.random.RandomState(seed)
+    try:
+        if source == "files":
+            X, y = load_shared(key, data_home=DATA)
+            Xt, yt = load_shared(key, data_home=DATA, test=True)
+            i = np.sort(rng.choice(X.shape[0], min(n_train, X.shape[0]), replace=False))
+            j = np.sort(rng.choice(Xt.shape[0], min(n_test, Xt.shape[0]), replace=False))
+            X, y, Xt, yt = X[i], y[i], Xt[j], yt[j]
+        else:
+            X, y = load_shared(key, data_home=DATA, test=(source == "test"))
+            n = X.shape[0]
+            ntr = min(n_train, 2 * n // 3)
+            nte = min(n_test, n - ntr)
+            perm = rng.permutation(n)
+            X, y, Xt, yt = (X[perm[:ntr]], y[perm[:ntr]], X[perm[ntr:ntr + nte]],
+                            y[perm[ntr:ntr + nte]])
+    except FileNotFoundError:
+        return None
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    Xt = Xt.toarray() if sp.issparse(Xt) else np.asarray(Xt, dtype=np.float64)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+
+    def binary(v):
+        return np.where(v > 0 if positive is None else np.isin(v, positive), 1, -1)
+
+    return (np.ascontiguousarray((X - mu) / sd), binary(y),
+            np.ascontiguousarray((Xt - mu) / sd), binary(yt))
 
 
-def _contenders():
-    from sklearn.svm import LinearSVC
-
-    from refsvm.linear.estimators import OnlineLinearSVM, Perceptron
-
-    return {
-        "liblinear (batch)": lambda: LinearSVC(C=1.0, loss="squared_hinge", max_iter=5000),
-        "Perceptron": lambda: Perceptron(max_epochs=1),
-        "Pegasos k=1": lambda: OnlineLinearSVM(lam=1e-4, batch_size=1),
-        "Pegasos k=20": lambda: OnlineLinearSVM(lam=1e-4, batch_size=20),
-        "StreamSVM Algo-1": lambda: StreamSVM(C=1.0),
-        "StreamSVM Algo-2 (L=10)": lambda: StreamSVM(C=1.0, lookahead=10),
-    }
-
-
-def table1(n_orders=20, names=None, out=sys.stdout):
-    """Single pass, ``n_orders`` random orders, linear kernel; rows normalised to unit
-    length (k(x, x) = 1, where the MEB is the l2-SVM) for every method."""
-    names = names or list(PRINTED) + ["w3a (paper's sizes)"]
-    makers = _contenders()
-    cols = list(makers)
-    out.write("| data | n train / test | " + " | ".join(cols) + " |\n")
-    out.write("|---|---|" + "---|" * len(cols) + "\n")
+def bias_table(names=None, Cs=(1.0, 10.0), lookaheads=(1, 10), n_orders=3, out=sys.stdout):
+    """``fit_intercept`` off / on, measured on issue 13's protocol: the kernel form with
+    RBF, gamma = 1/d (k(x, x) = 1: the MEB is the l2-SVM), and the linear form on the same
+    rows scaled to unit length; mean test accuracy over ``n_orders`` random orders (a single
+    pass depends on the order) and the mean number of core vectors."""
+    names = names or list(REAL_SETS)
+    out.write("| data | form | C | L | accuracy % no bias | with bias | #core no bias | with bias |\n")
+    out.write("|---|---|---|---|---|---|---|---|\n")
     for name in names:
-        t0 = time.time()
-        X, y, Xt, yt = load_table1(name)
-        X, Xt = normalize(X), normalize(Xt)
-        printed = PRINTED.get(name if not name.startswith("w3a") else "w3a")
-        cells = []
-        for k, col in enumerate(cols):
-            orders = 1 if col.startswith("liblinear") else n_orders
-            accs = []
-            for seed in range(orders):
-                perm = np.random.RandomState(seed).permutation(X.shape[0])
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    clf = makers[col]().fit(X[perm], y[perm])
-                accs.append(100.0 * clf.score(Xt, yt))
-            p = printed[[0, 1, 2, 3, 5, 6][k]] if printed else None
-            cell = f"{np.mean(accs):.2f}" + (f" ± {np.std(accs):.2f}" if orders > 1 else "")
-            cells.append(cell + (f" ({p})" if p is not None else ""))
-        out.write(f"| {name} | {X.shape[0]} / {Xt.shape[0]} | " + " | ".join(cells) + " |\n")
-        out.flush()
-        print(f"  [{name}: {time.time() - t0:.1f} s]", file=sys.stderr)
-
-
-def fig3(n_orders=100, lookaheads=(1, 2, 5, 10, 20, 50, 100), out=sys.stdout):
-    """Accuracy against the lookahead L on MNIST 8 vs 9 (mean ± std over random orders)."""
-    X, y, Xt, yt = load_table1("MNIST (8vs9)")
-    X, Xt = normalize(X), normalize(Xt)
-    out.write("| L | accuracy % (mean ± std) | M |\n|---|---|---|\n")
-    for L in lookaheads:
-        accs, Ms = [], []
-        for seed in range(n_orders):
-            perm = np.random.RandomState(seed).permutation(X.shape[0])
-            clf = StreamSVM(C=1.0, lookahead=L).fit(X[perm], y[perm])
-            accs.append(100.0 * clf.score(Xt, yt))
-            Ms.append(clf.n_updates_)
-        out.write(f"| {L} | {np.mean(accs):.2f} ± {np.std(accs):.2f} | {np.mean(Ms):.0f} |\n")
-        out.flush()
+        data = load_real(name)
+        if data is None:
+            out.write(f"| {name} | (files absent) |||||||\n")
+            continue
+        X, y, Xt, yt = data
+        gamma = 1.0 / X.shape[1]
+        forms = {"rbf": (X, Xt, dict(kernel="rbf", gamma=gamma)),
+                 "linear, unit rows": (normalize(X), normalize(Xt), {})}
+        for form, (A, At, kw) in forms.items():
+            for C in Cs:
+                for L in lookaheads:
+                    acc, core = {}, {}
+                    for bias in (False, True):
+                        a, c = [], []
+                        for seed in range(n_orders):
+                            perm = np.random.RandomState(seed).permutation(A.shape[0])
+                            clf = StreamSVM(C=C, lookahead=L, fit_intercept=bias, **kw).fit(
+                                A[perm], y[perm])
+                            a.append(100.0 * clf.score(At, yt))
+                            c.append(np.count_nonzero(clf.dual_coef_))
+                        acc[bias], core[bias] = np.mean(a), np.mean(c)
+                    out.write(f"| {name} | {form} | {C:g} | {L} | {acc[False]:.2f} | "
+                              f"{acc[True]:.2f} | {core[False]:.0f} | {core[True]:.0f} |\n")
+                    out.flush()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["table1", "fig3"])
+    parser.add_argument("what", choices=["table1", "fig3", "bias"])
     parser.add_argument("--orders", type=int, default=None)
     parser.add_argument("--data", nargs="*", default=None)
     args = parser.parse_args()
     if args.what == "table1":
-        table1(args.orders or 20, args.data)
+        table1(names=args.data)
+    elif args.what == "bias":
+        bias_table(args.data, n_orders=args.orders or 3)
     else:
-        fig3(args.orders or 100)
+        fig3()
