@@ -47,12 +47,11 @@ def streams(draw):
     return X, y
 
 
-@pytest.mark.parametrize("name", list(REGISTRY))
-@given(data=streams(), c=st.sampled_from([0.01, 1.0, 100.0]),
-       width=st.sampled_from([0.1, 1.0, 10.0]))
-def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width):
-    X, y = data
-    if "Reduced" in name:  # the reduced set is the first distinct examples of the stream
+def _twin_states(name, X, c, width):
+    """The reference and compiled states of a registered estimator with its C-like
+    parameter ``c`` and kernel width ``width`` (hypothesis rejects a stream whose reduced
+    set could not be built: the first distinct examples of the stream)."""
+    if "Reduced" in name:
         assume(np.unique(X, axis=0).shape[0] >= 2)
     states = []
     for backend in ("python", "cython"):
@@ -63,7 +62,15 @@ def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width
             est.set_params(gamma=width, n_reduced=2)
         est._check_params()
         states.append(est._make_state(X.shape[1], False, X))
-    ref, twin = states
+    return states
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+@given(data=streams(), c=st.sampled_from([0.01, 1.0, 100.0]),
+       width=st.sampled_from([0.1, 1.0, 10.0]))
+def test_twins_agree_after_every_step_on_degenerate_streams(name, data, c, width):
+    X, y = data
+    ref, twin = _twin_states(name, X, c, width)
     for t in range(X.shape[0]):
         ref.step(X[t], y[t])
         twin.step(X[t], y[t])
@@ -133,22 +140,8 @@ def test_extreme_c_on_degenerate_streams(name, data, c, width):
     import signal
 
     X, y = data
-    if "Reduced" in name:
-        assume(np.unique(X, axis=0).shape[0] >= 2)
-    if name == "ProximalReducedKernelPA":
-        assume(np.unique(X, axis=0).shape[0] == X.shape[0])
-    key = _C.get(name, "C")
-    value = 1.0 / c if key == "lam" else c  # OnlineLinearSVM: lam = 1 / C
-    states = []
-    for backend in ("python", "cython"):
-        est = REGISTRY[name](backend).set_params(**{key: value})
-        if name in _WIDTH:
-            est.set_params(gamma=width)
-        if "Reduced" in name:
-            est.set_params(gamma=width, n_reduced=2)
-        est._check_params()
-        states.append(est._make_state(X.shape[1], False, X))
-    ref, twin = states
+    # OnlineLinearSVM's regularisation is lam = 1 / C
+    ref, twin = _twin_states(name, X, 1.0 / c if _C.get(name) == "lam" else c, width)
 
     def hung(signum, frame):
         raise AssertionError(f"{name} C={c}: a stream of {len(y)} examples did not end in 60 s")
