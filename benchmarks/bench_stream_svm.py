@@ -183,53 +183,16 @@ def _reproduce(item, names, out):
 
 # ================================================================= the bias (issue 13)
 #: issue 13's real-data protocol: name -> (loader key, source, positive classes or None)
-REAL_SETS = {
-    "a9a": ("a9a", "files", None),
-    "ijcnn1": ("ijcnn1", "test", None),
-    "w3a": ("w3a", "test", None),
-    "svmguide1": ("svmguide1", "test", None),
-    "usps": ("usps", "files", [3, 6, 8, 9, 0]),
-    "dna": ("dna", "train", [3]),
-    "banana": ("banana", "train", None),
-    "waveform": ("waveform", "train", [1]),
-}
+# issue 13's real-data protocol is bench_real_data's (one loader for both benchmarks;
+# pytest and ``python benchmarks/...`` both put this folder on sys.path)
+from bench_real_data import SETS as REAL_SETS  # noqa: E402
+from bench_real_data import load as _load_real  # noqa: E402
 
 
 def load_real(name, n_train=4000, n_test=2000, seed=0):
-    """(X, y, X_test, y_test) by issue 13's protocol: 4,000 training / 2,000 test rows (a
-    split of the file where there is one: 2/3 at most for training), attributes scaled to
-    mean 0 / std 1 with the training statistics; None when the files are absent."""
-    from refsvm.datasets import load_shared
-
-    key, source, positive = REAL_SETS[name]
-    rng = np.random.RandomState(seed)
-    try:
-        if source == "files":
-            X, y = load_shared(key, data_home=DATA)
-            Xt, yt = load_shared(key, data_home=DATA, test=True)
-            i = np.sort(rng.choice(X.shape[0], min(n_train, X.shape[0]), replace=False))
-            j = np.sort(rng.choice(Xt.shape[0], min(n_test, Xt.shape[0]), replace=False))
-            X, y, Xt, yt = X[i], y[i], Xt[j], yt[j]
-        else:
-            X, y = load_shared(key, data_home=DATA, test=(source == "test"))
-            n = X.shape[0]
-            ntr = min(n_train, 2 * n // 3)
-            nte = min(n_test, n - ntr)
-            perm = rng.permutation(n)
-            X, y, Xt, yt = (X[perm[:ntr]], y[perm[:ntr]], X[perm[ntr:ntr + nte]],
-                            y[perm[ntr:ntr + nte]])
-    except FileNotFoundError:
-        return None
-    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    Xt = Xt.toarray() if sp.issparse(Xt) else np.asarray(Xt, dtype=np.float64)
-    mu, sd = X.mean(axis=0), X.std(axis=0)
-    sd[sd == 0] = 1.0
-
-    def binary(v):
-        return np.where(v > 0 if positive is None else np.isin(v, positive), 1, -1)
-
-    return (np.ascontiguousarray((X - mu) / sd), binary(y),
-            np.ascontiguousarray((Xt - mu) / sd), binary(yt))
+    """(X, y, X_test, y_test) by issue 13's protocol (``bench_real_data.load``); None when
+    the files are absent."""
+    return _load_real(name, n_train, n_test, seed, data_home=DATA)
 
 
 def bias_table(names=None, Cs=(1.0, 10.0), lookaheads=(1, 10), n_orders=3, out=sys.stdout):
