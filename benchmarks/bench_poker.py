@@ -1,21 +1,24 @@
 """Benchmarks of POKER (Fine & Scheinberg, ``refsvm.poker``).
 
-    python -m pytest benchmarks/bench_poker.py --benchmark-only -q -s
-    python benchmarks/bench_poker.py            # the iteration tables (Table 1, Fig. 2, Fig. 3)
+    python -m pytest benchmarks/bench_poker.py --benchmark-only -q -s          # 10,000 rows
+    python -m pytest benchmarks/bench_poker.py --benchmark-only -q -s --quick  # 1,000 rows
+    python benchmarks/bench_poker.py [N]          # the ratio table and the profile, one process
 
-Side by side, in one process, on the same data:
+Side by side, in one process, on the same data (issue 9 section 4):
 
-* **speed** (Gauss of Haykin, RBF, C = 1, gamma = 0.5): AltPOKER exact after every chunk
-  of 100 (compiled twin), SelfInit batch (compiled twin and reference), LIBSVM
-  (``SVC``, one batch), ``IncrementalSVM`` one example at a time (compiled);
-* **iterations** (``n_iterations``: breakpoints passed, the paper's count):
-  Table 1 (selection criteria on ionosphere and diabetes), Fig. 3 (AltPOKER against
-  the chunk size on diabetes, RBF, C = 0.1 ... 100), Fig. 2 (SelfInit against the
-  problem size on abalone, linear and polynomial kernels).
+* **Gauss** (Haykin's: N((0, 0), I) against N((2, 0), 4 I)) and **a9a** (the first N rows
+  of the LIBSVM file as distributed), N = 10,000, RBF kernel, C = 1, gamma = 0.5
+  (Gauss) and 1/123 (a9a: LIBSVM's default 1/d);
+* AltPOKER **exact after every chunk of 100** (compiled twin); **SelfInit** batch
+  (compiled twin); **LIBSVM** (``SVC``, one batch, ``tol`` 1e-3 as shipped);
+  ``IncrementalSVM`` one example at a time (compiled twin);
+* **twin vs reference**: SelfInit and AltPOKER/100 on 600 Gauss rows.
 
-The settings the paper does not print (gamma, scaling, chunk sizes of Table 1, the
-candidate counts of dObj) are the ones named below; docs/fine_scheinberg.rst puts the
-figures measured here beside the printed ones.
+The targets of the issue: AltPOKER <= 3x one LIBSVM batch and >= 3x faster than
+IncrementalSVM, SelfInit <= 3x LIBSVM, twin >= 50x its reference.  Where the time goes:
+``POKERState.profile()`` (the compiled loop's sections) is recorded beside each run.
+The paper's iteration tables (Table 1, Fig. 2, Fig. 3) are ``refsvm reproduce
+fine-scheinberg`` (``refsvm/reproduce/fine_scheinberg.py``).
 """
 
 import sys
@@ -27,8 +30,9 @@ import pytest
 from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # a source checkout, not installed
 
-from refsvm.datasets import _haykin_gauss, load_shared  # noqa: E402
+from refsvm.datasets import _haykin_gauss, load_dataset  # noqa: E402
 
 try:
     from conftest import SHARED_DATA, sized  # benchmarks/conftest.py
@@ -41,179 +45,142 @@ except ImportError:  # run as a script from elsewhere
 _poker = pytest.importorskip("refsvm.poker._poker")
 from refsvm.poker import poker as _ref  # noqa: E402
 
-C, GAMMA = 1.0, 0.5
+C, CHUNK = 1.0, 100
+GAMMA = {"gauss": 0.5, "a9a": 1.0 / 123}
 
 
-def gauss(n, seed=0):
-    X, y = _haykin_gauss(n, random_state=seed)
-    return np.ascontiguousarray(X, dtype=np.float64), np.where(y > 0, 1.0, -1.0)
+def data(name, n):
+    """(X, y, sparse) of N rows: Gauss generated (seed 0), a9a's first rows."""
+    if name == "gauss":
+        X, y = _haykin_gauss(n, random_state=0)
+        return np.ascontiguousarray(X, dtype=np.float64), np.where(y > 0, 1.0, -1.0), False
+    X, y, _, _ = load_dataset("a9a", n_train=32561, n_test=1, data_home=SHARED_DATA)
+    X = X[:n].tocsr()
+    X.sort_indices()
+    X.indices = X.indices.astype(np.int32)
+    return X, np.where(y[:n] > 0, 1.0, -1.0), True
 
 
-def scaled(name):
-    """A shared set scaled to [-1, 1] per feature, labels +-1."""
-    X, y = load_shared(name, data_home=SHARED_DATA)
-    X = np.asarray(X, dtype=np.float64)
-    lo, hi = X.min(0), X.max(0)
-    X = 2 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1
-    classes = np.unique(y)
-    return np.ascontiguousarray(X), np.where(y == classes[-1], 1.0, -1.0)
-
-
-def abalone():
-    """Abalone: sex one-hot (M, F, I), then all columns scaled to [-1, 1]; label: rings > 9."""
-    import gzip
-
-    rows = [line.strip().split(",") for line in
-            gzip.open(SHARED_DATA / "abalone" / "abalone.data.gz", "rt") if line.strip()]
-    sex = np.array([[r[0] == s for s in "MFI"] for r in rows], dtype=float)
-    num = np.array([[float(v) for v in r[1:8]] for r in rows])
-    rings = np.array([float(r[8]) for r in rows])
-    X = np.hstack([sex, num])
-    lo, hi = X.min(0), X.max(0)
-    X = 2 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1
-    return np.ascontiguousarray(X), np.where(rings > 9, 1.0, -1.0)
-
-
-def altpoker(X, y, chunk, module=_poker, C=C, **kernel):
-    st = module.POKERState(X.shape[1], C=C, **(kernel or dict(kernel="rbf", gamma=GAMMA)))
+def altpoker(X, y, sparse, gamma, module=_poker, chunk=CHUNK):
+    """AltPOKER, exact after every chunk."""
+    st = module.POKERState(X.shape[1], sparse, C=C, kernel="rbf", gamma=gamma)
     for s in range(0, X.shape[0], chunk):
         st.add_chunk(X[s:s + chunk], y[s:s + chunk])
     return st
 
 
-def selfinit(X, y, module=_poker, C=C, **kernel):
-    st = module.POKERState(X.shape[1], C=C, **(kernel or dict(kernel="rbf", gamma=GAMMA)))
+def selfinit(X, y, sparse, gamma, module=_poker):
+    st = module.POKERState(X.shape[1], sparse, C=C, kernel="rbf", gamma=gamma)
     st.self_init(X, y)
     return st
 
 
+def libsvm(X, y, sparse, gamma):
+    return SVC(C=C, kernel="rbf", gamma=gamma).fit(X, y)
+
+
+def incremental_svm(X, y, sparse, gamma):
+    from refsvm.idsvm import _incremental_svm as ids
+
+    st = ids.IncrementalSVMState(X.shape[1], sparse, C=C, kernel="rbf", gamma=gamma)
+    st.run(X, y, np.arange(X.shape[0], dtype=np.intp))
+    return st
+
+
+def _profile(st):
+    """Shares of the compiled loop's sections (percent of their sum)."""
+    pr = st.profile()
+    tot = sum(pr.values()) or 1.0
+    return {k: f"{100 * v / tot:.0f}%" for k, v in pr.items() if k != "hook"}
+
+
 # ---------------------------------------------------------------- pytest-benchmark
-N_SPEED = sized(2000, 600)  # --quick: small data
-N_REF = sized(500, 200)
+N_SPEED = sized(10000, 1000)
+N_TWIN = sized(600, 300)
 
 
-@pytest.fixture(scope="module")
-def speed_data():
-    return gauss(N_SPEED)
-
-
-def test_altpoker_chunks_of_100(benchmark, record, speed_data):
-    X, y = speed_data
-    st = benchmark.pedantic(altpoker, args=(X, y, 100), rounds=1, iterations=1)
-    record("poker-gauss", "AltPOKER twin, exact every 100", benchmark,
-           iterations=st.n_iterations, sv=int(st.support_ids().size))
-
-
-def test_selfinit_twin(benchmark, record, speed_data):
-    X, y = speed_data
-    st = benchmark.pedantic(selfinit, args=(X, y), rounds=1, iterations=1)
-    record("poker-gauss", "SelfInit twin", benchmark, iterations=st.n_iterations)
-
-
-def test_selfinit_reference(benchmark, record, speed_data):
-    X, y = speed_data
-    st = benchmark.pedantic(selfinit, args=(X[:N_REF], y[:N_REF], _ref), rounds=1, iterations=1)
-    record("poker-gauss-small", "SelfInit reference", benchmark, iterations=st.n_iterations)
-    start = time.perf_counter()
-    selfinit(X[:N_REF], y[:N_REF])
-    print(f"\nSelfInit on {N_REF}: twin {time.perf_counter() - start:.3f} s (same process)")
-
-
-def test_selfinit_twin_small(benchmark, record, speed_data):
-    """The twin on the reference's data (twin vs reference, benchmarks/floors.toml)."""
-    X, y = speed_data
-    st = benchmark.pedantic(selfinit, args=(X[:N_REF], y[:N_REF]), rounds=3, iterations=1)
-    record("poker-gauss-small", "SelfInit twin", benchmark, iterations=st.n_iterations)
+@pytest.fixture(scope="module", params=["gauss", "a9a"])
+def speed_data(request):
+    name = request.param
+    if name == "a9a" and not (SHARED_DATA / "a9a" / "a9a.gz").is_file():
+        pytest.skip("a9a is not in the data home")
+    return (name, *data(name, N_SPEED))
 
 
 def test_libsvm(benchmark, record, speed_data):
-    X, y = speed_data
-    benchmark.pedantic(lambda: SVC(C=C, gamma=GAMMA).fit(X, y), rounds=3, iterations=1)
-    record("poker-gauss", "LIBSVM SVC (one batch)", benchmark)
+    name, X, y, sparse = speed_data
+    svc = benchmark.pedantic(libsvm, args=(X, y, sparse, GAMMA[name]), rounds=1, iterations=1)
+    record(f"poker-{name}", "LIBSVM SVC (one batch)", benchmark, sv=int(svc.n_support_.sum()))
+
+
+def test_altpoker_chunks_of_100(benchmark, record, speed_data):
+    name, X, y, sparse = speed_data
+    st = benchmark.pedantic(altpoker, args=(X, y, sparse, GAMMA[name]), rounds=1,
+                            iterations=1)
+    record(f"poker-{name}", "AltPOKER twin, exact every 100", benchmark,
+           iterations=st.n_iterations, margin=len(st.S), **_profile(st))
+
+
+def test_selfinit_twin(benchmark, record, speed_data):
+    name, X, y, sparse = speed_data
+    st = benchmark.pedantic(selfinit, args=(X, y, sparse, GAMMA[name]), rounds=1, iterations=1)
+    record(f"poker-{name}", "SelfInit twin", benchmark, iterations=st.n_iterations,
+           **_profile(st))
 
 
 def test_incremental_svm(benchmark, record, speed_data):
-    ids = pytest.importorskip("refsvm.idsvm._incremental_svm")
-    X, y = speed_data
-
-    def run():
-        st = ids.IncrementalSVMState(2, False, C=C, kernel="rbf", gamma=GAMMA)
-        st.run(X, y, np.arange(X.shape[0], dtype=np.intp))
-        return st
-
-    benchmark.pedantic(run, rounds=1, iterations=1)
-    record("poker-gauss", "IncrementalSVM twin, exact every example", benchmark)
+    pytest.importorskip("refsvm.idsvm._incremental_svm")
+    name, X, y, sparse = speed_data
+    benchmark.pedantic(incremental_svm, args=(X, y, sparse, GAMMA[name]), rounds=1,
+                       iterations=1)
+    record(f"poker-{name}", "IncrementalSVM twin, exact every example", benchmark)
 
 
-# ---------------------------------------------------------------- the paper's tables
-def table1(names=("ionosphere", "diabetes"), chunk=1, C=1.0, n_candidates=10, dobj_steps=3):
-    """Iterations of AltPOKER with each selection criterion (Table 1)."""
-    out = {}
+@pytest.mark.parametrize("method", ["selfinit", "altpoker"])
+@pytest.mark.parametrize("module", [_poker, _ref], ids=["twin", "reference"])
+def test_twin_vs_reference(benchmark, record, method, module):
+    X, y, sparse = data("gauss", N_TWIN)
+    run = selfinit if method == "selfinit" else altpoker
+    st = benchmark.pedantic(run, args=(X, y, sparse, GAMMA["gauss"], module), rounds=1,
+                            iterations=1)
+    twin = "twin" if module is _poker else "reference"
+    label = ("SelfInit {}" if method == "selfinit" else "AltPOKER {}, exact every 100")
+    record("poker-gauss-small", label.format(twin), benchmark, iterations=st.n_iterations)
+
+
+# ---------------------------------------------------------------- one process, one table
+def ratio_table(n=10000, names=("gauss", "a9a"), stream=sys.stdout):
+    """The speed ratios of issue 9 measured in this process, and where the time goes."""
+    def timed(f, *a):
+        start = time.perf_counter()
+        out = f(*a)
+        return time.perf_counter() - start, out
+
     for name in names:
-        X, y = scaled(name)
-        gamma = 1.0 / X.shape[1]
-        for sel in _ref.SELECTIONS:
-            st = _poker.POKERState(X.shape[1], C=C, kernel="rbf", gamma=gamma)
-            if sel == "none":
-                for s in range(0, X.shape[0], chunk):
-                    st.add_chunk(X[s:s + chunk], y[s:s + chunk])
-            else:
-                st.learn_selective(X, y, selection=sel, chunk_size=chunk,
-                                   n_candidates=n_candidates, dobj_steps=dobj_steps)
-            stat = st.status[: st.n]
-            out[name, sel] = (st.n_iterations, int(np.sum(stat == _ref.I_S)),
-                              int(np.sum(stat == _ref.I_C)), int(np.sum(stat == _ref.I_O)))
-    return out
-
-
-def fig3(chunks=(1, 5, 10, 25, 50, 100, 200, 768), Cs=(0.1, 1, 10, 100)):
-    """AltPOKER iterations against the chunk size on diabetes (RBF)."""
-    X, y = scaled("diabetes")
-    gamma = 1.0 / X.shape[1]
-    return {(c, m): altpoker(X, y, m, C=c, kernel="rbf", gamma=gamma).n_iterations
-            for c in Cs for m in chunks}
-
-
-def fig2(sizes=(250, 500, 1000, 2000, 4177), C=1.0):
-    """SelfInit iterations against the problem size on abalone."""
-    X, y = abalone()
-    kernels = {"linear": dict(kernel="linear"),
-               "poly2": dict(kernel="poly", degree=2, gamma=1.0, coef0=1.0),
-               "poly3": dict(kernel="poly", degree=3, gamma=1.0, coef0=1.0)}
-    return {(k, n): selfinit(X[:n], y[:n], C=C, **kw).n_iterations
-            for k, kw in kernels.items() for n in sizes}
+        X, y, sparse = data(name, n)
+        g = GAMMA[name]
+        t_svc, svc = timed(libsvm, X, y, sparse, g)
+        t_alt, alt = timed(altpoker, X, y, sparse, g)
+        t_self, si = timed(selfinit, X, y, sparse, g)
+        t_ids, _ = timed(incremental_svm, X, y, sparse, g)
+        t_svc2, _ = timed(libsvm, X, y, sparse, g)
+        t_svc = min(t_svc, t_svc2)
+        print(f"{name} n={n}: LIBSVM {t_svc:.2f}s ({svc.n_support_.sum()} SV)  "
+              f"AltPOKER/100 {t_alt:.2f}s ({alt.n_iterations} breakpoints, "
+              f"|I_s| {len(alt.S)})  SelfInit {t_self:.2f}s ({si.n_iterations})  "
+              f"IncrementalSVM {t_ids:.2f}s", file=stream)
+        print(f"  AltPOKER / LIBSVM {t_alt / t_svc:.2f} (target <= 3)   IncrementalSVM / "
+              f"AltPOKER {t_ids / t_alt:.2f} (target >= 3)   SelfInit / LIBSVM "
+              f"{t_self / t_svc:.2f} (target <= 3)", file=stream)
+        print(f"  AltPOKER profile: {_profile(alt)}", file=stream)
+        print(f"  SelfInit profile: {_profile(si)}", file=stream, flush=True)
+    X, y, sparse = data("gauss", 600)
+    for label, run in (("SelfInit", selfinit), ("AltPOKER/100", altpoker)):
+        t_ref, _ = timed(run, X, y, sparse, GAMMA["gauss"], _ref)
+        t_tw, _ = timed(run, X, y, sparse, GAMMA["gauss"], _poker)
+        print(f"gauss n=600 {label}: reference {t_ref:.3f}s, twin {t_tw:.4f}s: "
+              f"{t_ref / t_tw:.0f}x (target >= 50)", file=stream, flush=True)
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["speed", "fig3", "table1", "fig2"]
-    if "speed" in which:
-        for n in (1000, 2000):
-            X, y = gauss(n)
-            t = time.perf_counter(); SVC(C=C, gamma=GAMMA).fit(X, y)
-            t_svc = time.perf_counter() - t
-            t = time.perf_counter(); st = altpoker(X, y, 100)
-            t_alt = time.perf_counter() - t
-            t = time.perf_counter(); s2 = selfinit(X, y)
-            t_self = time.perf_counter() - t
-            from refsvm.idsvm import _incremental_svm as ids
-            t = time.perf_counter()
-            st3 = ids.IncrementalSVMState(2, False, C=C, kernel="rbf", gamma=GAMMA)
-            st3.run(X, y, np.arange(n, dtype=np.intp))
-            t_ids = time.perf_counter() - t
-            print(f"gauss {n}: SVC {t_svc:.3f}s  AltPOKER/100 {t_alt:.3f}s ({st.n_iterations} it)"
-                  f"  SelfInit {t_self:.3f}s ({s2.n_iterations} it)  IncrementalSVM {t_ids:.3f}s",
-                  flush=True)
-        X, y = gauss(300)
-        t = time.perf_counter(); selfinit(X, y, _ref); t_ref = time.perf_counter() - t
-        t = time.perf_counter(); selfinit(X, y); t_tw = time.perf_counter() - t
-        print(f"gauss 300 SelfInit: reference {t_ref:.3f}s twin {t_tw:.3f}s", flush=True)
-    if "fig3" in which:
-        for (c, m), it in fig3().items():
-            print(f"fig3 C={c} chunk={m}: {it}", flush=True)
-    if "table1" in which:
-        for (name, sel), v in table1().items():
-            print(f"table1 {name} {sel}: iterations {v[0]}  |Is| {v[1]} |Ic| {v[2]} |Io| {v[3]}",
-                  flush=True)
-    if "fig2" in which:
-        for (k, n), it in fig2().items():
-            print(f"fig2 {k} n={n}: {it}", flush=True)
+    ratio_table(int(sys.argv[1]) if len(sys.argv) > 1 else 10000)

@@ -1,73 +1,130 @@
 # cython: language_level=3
 """Compiled twin of :mod:`refsvm.poker.poker` (POKER, Fine & Scheinberg).
 
-The same class, ``POKERState``, with the same attributes and methods: it *is* the
-reference's path-following logic (the breakpoint loop, the partition updates, the
-bordered inverse of the shared core, the least-index rule: inherited, one code for
-both twins), with every kernel loop compiled on the shared core (``RowStore``,
-``CKernel``): the examples live in a compiled row store; the kernel column of an
-example joining I_s, the rows of KS of the examples of a chunk, w'phi(x) of a chunk's
-examples (Fig. 1 line 1), the class sums of SelfInit's trivial partition and the
-prediction run without the GIL.  The kernel values are the shared core's (summed in
-order, as the reference's), so the twins pass the same breakpoints with the same
-numbers up to the last bits of the reference's NumPy dot products.
+The same class, ``POKERState``, with the same attributes and methods.  What runs per
+chunk (Fig. 1 lines 0-2, SelfInit's trivial partition, the bias of an empty I_s,
+selective sampling) is the reference's Python, inherited: one code for both twins.
+What runs per **breakpoint** is compiled here, in :class:`_Engine`, with no Python
+object in the loop:
 
-What is not compiled (yet): the O(n |I_s|) rate update of each breakpoint runs in
-NumPy in both twins (``_direction``); see the docs page for the measured split.
+- the rates of a piece (``_direction``): the sensitivities y_i (sum_j Q_ij dalpha_j)
+  of every example, O(n |I_s|), from the kernel columns of I_s kept as C buffers (one
+  per member, indexed by example id), four columns per pass;
+- the next breakpoint by the core's least-index choice (``EventChoice``: pass 1 the
+  smallest step, pass 2 the least id among the tied events, the end of the parameter
+  first);
+- the move along the piece and the partition update: the core's bordered-inverse
+  updates (``bordered_start/grow/shrink/beta/pivot``) and pivot tests
+  (``pivot_doubtful``, ``pivot_is_zero``), the exchange of a zero-pivot join, a fresh
+  inverse by LAPACK getrf/getri (``scipy.linalg.cython_lapack``), the kernel column of
+  a joining example through the core's ``RowStore``/``CKernel`` and a column cache
+  in C (the reference's least-recently-stored eviction).
+
+Every sum is taken in the reference's order (``refsvm.core.bordered.matvec`` /
+``dot``: left to right over I_s), so the twins pass the same breakpoints with the same
+numbers; they differ only where the kernel values do (the core's compiled kernels
+against the reference's NumPy ones, in the last bits).  The O(n |I_s|) products are
+memory-bound at the sizes of the benchmarks: a hand loop over four columns at a time
+streams the kernel columns as fast as BLAS ``dgemv`` does here (measured; see the docs
+page) and keeps the reference's order, which BLAS does not.
+
+The per-example arrays (y, alpha, g, p, d, ...) stay NumPy arrays of the Python state,
+shared with the inherited per-chunk code; the engine takes their data pointers at
+every entry.  I_s, its kernel columns, the inverse R, the cache and the scalars of the
+path (b, u, tau, t, the counters) live in the engine; the Python state reads and
+writes them through properties (``S``, ``R``, ``KS``, ``b``, ...), so the reference's
+code, ``get_state``, ``check`` and persistence see the reference's attributes.
 """
 import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
-from libc.math cimport isnan
+from collections import OrderedDict
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
-from refsvm._core cimport CKernel, RowStore
+from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_grow,
+                           bordered_pivot, bordered_shrink, bordered_start, event_least_index,
+                           event_smaller, event_start, event_take, event_tied, pivot_doubtful,
+                           pivot_is_zero)
 
+from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
 from refsvm.poker import poker as _ref
-from refsvm.poker.poker import (BIAS, FIXED, FORCED, GONE, I_C, I_O, I_S, IDLE, PENDING,
-                                SELECTIONS, UNLEARN)
+from refsvm.poker.poker import GONE, PENDING, SELECTIONS
 
 cnp.import_array()
 
 __all__ = ["POKERState", "SELECTIONS"]
 
-
-cdef void _fill_column(RowStore store, CKernel kern, Py_ssize_t i, double[::1] col,
-                       const signed char[::1] status, Py_ssize_t n) noexcept nogil:
-    """col[l] = k(x_l, x_i) where unknown (NaN) and l is in the problem."""
-    cdef Py_ssize_t l
-    for l in range(n):
-        if status[l] < 0 or not isnan(col[l]):
-            continue
-        col[l] = kern.k_rows(store, l, i)
-
-
-cdef void _fill_ks(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
-                   const Py_ssize_t[::1] S, double[:, ::1] KS) noexcept nogil:
-    """KS[i, j] = k(x_i, x_S[j]) for the rows i of a chunk."""
-    cdef Py_ssize_t r, j
-    for r in range(ids.shape[0]):
-        for j in range(S.shape[0]):
-            KS[ids[r], j] = kern.k_rows(store, ids[r], S[j])
+# the reference's codes and tolerances, one definition (refsvm.poker.poker)
+cdef signed char C_IO = _ref.I_O, C_IS = _ref.I_S, C_IC = _ref.I_C
+cdef int M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS, M_UNLEARN = _ref.UNLEARN
+cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
+cdef int EV_FLIP = _ref.EV_FLIP
+cdef double EPS_G = _ref.EPS_G, EPS_ALPHA = _ref.EPS_ALPHA, EPS_RATE = _ref.EPS_RATE
+cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_SHRINK = _ref.EPS_SHRINK
+cdef double EPS_SMALL_PIVOT = _ref.EPS_SMALL_PIVOT, COND_REFRESH = _ref.COND_REFRESH
+cdef double EPS_DOUBT = _ref.EPS_DOUBT, EPS_PIVOT = _ref.EPS_PIVOT
+cdef double EPS_PIVOT_ABS = _ref.EPS_PIVOT_ABS
+cdef Py_ssize_t POOL = 8          # spare column buffers kept
 
 
-cdef void _f_of(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
-                const Py_ssize_t[::1] sv, const double[::1] coef, const Py_ssize_t[::1] pos,
-                const double[:, ::1] KS, double[::1] out) noexcept nogil:
-    """out[r] = sum_{l in sv} coef_l k(x_l, x_ids[r]), the kernel values with I_s from KS."""
-    cdef Py_ssize_t r, t, j, l
-    cdef double acc, kv
-    for r in range(ids.shape[0]):
-        j = ids[r]
-        acc = 0.0
-        for t in range(sv.shape[0]):
-            l = sv[t]
-            if pos[l] >= 0:
-                kv = KS[j, pos[l]]
-            else:
-                kv = kern.k_rows(store, l, j)
-            acc += coef[t] * kv
-        out[r] = acc
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+# sections of the breakpoint loop timed by the engine (``POKERState.profile``)
+cdef enum:
+    T_SENS = 0       # the sensitivities: rates of every g, O(n |I_s|) (_direction)
+    T_EVENTS = 1     # the event scan, the least-index choice, the move along the piece
+    T_COLUMN = 2     # kernel columns of joining examples (and the cache)
+    T_FACTOR = 3     # bordered-inverse updates, pivots, b-fixed solves, exchanges
+    T_REFRESH = 4    # R afresh by LAPACK getrf + getri
+    T_HOOK = 5       # the breakpoint hook (tests)
+    N_TIMERS = 6
+
+TIMER_NAMES = ("sensitivities", "events and move", "kernel columns",
+               "factorisation updates", "refresh (LAPACK)", "hook")
+
+
+cdef int _nomem() except -1:
+    raise MemoryError()
+
+
+cdef int _resize(void** buf, Py_ssize_t n, size_t itemsize) except -1:
+    """realloc ``*buf`` to ``n`` items (at least one)."""
+    cdef void* p = realloc(buf[0], max(n, 1) * itemsize)
+    if p == NULL:
+        _nomem()
+    buf[0] = p
+    return 0
+
+
+cdef inline double _clip(double x, double hi) noexcept nogil:
+    """np.clip(x, 0, hi) = min(max(x, 0), hi)."""
+    if x < 0.0:
+        x = 0.0
+    if x > hi:
+        x = hi
+    return x
+
+
+cdef inline double _max0(double x) noexcept nogil:
+    """np.maximum(x, 0.0)."""
+    return x if x >= 0.0 else 0.0
+
+
+cdef extern from "_poker_kernels.h":
+    # out[i] = sum_j cols[j][i] v[j], i < n, each sum from 0 left to right over j (the
+    # reference's matvec); baseline and AVX2 builds of one C body, chosen at run time
+    void poker_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
+                      Py_ssize_t n) noexcept nogil
 
 
 cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
@@ -87,28 +144,1407 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
             F[r] += cy[a] * kv
 
 
+cdef class _Engine:
+    """The breakpoint loop of POKER and the data it needs (see the module docstring)."""
+
+    # constants
+    cdef readonly double C, cache_size
+    cdef long long cache_bytes
+    cdef readonly long refresh_every
+    cdef RowStore store
+    cdef CKernel kern
+    # the scalars of the path (authoritative; the Python state's properties)
+    cdef public double b, u, tau, t, kmax
+    cdef public long long n_iterations, n_exchanges, n_refresh, n_s_changes, budget
+    cdef public bint fresh
+    cdef public int phase
+    # the state's per-example arrays, bound at every entry
+    cdef Py_ssize_t n
+    cdef double* y
+    cdef double* alpha
+    cdef double* g
+    cdef double* p
+    cdef double* d
+    cdef double* a0
+    cdef double* kdiag
+    cdef signed char* status
+    cdef object state, hook, budget_exc
+    # per-example work (capacity cap)
+    cdef Py_ssize_t cap, nkr
+    cdef double* kr             # sqrt |k(x, x)|, computed once per id
+    cdef double* gdot
+    cdef double* inner
+    cdef double* tmp
+    cdef double* cts            # steps of the join candidates ...
+    cdef Py_ssize_t* cand       # ... and their ids
+    cdef Py_ssize_t* spos       # position in I_s, or -1
+    cdef Py_ssize_t* cslot      # slot in the cache, or -1
+    cdef signed char* blk       # left dependent by an exchange: no candidate (reference: dependent)
+    cdef Py_ssize_t* blist
+    cdef Py_ssize_t nblk
+    # I_s, its kernel columns and R (row-major, leading dimension ld)
+    cdef Py_ssize_t ns, caps, ld
+    cdef Py_ssize_t* S
+    cdef double** cols
+    cdef double* R
+    cdef double* beta
+    cdef double* m
+    cdef double* z
+    cdef double* aS
+    cdef double* tsS
+    cdef double* wsS
+    cdef double* rv             # [h; rhs] of the decrement, v of the regularisation
+    cdef double* rp             # bordered_shrink's work row
+    cdef double* lu
+    cdef double* work
+    cdef int* ipiv
+    # the rates of the current piece
+    cdef double bdot, t_end, terms
+    cdef bint b_only
+    # the decrement (alpha_F driven to 0): ids, kernel columns (row-major n x nF), rates
+    cdef Py_ssize_t nF
+    cdef Py_ssize_t* F
+    cdef double* KF
+    cdef double* aF
+    cdef double* yaF
+    cdef object _F_arr, _KF_arr
+    # spare column buffers of length cap
+    cdef double** pool
+    cdef Py_ssize_t npool
+    # column cache: slots with the id, the length (n when stored), the buffer's capacity
+    # and a stamp (the oldest stamp is evicted first)
+    cdef Py_ssize_t ncache, capc
+    cdef double** ccol
+    cdef Py_ssize_t* cid
+    cdef Py_ssize_t* clen
+    cdef Py_ssize_t* ccap
+    cdef long long* cstamp
+    cdef long long stamp
+    cdef double timers[N_TIMERS]
+
+    def __cinit__(self):
+        self.cap = 0
+        self.nkr = 0
+        self.ns = 0
+        self.caps = 0
+        self.ld = 1
+        self.n = 0
+        self.nblk = 0
+        self.nF = 0
+        self.npool = 0
+        self.ncache = 0
+        self.capc = 0
+        self.stamp = 0
+        self.budget = -1
+        self.kr = NULL
+        self.gdot = NULL
+        self.inner = NULL
+        self.tmp = NULL
+        self.cts = NULL
+        self.cand = NULL
+        self.spos = NULL
+        self.cslot = NULL
+        self.blk = NULL
+        self.blist = NULL
+        self.S = NULL
+        self.cols = NULL
+        self.R = NULL
+        self.beta = NULL
+        self.m = NULL
+        self.z = NULL
+        self.aS = NULL
+        self.tsS = NULL
+        self.wsS = NULL
+        self.rv = NULL
+        self.rp = NULL
+        self.lu = NULL
+        self.work = NULL
+        self.ipiv = NULL
+        self.F = NULL
+        self.KF = NULL
+        self.aF = NULL
+        self.yaF = NULL
+        self.pool = NULL
+        self.ccol = NULL
+        self.cid = NULL
+        self.clen = NULL
+        self.ccap = NULL
+        self.cstamp = NULL
+        cdef int a
+        for a in range(N_TIMERS):
+            self.timers[a] = 0.0
+
+    def profile(self):
+        """Seconds spent in each section of the breakpoint loop since the state was made."""
+        return {TIMER_NAMES[a]: self.timers[a] for a in range(N_TIMERS)}
+
+    def __init__(self):
+        self.pool = <double**> malloc(POOL * sizeof(double*))
+        if self.pool == NULL:
+            _nomem()
+        self._reserve_s(4)
+        self._reserve(16)
+
+    def configure(self, double C, double cache_size, long refresh_every, RowStore store,
+                  CKernel kern):
+        self.C = C
+        self.cache_size = cache_size
+        self.cache_bytes = <long long> (cache_size * 1048576.0)
+        self.refresh_every = refresh_every
+        self.store = store
+        self.kern = kern
+
+    def __dealloc__(self):
+        cdef Py_ssize_t j
+        if self.cols != NULL:
+            for j in range(self.ns):
+                free(self.cols[j])
+        if self.ccol != NULL:
+            for j in range(self.ncache):
+                free(self.ccol[j])
+        if self.pool != NULL:
+            for j in range(self.npool):
+                free(self.pool[j])
+        free(self.pool)
+        free(self.cols)
+        free(self.ccol)
+        free(self.cid)
+        free(self.clen)
+        free(self.ccap)
+        free(self.cstamp)
+        free(self.kr)
+        free(self.gdot)
+        free(self.inner)
+        free(self.tmp)
+        free(self.cts)
+        free(self.cand)
+        free(self.spos)
+        free(self.cslot)
+        free(self.blk)
+        free(self.blist)
+        free(self.S)
+        free(self.R)
+        free(self.beta)
+        free(self.m)
+        free(self.z)
+        free(self.aS)
+        free(self.tsS)
+        free(self.wsS)
+        free(self.rv)
+        free(self.rp)
+        free(self.lu)
+        free(self.work)
+        free(self.ipiv)
+        free(self.aF)
+        free(self.yaF)
+
+    # ------------------------------------------------------------------ storage
+    cdef int _reserve(self, Py_ssize_t need) except -1:
+        """Room for ``need`` examples in the per-example buffers and the I_s columns."""
+        cdef Py_ssize_t cap, i, j, old = self.cap
+        if need <= old:
+            return 0
+        cap = max(need, 2 * old, 16)
+        _resize(<void**> &self.kr, cap, sizeof(double))
+        _resize(<void**> &self.gdot, cap, sizeof(double))
+        _resize(<void**> &self.inner, cap, sizeof(double))
+        _resize(<void**> &self.tmp, cap, sizeof(double))
+        _resize(<void**> &self.cts, cap, sizeof(double))
+        _resize(<void**> &self.cand, cap, sizeof(Py_ssize_t))
+        _resize(<void**> &self.spos, cap, sizeof(Py_ssize_t))
+        _resize(<void**> &self.cslot, cap, sizeof(Py_ssize_t))
+        _resize(<void**> &self.blk, cap, sizeof(signed char))
+        _resize(<void**> &self.blist, cap, sizeof(Py_ssize_t))
+        for i in range(old, cap):
+            self.spos[i] = -1
+            self.cslot[i] = -1
+            self.blk[i] = 0
+        for j in range(self.ns):
+            _resize(<void**> &self.cols[j], cap, sizeof(double))
+            for i in range(old, cap):
+                self.cols[j][i] = 0.0
+        for j in range(self.npool):
+            free(self.pool[j])
+        self.npool = 0
+        self.cap = cap
+        return 0
+
+    cdef int _reserve_s(self, Py_ssize_t need) except -1:
+        """Room for ``need`` members of I_s (R of size need + 1)."""
+        cdef Py_ssize_t caps, ld, i, j
+        cdef double* newR
+        if need <= self.caps:
+            return 0
+        caps = max(need, 2 * self.caps, 4)
+        ld = caps + 2                       # bordered_grow writes one row/column beyond
+        newR = <double*> malloc(ld * ld * sizeof(double))
+        if newR == NULL:
+            _nomem()
+        if self.R != NULL:
+            for i in range(self.ns + 1):
+                for j in range(self.ns + 1):
+                    newR[i * ld + j] = self.R[i * self.ld + j]
+            free(self.R)
+        self.R = newR
+        self.ld = ld
+        _resize(<void**> &self.S, caps, sizeof(Py_ssize_t))
+        _resize(<void**> &self.cols, caps, sizeof(double*))
+        _resize(<void**> &self.beta, ld, sizeof(double))
+        _resize(<void**> &self.m, ld, sizeof(double))
+        _resize(<void**> &self.z, ld, sizeof(double))
+        _resize(<void**> &self.aS, ld, sizeof(double))
+        _resize(<void**> &self.tsS, ld, sizeof(double))
+        _resize(<void**> &self.wsS, ld, sizeof(double))
+        _resize(<void**> &self.rv, ld, sizeof(double))
+        _resize(<void**> &self.rp, ld, sizeof(double))
+        _resize(<void**> &self.lu, ld * ld, sizeof(double))
+        _resize(<void**> &self.work, ld, sizeof(double))
+        _resize(<void**> &self.ipiv, ld, sizeof(int))
+        self.caps = caps
+        return 0
+
+    cdef double* _pool_get(self) except NULL:
+        """A column buffer of length cap."""
+        cdef double* col
+        if self.npool > 0:
+            self.npool -= 1
+            return self.pool[self.npool]
+        col = <double*> malloc(self.cap * sizeof(double))
+        if col == NULL:
+            _nomem()
+        return col
+
+    cdef void _pool_put(self, double* col, Py_ssize_t capacity) noexcept:
+        if capacity == self.cap and self.npool < POOL:
+            self.pool[self.npool] = col
+            self.npool += 1
+        else:
+            free(col)
+
+    cdef int bind(self, state) except -1:
+        """Take the data pointers of the state's per-example arrays (they are replaced
+        when they grow, so at every entry) and make room for its n examples."""
+        cdef Py_ssize_t i, n = state.n
+        self._reserve(n)
+        self.n = n
+        self.y = <double*> self._data(state.y, n, np.float64)
+        self.alpha = <double*> self._data(state.alpha, n, np.float64)
+        self.g = <double*> self._data(state.g, n, np.float64)
+        self.p = <double*> self._data(state.p, n, np.float64)
+        self.d = <double*> self._data(state.d, n, np.float64)
+        self.a0 = <double*> self._data(state.a0, n, np.float64)
+        self.kdiag = <double*> self._data(state.kdiag, n, np.float64)
+        self.status = <signed char*> self._data(state.status, n, np.int8)
+        for i in range(self.nkr, n):
+            self.kr[i] = sqrt(fabs(self.kdiag[i]))
+        self.nkr = n
+        return 0
+
+    cdef void* _data(self, cnp.ndarray arr, Py_ssize_t n, dtype) except NULL:
+        if arr.dtype != dtype or not arr.flags.c_contiguous or arr.shape[0] < n:
+            raise TypeError("POKER twin: a per-example array lost its dtype or layout")
+        if arr.shape[0] == 0:
+            return <void*> self          # never read (n == 0)
+        return cnp.PyArray_DATA(arr)
+
+    def clone(self, CKernel kern):
+        """An independent copy of everything the engine holds, with the kernel ``kern``
+        (its own evaluation count); the row store is shared (see
+        ``POKERState._trial_copy``)."""
+        cdef _Engine o = _Engine()
+        cdef Py_ssize_t j, a, L
+        cdef double* buf
+        o.configure(self.C, self.cache_size, self.refresh_every, self.store, kern)
+        o.b, o.u, o.tau, o.t, o.kmax = self.b, self.u, self.tau, self.t, self.kmax
+        o.n_iterations, o.n_exchanges = self.n_iterations, self.n_exchanges
+        o.n_refresh, o.n_s_changes, o.budget = self.n_refresh, self.n_s_changes, self.budget
+        o.fresh, o.phase = self.fresh, self.phase
+        o._reserve(self.cap)
+        o._reserve_s(max(self.ns, 1))
+        memcpy(o.kr, self.kr, self.nkr * sizeof(double))
+        o.nkr = self.nkr
+        for j in range(self.ns):
+            o.cols[j] = o._pool_get()
+            memcpy(o.cols[j], self.cols[j], self.cap * sizeof(double))
+            o.S[j] = self.S[j]
+            o.spos[self.S[j]] = j
+            o.ns = j + 1
+        for a in range(self.ns + 1):
+            memcpy(o.R + a * o.ld, self.R + a * self.ld, (self.ns + 1) * sizeof(double))
+        for j in range(self.nblk):
+            o._dep_add(self.blist[j])
+        for j in range(self.ncache):
+            L = self.clen[j]
+            buf = <double*> malloc(max(L, 1) * sizeof(double))
+            if buf == NULL:
+                _nomem()
+            memcpy(buf, self.ccol[j], L * sizeof(double))
+            o._cache_insert(self.cid[j], buf, L, L)
+            o.cstamp[j] = self.cstamp[j]
+        o.stamp = self.stamp
+        return o
+
+    def reserve(self, state):
+        self.bind(state)
+
+    def zero_rows(self, Py_ssize_t start, Py_ssize_t stop):
+        """New examples start..stop-1: 0 in every I_s column until they are activated."""
+        cdef Py_ssize_t j, i
+        self._reserve(stop)
+        for j in range(self.ns):
+            for i in range(start, stop):
+                self.cols[j][i] = 0.0
+
+    def forget_kr(self):
+        self.nkr = 0
+
+    # ------------------------------------------------------------------ cache
+    cdef void _cache_drop(self, Py_ssize_t i) noexcept:
+        """Forget the cached column of i (if any); the last slot fills the hole."""
+        cdef Py_ssize_t sl = self.cslot[i] if i < self.cap else -1, last
+        if sl < 0:
+            return
+        self._pool_put(self.ccol[sl], self.ccap[sl])
+        self._cache_unlink(sl)
+
+    cdef void _cache_unlink(self, Py_ssize_t sl) noexcept:
+        cdef Py_ssize_t last = self.ncache - 1
+        self.cslot[self.cid[sl]] = -1
+        if sl != last:
+            self.ccol[sl] = self.ccol[last]
+            self.cid[sl] = self.cid[last]
+            self.clen[sl] = self.clen[last]
+            self.ccap[sl] = self.ccap[last]
+            self.cstamp[sl] = self.cstamp[last]
+            self.cslot[self.cid[sl]] = sl
+        self.ncache = last
+
+    cdef int _cache_insert(self, Py_ssize_t i, double* col, Py_ssize_t L,
+                           Py_ssize_t capacity) except -1:
+        cdef Py_ssize_t sl
+        if self.ncache == self.capc:
+            self.capc = max(2 * self.capc, 16)
+            _resize(<void**> &self.ccol, self.capc, sizeof(double*))
+            _resize(<void**> &self.cid, self.capc, sizeof(Py_ssize_t))
+            _resize(<void**> &self.clen, self.capc, sizeof(Py_ssize_t))
+            _resize(<void**> &self.ccap, self.capc, sizeof(Py_ssize_t))
+            _resize(<void**> &self.cstamp, self.capc, sizeof(long long))
+        sl = self.ncache
+        self.ccol[sl] = col
+        self.cid[sl] = i
+        self.clen[sl] = L
+        self.ccap[sl] = capacity
+        self.stamp += 1
+        self.cstamp[sl] = self.stamp
+        self.cslot[i] = sl
+        self.ncache += 1
+        return 0
+
+    cdef int _cache_put(self, Py_ssize_t i, double* col) except -1:
+        """Keep the column of an example that left I_s (reference ``_cache_put``): the
+        buffer (length cap) is taken over; NaN where an id is not in the problem; the
+        oldest columns go first beyond cache_size."""
+        cdef Py_ssize_t max_cols, j, oldest, l, n = self.n
+        self._cache_drop(i)
+        max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(n, 1)))
+        if max_cols < 1:
+            self._pool_put(col, self.cap)
+            return 0
+        for l in range(n):
+            if self.status[l] < 0:
+                col[l] = NAN
+        self._cache_insert(i, col, n, self.cap)
+        while self.ncache > max_cols:
+            oldest = 0
+            for j in range(1, self.ncache):
+                if self.cstamp[j] < self.cstamp[oldest]:
+                    oldest = j
+            self._cache_drop(self.cid[oldest])
+        return 0
+
+    cdef double* _column(self, Py_ssize_t i) except NULL:
+        """k(x_l, x_i) for every id l < n into a buffer of length cap (reference
+        ``_column``): the cached part (taken out of the cache), the entries known from
+        I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the problem;
+        NaN where unknown (ids not in the problem)."""
+        cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, n = self.n
+        cdef double* col
+        cdef double t0 = _now()
+        if sl >= 0:
+            col = self.ccol[sl]
+            L = self.clen[sl]
+            if self.ccap[sl] < self.cap:
+                _resize(<void**> &col, self.cap, sizeof(double))
+                self.ccol[sl] = col
+            self._cache_unlink(sl)
+        else:
+            col = self._pool_get()
+        for l in range(L, n):
+            col[l] = NAN
+        for j in range(self.ns):
+            if isnan(col[self.S[j]]):
+                col[self.S[j]] = self.cols[j][i]
+        for l in range(n):
+            if self.status[l] >= 0 and isnan(col[l]):
+                if l == i:
+                    col[l] = self.kdiag[i]
+                else:
+                    col[l] = self.kern.k_rows(self.store, l, i)
+        col[i] = self.kdiag[i]
+        self.timers[T_COLUMN] += _now() - t0
+        return col
+
+    # ------------------------------------------------------------------ factorisation
+    cdef bint _refresh(self) except -1:
+        """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
+        reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
+        cdef int nn = <int> (self.ns + 1)
+        cdef double t0 = _now()
+        if self.ns == 0:
+            return False
+        try:
+            return self._refresh_timed(nn)
+        finally:
+            self.timers[T_REFRESH] += _now() - t0
+
+    cdef bint _refresh_timed(self, int nn) except -1:
+        cdef int info = 0, lwork
+        cdef Py_ssize_t a, bb, ld = self.ld, k = self.ns
+        cdef double* A = self.lu
+        cdef double ya
+        A[0] = 0.0
+        for a in range(k):
+            ya = self.y[self.S[a]]
+            A[a + 1] = ya
+            A[(a + 1) * nn] = ya
+            for bb in range(k):
+                A[(a + 1) + (bb + 1) * nn] = (ya * self.y[self.S[bb]]) * self.cols[bb][self.S[a]]
+        dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
+        if info != 0:
+            return False
+        lwork = nn
+        dgetri(&nn, A, &nn, self.ipiv, self.work, &lwork, &info)
+        if info != 0:
+            return False
+        for a in range(nn):
+            for bb in range(nn):
+                self.R[a * ld + bb] = A[a + bb * nn]
+        self.fresh = True
+        self.n_refresh += 1
+        return True
+
+    cdef int _s_changed(self) except -1:
+        self.n_s_changes += 1
+        if self.refresh_every and self.ns and self.n_s_changes % self.refresh_every == 0:
+            self._refresh()
+        return 0
+
+    cdef int _add_to_S(self, Py_ssize_t i, double* col, double kappa) except -1:
+        """i joins I_s (bordered_start, or bordered_grow with beta in self.beta); its
+        column buffer (NaN -> 0) becomes I_s's."""
+        cdef Py_ssize_t k = self.ns, l
+        self._reserve_s(k + 1)
+        if k == 0:
+            bordered_start(self.R, self.ld, self.y[i], self.kdiag[i])
+        else:
+            bordered_grow(self.R, self.ld, k + 1, self.beta, kappa)
+        for l in range(self.n):
+            if isnan(col[l]):
+                col[l] = 0.0
+        self.cols[k] = col
+        self.S[k] = i
+        self.spos[i] = k
+        self.ns = k + 1
+        self.status[i] = C_IS
+        self.g[i] = 0.0
+        self.fresh = False
+        self._s_changed()
+        return 0
+
+    cdef int _remove_from_S(self, Py_ssize_t pos, signed char new_status) except -1:
+        """The member at ``pos`` leaves I_s (bordered_shrink; R afresh if it is refused,
+        or after the shrink of an ill-conditioned inverse); its column goes to the cache."""
+        cdef Py_ssize_t s = self.S[pos], k = self.ns, a, bb, ld = self.ld
+        cdef double mx = 0.0
+        cdef bint ill = False, refused = False
+        if k > 1:
+            for a in range(k + 1):
+                for bb in range(k + 1):
+                    if fabs(self.R[a * ld + bb]) > mx:
+                        mx = fabs(self.R[a * ld + bb])
+            ill = mx * max(1.0, self.kmax) > COND_REFRESH
+        self._cache_put(s, self.cols[pos])
+        if k > 1:
+            refused = bordered_shrink(self.R, ld, k + 1, pos + 1, EPS_SHRINK, self.rp) != 0
+        for a in range(pos, k - 1):
+            self.cols[a] = self.cols[a + 1]
+            self.S[a] = self.S[a + 1]
+            self.spos[self.S[a]] = a
+        self.ns = k - 1
+        self.spos[s] = -1
+        self.status[s] = new_status
+        self.fresh = False
+        if refused:
+            if not self._refresh():
+                raise RuntimeError("POKER: singular active set after a removal")
+        else:
+            self._s_changed()
+            if ill and self.ns and not self.fresh:
+                self._refresh()
+        return 0
+
+    cdef void _solve_fixed(self, const double* r, double* out) noexcept:
+        """out with Q_ss out = r (b fixed): out = R_ss r + dtau R_s0, dtau = -R_0s r / R_00."""
+        cdef Py_ssize_t a, bb, k = self.ns, ld = self.ld
+        cdef double s = 0.0, dtau, acc
+        cdef const double* row
+        for bb in range(k):
+            s += self.R[1 + bb] * r[bb]
+        dtau = -s / self.R[0]
+        for a in range(k):
+            row = self.R + (a + 1) * ld + 1
+            acc = 0.0
+            for bb in range(k):
+                acc += row[bb] * r[bb]
+            out[a] = acc + dtau * self.R[(a + 1) * ld]
+
+    cdef bint _qss_singular(self) noexcept:
+        cdef Py_ssize_t a, ld = self.ld
+        cdef double vv = 0.0, v
+        for a in range(self.ns):
+            v = self.R[(a + 1) * ld]
+            vv += v * v
+        return -self.R[0] <= EPS_PIVOT * self.kmax * vv
+
+    cdef void _dep_clear(self) noexcept:
+        cdef Py_ssize_t j
+        for j in range(self.nblk):
+            self.blk[self.blist[j]] = 0
+        self.nblk = 0
+
+    cdef void _dep_add(self, Py_ssize_t i) noexcept:
+        if not self.blk[i]:
+            self.blk[i] = 1
+            self.blist[self.nblk] = i
+            self.nblk += 1
+
+    cdef int _hook(self) except -1:
+        cdef double t0
+        if self.hook is not None:
+            t0 = _now()
+            self.hook(self.state)
+            self.timers[T_HOOK] += _now() - t0
+        return 0
+
+    # ------------------------------------------------------------------ one breakpoint
+    cdef int _direction(self, int mode) except -1:
+        """The rates of the piece (reference ``_direction``): aS, bdot, inner, t_end,
+        b_only, aF, terms (the rates gdot and their round-off bound are formed in the
+        scan, ``_scan``)."""
+        cdef Py_ssize_t n = self.n, k = self.ns, a, j, i, nF = self.nF, ld = self.ld
+        cdef double sigma, s, h, acc
+        cdef double* R = self.R
+        self.b_only = False
+        self.bdot = 0.0
+        if mode == M_FIXED:
+            # Eq. 3 on I_s: -Q_ss dalpha_s = d_s du (b fixed)
+            self.t_end = 1.0 - self.u
+            if k:
+                for a in range(k):
+                    self.rv[a] = -self.d[self.S[a]]
+                self._solve_fixed(self.rv, self.aS)
+        elif mode == M_BIAS:
+            # Eq. 4 along tau = y'alpha: [-db; dalpha_s] = R [sigma; 0]
+            sigma = 1.0 if self.tau < 0 else -1.0
+            if k:
+                self.t_end = fabs(self.tau)
+                self.bdot = -(sigma * R[0])
+                for a in range(k):
+                    self.aS[a] = sigma * R[(a + 1) * ld]
+            else:
+                s = 0.0
+                for i in range(n):
+                    if self.status[i] >= 0:
+                        s += self.y[i] * self.alpha[i]
+                self.tau = s
+                if fabs(self.tau) <= EPS_ALPHA * self.C:
+                    self.t_end = 0.0
+                else:
+                    sigma = 1.0 if self.tau < 0 else -1.0
+                    self.t_end = INFINITY
+                    self.b_only = True
+                    self.bdot = sigma
+        else:
+            # decrement: alpha_F = (1 - t) a0_F; I_s rows and y'alpha = 0 kept
+            self.t_end = 1.0 - self.t
+            for j in range(nF):
+                self.aF[j] = -self.a0[self.F[j]]
+            s = 0.0
+            for j in range(nF):
+                s += self.y[self.F[j]] * self.aF[j]
+            h = -s
+            for j in range(nF):
+                self.yaF[j] = self.y[self.F[j]] * self.aF[j]
+            self.rv[0] = h
+            for a in range(k):
+                acc = 0.0
+                if nF:
+                    for j in range(nF):
+                        acc = acc + self.KF[self.S[a] * nF + j] * self.yaF[j]
+                    self.rv[a + 1] = -(self.y[self.S[a]] * acc)
+                else:
+                    self.rv[a + 1] = 0.0
+            if k:
+                acc = 0.0
+                for j in range(k + 1):
+                    acc += R[j] * self.rv[j]
+                self.bdot = -acc
+                for a in range(k):
+                    acc = 0.0
+                    for j in range(k + 1):
+                        acc += R[(a + 1) * ld + j] * self.rv[j]
+                    self.aS[a] = acc
+            elif fabs(h) <= EPS_ALPHA * self.C:
+                pass
+            else:
+                self.t_end = INFINITY
+                self.b_only = True
+                self.bdot = 1.0 if h > 0 else -1.0
+                for j in range(nF):
+                    self.aF[j] = 0.0
+                    self.yaF[j] = self.y[self.F[j]] * 0.0
+        # the sensitivities, O(n |I_s|): every sum over I_s left to right
+        for a in range(k):
+            self.z[a] = self.y[self.S[a]] * self.aS[a]
+        poker_matvec(self.inner, self.cols, self.z, k, n)
+        if nF:
+            for i in range(n):
+                acc = 0.0
+                for j in range(nF):
+                    acc = acc + self.KF[i * nF + j] * self.yaF[j]
+                self.inner[i] = self.inner[i] + acc
+        # (the rates gdot = y inner - y bdot (+ d) are formed in the event scan)
+        s = 0.0
+        for a in range(k):
+            s += fabs(self.aS[a]) * self.kr[self.S[a]]
+        acc = 0.0
+        for j in range(nF):
+            acc += fabs(self.aF[j]) * self.kr[self.F[j]]
+        self.terms = s + acc
+        return 0
+
+    cdef Py_ssize_t _scan(self, bint fixed) noexcept:
+        """The rates gdot_i = y_i inner_i - y_i db (+ d_i with b fixed) of every example,
+        and the join candidates into ``cand`` (returns their number): an s_o or a xi_c
+        moving to 0 faster than the round-off bound of its rate (reference: I_o with
+        gdot < -rtol, I_c with gdot > rtol, not left dependent), collected without a
+        branch on the (unpredictable) outcome."""
+        cdef Py_ssize_t i, n = self.n, ncand = 0
+        cdef double gd, rt, bd = self.bdot, base, terms = self.terms
+        cdef double* y = self.y
+        cdef double* inner = self.inner
+        cdef double* gdot = self.gdot
+        cdef double* kr = self.kr
+        cdef double* d = self.d
+        cdef signed char* status = self.status
+        cdef signed char* blk = self.blk
+        cdef Py_ssize_t* cand = self.cand
+        cdef signed char st
+        base = fabs(bd)
+        if fixed:
+            for i in range(n):
+                gd = (y[i] * inner[i] - y[i] * bd) + d[i]
+                gdot[i] = gd
+                rt = EPS_RATE * ((kr[i] * terms + base) + fabs(d[i]))
+                st = status[i]
+                cand[ncand] = i
+                ncand += (((st == C_IO) & (gd < -rt)) | ((st == C_IC) & (gd > rt))) & (blk[i] == 0)
+        else:
+            for i in range(n):
+                gd = y[i] * inner[i] - y[i] * bd
+                gdot[i] = gd
+                rt = EPS_RATE * ((kr[i] * terms + base) + 0.0)
+                st = status[i]
+                cand[ncand] = i
+                ncand += (((st == C_IO) & (gd < -rt)) | ((st == C_IC) & (gd > rt))) & (blk[i] == 0)
+        return ncand
+
+    cdef int _follow(self, int mode) except -1:
+        """Follow the path of ``mode`` to the end of its parameter (reference ``_follow``)."""
+        cdef Py_ssize_t n = self.n, k, a, i, c, ncand, pos, who, it, max_iter
+        cdef double athr, r, ts, tmin, w_end, t, gd, gmin, wmax, C = self.C
+        cdef signed char st, new
+        cdef int kind
+        cdef bint fixed = mode == M_FIXED
+        cdef EventChoice e
+        cdef double t0, t1, inner_t
+        self.phase = mode
+        self._dep_clear()
+        if fixed:
+            self._regularise_fixed()
+        max_iter = 50 * (n + 10)
+        for it in range(max_iter):
+            if PyErr_CheckSignals() == -1:
+                return -1
+            k = self.ns
+            t0 = _now()
+            self._direction(mode)
+            t1 = _now()
+            self.timers[T_SENS] += t1 - t0
+            # ---- pass 1: the smallest step (Sec. 3: "b can increase until one of the
+            # four types of inequality constraints becomes active")
+            event_start(&e, self.t_end)
+            gmin = INFINITY
+            athr = 0.0
+            for a in range(k):
+                if fabs(self.aS[a]) > athr:
+                    athr = fabs(self.aS[a])
+            athr = EPS_ARATE * athr
+            for a in range(k):
+                r = self.aS[a]
+                if r > athr and r > 0:
+                    ts = (C - self.alpha[self.S[a]]) / r
+                elif r < -athr and r < 0:
+                    ts = (-self.alpha[self.S[a]]) / r
+                else:
+                    self.tsS[a] = INFINITY
+                    self.wsS[a] = -1.0            # not moving: no event
+                    continue
+                ts = _max0(ts)
+                self.tsS[a] = ts
+                self.wsS[a] = EPS_ALPHA * C / fabs(r)
+                event_smaller(&e, ts, EV_LEAVE, self.S[a])
+            ncand = self._scan(fixed)
+            for c in range(ncand):
+                i = self.cand[c]
+                gd = self.gdot[i]
+                ts = _max0(-self.g[i] / gd)
+                self.cts[c] = ts
+                event_smaller(&e, ts, EV_JOIN, i)
+                if fabs(gd) < gmin:
+                    gmin = fabs(gd)
+            tmin = e.t
+            # ---- pass 2: the end first, then the least id among the tied events
+            kind = -1
+            who = -1
+            if tmin < INFINITY:
+                w_end = 1e-15 if mode != M_BIAS else 1e-15 * max(1.0, fabs(self.tau))
+                event_start(&e, tmin)
+                if event_tied(self.t_end, tmin, w_end):
+                    event_take(&e, EV_END, -1)
+                else:
+                    for a in range(k):
+                        if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):
+                            event_least_index(&e, EV_LEAVE, self.S[a])
+                    # EPS_G / gmin bounds every window: a candidate beyond it is not tied
+                    wmax = EPS_G / gmin if ncand else 0.0
+                    for c in range(ncand):
+                        if self.cts[c] <= tmin + wmax:
+                            i = self.cand[c]
+                            if event_tied(self.cts[c], tmin, EPS_G / fabs(self.gdot[i])):
+                                event_least_index(&e, EV_JOIN, i)
+                kind = e.kind
+                who = e.index
+            t = self.t_end if kind == EV_END else tmin
+            if kind < 0 and mode == M_UNLEARN:
+                # I_s emptied at t = 1 up to round-off: the decrement is over
+                t = 0.0
+                kind = EV_END
+                self.bdot = 0.0
+            if kind < 0:
+                raise RuntimeError("POKER: unbounded piece (internal error)")
+            if self.budget == 0:
+                raise self.budget_exc()
+            # ---- move along the piece
+            for a in range(k):
+                i = self.S[a]
+                self.alpha[i] = _clip(self.alpha[i] + self.aS[a] * t, C)
+            if mode == M_UNLEARN and not self.b_only:
+                for c in range(self.nF):
+                    i = self.F[c]
+                    self.alpha[i] = _max0(self.alpha[i] + self.aF[c] * t)
+            self.b += self.bdot * t
+            for i in range(n):
+                st = self.status[i]
+                if st != C_IS and st >= 0:
+                    self.g[i] += self.gdot[i] * t
+            if fixed:
+                self.u += t
+            elif mode == M_BIAS and not self.b_only:
+                self.tau += (1.0 if self.tau < 0 else -1.0) * t
+            elif mode == M_UNLEARN and not self.b_only:
+                self.t += t
+            self.n_iterations += 1
+            if self.budget > 0:
+                self.budget -= 1
+            t0 = _now()
+            self.timers[T_EVENTS] += t0 - t1
+            inner_t = self.timers[T_COLUMN] + self.timers[T_REFRESH]
+            # ---- the breakpoint: update the partition
+            if kind == EV_END:
+                if fixed:
+                    self.u = 1.0
+                elif mode == M_BIAS:
+                    self.tau = 0.0
+                else:
+                    self.t = 1.0
+                    for c in range(self.nF):
+                        self.alpha[self.F[c]] = 0.0
+                self._hook()
+                return 0
+            if kind == EV_LEAVE:
+                pos = self.spos[who]
+                if self.aS[pos] > 0:
+                    self.alpha[who] = C
+                    new = C_IC
+                else:
+                    self.alpha[who] = 0.0
+                    new = C_IO
+                self._remove_from_S(pos, new)
+                self.g[who] = 0.0
+                self._dep_clear()
+            else:
+                self.g[who] = 0.0
+                self._join(who, mode)
+            self.timers[T_FACTOR] += (_now() - t0) - (self.timers[T_COLUMN]
+                                                     + self.timers[T_REFRESH] - inner_t)
+            self._hook()
+        raise RuntimeError("POKER: too many breakpoints (cycling?)")
+
+    cdef int _join(self, Py_ssize_t i, int mode) except -1:
+        """Example i (in I_o or I_c, g_i = 0) joins I_s; a zero pivot (i dependent on
+        I_s) goes through an exchange along the null direction (reference ``_join``)."""
+        cdef double* col = self._column(i)
+        cdef double sigma = 1.0 if self.status[i] == C_IO else -1.0
+        cdef double q_ii, kb = 0.0, kappa = 0.0, scale = 0.0, scale_b, s, athr, a, ts, tmin
+        cdef double C = self.C
+        cdef bint changed = False, owned = True
+        cdef Py_ssize_t k, pos, j, who, attempt
+        cdef int kind
+        cdef signed char new
+        cdef EventChoice e
+        try:
+            while True:
+                k = self.ns
+                self._reserve_s(k + 1)
+                q_ii = self.kdiag[i]
+                if k == 0:
+                    if not (mode == M_FIXED and q_ii <= EPS_PIVOT_ABS * self.kmax):
+                        owned = False
+                        self._add_to_S(i, col, 0.0)
+                        self._dep_clear()
+                        return 0
+                    # alpha_i alone: nothing moves (exchange with the flip only)
+                else:
+                    self.m[0] = self.y[i]
+                    for j in range(k):
+                        self.m[j + 1] = (self.y[self.S[j]] * self.y[i]) * col[self.S[j]]
+                    for attempt in range(2):
+                        bordered_beta(self.R, self.ld, k + 1, self.m, self.beta)
+                        kb = bordered_pivot(q_ii, self.m, self.beta, k + 1)
+                        s = 0.0
+                        for j in range(k + 1):
+                            s += fabs(self.m[j]) * fabs(self.beta[j])
+                        scale_b = fabs(q_ii) + s
+                        if mode == M_FIXED:
+                            self._solve_fixed(self.m + 1, self.z)     # Q_ss z = Q_si
+                            s = 0.0
+                            for j in range(k):
+                                s += self.m[j + 1] * self.z[j]
+                            kappa = q_ii - s
+                            s = 0.0
+                            for j in range(k):
+                                s += fabs(self.m[j + 1]) * fabs(self.z[j])
+                            scale = fabs(q_ii) + s
+                        else:
+                            for j in range(k):
+                                self.z[j] = -self.beta[j + 1]
+                            kappa = kb
+                            scale = scale_b
+                        if (not pivot_doubtful(kappa, scale, EPS_DOUBT) or attempt == 1
+                                or self.fresh):
+                            break
+                        if not self._refresh():               # doubtful: re-solve
+                            break
+                    if not pivot_is_zero(kappa, scale, self.kmax, EPS_PIVOT, EPS_PIVOT_ABS):
+                        owned = False
+                        self._add_to_S(i, col, kb)
+                        if kappa <= EPS_SMALL_PIVOT * scale:
+                            self._refresh()                       # a small pivot: R afresh
+                        if not changed:
+                            self._dep_clear()
+                        return 0
+                    for j in range(k):
+                        self.z[j] = -sigma * self.z[j]            # dalpha_s per unit of alpha_i
+                # ---- exchange: alpha_i moves off its bound along the null direction until
+                # a member of I_s reaches a bound (it leaves, i joins) or alpha_i reaches
+                # its other bound; i's own event first
+                athr = 1.0
+                if k:
+                    athr = 0.0
+                    for j in range(k):
+                        if fabs(self.z[j]) > athr:
+                            athr = fabs(self.z[j])
+                    athr = max(1.0, athr)
+                athr = EPS_ARATE * athr
+                tmin = C
+                for j in range(k):
+                    a = self.z[j]
+                    if a > athr:
+                        ts = _max0((C - self.alpha[self.S[j]]) / a)
+                    elif a < -athr:
+                        ts = _max0(-self.alpha[self.S[j]] / a)
+                    else:
+                        self.wsS[j] = -1.0
+                        continue
+                    self.tsS[j] = ts
+                    self.wsS[j] = EPS_ALPHA * C / fabs(a)
+                    if ts < tmin:
+                        tmin = ts
+                event_start(&e, tmin)
+                if event_tied(C, tmin, EPS_ALPHA):
+                    event_take(&e, EV_FLIP, i)
+                else:
+                    for j in range(k):
+                        if self.wsS[j] >= 0.0 and event_tied(self.tsS[j], tmin, self.wsS[j]):
+                            event_least_index(&e, EV_LEAVE, self.S[j])
+                kind = e.kind
+                who = e.index
+                if kind < 0:
+                    raise RuntimeError("POKER: exchange without an event (internal error)")
+                for j in range(k):
+                    self.alpha[self.S[j]] = _clip(self.alpha[self.S[j]] + self.z[j] * tmin, C)
+                self.n_iterations += 1
+                self.n_exchanges += 1
+                if kind == EV_FLIP:
+                    self.alpha[i] = C if sigma > 0 else 0.0
+                    self.status[i] = C_IC if sigma > 0 else C_IO
+                    self.g[i] = 0.0
+                    owned = False
+                    self._cache_put(i, col)
+                    self._dep_add(i)
+                    return 0
+                self.alpha[i] += sigma * tmin
+                pos = self.spos[who]
+                if self.z[pos] > 0:
+                    self.alpha[who] = C
+                    new = C_IC
+                else:
+                    self.alpha[who] = 0.0
+                    new = C_IO
+                self._remove_from_S(pos, new)
+                self.g[who] = 0.0
+                self._dep_clear()
+                self._dep_add(who)             # I_s changed: the older marks go
+                changed = True
+                # i is now strictly inside its box: it joins the smaller I_s (retry)
+        finally:
+            if owned:
+                self._pool_put(col, self.cap)
+
+    cdef int _regularise_fixed(self) except -1:
+        """Before a fixed-bias path: while Q_ss is singular, move alpha_s along its null
+        vector v = R_s0 until a member reaches a bound and leaves (reference)."""
+        cdef Py_ssize_t rep, k, a, pos, who, ld
+        cdef double athr, r, ts, tmin, C = self.C
+        cdef signed char new
+        cdef EventChoice e
+        for rep in range(self.ns + 1):
+            if self.ns == 0 or not self._qss_singular():
+                return 0
+            if not self.fresh:
+                self._refresh()
+                if not self._qss_singular():
+                    return 0
+            k = self.ns
+            ld = self.ld
+            athr = 0.0
+            for a in range(k):
+                self.rv[a] = self.R[(a + 1) * ld]
+                if fabs(self.rv[a]) > athr:
+                    athr = fabs(self.rv[a])
+            athr = EPS_ARATE * athr
+            event_start(&e, INFINITY)
+            for a in range(k):
+                r = self.rv[a]
+                if r > athr:
+                    ts = _max0((C - self.alpha[self.S[a]]) / r)
+                elif r < -athr:
+                    ts = _max0(-self.alpha[self.S[a]] / r)
+                else:
+                    self.wsS[a] = -1.0
+                    continue
+                self.tsS[a] = ts
+                self.wsS[a] = EPS_ALPHA * C / fabs(r)
+                event_smaller(&e, ts, EV_LEAVE, self.S[a])
+            tmin = e.t
+            if not tmin < INFINITY:
+                raise RuntimeError("POKER: no event on the null direction (internal error)")
+            event_start(&e, tmin)
+            for a in range(k):
+                if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):
+                    event_least_index(&e, EV_LEAVE, self.S[a])
+            who = e.index
+            for a in range(k):
+                self.alpha[self.S[a]] = _clip(self.alpha[self.S[a]] + self.rv[a] * tmin, C)
+            pos = self.spos[who]
+            new = C_IC if self.rv[pos] > 0 else C_IO
+            self.alpha[who] = C if new == C_IC else 0.0
+            self._remove_from_S(pos, new)
+            self.g[who] = 0.0
+            self.n_iterations += 1
+            self.n_exchanges += 1
+            self._hook()
+        return 0
+
+    # ------------------------------------------------------------------ Python entry points
+    def follow(self, state, int mode):
+        """The reference's ``_follow(mode)``, compiled."""
+        cdef cnp.ndarray KF
+        cdef Py_ssize_t j
+        self.bind(state)
+        self.state = state
+        self.hook = state.breakpoint_hook
+        self.budget_exc = _ref._Budget
+        self.nF = 0
+        try:
+            if mode == M_UNLEARN:
+                self._F_arr = np.ascontiguousarray(state.F, dtype=np.intp)
+                self.nF = self._F_arr.shape[0]
+                if self.nF:
+                    self._KF_arr = np.ascontiguousarray(state.KF, dtype=np.float64)
+                    KF = self._KF_arr
+                    self.F = <Py_ssize_t*> cnp.PyArray_DATA(self._F_arr)
+                    self.KF = <double*> cnp.PyArray_DATA(KF)
+                    _resize(<void**> &self.aF, self.nF, sizeof(double))
+                    _resize(<void**> &self.yaF, self.nF, sizeof(double))
+            self._follow(mode)
+        finally:
+            self.state = None
+            self.hook = None
+            self.nF = 0
+            self._F_arr = None
+            self._KF_arr = None
+
+    def remove(self, state, Py_ssize_t pos, int new_status):
+        self.bind(state)
+        if not 0 <= pos < self.ns:
+            raise IndexError(pos)
+        self._remove_from_S(pos, <signed char> new_status)
+
+    def refresh(self, state):
+        self.bind(state)
+        return bool(self._refresh())
+
+    def column(self, state, Py_ssize_t i):
+        """The reference's ``_column(i)`` (its cached column leaves the cache)."""
+        cdef double* col
+        self.bind(state)
+        col = self._column(i)
+        out = np.empty(self.n)
+        cdef double[::1] o = out
+        if self.n:
+            memcpy(&o[0], col, self.n * sizeof(double))
+        self._pool_put(col, self.cap)
+        return out
+
+    def cache_put(self, state, Py_ssize_t i, col):
+        cdef double* buf
+        cdef const double[::1] c = np.ascontiguousarray(col, dtype=np.float64)
+        self.bind(state)
+        buf = self._pool_get()
+        if self.n:
+            memcpy(buf, &c[0], min(self.n, c.shape[0]) * sizeof(double))
+        self._cache_put(i, buf)
+
+    def cache_drop(self, Py_ssize_t i):
+        self._cache_drop(i)
+
+    def cache_arrays(self):
+        """ids (oldest first), lengths, the columns one after another."""
+        cdef Py_ssize_t sl, L
+        cdef double[::1] o
+        stamps = np.array([self.cstamp[sl] for sl in range(self.ncache)], dtype=np.int64)
+        order = np.argsort(stamps, kind="stable").tolist()
+        ids = np.array([self.cid[sl] for sl in order], dtype=np.intp)
+        lens = np.array([self.clen[sl] for sl in order], dtype=np.intp)
+        parts = []
+        for sl in order:
+            L = self.clen[sl]
+            part = np.empty(L)
+            o = part
+            if L:
+                memcpy(&o[0], self.ccol[sl], L * sizeof(double))
+            parts.append(part)
+        return {"cache_ids": ids, "cache_len": lens,
+                "cache_cols": np.concatenate(parts) if parts else np.zeros(0)}
+
+    def cache_load(self, ids, lengths, cols):
+        cdef Py_ssize_t i, L, start = 0
+        cdef double* buf
+        cdef const double[::1] c = np.ascontiguousarray(cols, dtype=np.float64)
+        while self.ncache:
+            self._cache_drop(self.cid[self.ncache - 1])
+        for i, L in zip(np.asarray(ids).tolist(), np.asarray(lengths).tolist()):
+            self._reserve(max(i + 1, L))
+            buf = <double*> malloc(max(L, 1) * sizeof(double))
+            if buf == NULL:
+                _nomem()
+            if L:
+                memcpy(buf, &c[start], L * sizeof(double))
+            self._cache_insert(i, buf, L, L)
+            start += L
+
+    def cache_dict(self):
+        """The cache as the reference holds it (an OrderedDict id -> column, oldest first)."""
+        arrs = self.cache_arrays()
+        out = OrderedDict()
+        start = 0
+        for i, L in zip(arrs["cache_ids"].tolist(), arrs["cache_len"].tolist()):
+            out[i] = arrs["cache_cols"][start:start + L]
+            start += L
+        return out
+
+    def get_S(self):
+        return [self.S[j] for j in range(self.ns)]
+
+    def set_S(self, state, S):
+        """I_s (load_state): the members in joining order; their columns are set by set_KS."""
+        cdef Py_ssize_t j
+        self.bind(state)
+        for j in range(self.ns):
+            self.spos[self.S[j]] = -1
+            self._pool_put(self.cols[j], self.cap)
+        self.ns = 0
+        self._reserve_s(len(S))
+        for j, s in enumerate(S):
+            self.S[j] = s
+            self.spos[s] = j
+            self.cols[j] = self._pool_get()
+            self.ns = j + 1
+        self.zero_rows(0, self.cap)
+        self._dep_clear()
+
+    def get_R(self):
+        cdef Py_ssize_t a, bb, nn = self.ns + 1 if self.ns else 0
+        out = np.zeros((nn, nn))
+        for a in range(nn):
+            for bb in range(nn):
+                out[a, bb] = self.R[a * self.ld + bb]
+        return out
+
+    def set_R(self, R):
+        R = np.asarray(R, dtype=np.float64)
+        cdef Py_ssize_t a, bb, nn = R.shape[0]
+        if nn and nn != self.ns + 1:
+            raise ValueError("R does not match I_s")
+        self._reserve_s(max(nn - 1, 1))
+        for a in range(nn):
+            for bb in range(nn):
+                self.R[a * self.ld + bb] = R[a, bb]
+
+    def get_KS(self, Py_ssize_t n):
+        """KS[i, j] = k(x_i, x_S[j]) for i < n (0 for ids not in the problem)."""
+        cdef Py_ssize_t j, i
+        out = np.zeros((n, self.ns))
+        cdef double[:, ::1] o = out
+        for j in range(self.ns):
+            for i in range(min(n, self.cap)):
+                o[i, j] = self.cols[j][i]
+        return out
+
+    def set_KS(self, KS):
+        cdef const double[:, :] K = np.asarray(KS, dtype=np.float64)
+        cdef Py_ssize_t j, i
+        if K.shape[1] < self.ns and K.shape[0] > 0:
+            raise ValueError("KS does not match I_s")
+        for j in range(self.ns):
+            for i in range(min(K.shape[0], self.cap)):
+                self.cols[j][i] = K[i, j]
+
+    def get_dependent(self):
+        return [self.blist[j] for j in range(self.nblk)]
+
+    def set_dependent(self, ids):
+        self._dep_clear()
+        for i in ids:
+            self._reserve(int(i) + 1)
+            self._dep_add(int(i))
+
+    def activate(self, state, ids):
+        """KS rows of the pending ``ids`` (kernel values with every member), status I_o."""
+        cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
+        cdef Py_ssize_t r, j
+        self.bind(state)
+        for r in range(idx.shape[0]):
+            for j in range(self.ns):
+                self.cols[j][idx[r]] = self.kern.k_rows(self.store, idx[r], self.S[j])
+            self.status[idx[r]] = C_IO
+
+    def f_of(self, state, ids):
+        """w'phi(x_j) for the new ids (reference ``_f_of``): the support vectors in id
+        order, the kernel values with I_s from its columns for the ids in the problem
+        (a pending pool id has no row there yet)."""
+        cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
+        cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0
+        cdef double acc, kv
+        self.bind(state)
+        new = np.zeros(self.n, dtype=np.int8)
+        cdef signed char[::1] isnew = new
+        for r in range(m):
+            isnew[idx[r]] = 1
+        sv = np.empty(self.n, dtype=np.intp)
+        coef = np.empty(self.n)
+        cdef Py_ssize_t[::1] svv = sv
+        cdef double[::1] cf = coef
+        for l in range(self.n):
+            if self.alpha[l] > 0.0 and self.status[l] >= 0 and not isnew[l]:
+                svv[nsv] = l
+                cf[nsv] = self.alpha[l] * self.y[l]
+                nsv += 1
+        out = np.zeros(m)
+        cdef double[::1] o = out
+        for r in range(m):
+            j = idx[r]
+            acc = 0.0
+            for l in range(nsv):
+                if self.status[j] >= 0 and self.spos[svv[l]] >= 0:
+                    kv = self.cols[self.spos[svv[l]]][j]
+                else:
+                    kv = self.kern.k_rows(self.store, svv[l], j)
+                acc += cf[l] * kv
+            o[r] = acc
+        return out
+
+    def kdiag_rows(self, Py_ssize_t start, Py_ssize_t stop):
+        """k(x_i, x_i) of the stored rows start..stop-1 (counted)."""
+        out = np.empty(stop - start)
+        cdef double[::1] o = out
+        cdef Py_ssize_t i
+        for i in range(start, stop):
+            o[i - start] = self.kern.k_rows(self.store, i, i)
+        return out
+
+
+def _engine_property(name):
+    """An attribute of the reference state that the engine holds."""
+    return property(lambda self: getattr(self._eng, name),
+                    lambda self, v: setattr(self._eng, name, v))
+
+
 class POKERState(_ref.POKERState):
     """POKER state for one binary problem (compiled twin; see
     :class:`refsvm.poker.poker.POKERState` for the parameters and the method)."""
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, cache_size=200.0, refresh_every=50):
+        self._eng = _Engine()
         super().__init__(n_features, sparse, C=C, kernel=kernel, gamma=gamma, degree=degree,
                          coef0=coef0, cache_size=cache_size, refresh_every=refresh_every)
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(int(n_features), bool(sparse))
+        self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
+                            self.kernel)
+
+    # ---- the engine's data, under the reference's names
+    b = _engine_property("b")
+    u = _engine_property("u")
+    tau = _engine_property("tau")
+    t = _engine_property("t")
+    kmax = _engine_property("kmax")
+    n_iterations = _engine_property("n_iterations")
+    n_exchanges = _engine_property("n_exchanges")
+    n_refresh = _engine_property("n_refresh")
+    n_s_changes = _engine_property("n_s_changes")
+    budget = _engine_property("budget")
+    fresh = _engine_property("fresh")
+    phase = _engine_property("phase")
+
+    @property
+    def S(self):
+        return self._eng.get_S()
+
+    @S.setter
+    def S(self, value):
+        self._eng.set_S(self, [int(s) for s in value])
+
+    @property
+    def R(self):
+        return self._eng.get_R()
+
+    @R.setter
+    def R(self, value):
+        self._eng.set_R(value)
+
+    @property
+    def KS(self):
+        return self._eng.get_KS(self.n)
+
+    @KS.setter
+    def KS(self, value):
+        self._eng.set_KS(value)
+
+    @property
+    def dependent(self):
+        return self._eng.get_dependent()
+
+    @dependent.setter
+    def dependent(self, value):
+        self._eng.set_dependent(value)
+
+    @property
+    def cache(self):
+        """The column cache as the reference holds it (a copy)."""
+        return self._eng.cache_dict()
+
+    @cache.setter
+    def cache(self, value):
+        if len(value):
+            raise ValueError("set the cache through _cache_load")
+        self._eng.cache_load([], [], np.zeros(0))
 
     # ---- storage and kernel values on the compiled row store
-    def _store_row(self, x):
-        cdef RowStore store = self.store
+    def _append_rows(self, X, y):
+        m = X.shape[0]
+        n0, n1 = self.n, self.n + X.shape[0]
+        if len(self.store) > n0:
+            # a copy (_trial_copy) put back after its original stored more rows
+            self.store.keep_rows(np.arange(n0, dtype=np.intp))
         if self.sparse:
-            nnz = x.indices.shape[0]
-            M = sp.csr_matrix((x.data, x.indices, np.array([0, nnz], dtype=np.int32)),
-                              shape=(1, self.n_features))
+            M = sp.csr_matrix(X, dtype=np.float64)
             M.indices = np.ascontiguousarray(M.indices, dtype=np.int32)
-            store.append(M, 0)
+            rows = [get_row(M, r) for r in range(m)]
+            self.rows.extend(SparseRow(np.array(x.indices, dtype=np.int32),
+                                       np.array(x.data, dtype=np.float64)) for x in rows)
         else:
-            store.append(np.ascontiguousarray(x, dtype=np.float64).reshape(1, -1), 0)
+            M = np.ascontiguousarray(X, dtype=np.float64).reshape(m, self.n_features)
+            self.rows.extend(M[r].copy() for r in range(m))
+        for r in range(m):
+            self.store.append(M, r)
+        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
+            arr = grow_array(getattr(self, name), n1)
+            arr[n0:n1] = 0.0
+            setattr(self, name, arr)
+        self.status = grow_array(self.status, n1, GONE)
+        self.status[n0:n1] = PENDING
+        self.y[n0:n1] = np.asarray(y, dtype=np.float64)
+        self.kdiag[n0:n1] = self._eng.kdiag_rows(n0, n1)
+        for v in self.kdiag[n0:n1].tolist():
+            self.kmax = max(self.kmax, abs(v))
+        self.n = n1
+        self._eng.zero_rows(n0, n1)
+        return np.arange(n0, n1, dtype=np.intp)
+
+    def _append(self, x, y):
+        if self.sparse:
+            X = sp.csr_matrix((x.data, x.indices, [0, x.indices.shape[0]]),
+                              shape=(1, self.n_features))
+        else:
+            X = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        return int(self._append_rows(X, [y])[0])
+
+    def _store_row(self, x):
+        raise NotImplementedError("the twin stores rows in _append_rows")
 
     def _k(self, Py_ssize_t a, Py_ssize_t b):
         cdef CKernel kern = self.kernel
@@ -124,69 +1560,88 @@ class POKERState(_ref.POKERState):
         return v
 
     def load_state(self, data):
+        self._eng.forget_kr()
         super().load_state(data)
         self.store = RowStore(int(self.n_features), bool(self.sparse))
+        self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
+                            self.kernel)
         for x in self.rows:
-            self._store_row(x)
+            if self.sparse:
+                nnz = x.indices.shape[0]
+                M = sp.csr_matrix((x.data, x.indices, np.array([0, nnz], dtype=np.int32)),
+                                  shape=(1, self.n_features))
+                M.indices = np.ascontiguousarray(M.indices, dtype=np.int32)
+                self.store.append(M, 0)
+            else:
+                self.store.append(np.ascontiguousarray(x, dtype=np.float64).reshape(1, -1), 0)
+        self._eng.reserve(self)
 
-    # ---- the kernel loops
+    # ---- the breakpoint loop and what it touches: compiled
+    def _follow(self, mode):
+        self._eng.follow(self, mode)
+
+    def _remove_from_S(self, pos, new_status):
+        self._eng.remove(self, pos, new_status)
+
+    def profile(self):
+        """Seconds spent in each section of the compiled breakpoint loop so far:
+        sensitivities (the O(n |I_s|) rates of every g), events and move (the O(n) scan,
+        the least-index choice, the step), kernel columns (joining examples), factorisation
+        updates (bordered grow/shrink, pivots, exchanges), refresh (LAPACK), hook."""
+        return self._eng.profile()
+
+    def _refresh(self):
+        return self._eng.refresh(self)
+
     def _column(self, i):
-        cdef Py_ssize_t n = self.n
-        cached = self.cache.pop(i, None)
-        col = np.full(n, np.nan)
-        if cached is not None:
-            col[: cached.shape[0]] = cached
-        if np.isnan(col[i]):
-            col[i] = self.kdiag[i]
-        for j, s in enumerate(self.S):
-            if np.isnan(col[s]):
-                col[s] = self.KS[i, j]
-        cdef double[::1] c = col
-        cdef const signed char[::1] st = self.status[:n]
-        cdef RowStore store = self.store
-        cdef CKernel kern = self.kernel
-        cdef Py_ssize_t ii = i
-        with nogil:
-            _fill_column(store, kern, ii, c, st, n)
-        col[i] = self.kdiag[i]
-        return col
+        return self._eng.column(self, i)
+
+    def _cache_put(self, i, col):
+        self._eng.cache_put(self, i, col)
+
+    def _cache_drop(self, i):
+        self._eng.cache_drop(i)
+
+    def _cache_arrays(self):
+        return self._eng.cache_arrays()
+
+    def _cache_load(self, ids, lengths, cols):
+        self._eng.cache_load(ids, lengths, cols)
+
+    def _trial_copy(self):
+        """An independent copy (a dObj look-ahead, the estimator's backup before a
+        chunk) without the persistence round trip of ``copy.deepcopy``: the arrays, the
+        list of rows and the engine are copied, the row store is shared (a copy that
+        appends rows first drops those stored after its own n: ``_append_rows``)."""
+        trial = object.__new__(type(self))
+        trial.__dict__.update(self.__dict__)
+        trial.rows = list(self.rows)
+        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag", "status"):
+            setattr(trial, name, getattr(self, name).copy())
+        k = self.kernel
+        trial.kernel = CKernel(k.kind, k.gamma, k.degree, k.coef0)
+        trial.kernel.n_evals = k.n_evals
+        trial._eng = self._eng.clone(trial.kernel)
+        trial.breakpoint_hook = None
+        return trial
+
+    def _backup(self):
+        return self._trial_copy()
+
+    def _add_to_S(self, i, col, beta=None, kappa=None):
+        raise NotImplementedError("compiled: part of the breakpoint loop (_follow)")
+
+    def _join(self, i, mode):
+        raise NotImplementedError("compiled: part of the breakpoint loop (_follow)")
+
+    def _regularise_fixed(self):
+        raise NotImplementedError("compiled: part of the breakpoint loop (_follow)")
 
     def _activate(self, ids):
-        idx = np.ascontiguousarray(ids, dtype=np.intp)
-        S = np.array(self.S, dtype=np.intp)
-        if S.shape[0] and idx.shape[0]:
-            self._fill_ks(idx, S)
-        self.status[idx] = I_O
-
-    def _fill_ks(self, const Py_ssize_t[::1] idx, const Py_ssize_t[::1] S):
-        cdef double[:, ::1] KS = self.KS
-        cdef RowStore store = self.store
-        cdef CKernel kern = self.kernel
-        with nogil:
-            _fill_ks(store, kern, idx, S, KS)
+        self._eng.activate(self, ids)
 
     def _f_of(self, ids):
-        n = self.n
-        idx = np.ascontiguousarray(ids, dtype=np.intp)
-        new = np.zeros(n, dtype=bool)
-        new[idx] = True
-        sv = np.flatnonzero((self.alpha[:n] > 0.0) & (self.status[:n] >= 0) & ~new).astype(np.intp)
-        coef = self.alpha[sv] * self.y[sv]
-        pos = np.full(n, -1, dtype=np.intp)
-        if self.S:
-            pos[np.array(self.S, dtype=np.intp)] = np.arange(len(self.S), dtype=np.intp)
-        out = np.zeros(idx.shape[0])
-        cdef const Py_ssize_t[::1] ids_v = idx
-        cdef const Py_ssize_t[::1] sv_v = sv
-        cdef const double[::1] coef_v = coef
-        cdef const Py_ssize_t[::1] pos_v = pos
-        cdef const double[:, ::1] KS = self.KS
-        cdef double[::1] out_v = out
-        cdef RowStore store = self.store
-        cdef CKernel kern = self.kernel
-        with nogil:
-            _f_of(store, kern, ids_v, sv_v, coef_v, pos_v, KS, out_v)
-        return out
+        return self._eng.f_of(self, ids)
 
     def _class_sums(self, ids, at_c):
         idx = np.ascontiguousarray(ids, dtype=np.intp)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -197,7 +196,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             X = as_format(X, self._sparse_)
             n_chunk = X.shape[0]
             if not first:
-                backup = copy.deepcopy(self._states)
+                backup = [state._backup() for state in self._states]
             for state, yy in zip(self._states, self._encode(y)):
                 state.add_chunk(X, yy)
         except KeyboardInterrupt as exc:

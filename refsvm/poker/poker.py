@@ -81,8 +81,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.bordered import (bordered_beta, bordered_grow, bordered_matrix, bordered_pivot,
-                             bordered_shrink, bordered_start, grow_array, least_index_event,
-                             lu_inverse)
+                             bordered_shrink, bordered_start, dot, grow_array, least_index_event,
+                             lu_inverse, matvec, pivot_doubtful, pivot_is_zero)
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.stream import StreamLearner
 
@@ -108,8 +108,10 @@ EPS_ARATE = 1e-12
 #: a shrink with |R_pp| below this times max|R| is re-inverted instead
 EPS_SHRINK = 1e-14
 #: a joining example with a pivot below this fraction of its scale is followed by a
-#: fresh R (the rank-one update loses about -log10 of it in digits)
-EPS_SMALL_PIVOT = 1e-3
+#: fresh R (the rank-one update loses about -log10 of it in digits; at 1e-3 a third of
+#: the breakpoints on Gauss refreshed R, at 1e-5 4 %, the largest KKT residual of a
+#: 5,000-row run 4e-10: docs/fine_scheinberg.rst)
+EPS_SMALL_PIVOT = 1e-5
 #: after a shrink of an inverse with max|R| max|M| above this, R is recomputed
 COND_REFRESH = 1e6
 #: a pivot below this fraction of its scale is doubtful (re-solved from a fresh R)
@@ -233,14 +235,11 @@ class POKERState(StreamLearner):
                "status": self.status[:n].astype(np.int8), "b": float(self.b),
                "S": np.array(self.S, dtype=np.intp),
                "KS": self.KS[:n, : len(self.S)].copy(), "R": self.R.copy(),
-               "kmax": self.kmax, "n_iterations": self.n_iterations,
+               "kmax": float(self.kmax), "n_iterations": self.n_iterations,
                "n_exchanges": self.n_exchanges, "n_refresh": self.n_refresh,
                "n_chunks": self.n_chunks, "n_kernel_evals": self.kernel.n_evals,
                "n_s_changes": self.n_s_changes, "fresh": bool(self.fresh),
-               "cache_ids": np.array(list(self.cache.keys()), dtype=np.intp),
-               "cache_len": np.array([c.shape[0] for c in self.cache.values()], dtype=np.intp),
-               "cache_cols": (np.concatenate(list(self.cache.values())) if self.cache
-                              else np.zeros(0))}
+               **self._cache_arrays()}
         if self.sparse:
             out.update(X_data=X.data, X_indices=X.indices.astype(np.int32),
                        X_indptr=X.indptr.astype(np.int64))
@@ -279,11 +278,7 @@ class POKERState(StreamLearner):
         self.kernel.n_evals = int(data["n_kernel_evals"])
         self.n_s_changes = int(data["n_s_changes"])
         self.fresh = bool(data["fresh"])
-        self.cache = OrderedDict()
-        start = 0
-        for i, L in zip(np.asarray(data["cache_ids"]).tolist(), np.asarray(data["cache_len"]).tolist()):
-            self.cache[int(i)] = np.array(data["cache_cols"][start: start + L], dtype=np.float64)
-            start += L
+        self._cache_load(data["cache_ids"], data["cache_len"], data["cache_cols"])
         self.phase = IDLE
 
     def __reduce__(self):
@@ -318,8 +313,13 @@ class POKERState(StreamLearner):
         self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
         self.status[i] = PENDING
         self.kdiag[i] = self._k(i, i)
-        self.kmax = max(self.kmax, abs(self.kdiag[i]))
+        self.kmax = max(self.kmax, float(abs(self.kdiag[i])))
         return i
+
+    def _append_rows(self, X, y):
+        """Store the rows of X (2-D array or CSR) with labels y; their ids (array)."""
+        return np.array([self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])],
+                        dtype=np.intp)
 
     def _store_row(self, x):
         """Keep a copy of the row for the kernel (the twin: in its compiled row store)."""
@@ -386,6 +386,26 @@ class POKERState(StreamLearner):
         self.cache[i] = col
         while len(self.cache) > max_cols:
             self.cache.popitem(last=False)
+
+    def _cache_drop(self, i):
+        """Forget the cached column of i (an unlearned example)."""
+        self.cache.pop(i, None)
+
+    def _cache_arrays(self):
+        """The cache as arrays (persistence): ids oldest first, lengths, the columns
+        one after another."""
+        return {"cache_ids": np.array(list(self.cache.keys()), dtype=np.intp),
+                "cache_len": np.array([c.shape[0] for c in self.cache.values()], dtype=np.intp),
+                "cache_cols": (np.concatenate(list(self.cache.values())) if self.cache
+                               else np.zeros(0))}
+
+    def _cache_load(self, ids, lengths, cols):
+        """The cache from the arrays of :meth:`_cache_arrays`."""
+        self.cache = OrderedDict()
+        start = 0
+        for i, L in zip(np.asarray(ids).tolist(), np.asarray(lengths).tolist()):
+            self.cache[int(i)] = np.array(cols[start: start + L], dtype=np.float64)
+            start += L
 
     # ------------------------------------------------------------------ factorisation
     def _bordered(self):
@@ -456,14 +476,14 @@ class POKERState(StreamLearner):
         """z with Q_ss z = r (b fixed), from the bordered inverse:
         z = R_ss r + dtau R_s0, dtau = -R_0s r / R_00 (so that db = 0)."""
         R = self.R
-        dtau = -(R[0, 1:] @ r) / R[0, 0]
-        return R[1:, 1:] @ r + dtau * R[1:, 0]
+        dtau = -dot(R[0, 1:], r) / R[0, 0]
+        return matvec(R[1:, 1:], r) + dtau * R[1:, 0]
 
     def _qss_singular(self):
         """Q_ss numerically singular: R_00 = -v'Q_ss v (v = R_s0, y_s'v = 1) is zero
         against k_max ||v||^2."""
         v = self.R[1:, 0]
-        return -self.R[0, 0] <= EPS_PIVOT * self.kmax * float(v @ v)
+        return -self.R[0, 0] <= EPS_PIVOT * self.kmax * dot(v, v)
 
     # ------------------------------------------------------------------ one breakpoint
     def _direction(self, mode):
@@ -493,7 +513,7 @@ class POKERState(StreamLearner):
                 # tracked tau may carry round-off); it cannot move: b alone moves (Sec. 3,
                 # the first pieces) until an example reaches its margin
                 act = self.status[:n] >= 0
-                self.tau = float(y[act] @ self.alpha[:n][act])
+                self.tau = dot(y[act], self.alpha[:n][act])
                 if abs(self.tau) <= EPS_ALPHA * self.C:
                     t_end, aS = 0.0, np.zeros(0)
                 else:
@@ -502,26 +522,27 @@ class POKERState(StreamLearner):
         else:
             # decrement: alpha_F = (1 - t) a0_F; I_s rows and y'alpha = 0 kept
             t_end = 1.0 - self.t
-            h = -float(y[F] @ aF)                       # y_s'dalpha_s must equal h
-            rhs = -(yS * (self.KF[S] @ (y[F] * aF))) if F.shape[0] else np.zeros(k)
+            h = -dot(y[F], aF)                          # y_s'dalpha_s must equal h
+            rhs = -(yS * matvec(self.KF[S], y[F] * aF)) if F.shape[0] else np.zeros(k)
             if k:
-                sol = self.R @ np.concatenate(([h], rhs))
+                sol = matvec(self.R, np.concatenate(([h], rhs)))
                 bdot, aS = -sol[0], sol[1:]
             elif abs(h) <= EPS_ALPHA * self.C:
                 aS = np.zeros(0)
             else:
                 t_end, b_only, bdot, aS = np.inf, True, np.sign(h), np.zeros(0)
                 aF = np.zeros(F.shape[0])
-        inner = self.KS[:n, :k] @ (yS * aS) if k else np.zeros(n)
+        # the sensitivities, O(n |I_s|): every sum over I_s left to right (the compiled order)
+        inner = matvec(self.KS[:n, :k], yS * aS) if k else np.zeros(n)
         if F.shape[0]:
-            inner = inner + self.KF[:n] @ (y[F] * aF)
+            inner = inner + matvec(self.KF[:n], y[F] * aF)
         gdot = y * inner - y * bdot
         if mode == FIXED:
             gdot = gdot + self.d[:n]
         # round-off bound of each rate: sqrt(k_ii) (sum_j sqrt(k_jj) |dalpha_j|) + |db| + |d_i|
         kr = np.sqrt(np.abs(self.kdiag[:n]))
-        terms = (float(np.abs(aS) @ kr[S]) if k else 0.0) + (
-            float(np.abs(aF) @ kr[F]) if F.shape[0] else 0.0)
+        terms = (dot(np.abs(aS), kr[S]) if k else 0.0) + (
+            dot(np.abs(aF), kr[F]) if F.shape[0] else 0.0)
         rtol = EPS_RATE * (kr * terms + abs(bdot) + (np.abs(self.d[:n]) if mode == FIXED else 0.0))
         return aS, bdot, gdot, rtol, t_end, b_only, aF
 
@@ -639,18 +660,18 @@ class POKERState(StreamLearner):
                 for attempt in range(2):
                     beta = bordered_beta(self.R, m)             # beta = -R m
                     kb = bordered_pivot(q_ii, m, beta)          # q - m'M^-1 m
-                    scale_b = abs(q_ii) + float(np.abs(m) @ np.abs(beta))
+                    scale_b = abs(q_ii) + dot(np.abs(m), np.abs(beta))
                     if mode == FIXED:
                         z = self._solve_fixed(m[1:])            # Q_ss z = Q_si
-                        kappa = q_ii - float(m[1:] @ z)
-                        scale = abs(q_ii) + float(np.abs(m[1:]) @ np.abs(z))
+                        kappa = q_ii - dot(m[1:], z)
+                        scale = abs(q_ii) + dot(np.abs(m[1:]), np.abs(z))
                     else:
                         z, kappa, scale = -beta[1:], kb, scale_b
-                    if kappa > EPS_DOUBT * scale or attempt == 1 or self.fresh:
+                    if not pivot_doubtful(kappa, scale, EPS_DOUBT) or attempt == 1 or self.fresh:
                         break
                     if not self._refresh():                     # doubtful: re-solve
                         break
-                if kappa > max(EPS_PIVOT * scale, EPS_PIVOT_ABS * self.kmax):
+                if not pivot_is_zero(kappa, scale, self.kmax, EPS_PIVOT, EPS_PIVOT_ABS):
                     self._add_to_S(i, col, beta, kb)
                     if kappa <= EPS_SMALL_PIVOT * scale:
                         self._refresh()                         # a small pivot: R afresh
@@ -741,8 +762,9 @@ class POKERState(StreamLearner):
 
     # ------------------------------------------------------------------ the methods
     def _f_of(self, ids):
-        """w'phi(x_j) for the new ids j, from the examples with alpha > 0 (and the
-        kernel values with I_s already in KS)."""
+        """w'phi(x_j) for the new ids j, from the examples with alpha > 0 (the kernel
+        values with I_s from KS for the ids in the problem, whose KS rows are filled;
+        a pending id of a selection pool has none yet)."""
         n = self.n
         new = set(ids)
         sv = [l for l in range(n) if self.alpha[l] > 0.0 and self.status[l] >= 0
@@ -751,8 +773,9 @@ class POKERState(StreamLearner):
         out = np.zeros(len(ids))
         for r, j in enumerate(ids):
             acc = 0.0
+            known = self.status[j] >= 0
             for l in sv:
-                kv = self.KS[j, pos[l]] if l in pos else self._k(l, j)
+                kv = self.KS[j, pos[l]] if (known and l in pos) else self._k(l, j)
                 acc += self.alpha[l] * self.y[l] * kv
             out[r] = acc
         return out
@@ -772,8 +795,7 @@ class POKERState(StreamLearner):
         """AltPOKER (Fig. 1): add the rows of X (2-D array or CSR) with labels y (+-1)
         to the optimal solution and restore optimality.  Returns the number of
         violated points (0: nothing changed)."""
-        ids = [self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])]
-        return self.learn_ids(ids)
+        return self.learn_ids(self._append_rows(X, y).tolist())
 
     def learn_ids(self, ids):
         """AltPOKER (Fig. 1) on stored pending examples ``ids`` (one chunk)."""
@@ -789,12 +811,6 @@ class POKERState(StreamLearner):
         self._activate(ids)
         # Fig. 1 line 1: alpha_j = 0, xi_j = 0, s_j = y_j (w'x_j - b) - 1
         f = self._f_of(ids)
-        new = set(ids)
-        old = np.array([l for l in range(self.n) if self.status[l] >= 0 and l not in new],
-                       dtype=np.intp)
-        # Fig. 1 line 0: p = -e - b y on the old points (their rows hold at every u)
-        self.p[old] = -1.0 - self.b * self.y[old]
-        self.d[old] = 0.0
         violated = 0
         for r, j in enumerate(ids):
             yj = self.y[j]
@@ -811,6 +827,12 @@ class POKERState(StreamLearner):
             self.status[j] = I_O
         # Fig. 1 line 3: if p != -e - b y, POKERfixedbias (u: 0 -> 1)
         if violated:
+            # Fig. 1 line 0: p = -e - b y on the old points (their rows hold at every u;
+            # p and d are read by the fixed-bias path only)
+            old = np.flatnonzero(self.status[: self.n] >= 0)
+            old = old[~np.isin(old, ids)]
+            self.p[old] = -1.0 - self.b * self.y[old]
+            self.d[old] = 0.0
             self.u = 0.0
             self._follow(FIXED)
             self.d[: self.n] = 0.0
@@ -825,9 +847,7 @@ class POKERState(StreamLearner):
         the end of its range that keeps it optimal), then the adjustable-bias method."""
         if any(self.status[: self.n] >= 0):
             raise ValueError("self_init starts from an empty model")
-        m = X.shape[0]
-        ids = np.array([self._append(get_row(X, r), float(y[r])) for r in range(m)],
-                       dtype=np.intp)
+        ids = self._append_rows(X, y)
         if ids.size:
             self._self_init_ids(ids)
 
@@ -881,7 +901,7 @@ class POKERState(StreamLearner):
             self.F = np.zeros(0, dtype=np.intp)
             self.KF = np.zeros((0, 0))
         for i in ids:
-            self.cache.pop(int(i), None)
+            self._cache_drop(int(i))
             self.alpha[i] = 0.0
             self.g[i] = 0.0
         self.phase = IDLE
@@ -947,10 +967,18 @@ class POKERState(StreamLearner):
         a = self.alpha[act]
         return float(a.sum() - 0.5 * a @ (self.g[act] - q))
 
+    def _trial_copy(self):
+        """An independent copy for a look-ahead that is thrown away (dObj)."""
+        return copy.deepcopy(self)
+
+    def _backup(self):
+        """An independent copy to put back if a chunk fails (the estimator's)."""
+        return copy.deepcopy(self)
+
     def _dobj(self, j, steps):
         """dObj (Sec. 5): the change of the objective after ``steps`` breakpoints of
         adding the pending example j (on a copy; its kernel evaluations are counted)."""
-        trial = copy.deepcopy(self)
+        trial = self._trial_copy()
         trial.breakpoint_hook = None
         trial.budget = steps
         before = trial.dual_objective()
@@ -973,8 +1001,7 @@ class POKERState(StreamLearner):
         Only violators are worth adding: once none is left, the rest of the pool is
         added as a last chunk (which changes nothing).  Returns the number of chunks."""
         y = np.asarray(y, dtype=np.float64)
-        pool = np.array([self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])],
-                        dtype=np.intp)
+        pool = self._append_rows(X, y)
         if not np.any(self.status[: self.n] >= 0):
             # the first chunk: the first example of each class
             first = [int(pool[np.flatnonzero(y == c)[0]]) for c in (-1.0, 1.0) if np.any(y == c)]

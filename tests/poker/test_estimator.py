@@ -138,3 +138,31 @@ def test_multiclass_one_vs_rest(backend):
 @parametrize_with_checks([POKER(C=1.0, gamma=0.5, backend=b) for b in BACKENDS])
 def test_scikit_learn_contract(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_failure_inside_a_chunk_puts_the_model_back(backend):
+    """A chunk that fails half-way (here: in the middle of its path) leaves the model of
+    before the call, and learning the chunk again gives the uninterrupted model."""
+    X, y = _data(n=90)
+    est = POKER(C=1.0, gamma=0.5, backend=backend).partial_fit(X[:40], y[:40],
+                                                                classes=["neg", "pos"])
+    before = pickle.dumps(est._states)
+    seen = []
+
+    def fail(state):
+        seen.append(1)
+        if len(seen) == 5:
+            raise RuntimeError("boom")
+
+    est._states[0].breakpoint_hook = fail
+    with pytest.raises(RuntimeError, match="boom"):
+        est.partial_fit(X[40:70], y[40:70])
+    assert pickle.dumps(est._states) == before
+    est.partial_fit(X[40:70], y[40:70]).partial_fit(X[70:], y[70:])
+    ref = POKER(C=1.0, gamma=0.5, backend=backend)
+    for s, t in ((0, 40), (40, 70), (70, 90)):
+        ref.partial_fit(X[s:t], y[s:t], classes=["neg", "pos"])
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    assert est.n_kernel_evals_ == ref.n_kernel_evals_
+    assert est.n_iterations_ == ref.n_iterations_

@@ -218,3 +218,17 @@ def test_save_load_roundtrip_continues_identically():
     for key in sa:
         np.testing.assert_allclose(np.asarray(sb[key], float), np.asarray(sa[key], float),
                                    atol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("kname", ["rbf", "linear"])
+def test_selection_ranks_the_pool_by_the_current_model(kname):
+    """The pool of selective sampling is stored (pending) before it is ranked: its f must
+    come from kernel values, not from rows of KS that pending examples do not have yet."""
+    kp = KERNELS[kname]
+    X, y = two_blobs(n=60, seed=15)
+    st = _state(1.0, kp)
+    st.add_chunk(X[:30], y[:30])
+    assert len(st.S) > 0
+    pool = st._append_rows(X[30:], y[30:])
+    f = st._f_of(pool.tolist()) - st.b
+    np.testing.assert_allclose(f, st.decision_function(X[30:]), atol=1e-10)

@@ -78,3 +78,27 @@ def test_degenerate_stream_twins():
         assert len(ref) == len(twin)
         for a, b in zip(ref, twin):
             assert_states_equal(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("selection", ["maxslk", "cls2w+dobj", "maxslk+dobj"])
+def test_selective_sampling_twins_agree(selection):
+    """The pool ranking, the dObj look-aheads (the twin copies its state without the
+    persistence round trip) and the chunks they pick: the same in both twins."""
+    X, y = two_blobs(n=80, d=3, seed=13)
+    out = []
+    for module in (P, T):
+        st = module.POKERState(3, C=2.0, **state_kwargs(KERNELS["rbf"]))
+        st.learn_selective(X, y, selection=selection, chunk_size=2, n_candidates=4)
+        out.append(st.get_state())
+    assert_states_equal(out[0], out[1], rtol=1e-9, atol=1e-11)
+
+
+def test_profile_names_the_sections_of_the_compiled_loop():
+    X, y = two_blobs(n=120, seed=14)
+    st = T.POKERState(2, C=1.0, **state_kwargs(KERNELS["rbf"]))
+    for s in range(0, 120, 30):
+        st.add_chunk(X[s:s + 30], y[s:s + 30])
+    prof = st.profile()
+    assert set(prof) == {"sensitivities", "events and move", "kernel columns",
+                         "factorisation updates", "refresh (LAPACK)", "hook"}
+    assert all(v >= 0.0 for v in prof.values()) and prof["sensitivities"] > 0.0
