@@ -32,7 +32,7 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # a source checkout, not installed
 
-from refsvm.datasets import _haykin_gauss, load_dataset  # noqa: E402
+from refsvm.datasets import load_dataset, make_gauss  # noqa: E402
 
 try:
     from conftest import SHARED_DATA, sized  # benchmarks/conftest.py
@@ -52,7 +52,7 @@ GAMMA = {"gauss": 0.5, "a9a": 1.0 / 123}
 def data(name, n):
     """(X, y, sparse) of N rows: Gauss generated (seed 0), a9a's first rows."""
     if name == "gauss":
-        X, y = _haykin_gauss(n, random_state=0)
+        X, y = make_gauss(n, random_state=0)
         return np.ascontiguousarray(X, dtype=np.float64), np.where(y > 0, 1.0, -1.0), False
     X, y, _, _ = load_dataset("a9a", n_train=32561, n_test=1, data_home=SHARED_DATA)
     X = X[:n].tocsr()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from refsvm import cli
-from refsvm.datasets import DataUnavailable, _breiman_waveform, _haykin_gauss, load_dataset
+from refsvm.datasets import DataUnavailable, _breiman_waveform, load_dataset, make_gauss
 from refsvm.evaluate import checkpoint_curve, progressive_validation
 from refsvm.reproduce import get_paper, paper_names, reproduce
 from refsvm.reproduce._runner import Store, write_atomic
@@ -196,8 +196,8 @@ def test_compare_formats():
 
 
 # ---------------------------------------------------------------------------- data sets
-def test_haykin_gauss_has_the_bayes_rate_of_the_paper():
-    X, y = _haykin_gauss(200_000, random_state=0)
+def test_make_gauss_has_the_bayes_rate_of_the_paper():
+    X, y = make_gauss(200_000, random_state=0)
     # Bayes rule: compare the two class densities (equal priors)
     lp = -0.5 * (X ** 2).sum(1) - np.log(1.0)
     ln = -0.5 * (((X - [2.0, 0.0]) / 2.0) ** 2).sum(1) - np.log(4.0)

@@ -47,9 +47,9 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
     ramp-loss SVM on the same noisy stream, for no better accuracy:
 
     >>> from refsvm import KernelPassiveAggressive, OnlineRampSVM
-    >>> from refsvm.datasets import make_gauss
-    >>> X, y = make_gauss(1000, random_state=0)
-    >>> X_test, y_test = make_gauss(1000, random_state=1)
+    >>> from refsvm.datasets import make_two_gaussians
+    >>> X, y = make_two_gaussians(1000, random_state=0)
+    >>> X_test, y_test = make_two_gaussians(1000, random_state=1)
     >>> pa = KernelPassiveAggressive(C=1.0, gamma=0.5).fit(X, y)
     >>> ramp = OnlineRampSVM(C=1.0, gamma=0.5).fit(X, y)
     >>> pa.support_.size > 2 * ramp.support_.size

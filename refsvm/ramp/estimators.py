@@ -110,9 +110,9 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     >>> from sklearn.svm import SVC
     >>> from refsvm import OnlineRampSVM
-    >>> from refsvm.datasets import make_gauss
-    >>> X, y = make_gauss(1000, random_state=0)
-    >>> X_test, y_test = make_gauss(1000, random_state=1)
+    >>> from refsvm.datasets import make_two_gaussians
+    >>> X, y = make_two_gaussians(1000, random_state=0)
+    >>> X_test, y_test = make_two_gaussians(1000, random_state=1)
     >>> ramp = OnlineRampSVM(C=1.0, gamma=0.5).fit(X, y)      # one online pass
     >>> svc = SVC(C=1.0, gamma=0.5).fit(X, y)
     >>> ramp.support_.size < svc.support_.size / 2
@@ -348,8 +348,8 @@ class QueryAll(_ActiveLearner):
     Examples
     --------
     >>> from refsvm import QueryAll
-    >>> from refsvm.datasets import make_gauss
-    >>> X, y = make_gauss(500, random_state=0)
+    >>> from refsvm.datasets import make_two_gaussians
+    >>> X, y = make_two_gaussians(500, random_state=0)
     >>> curve = QueryAll(C=1.0, gamma=0.5).run(X, y, eval_every=250)
     >>> curve.n_labels          # one label per stream example
     array([250, 500])
@@ -374,8 +374,8 @@ class Greedy(_ActiveLearner):
     One label per block of h = 5 examples, whatever the model:
 
     >>> from refsvm import Greedy
-    >>> from refsvm.datasets import make_gauss
-    >>> X, y = make_gauss(500, random_state=0)
+    >>> from refsvm.datasets import make_two_gaussians
+    >>> X, y = make_two_gaussians(500, random_state=0)
     >>> curve = Greedy(h=5, C=1.0, gamma=0.5).run(X, y, eval_every=250)
     >>> curve.n_labels
     array([ 50, 100])
@@ -401,9 +401,9 @@ class OnlineASVMR(_ActiveLearner):
     OnlineASVMR needs a fraction of QueryAll's labels for about the same accuracy:
 
     >>> from refsvm import OnlineASVMR, QueryAll
-    >>> from refsvm.datasets import make_gauss
-    >>> X, y = make_gauss(2000, random_state=0)
-    >>> X_test, y_test = make_gauss(2000, random_state=1)
+    >>> from refsvm.datasets import make_two_gaussians
+    >>> X, y = make_two_gaussians(2000, random_state=0)
+    >>> X_test, y_test = make_two_gaussians(2000, random_state=1)
     >>> active = OnlineASVMR(C=1.0, gamma=0.5).run(X, y, X_test, y_test, eval_every=2000)
     >>> every = QueryAll(C=1.0, gamma=0.5).run(X, y, X_test, y_test, eval_every=2000)
     >>> bool(active.n_labels[-1] < every.n_labels[-1] / 2)

@@ -14,7 +14,7 @@ from sklearn.svm import SVC
 
 from refsvm import IncrementalSVM
 from refsvm.idsvm import incremental_svm as idsvm
-from refsvm.datasets import make_checkerboard, make_gauss
+from refsvm.datasets import make_checkerboard, make_two_gaussians
 
 from ..conftest import BACKENDS
 from .test_oracle import assert_kkt, assert_matches_svc, gram, make_state, svc
@@ -23,7 +23,7 @@ from .test_oracle import assert_kkt, assert_matches_svc, gram, make_state, svc
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("kernel,C,kw", [("rbf", 1.0, {"gamma": 0.5}), ("linear", 2.0, {})])
 def test_duplicates(backend, kernel, C, kw):
-    X0, y0 = make_gauss(50, random_state=6)
+    X0, y0 = make_two_gaussians(50, random_state=6)
     y0 = y0.astype(float)
     # every example twice with its label, and 10 of them a third time with the other label
     X = np.vstack([X0, X0, X0[:10]])
@@ -63,7 +63,7 @@ def test_lattice_ties_and_dependent_margin_vectors(backend, kernel):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_stream_starting_with_one_class(backend):
-    X, y = make_gauss(80, random_state=3)
+    X, y = make_two_gaussians(80, random_state=3)
     y = y.astype(float)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     order = np.concatenate([pos[:15], neg[:3], pos[15:], neg[3:]])
@@ -120,7 +120,7 @@ def test_degenerate_join_goes_through_an_exchange():
     """A duplicate of a margin vector asked to join S has pivot kappa = 0: the
     reference exchanges it with its twin along a null direction of Q (the model, i.e.
     f, is unchanged), instead of making the bordered matrix singular."""
-    X, y = make_gauss(60, random_state=12)
+    X, y = make_two_gaussians(60, random_state=12)
     y = y.astype(float)
     st = idsvm.IncrementalSVMState(2, False, C=1.0, kernel="rbf", gamma=0.5)
     st.run(X, y, np.arange(60))
@@ -146,7 +146,7 @@ def test_drift_on_a_long_stream():
     the kept g, h and the inverse stay within round-off of a recomputation from
     scratch, and the end model equals SVC."""
     n = 4000
-    X, y = make_gauss(n, random_state=17)
+    X, y = make_two_gaussians(n, random_state=17)
     y = y.astype(float)
     st = make_state("cython", 2, 1.0, "rbf", gamma=0.5, refresh_every=100)
     st.run(X, y, np.arange(n))
@@ -176,7 +176,7 @@ def _data(kind, n, seed):
     from refsvm.datasets import make_checkerboard
 
     if kind == "gauss":
-        X, y = make_gauss(n, random_state=seed)
+        X, y = make_two_gaussians(n, random_state=seed)
     elif kind == "checkerboard":
         X, y = make_checkerboard(n, random_state=seed)
     else:

@@ -9,14 +9,14 @@ import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
 
-from refsvm.datasets import make_gauss
+from refsvm.datasets import make_two_gaussians
 from refsvm import IncrementalSVM
 
 from ..conftest import BACKENDS
 
 
 def _data(n=120, seed=0):
-    X, y = make_gauss(n, random_state=seed)
+    X, y = make_two_gaussians(n, random_state=seed)
     return X, np.where(y > 0, "pos", "neg")
 
 

@@ -23,7 +23,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 from sklearn.svm import SVC
 
 from refsvm.idsvm import incremental_svm as idsvm
-from refsvm.datasets import load_shared, make_gauss
+from refsvm.datasets import load_shared, make_two_gaussians
 
 from ..conftest import BACKENDS, SHARED_DATA, to_csr
 
@@ -142,7 +142,7 @@ STREAM_CASES = [
 @pytest.mark.parametrize("kernel,C,kw", STREAM_CASES)
 def test_every_increment_equals_svc(backend, kernel, C, kw):
     n = 200
-    X, y = make_gauss(n, random_state=11)
+    X, y = make_two_gaussians(n, random_state=11)
     y = y.astype(float)
     st = make_state(backend, 2, C, kernel, **kw)
     loose = 0
@@ -174,7 +174,7 @@ def test_sparse_stream_equals_svc(backend):
 
 def test_longer_stream_end_equals_svc():
     n = 1500
-    X, y = make_gauss(n, random_state=2)
+    X, y = make_two_gaussians(n, random_state=2)
     y = y.astype(float)
     st = make_state("cython", 2, 1.0, "rbf", gamma=0.5)
     st.run(X, y, np.arange(n))
@@ -199,7 +199,7 @@ def test_real_data_end_equals_svc():
 @pytest.mark.parametrize("kernel,C,kw", STREAM_CASES[:3])
 def test_unlearn_equals_svc_without_them(backend, kernel, C, kw):
     n = 150
-    X, y = make_gauss(n, random_state=4)
+    X, y = make_two_gaussians(n, random_state=4)
     y = y.astype(float)
     st = make_state(backend, 2, C, kernel, **kw)
     st.run(X, y, np.arange(n))
@@ -236,7 +236,7 @@ def test_unlearn_equals_svc_without_them(backend, kernel, C, kw):
 @pytest.mark.parametrize("kernel,C,kw", STREAM_CASES[:3])
 def test_learn_then_unlearn_restores_the_model(backend, kernel, C, kw):
     n = 100
-    X, y = make_gauss(n + 20, random_state=8)
+    X, y = make_two_gaussians(n + 20, random_state=8)
     y = y.astype(float)
     st = make_state(backend, 2, C, kernel, **kw)
     st.run(X, y, np.arange(n))
@@ -262,7 +262,7 @@ def test_learn_then_unlearn_restores_the_model(backend, kernel, C, kw):
 @pytest.mark.parametrize("kernel,C,kw", [("rbf", 1.0, {"gamma": 0.5}), ("linear", 0.5, {})])
 def test_loo_equals_brute_force(backend, kernel, C, kw):
     n = 40
-    X, y = make_gauss(n, random_state=21)
+    X, y = make_two_gaussians(n, random_state=21)
     y = y.astype(float)
     st = make_state(backend, 2, C, kernel, **kw)
     st.run(X, y, np.arange(n))

@@ -19,7 +19,7 @@ import pytest
 
 from refsvm.core import kernels
 from refsvm.idsvm import incremental_svm as idsvm
-from refsvm.datasets import make_gauss
+from refsvm.datasets import make_two_gaussians
 
 from ..conftest import assert_states_equal, to_csr
 
@@ -49,7 +49,7 @@ def same(a, b, where, rtol=1e-9, atol=1e-9):
 
 
 def _stream(n, seed):
-    X, y = make_gauss(n, random_state=seed)
+    X, y = make_two_gaussians(n, random_state=seed)
     return X, y.astype(float)
 
 

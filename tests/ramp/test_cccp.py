@@ -7,13 +7,13 @@ from scipy.optimize import minimize
 
 from refsvm.ramp import online_svmr as ramp
 from refsvm.ramp.cccp import RowKernel, cccp_ramp, dual_objective, solve_hinge
-from refsvm.datasets import make_gauss
+from refsvm.datasets import make_two_gaussians
 
 _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 
 
 def gauss(n, seed):
-    X, y = make_gauss(n, random_state=seed)
+    X, y = make_two_gaussians(n, random_state=seed)
     return np.ascontiguousarray(X), y.astype(np.float64)
 
 

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
 
-from refsvm.datasets import make_gauss
+from refsvm.datasets import make_two_gaussians
 from refsvm import KernelPassiveAggressive
 from refsvm import OnlineRampSVM
 from refsvm.ramp.online_svmr import eq13_gain, eq14_new_alpha
@@ -20,7 +20,7 @@ pytest.importorskip("refsvm.kernel_pa._kernel_pa")
 
 
 def data(n=300, seed=0):
-    X, y = make_gauss(n, distance=2.0, random_state=seed)
+    X, y = make_two_gaussians(n, distance=2.0, random_state=seed)
     return np.ascontiguousarray(X), np.where(y > 0, "pos", "neg")
 
 
@@ -57,8 +57,8 @@ def test_backends_agree_and_attributes_are_consistent(Est, bias):
 
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
 def test_online_ramp_svm_is_sparse_and_accurate_vs_svc(shrinking):
-    X, y = make_gauss(1500, random_state=3)
-    Xt, yt = make_gauss(3000, random_state=4)
+    X, y = make_two_gaussians(1500, random_state=3)
+    Xt, yt = make_two_gaussians(3000, random_state=4)
     est = OnlineRampSVM(C=1.0, gamma=0.5, shrinking=shrinking).fit(X, y)
     assert (est._states[0].get_state()["n_shrink_rounds"] > 0) == shrinking
     svc = SVC(C=1.0, gamma=0.5).fit(X, y)
@@ -79,7 +79,7 @@ def test_online_ramp_svm_is_sparse_and_accurate_vs_svc(shrinking):
 
 
 def test_removal_step_bounds_memory():
-    X, y = make_gauss(1200, random_state=5)
+    X, y = make_two_gaussians(1200, random_state=5)
     for m in (0, 20):
         est = OnlineRampSVM(C=1.0, gamma=0.5, max_non_sv=m).fit(X, y)
         assert est.n_I_ <= est.support_.shape[0] + m

@@ -13,14 +13,14 @@ import pytest
 import refsvm
 from refsvm.ramp import online_asvmr, online_svmr as ramp
 from refsvm.ramp.estimators import Greedy, OnlineASVMR, QueryAll
-from refsvm.datasets import make_gauss
+from refsvm.datasets import make_two_gaussians
 
 pytest.importorskip("refsvm.ramp._online_svmr")
 PARAMS = dict(C=1.0, gamma=0.5)
 
 
 def stream(n, seed):
-    X, y = make_gauss(n, random_state=seed)
+    X, y = make_two_gaussians(n, random_state=seed)
     return np.ascontiguousarray(X), y
 
 

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from refsvm.ramp import online_svmr as ramp
-from refsvm.datasets import make_gauss
+from refsvm.datasets import make_two_gaussians
 from refsvm.core.kernels import Kernel, get_row
 
 from ..conftest import to_csr as as_csr
@@ -33,7 +33,7 @@ ARRAYS = ("I", "V", "support", "cached")
 
 
 def noisy_gauss(n, seed, flip=0.1):
-    X, y = make_gauss(n, distance=2.0, random_state=seed)
+    X, y = make_two_gaussians(n, distance=2.0, random_state=seed)
     rng = np.random.RandomState(seed + 100)
     y = np.where(rng.rand(n) < flip, -y, y)
     return np.ascontiguousarray(X), y.astype(np.float64)
@@ -392,7 +392,7 @@ def test_hold_out_breaks_the_cycle_of_algorithm_1():
     """Gauss stream (seed 0), C = 1, gamma = 0.5: at example 956, Alg. 1 as printed cycles for
     ever (example 249 alternates alpha = C, g = 2.0005 -> out of V -> alpha = 0, g = 1.9989 ->
     back in V).  Both twins hold example 249 out for the rest of that update, and agree."""
-    X, y = make_gauss(5000, random_state=0)
+    X, y = make_two_gaussians(5000, random_state=0)
     X, y = np.ascontiguousarray(X[:957]), y[:957]
     y = y.astype(np.float64)
     objs = []
