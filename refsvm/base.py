@@ -111,8 +111,22 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     #: and raises the error of the usual check.  One read of X instead of three, for
     #: models that read X only through ``run`` (the linear ones: O(d) snapshots).
     _fused_input_check = False
+    #: A ``partial_fit`` call is one indivisible run (POKER's chunk is one path-following
+    #: run, whose intermediate states are no model of a prefix of the stream): an
+    #: interrupt puts back the model before the call and raises ``Interrupted(0, n)``.
+    _atomic_calls = False
 
     # ------------------------------------------------------------------ hooks
+    def _backup_states(self):
+        """A copy of the states that ``partial_fit`` restores if the call fails (default:
+        a deep copy; a family with a cheaper exact copy overrides it)."""
+        return copy.deepcopy(self._states)
+
+    def _learn(self, X, Ys, check):
+        """Learn the call's X (in the model's format) with one encoded label array per
+        state (default: one pass of the stream driver)."""
+        run_states(self._states, X, Ys, np.arange(X.shape[0], dtype=np.intp), check=check)
+
     @classmethod
     def _all_parameter_rules(cls):
         """The declared rules of this class and its bases (subclasses override)."""
@@ -354,7 +368,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         every one-vs-rest problem.
         """
         saved = self.__dict__.copy()
-        backup = None
+        backup, n_call = None, 0
         unchecked = None  # X whose values the pass checks (see _fused_input_check)
         try:
             self._check_params()
@@ -387,11 +401,16 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             if check is None:
                 unchecked = None
             if self._snapshot_states and not first:
-                backup = copy.deepcopy(self._states)
-            order = np.arange(X.shape[0], dtype=np.intp)
-            run_states(self._states, X, self._encode(y), order, check=check)
-        except Interrupted:
-            raise  # keep the model of the stream up to the interruption
+                backup = self._backup_states()
+            n_call = X.shape[0]
+            self._learn(X, self._encode(y), check)
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, Interrupted) and not self._atomic_calls:
+                raise  # keep the model of the stream up to the interruption
+            self._restore(saved, backup)
+            if self._atomic_calls and n_call:
+                raise Interrupted(0, n_call) from exc
+            raise
         except BaseException as exc:
             self._restore(saved, backup)
             if isinstance(exc, ValueError):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Integer, NonNegative, Options, Positive, as_format, check_unlearn_ids
+from .._validation import Integer, NonNegative, Options, Positive, check_unlearn_ids
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
-from ..core.stream import Interrupted
 from . import poker as _reference_module
 from .poker import SELECTIONS
 
@@ -154,7 +152,18 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                                       n_candidates=int(self.n_candidates),
                                       dobj_steps=int(self.dobj_steps))
 
-    @locked
+    #: a chunk is one path-following run: a failed or interrupted call restores the
+    #: model before the chunk (base ``partial_fit``), from the states' own exact copy
+    _snapshot_states = True
+    _atomic_calls = True
+
+    def _backup_states(self):
+        return [state._backup() for state in self._states]
+
+    def _learn(self, X, Ys, check):
+        for state, yy in zip(self._states, Ys):
+            state.add_chunk(X, yy)
+
     def partial_fit(self, X, y, classes=None):
         """Add ``(X, y)`` as one AltPOKER chunk (Fig. 1): the model afterwards is the
         exact SVM of every example learned so far.
@@ -169,45 +178,14 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Returns
         -------
         self
+
+        Notes
+        -----
+        The call is atomic: if it raises, or Ctrl-C interrupts it
+        (:class:`refsvm.core.stream.Interrupted` with ``n_learned == 0``), the model is
+        exactly what it was before the call.
         """
-        saved = self.__dict__.copy()
-        backup, n_chunk = None, 0
-        try:
-            self._check_params()
-            first = not hasattr(self, "classes_")
-            if first and classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit "
-                    "(all the labels the stream can contain)")
-            X, y = self._validate_xy(X, y, reset=first)
-            if first:
-                self._start(X, classes)
-            elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-                raise ValueError(
-                    f"classes={np.unique(classes).tolist()} differs from the classes of the "
-                    f"first partial_fit call, {self.classes_.tolist()}")
-            if not first:
-                self._check_params_unchanged()
-            unknown = np.setdiff1d(np.unique(y), self.classes_)
-            if unknown.size:
-                raise ValueError(
-                    f"y contains labels not in classes {self.classes_.tolist()}: "
-                    f"{unknown.tolist()}")
-            X = as_format(X, self._sparse_)
-            n_chunk = X.shape[0]
-            if not first:
-                backup = [state._backup() for state in self._states]
-            for state, yy in zip(self._states, self._encode(y)):
-                state.add_chunk(X, yy)
-        except KeyboardInterrupt as exc:
-            # a chunk is one path-following run: its intermediate states are no model of a
-            # prefix of the stream, so an interrupt puts back the model before the chunk
-            self._restore(saved, backup)
-            raise Interrupted(0, n_chunk) from exc
-        except BaseException:
-            self._restore(saved, backup)
-            raise
-        return self
+        return super().partial_fit(X, y, classes=classes)
 
     # ------------------------------------------------------------------ decrement
     @locked
