@@ -8,6 +8,22 @@ import pytest
 import scipy.sparse as sp
 
 BACKENDS = ["cython", "python"]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run the tests marked slow (long checks; skipped by default)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` are skipped unless ``--runslow`` is given or the ``-m``
+    expression names them (``-m slow``): the default run, which CI runs, stays short."""
+    if config.getoption("--runslow") or "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow (or -m slow)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 SHARED_DATA = Path(os.environ.get("REFSVM_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
