@@ -49,6 +49,7 @@ def test_row_kernel_counts_and_cache():
     assert small.n_evals == 4 * 50                                   # row 0 was evicted
 
 
+@pytest.mark.slow
 def test_cccp_from_scratch_reaches_a_ramp_solution():
     X, y = gauss(300, 2)
     C, tol = 5.0, 1e-3
@@ -67,8 +68,11 @@ def test_cccp_from_scratch_reaches_a_ramp_solution():
     assert sv.sum() < (full > 0).sum()
 
 
-@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
-@pytest.mark.parametrize("mod,n", [(ramp, 150), (_ramp, 600)], ids=["python", "cython"])
+@pytest.mark.parametrize("mod,n,shrinking", [
+    pytest.param(ramp, 150, False, id="python-as-printed"),
+    pytest.param(ramp, 150, True, id="python-shrinking", marks=pytest.mark.slow),
+    pytest.param(_ramp, 600, False, id="cython-as-printed"),
+    pytest.param(_ramp, 600, True, id="cython-shrinking")])
 def test_online_solution_is_a_cccp_fixed_point(mod, n, shrinking):
     """Warm-started from OnlineSVMR, one CCCP round keeps V, and (with the online gain rule
     off) keeps alpha; at a 1000x tighter inner tolerance f moves by less than the KKT slack."""

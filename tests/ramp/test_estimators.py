@@ -24,8 +24,11 @@ def data(n=300, seed=0):
     return np.ascontiguousarray(X), np.where(y > 0, "pos", "neg")
 
 
-@pytest.mark.parametrize("bias", [False, True], ids=["no-bias", "fit_intercept"])
-@pytest.mark.parametrize("Est", [OnlineRampSVM, KernelPassiveAggressive])
+@pytest.mark.parametrize("Est,bias", [
+    pytest.param(OnlineRampSVM, False, id="OnlineRampSVM-no-bias", marks=pytest.mark.slow),
+    pytest.param(OnlineRampSVM, True, id="OnlineRampSVM-fit_intercept"),
+    pytest.param(KernelPassiveAggressive, False, id="KernelPassiveAggressive-no-bias"),
+    pytest.param(KernelPassiveAggressive, True, id="KernelPassiveAggressive-fit_intercept")])
 def test_backends_agree_and_attributes_are_consistent(Est, bias):
     X, y = data()
     X = X + 3.0                     # classes away from the origin: the bias matters
@@ -86,7 +89,8 @@ def test_removal_step_bounds_memory():
         assert est._states[0].get_state()["n_removed"] > 0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow) if b == "python"
+                                     else b for b in BACKENDS])
 def test_partial_fit_equals_fit_and_sparse_equals_dense(backend):
     X, y = data(200, 1)
     full = OnlineRampSVM(C=2.0, gamma=0.5, backend=backend).fit(X, y)
@@ -175,15 +179,16 @@ def test_one_class_and_first_partial_fit_need_classes(Est):
         Est().partial_fit(X, y)
 
 
-def test_multiclass_one_vs_rest_and_pickle():
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow) if b == "python"
+                                     else b for b in BACKENDS])
+def test_multiclass_one_vs_rest_and_pickle(backend):
     rng = np.random.RandomState(0)
     centers = np.array([[0, 3], [3, 0], [-3, -3]])
     lab = rng.randint(0, 3, 240)
     X = centers[lab] + rng.randn(240, 2)
-    for backend in BACKENDS:
-        est = OnlineRampSVM(C=1.0, gamma=0.5, backend=backend).fit(X, lab)
-        assert est.score(X, lab) > 0.9
-        assert est.dual_coef_.shape == (3, est.support_.shape[0])
-        assert est.n_support_.shape == (3,)
-        clone = pickle.loads(pickle.dumps(est))
-        np.testing.assert_array_equal(clone.decision_function(X), est.decision_function(X))
+    est = OnlineRampSVM(C=1.0, gamma=0.5, backend=backend).fit(X, lab)
+    assert est.score(X, lab) > 0.9
+    assert est.dual_coef_.shape == (3, est.support_.shape[0])
+    assert est.n_support_.shape == (3,)
+    clone = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(clone.decision_function(X), est.decision_function(X))

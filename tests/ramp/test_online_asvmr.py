@@ -34,20 +34,20 @@ class Oracle:
 
 
 def test_query_all_is_online_svmr():
-    X, y = stream(150, 0)
+    X, y = stream(90, 0)
     learner = QueryAll(backend="python", **PARAMS)
     oracle = Oracle(y)
-    curve = learner.run(X, oracle, X, y, eval_every=50)
-    assert oracle.asked == list(range(150))
+    curve = learner.run(X, oracle, X, y, eval_every=30)
+    assert oracle.asked == list(range(90))
     s = ramp.OnlineSVMR(2, False, **PARAMS)
-    s.run(X, y.astype(float), np.arange(150))
+    s.run(X, y.astype(float), np.arange(90))
     assert learner.state.get_state().keys() == s.get_state().keys()
     for k, v in s.get_state().items():
         np.testing.assert_array_equal(learner.state.get_state()[k], v)
-    assert list(curve.n_seen) == [50, 100, 150] and list(curve.n_labels) == [50, 100, 150]
+    assert list(curve.n_seen) == [30, 60, 90] and list(curve.n_labels) == [30, 60, 90]
 
 
-@pytest.mark.parametrize("backend", ["python", "cython"])
+@pytest.mark.parametrize("backend", [pytest.param("python", marks=pytest.mark.slow), "cython"])
 def test_asvmr_queries_exactly_the_ramp_region(backend):
     """Replay Algorithm 3 with an independent loop on a reference state."""
     X, y = stream(200, 1)
@@ -90,6 +90,7 @@ def test_greedy_queries_the_least_certain_of_each_block(h):
         assert expected == list(range(103))
 
 
+@pytest.mark.slow
 def test_backends_agree_and_asvmr_beats_query_all_per_label():
     """Fig. 6 in small: for the same number of labels OnlineASVMR is at least as accurate as
     QueryAll (here: at the label count where ASVMR ends, QueryAll is not better)."""
