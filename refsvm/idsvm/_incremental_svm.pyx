@@ -13,7 +13,7 @@ the margin-set size |S| is ``n_margin``.
 """
 from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 import numpy as np
@@ -26,7 +26,7 @@ from refsvm._core cimport (
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
 from refsvm.core.kernels import Kernel, SparseRow
-from refsvm.idsvm.incremental_svm import state_arrays
+from refsvm.idsvm.incremental_svm import ExactnessError, state_arrays
 
 cnp.import_array()
 
@@ -35,7 +35,8 @@ cnp.import_array()
 from refsvm.idsvm._incremental_svm_constants cimport (
     GONE, REST, MARGIN, ERROR, OUT, EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN,
     EPS_RATE, EPS_GAMMA, EPS_G, EPS_ALPHA, EPS_RESIDUE, EPS_DOUBT, EPS_PIVOT_SCALE,
-    EPS_PIVOT_ABS)
+    EPS_PIVOT_ABS, N_REFINE, EPS_RESID, EPS_REFACTOR, EPS_REPAIR, N_REPAIR, EPS_KKT,
+    STEPS_PER_EXAMPLE)
 
 #: the constants of the .pxd, for the test that they equal the reference's
 CONSTANTS = {
@@ -44,7 +45,9 @@ CONSTANTS = {
     "EV_S_OUT": EV_S_OUT, "EV_JOIN": EV_JOIN,
     "EPS_RATE": EPS_RATE, "EPS_GAMMA": EPS_GAMMA, "EPS_G": EPS_G, "EPS_ALPHA": EPS_ALPHA,
     "EPS_RESIDUE": EPS_RESIDUE, "EPS_DOUBT": EPS_DOUBT, "EPS_PIVOT_SCALE": EPS_PIVOT_SCALE,
-    "EPS_PIVOT_ABS": EPS_PIVOT_ABS,
+    "EPS_PIVOT_ABS": EPS_PIVOT_ABS, "N_REFINE": N_REFINE, "EPS_RESID": EPS_RESID,
+    "EPS_REFACTOR": EPS_REFACTOR, "EPS_REPAIR": EPS_REPAIR, "N_REPAIR": N_REPAIR,
+    "EPS_KKT": EPS_KKT, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE,
 }
 
 
@@ -54,6 +57,22 @@ cdef int _fail(const char* msg) except -1 with gil:
 
 cdef int _nomem() except -1 with gil:
     raise MemoryError()
+
+
+cdef int _fail_exact(int code, Py_ssize_t c, bint loo, double worst, Py_ssize_t v,
+                     double h) except -1 with gil:
+    """Raise ExactnessError after a rollback (the messages of the reference)."""
+    if code == 2:
+        msg = "the step budget of the operation ran out (cycling?)"
+    elif code == 3:
+        msg = f"a KKT condition is violated by {worst:.3g} (example {v}) after {N_REPAIR} repairs"
+    else:
+        msg = f"sum_i y_i alpha_i = {h:.3g} is not zero"
+    if loo:
+        raise ExactnessError(f"IncrementalSVM: leave-one-out of example {c}: {msg}; the model "
+                             "was rolled back to the one before it", c)
+    raise ExactnessError(f"IncrementalSVM: example {c}: {msg}; the operation was rolled back "
+                         "(the state is exactly the one before it)", c)
 
 
 cdef class IncrementalSVMState(StreamLearner):
@@ -98,6 +117,9 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef Py_ssize_t* saved      # ... and the marks (blist) before its join
     cdef Py_ssize_t nsaved, capsaved
     cdef double* lu
+    cdef double* Mb             # the bordered matrix M (as Rinv: row-major, ld_rinv)
+    cdef double* rho            # the residual M beta + m (see _refine) ...
+    cdef double* dbeta          # ... and the correction -Rinv rho
     cdef double* rp             # row p of R while S[p - 1] leaves S
     cdef double* gs             # g of the margin vectors (see _move_g)
     cdef Py_ssize_t ngone       # unlearned examples
@@ -118,6 +140,22 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef readonly long long n_refresh_failed, n_pivot_refresh
     cdef bint fresh             # R inverted from scratch, S unchanged since
     cdef double cscale          # the scale of the candidate's pivot (see _adiabatic)
+    cdef double amax, aother    # the scales of alpha and g (see _scales) and the tie
+    cdef double ea, eg          # windows EPS_ALPHA alpha_max, EPS_G g_scale
+    cdef readonly long long max_steps, steps_left   # the step budget of an operation
+    cdef readonly long long n_repairs, n_rollbacks
+    # the snapshot an operation rolls back to (see _snapshot)
+    cdef double* snap_alpha
+    cdef double* snap_g
+    cdef signed char* snap_status
+    cdef Py_ssize_t* snap_S
+    cdef double* snap_R
+    cdef Py_ssize_t snap_cap, snap_caps, snap_n, snap_ns, snap_ngone
+    cdef double snap_b, snap_kscale, snap_drift, snap_amax
+    cdef bint snap_fresh
+    cdef long long snap_nsc, snap_nref
+    cdef double fail_worst, fail_h     # what the check found (see _repair_and_check)
+    cdef Py_ssize_t fail_v
     cdef readonly long long n_s_changes, n_refresh
     cdef readonly double max_inverse_drift
 
@@ -150,6 +188,16 @@ cdef class IncrementalSVMState(StreamLearner):
         self.nsaved = 0
         self.capsaved = 0
         self.lu = NULL
+        self.Mb = NULL
+        self.rho = NULL
+        self.dbeta = NULL
+        self.snap_alpha = NULL
+        self.snap_g = NULL
+        self.snap_status = NULL
+        self.snap_S = NULL
+        self.snap_R = NULL
+        self.snap_cap = 0
+        self.snap_caps = 0
         self.rp = NULL
         self.gs = NULL
         self.ngone = 0
@@ -171,8 +219,12 @@ cdef class IncrementalSVMState(StreamLearner):
         self.ld_rinv = 1
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
+                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0, max_steps=0):
         self.n_features = int(n_features)
+        self.max_steps = int(max_steps)
+        self.steps_left = 0
+        self.n_repairs = 0
+        self.n_rollbacks = 0
         self.cache_bytes = int(float(cache_size) * 2**20)
         self.cache_size = float(cache_size)
         self.sparse = bool(sparse)
@@ -228,6 +280,14 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.blist)
         free(self.saved)
         free(self.lu)
+        free(self.Mb)
+        free(self.rho)
+        free(self.dbeta)
+        free(self.snap_alpha)
+        free(self.snap_g)
+        free(self.snap_status)
+        free(self.snap_S)
+        free(self.snap_R)
         free(self.rp)
         free(self.gs)
         self._pool_clear()
@@ -325,20 +385,29 @@ cdef class IncrementalSVMState(StreamLearner):
         """Room for ``need`` margin vectors (R of size need + 1)."""
         cdef Py_ssize_t caps, ld, i, j, c, old = 0   # (grow: at least the size asked for)
         cdef double* new_rinv
+        cdef double* new_m
         if need <= self.caps:
             return 0
         caps = max(need, 2 * self.caps, 4)
         ld = caps + 1
         new_rinv = <double*> malloc(ld * ld * sizeof(double))
         if new_rinv == NULL: _nomem()
+        new_m = <double*> malloc(ld * ld * sizeof(double))
+        if new_m == NULL:
+            free(new_rinv)
+            _nomem()
         if self.Rinv != NULL:
             for i in range(self.n_margin + 1):
                 for j in range(self.n_margin + 1):
                     new_rinv[i * ld + j] = self.Rinv[i * self.ld_rinv + j]
+                    new_m[i * ld + j] = self.Mb[i * self.ld_rinv + j]
             free(self.Rinv)
+            free(self.Mb)
         else:
             new_rinv[0] = 0.0
+            new_m[0] = 0.0
         self.Rinv = new_rinv
+        self.Mb = new_m
         self.ld_rinv = ld
         c = old
         grow(<void**> &self.S, &c, caps, sizeof(Py_ssize_t))
@@ -354,6 +423,10 @@ cdef class IncrementalSVMState(StreamLearner):
         grow(<void**> &self.gs, &c, ld, sizeof(double))
         c = old
         grow(<void**> &self.rp, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.rho, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.dbeta, &c, ld, sizeof(double))
         c = old
         grow(<void**> &self.lu, &c, ld * ld, sizeof(double))
         c = old
@@ -502,14 +575,28 @@ cdef class IncrementalSVMState(StreamLearner):
         self.KS[ns] = newcol
         self.S[ns] = i
         self.n_margin = ns + 1
+        self._border(ns)
         self.status[i] = MARGIN
         self.fresh = False
         self._s_changed()
         return 0
 
+    cdef void _border(self, Py_ssize_t a) noexcept nogil:
+        """Row and column a + 1 of the bordered matrix M (those of the margin vector
+        S[a]), entries as in _bordered."""
+        cdef Py_ssize_t bb, ld = self.ld_rinv, ns = self.n_margin, sa = self.S[a]
+        cdef double ya = self.y[sa]
+        cdef double* M = self.Mb
+        M[0] = 0.0
+        M[a + 1] = ya
+        M[(a + 1) * ld] = ya
+        for bb in range(ns):
+            M[(a + 1) * ld + bb + 1] = (ya * self.y[self.S[bb]]) * self.KS[bb][sa]
+            M[(bb + 1) * ld + a + 1] = (self.y[self.S[bb]] * ya) * self.KS[a][self.S[bb]]
+
     cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
         """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
-        cdef Py_ssize_t ns = self.n_margin, a
+        cdef Py_ssize_t ns = self.n_margin, a, q, ld
         cdef double mx
         cdef bint rebuild = False
         if ns == 1:
@@ -522,6 +609,16 @@ cdef class IncrementalSVMState(StreamLearner):
             self.KS[a] = self.KS[a + 1]
             self.S[a] = self.S[a + 1]
         self.n_margin = ns - 1
+        # M without row and column pos + 1
+        ld = self.ld_rinv
+        for a in range(ns + 1):
+            if a == pos + 1:
+                continue
+            q = a - (a > pos + 1)
+            if q != a:
+                memmove(self.Mb + q * ld, self.Mb + a * ld, (pos + 1) * sizeof(double))
+            memmove(self.Mb + q * ld + pos + 1, self.Mb + a * ld + pos + 2,
+                    (ns - pos - 1) * sizeof(double))
         self.fresh = False
         if ns > 1 and rebuild:
             self._invert_bordered(self.Rinv, &mx)
@@ -537,13 +634,9 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t a, bb, ld = self.ld_rinv
         cdef double* A = self.lu
         cdef double* work
-        A[0] = 0.0
-        for a in range(self.n_margin):
-            A[a + 1] = self.y[self.S[a]]
-            A[(a + 1) * nn] = self.y[self.S[a]]
-            for bb in range(self.n_margin):
-                A[(a + 1) + (bb + 1) * nn] = (self.y[self.S[a]] * self.y[self.S[bb]]) * \
-                    self.KS[bb][self.S[a]]
+        for a in range(nn):
+            for bb in range(nn):
+                A[a + bb * nn] = self.Mb[a * ld + bb]
         dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
         if info != 0:
             if soft:
@@ -617,8 +710,8 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
         """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix (built
         row-major in the scratch buffer lu; refsvm._core.pivot_round_off_scale)."""
-        self._bordered(self.lu)
-        return pivot_round_off_scale(self.kdiag[i], self.beta, self.lu, self.n_margin + 1, self.n_margin + 1)
+        return pivot_round_off_scale(self.kdiag[i], self.beta, self.Mb, self.ld_rinv,
+                                     self.n_margin + 1)
 
     cdef void _bordered(self, double* M) noexcept nogil:
         """M <- [[0, y_S'], [y_S, Q_SS]] (row-major, leading dimension k + 1), Q_ab =
@@ -647,7 +740,77 @@ cdef class IncrementalSVMState(StreamLearner):
         for a in range(self.n_margin):
             self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
         bordered_beta(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta)
+        if self._refine() > EPS_REFACTOR and self._fresh_inverse():
+            bordered_beta(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta)
+            self._refine()
         return 0
+
+    cdef double _refine(self) noexcept nogil:
+        """Iterative refinement of beta = -M^-1 m (self.beta, self.m) against the bordered
+        matrix M itself: rho = M beta + m, beta <- beta - Rinv rho, at most N_REFINE times,
+        until max|rho| <= EPS_RESID (max|m| + max(1, k_max) sum|beta|) (a bound of
+        max(|M||beta| + |m|) from the first beta, as |M_ab| <= max(1, k_max)).  Returns the
+        relative residual (refsvm.idsvm.incremental_svm._refine)."""
+        cdef Py_ssize_t nn = self.n_margin + 1, a, it
+        cdef double rmax, smax, mmax = 0.0, bsum = 0.0
+        for a in range(nn):
+            if fabs(self.m[a]) > mmax:
+                mmax = fabs(self.m[a])
+            bsum += fabs(self.beta[a])
+        smax = mmax + max(1.0, self.kscale) * bsum
+        if smax == 0.0:
+            return 0.0
+        for it in range(N_REFINE + 1):
+            self._residual()
+            rmax = 0.0
+            for a in range(nn):
+                if fabs(self.rho[a]) > rmax:
+                    rmax = fabs(self.rho[a])
+            if rmax <= EPS_RESID * smax or it == N_REFINE:
+                break
+            bordered_beta(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta)
+            for a in range(nn):
+                self.beta[a] = self.beta[a] + self.dbeta[a]
+        return rmax / smax
+
+    cdef void _residual(self) noexcept nogil:
+        """rho = M beta + m, each row summed from 0 left to right (the reference's
+        matvec), four rows at a time as independent sums."""
+        cdef Py_ssize_t nn = self.n_margin + 1, ld = self.ld_rinv, a, j, last = (nn // 4) * 4
+        cdef double a0, a1, a2, a3, b
+        cdef double* r0
+        cdef double* r1
+        cdef double* r2
+        cdef double* r3
+        cdef double* beta = self.beta
+        a = 0
+        while a < last:
+            r0 = self.Mb + a * ld
+            r1 = r0 + ld
+            r2 = r1 + ld
+            r3 = r2 + ld
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            for j in range(nn):
+                b = beta[j]
+                a0 = a0 + r0[j] * b
+                a1 = a1 + r1[j] * b
+                a2 = a2 + r2[j] * b
+                a3 = a3 + r3[j] * b
+            self.rho[a] = a0 + self.m[a]
+            self.rho[a + 1] = a1 + self.m[a + 1]
+            self.rho[a + 2] = a2 + self.m[a + 2]
+            self.rho[a + 3] = a3 + self.m[a + 3]
+            a += 4
+        while a < nn:
+            r0 = self.Mb + a * ld
+            a0 = 0.0
+            for j in range(nn):
+                a0 = a0 + r0[j] * beta[j]
+            self.rho[a] = a0 + self.m[a]
+            a += 1
 
     cdef int _rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
         """r_i = sign * gamma_i (Eq. 7) for every example (those in S are not used).
@@ -740,20 +903,20 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _adiabatic(self, Py_ssize_t c, double sign, double* col) except -1 nogil:
         """Move alpha_c up (sign=+1) or down to 0 (sign=-1): the four steps of each pass
         as in refsvm.idsvm.incremental_svm._adiabatic."""
-        cdef Py_ssize_t it, max_iter = 50 * (self.n + 10)
         cdef double rb, rtb, rt0
         cdef EventChoice ev
         self._clear_dependent()
         self.joined = -1
-        for it in range(max_iter):
+        while True:
+            if self.steps_left <= 0:
+                return 2                    # the budget is spent (see _snapshot)
+            self.steps_left -= 1
             self.n_iterations += 1
             self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
             self._limiting_event(c, sign, rtb, rt0, &ev)
             self._increment(c, sign, ev.t, rb)
             if self._change_membership(c, sign, col, &ev):
                 return 0
-        _fail("IncrementalSVM: too many adiabatic steps (cycling?)")
-        return -1
 
     cdef int _sensitivities(self, Py_ssize_t c, double sign, const double* col, double* rb,
                             double* rtb, double* rt0) except -1 nogil:
@@ -777,18 +940,13 @@ cdef class IncrementalSVMState(StreamLearner):
             self.cscale = self._pivot_bound(c)
             if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
                 self.cscale = self._pivot_scale(c)
-                if pivot_doubtful(kappa, self.cscale, EPS_DOUBT) and self._fresh_inverse():
-                    self._beta(c)
-                    self.cscale = self._pivot_scale(c)
         self._rates(c, col, sign)
         rb[0] = sign * self.beta[0]
         bsum = 0.0
         for pos in range(ns):
             bsum += fabs(self.beta[pos + 1]) * self.kroot[self.S[pos]]
         rtb[0] = self.kroot[c] + bsum
-        rt0[0] = 0.0
-        for pos in range(ns + 1):
-            rt0[0] += fabs(self.Rinv[pos]) * fabs(self.m[pos])
+        rt0[0] = fabs(self.beta[0])
         return 0
 
     cdef int _limiting_event(self, Py_ssize_t c, double sign, double rtb, double rt0,
@@ -797,10 +955,11 @@ cdef class IncrementalSVMState(StreamLearner):
         smallest step, pass 2 the first event (fixed order) within its window eps/|rate|
         of it (refsvm.idsvm.incremental_svm._limiting_event)."""
         cdef Py_ssize_t ns = self.n_margin
+        self._scales(c)
         self._events(c, sign, ns, rtb, rt0, INFINITY, ev)
         if ev.kind >= 0:
             self._events(c, sign, ns, rtb, rt0, ev.t, ev)
-        if ev.kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
+        if ev.kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.aother:
             ev.t = 0.0                      # round-off residue (see the reference)
             event_take(ev, EV_C_ZERO, c)
         if ev.kind < 0:
@@ -837,7 +996,6 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double kappa
         self.joined = -1
         if ev.kind == EV_C_MARGIN:
-            self.g[c] = 0.0
             if self.alpha[c] <= 0.0:
                 self.alpha[c] = 0.0
                 self.status[c] = REST
@@ -847,8 +1005,6 @@ cdef class IncrementalSVMState(StreamLearner):
             else:
                 kappa = self.r[c] * sign
                 self._grow_inverse(c, kappa, col, False)
-                if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
-                    self._fresh_inverse()       # a small pivot: R afresh
             return 1
         if ev.kind == EV_C_BOUND:
             self.alpha[c] = self.C
@@ -867,8 +1023,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     self._mark_dependent(self.saved[q])
                 self._mark_dependent(i)
             return 0
-        # EV_JOIN
-        self.g[i] = 0.0
+        # EV_JOIN (g_i keeps its value: safeguard 2, see the reference)
         changes = self.n_s_changes
         grow(<void**> &self.saved, &self.capsaved, self.nblk, sizeof(Py_ssize_t))
         for q in range(self.nblk):
@@ -906,7 +1061,6 @@ cdef class IncrementalSVMState(StreamLearner):
         self._cache_put(s, self.KS[pos])
         self._shrink_inverse(pos)
         self.status[s] = new
-        self.g[s] = 0.0
         return 0
 
     cdef void _move_g(self, double t) noexcept nogil:
@@ -939,20 +1093,19 @@ cdef class IncrementalSVMState(StreamLearner):
         of tmin, the candidate's own (first in their order), else the margin vector or
         candidate with the least id; e.t is tmin."""
         cdef Py_ssize_t pos, s, i
-        cdef double t, a, rr, x, ea = EPS_ALPHA * self.C
+        cdef double t, a, rr, x, ea = self.ea, eg = self.eg
         cdef signed char st
         cdef bint first = tmin == INFINITY
         event_start(e, tmin)
         if sign > 0:
-            if ns == 0 or self.r[c] > max(100.0 * (EPS_GAMMA * (self.kroot[c] * rtb + rt0)),
-                                         EPS_PIVOT_SCALE * self.cscale,
+            if ns == 0 or self.r[c] > max(EPS_PIVOT_SCALE * self.cscale,
                                          EPS_PIVOT_ABS * self.kscale):
                 t = -self.g[c] / self.r[c]
                 if t < 0.0:
                     t = 0.0
                 if first:
                     event_smaller(e, t, EV_C_MARGIN, c)
-                elif event_tied(t, tmin, EPS_G / fabs(self.r[c])):
+                elif event_tied(t, tmin, eg / fabs(self.r[c])):
                     event_take(e, EV_C_MARGIN, c)
                     return
             if ns > 0:
@@ -1003,8 +1156,8 @@ cdef class IncrementalSVMState(StreamLearner):
         if not first:
             # pass 2 reads the steps pass 1 computed, ids ascending (the candidates it
             # skipped are surely beyond their window).  A cheap test skips, without a
-            # division, the steps surely beyond their window: (t - tmin) |r| > 4 EPS_G
-            # (as t is a float > tmin, fl(tmin + EPS_G/|r|) < t then)
+            # division, the steps surely beyond their window: (t - tmin) |r| > 4 eg
+            # (as t is a float > tmin, fl(tmin + eg/|r|) < t then)
             # (the first tied candidate has the least id among them; it is chosen if its
             # id is below that of the least tied margin vector)
             for q in range(self.ntl):
@@ -1012,9 +1165,9 @@ cdef class IncrementalSVMState(StreamLearner):
                 if e.index >= 0 and i > e.index:
                     return
                 t = tb[q]
-                if (t - tmin) * fabs(r[i]) > 4.0 * EPS_G:
+                if (t - tmin) * fabs(r[i]) > 4.0 * eg:
                     continue
-                if event_tied(t, tmin, EPS_G / fabs(r[i])):
+                if event_tied(t, tmin, eg / fabs(r[i])):
                     event_least_index(e, EV_JOIN, i)
                     return
             return
@@ -1022,7 +1175,7 @@ cdef class IncrementalSVMState(StreamLearner):
         # tol_i = EPS_GAMMA (kroot_i rtb + rt0), not held back as dependent on S (blk).
         # With sd = +1 for E, -1 for R (0 otherwise) that is sd r > tol_i,
         # |r| = sd r and -g/r = x/|r| with x = -sd g (all exact).  The division is skipped
-        # when t = -g/r surely exceeds best + EPS_G/|r| (it can then be neither the smallest
+        # when t = -g/r surely exceeds best + eg/|r| (it can then be neither the smallest
         # step nor tied with it; same result).  The test is computed without branches on the
         # (unpredictable) set and sign, in one condition that is rarely true (with the rate
         # bound tol0 = EPS_GAMMA rt0 <= tol_i); tol_i itself only for the few that pass.
@@ -1035,7 +1188,7 @@ cdef class IncrementalSVMState(StreamLearner):
             sd = <double> ((st == ERROR) - (st == REST))
             rr = r[i]
             ar = sd * rr
-            lim = (ar * best + EPS_G) * (1.0 + 1e-9)
+            lim = (ar * best + eg) * (1.0 + 1e-9)
             take = (ar > tol0) & (blk[i] == 0) & ((-sd) * g[i] <= lim)
             if take and ar > EPS_GAMMA * (kroot[i] * rtb + rt0):
                 t = -g[i] / rr
@@ -1050,6 +1203,27 @@ cdef class IncrementalSVMState(StreamLearner):
         self.ntl = ntl
         if bi >= 0:
             event_smaller(e, best, EV_JOIN, bi)
+
+    cdef void _scales(self, Py_ssize_t c) noexcept nogil:
+        """alpha_max (all learned examples), the largest alpha of the others (i != c),
+        and the tie windows ea = EPS_ALPHA alpha_max, eg = EPS_G (1 + k_max alpha_max)
+        (refsvm.idsvm.incremental_svm._scales)."""
+        cdef Py_ssize_t i, n = self.n, cut = c if 0 <= c < self.n else self.n
+        cdef double a, other = 0.0, rest = 0.0
+        cdef double* alpha = self.alpha
+        for i in range(cut):
+            a = alpha[i]
+            other = a if a > other else other
+        for i in range(cut + 1, n):
+            a = alpha[i]
+            rest = a if a > rest else rest
+        other = rest if rest > other else other
+        self.aother = other
+        self.amax = other
+        if cut < n and alpha[cut] > other:
+            self.amax = alpha[cut]
+        self.ea = EPS_ALPHA * self.amax
+        self.eg = EPS_G * (1.0 + self.kscale * self.amax)
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
@@ -1069,7 +1243,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
         Returns the example the exchange left dependent on the final S, or -1 (see
         refsvm.idsvm.incremental_svm.join)."""
-        cdef double kappa, d, best_t, t, a, ea, mag
+        cdef double kappa, d, best_t, t, a, ea, mag, room
         cdef EventChoice ev
         cdef Py_ssize_t best_pos, pos, s, ns, j, dep = -1
         cdef int new
@@ -1086,16 +1260,10 @@ cdef class IncrementalSVMState(StreamLearner):
             mag = self._pivot_bound(i)
             if pivot_doubtful(kappa, mag, EPS_DOUBT):
                 mag = self._pivot_scale(i)
-                if pivot_doubtful(kappa, mag, EPS_DOUBT) and self._fresh_inverse():
-                    self._beta(i)               # doubtful: from a fresh R
-                    kappa = self._pivot(i)
-                    mag = self._pivot_scale(i)
             if not pivot_is_zero(kappa, mag, self.kscale, EPS_PIVOT_SCALE, EPS_PIVOT_ABS):
                 if not have_col:
                     self._column(i, self.col2, 2)
                 self._grow_inverse(i, kappa, self.col2, False)
-                if pivot_doubtful(kappa, mag, EPS_DOUBT):
-                    self._fresh_inverse()       # a small pivot: R afresh
                 return dep
             self.n_exchanges += 1
             if not have_col:
@@ -1105,8 +1273,13 @@ cdef class IncrementalSVMState(StreamLearner):
             ns = self.n_margin
             # the smallest step (alpha_i's own bound C last), then the first event within
             # its window of it (refsvm.idsvm.incremental_svm.first_event)
-            ea = EPS_ALPHA * self.C
-            event_start(&ev, self.C)
+            self._scales(-1)
+            ea = self.ea
+            # (alpha_i's room: i may have moved in an earlier exchange of this join)
+            room = self.C - self.alpha[i] if d > 0 else self.alpha[i]
+            if room < 0.0:
+                room = 0.0
+            event_start(&ev, room)
             for pos in range(ns):
                 s = self.S[pos]
                 a = d * self.beta[pos + 1]
@@ -1149,7 +1322,6 @@ cdef class IncrementalSVMState(StreamLearner):
             # a null direction up to round-off: g follows it (gamma^(i)) all the same
             self._rates(i, self.col2, d)
             self._move_g(t)
-            self.g[i] = 0.0
             if best_pos < 0:
                 if d > 0:
                     self.alpha[i] = self.C
@@ -1204,7 +1376,178 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0
         if mode != 3:
             self._column(c, self.col, mode)
-        self._adiabatic(c, 1.0, self.col)
+        return self._adiabatic(c, 1.0, self.col)       # 2: the step budget is spent
+
+    # ------------------------------------------------------------------ safeguard 3
+    # (see refsvm.idsvm.incremental_svm: check, repair, roll back)
+    cdef int _snapshot(self, Py_ssize_t keep) except -1 nogil:
+        """Start an operation: its step budget, and what it rolls back to (the first
+        ``keep`` examples, the margin set, R, b)."""
+        cdef Py_ssize_t ns = self.n_margin, nn = self.n_margin + 1, a, j, c
+        self.steps_left = self.max_steps if self.max_steps > 0 else \
+            STEPS_PER_EXAMPLE * (self.n + 10)
+        if keep > self.snap_cap:
+            c = self.snap_cap
+            grow(<void**> &self.snap_alpha, &c, keep, sizeof(double))
+            c = self.snap_cap
+            grow(<void**> &self.snap_g, &c, keep, sizeof(double))
+            c = self.snap_cap
+            grow(<void**> &self.snap_status, &c, keep, sizeof(signed char))
+            self.snap_cap = c
+        if nn > self.snap_caps:
+            c = self.snap_caps
+            grow(<void**> &self.snap_S, &c, nn, sizeof(Py_ssize_t))
+            c = self.snap_caps
+            grow(<void**> &self.snap_R, &c, nn * nn, sizeof(double))
+            self.snap_caps = nn
+        memcpy(self.snap_alpha, self.alpha, keep * sizeof(double))
+        memcpy(self.snap_g, self.g, keep * sizeof(double))
+        memcpy(self.snap_status, self.status, keep * sizeof(signed char))
+        for j in range(ns):
+            self.snap_S[j] = self.S[j]
+        for a in range(nn):
+            for j in range(nn):
+                self.snap_R[a * nn + j] = self.Rinv[a * self.ld_rinv + j]
+        self._scales(-1)
+        self.snap_amax = self.amax
+        self.snap_n = keep
+        self.snap_ns = ns
+        self.snap_ngone = self.ngone
+        self.snap_b = self.b
+        self.snap_kscale = self.kscale
+        self.snap_fresh = self.fresh
+        self.snap_nsc = self.n_s_changes
+        self.snap_nref = self.n_refresh
+        self.snap_drift = self.max_inverse_drift
+        return 0
+
+    cdef int _rollback(self) except -1 nogil:
+        """Back to the snapshot (refsvm.idsvm.incremental_svm._rollback): the columns of
+        the old margin vectors still in S are kept, the others recomputed in the order of
+        S (cache first); cached columns cut to the examples kept."""
+        cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.n, j, q, sl, s
+        cdef Py_ssize_t cur = self.n_margin
+        cdef double** kept = <double**> malloc((ns + 1) * sizeof(double*))
+        cdef double* col
+        if kept == NULL: _nomem()
+        for j in range(ns):
+            kept[j] = NULL
+            for q in range(cur):
+                if self.S[q] == self.snap_S[j] and self.KS[q] != NULL:
+                    kept[j] = self.KS[q]
+                    self.KS[q] = NULL
+                    break
+        for q in range(cur):
+            if self.KS[q] != NULL:
+                self._pool_put(self.KS[q])
+                self.KS[q] = NULL
+        self.n_margin = 0
+        # the examples after the first n (the one being learned) go
+        if old_n > n:
+            for j in range(n):
+                self.idx[j] = j
+            self.store.keep(self.idx, n)
+        self.n = n
+        sl = self.ncache - 1
+        while sl >= 0:
+            if self.cid[sl] >= n:
+                self._cache_drop(self.cid[sl])
+            elif self.clen[sl] > n:
+                self.clen[sl] = n
+            sl -= 1
+        memcpy(self.alpha, self.snap_alpha, n * sizeof(double))
+        memcpy(self.g, self.snap_g, n * sizeof(double))
+        memcpy(self.status, self.snap_status, n * sizeof(signed char))
+        for j in range(n, old_n):
+            self.alpha[j] = 0.0
+            self.g[j] = 0.0
+            self.status[j] = GONE
+        self._clear_dependent()
+        self.ngone = self.snap_ngone
+        self.b = self.snap_b
+        self.kscale = self.snap_kscale
+        self._reserve_s(ns + 1)
+        for j in range(ns):
+            s = self.snap_S[j]
+            if kept[j] != NULL:
+                col = kept[j]
+            else:
+                col = self._pool_get()
+                self._column(s, col, 0)
+            self.KS[j] = col
+            self.S[j] = s
+        free(kept)
+        self.n_margin = ns
+        for j in range(ns):
+            self._border(j)
+        for j in range(ns + 1):
+            for q in range(ns + 1):
+                self.Rinv[j * self.ld_rinv + q] = self.snap_R[j * (ns + 1) + q]
+        if ns == 0:
+            self.Rinv[0] = 0.0
+        self.fresh = self.snap_fresh
+        self.n_s_changes = self.snap_nsc
+        self.n_refresh = self.snap_nref
+        self.max_inverse_drift = self.snap_drift
+        self.n_rollbacks += 1
+        return 0
+
+    cdef Py_ssize_t _worst_violation(self) noexcept nogil:
+        """The example violating its KKT condition most on the kept g (-g in R, g in E,
+        |g| in S; the least id on ties); its violation in self.fail_worst."""
+        cdef Py_ssize_t i, best = -1
+        cdef double v, worst = 0.0
+        cdef signed char st
+        for i in range(self.n):
+            st = self.status[i]
+            if st == REST:
+                v = -self.g[i]
+            elif st == ERROR:
+                v = self.g[i]
+            elif st == MARGIN:
+                v = fabs(self.g[i])
+            else:
+                continue
+            if best < 0 or v > worst:
+                worst = v
+                best = i
+        self.fail_worst = worst
+        return best
+
+    cdef int _repair_and_check(self, Py_ssize_t c) except -1 nogil:
+        """Safeguard 3 after an operation on c: 0 if the KKT conditions hold (after at most
+        N_REPAIR repairs), 2 if the step budget ran out, 3 (a violation above EPS_KKT
+        g_scale) or 4 (|h| above EPS_KKT alpha_max) otherwise; the scales are those of
+        the larger of alpha_max now and before the operation (see the reference)."""
+        cdef Py_ssize_t it, v = -1, i
+        cdef int rc
+        cdef double h, amax
+        for it in range(N_REPAIR + 1):
+            v = self._worst_violation()
+            self._scales(-1)
+            amax = max(self.amax, self.snap_amax)
+            if self.fail_worst <= EPS_REPAIR * (1.0 + self.kscale * amax) or it == N_REPAIR:
+                break
+            self.n_repairs += 1
+            rc = self._unlearn_one(v)
+            if rc == 2:
+                return 2
+            self._centre_bias()
+            if self._learn(v, 3 if rc == 1 else 0) == 2:
+                return 2
+            self._centre_bias()
+        self._scales(-1)
+        amax = max(self.amax, self.snap_amax)
+        self.fail_v = v
+        h = 0.0
+        for i in range(self.n):
+            if self.status[i] >= 0:
+                h += self.y[i] * self.alpha[i]
+        self.fail_h = fabs(h)
+        if self.fail_worst > EPS_KKT * (1.0 + self.kscale * amax):
+            return 3
+        if self.fail_h > EPS_KKT * amax:
+            return 4
         return 0
 
     cdef int _step_stored(self, double yc) except -1 nogil:
@@ -1231,8 +1574,19 @@ cdef class IncrementalSVMState(StreamLearner):
         self.g[c] = self.y[c] * f - 1.0
         for j in range(self.n_margin):
             self.KS[j][c] = self.col[self.S[j]]
-        self._learn(c, 1)
-        self._centre_bias()
+        cdef int rc
+        if self.g[c] >= -self.tol:                  # on or beyond its margin: R
+            self.status[c] = REST
+            self._centre_bias()
+        else:
+            self._snapshot(c)                       # one atomic operation (safeguard 3)
+            rc = self._learn(c, 1)
+            if rc == 0:
+                self._centre_bias()
+                rc = self._repair_and_check(c)
+            if rc:
+                self._rollback()
+                _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h)
         self.n_increments += 1
         # unchanged: c joined R and b stayed (S empty: the interval of b may have moved)
         return 1 if (self.status[c] != REST or self.b != b0) else 0
@@ -1262,23 +1616,32 @@ cdef class IncrementalSVMState(StreamLearner):
         else:
             self._column(c, self.col, 2)
         self.status[c] = OUT
-        self._adiabatic(c, -1.0, self.col)
+        if self._adiabatic(c, -1.0, self.col) == 2:
+            return 2                            # the step budget is spent
         return 1
 
     def unlearn(self, ids):
-        """Remove the examples with these ids exactly (decremental unlearning)."""
+        """Remove the examples with these ids exactly (decremental unlearning), each
+        removal atomic (see the reference)."""
         cdef const Py_ssize_t[::1] v = np.ascontiguousarray(ids, dtype=np.intp)
         cdef Py_ssize_t t, c
+        cdef int rc
         with nogil:
             for t in range(v.shape[0]):
                 c = v[t]
-                self._unlearn_one(c)
-                self.status[c] = GONE
-                self.ngone += 1
-                self._cache_drop(c)
-                self.alpha[c] = 0.0
-                self.g[c] = 0.0
-                self._centre_bias()
+                self._snapshot(self.n)
+                rc = self._unlearn_one(c)
+                if rc != 2:
+                    self.status[c] = GONE
+                    self.ngone += 1
+                    self._cache_drop(c)
+                    self.alpha[c] = 0.0
+                    self.g[c] = 0.0
+                    self._centre_bias()
+                    rc = self._repair_and_check(c)
+                if rc:
+                    self._rollback()
+                    _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h)
                 self.n_decrements += 1
 
     def loo_decisions(self):
@@ -1287,17 +1650,27 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef const Py_ssize_t[::1] v = ids
         cdef double[::1] out = np.empty(ids.shape[0])
         cdef Py_ssize_t r, c
+        cdef int rc
         with nogil:
             for r in range(v.shape[0]):
                 c = v[r]
                 if self.status[c] == REST:
                     out[r] = self.y[c] * (self.g[c] + 1.0)
                     continue
-                self._unlearn_one(c)
-                self._centre_bias()
-                out[r] = self.y[c] * (self.g[c] + 1.0)
-                self._learn(c, 3)
-                self._centre_bias()
+                self._snapshot(self.n)             # one budget for both halves
+                rc = self._unlearn_one(c)
+                if rc != 2:
+                    self._centre_bias()
+                    rc = self._repair_and_check(c)
+                if rc == 0:
+                    out[r] = self.y[c] * (self.g[c] + 1.0)
+                    rc = self._learn(c, 3)
+                    if rc == 0:
+                        self._centre_bias()
+                        rc = self._repair_and_check(c)
+                if rc:
+                    self._rollback()
+                    _fail_exact(rc, c, True, self.fail_worst, self.fail_v, self.fail_h)
         return np.asarray(out)
 
     def refresh_inverse(self):
@@ -1426,6 +1799,8 @@ cdef class IncrementalSVMState(StreamLearner):
             "n_exchanges": int(self.n_exchanges),
             "n_refresh_failed": int(self.n_refresh_failed),
             "n_pivot_refresh": int(self.n_pivot_refresh),
+            "n_repairs": int(self.n_repairs),
+            "n_rollbacks": int(self.n_rollbacks),
             "cached": self._cached_ids(),
             "n_refresh": int(self.n_refresh),
             "max_inverse_drift": float(self.max_inverse_drift),
@@ -1463,7 +1838,7 @@ cdef class IncrementalSVMState(StreamLearner):
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                     kernel=self.kind, gamma=self.gamma, degree=self.degree,
                     coef0=self.coef0, tol=self.tol, refresh_every=self.refresh_every,
-                    cache_size=self.cache_size)
+                    cache_size=self.cache_size, max_steps=self.max_steps)
 
     def save_state(self):
         """Everything learned, in the format both twins share
@@ -1480,7 +1855,8 @@ cdef class IncrementalSVMState(StreamLearner):
                           n_refresh_failed=self.n_refresh_failed,
                           n_pivot_refresh=self.n_pivot_refresh, n_s_changes=self.n_s_changes,
                           n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
-                          fresh=bool(self.fresh), n_kernel_evals=self.kern.n_evals))
+                          fresh=bool(self.fresh), n_kernel_evals=self.kern.n_evals,
+                          n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks))
 
     def _cache_col(self, Py_ssize_t i):
         cdef Py_ssize_t sl = self.cslot[i], j
@@ -1531,6 +1907,8 @@ cdef class IncrementalSVMState(StreamLearner):
             self.KS[j] = colp
             self.S[j] = S[j]
             self.n_margin = j + 1
+        for j in range(ns):
+            self._border(j)
         Rinv = np.asarray(data["Rinv"], dtype=np.float64)
         if ns:
             for i in range(ns + 1):
@@ -1553,5 +1931,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.n_s_changes = int(data["n_s_changes"])
         self.n_refresh = int(data["n_refresh"])
         self.max_inverse_drift = float(data["max_inverse_drift"])
+        self.n_repairs = int(data["n_repairs"]) if "n_repairs" in data else 0
+        self.n_rollbacks = int(data["n_rollbacks"]) if "n_rollbacks" in data else 0
         self.fresh = bool(data["fresh"])
         self.kern.n_evals = int(data["n_kernel_evals"])

@@ -24,13 +24,20 @@ cdef extern from *:
     """
     /* refsvm.idsvm: tolerances (see refsvm/idsvm/incremental_svm.py for their meaning) */
     static const double REFSVM_IDSVM_EPS_RATE = 1e-12;
-    static const double REFSVM_IDSVM_EPS_GAMMA = 1e-10;
+    static const double REFSVM_IDSVM_EPS_GAMMA = 1e-12;
     static const double REFSVM_IDSVM_EPS_G = 1e-12;
     static const double REFSVM_IDSVM_EPS_ALPHA = 1e-12;
     static const double REFSVM_IDSVM_EPS_RESIDUE = 1e-9;
     static const double REFSVM_IDSVM_EPS_DOUBT = 1e-6;
-    static const double REFSVM_IDSVM_EPS_PIVOT_SCALE = 1e-11;
+    static const double REFSVM_IDSVM_EPS_PIVOT_SCALE = 1e-13;
     static const double REFSVM_IDSVM_EPS_PIVOT_ABS = 1e-14;
+    static const int REFSVM_IDSVM_N_REFINE = 3;
+    static const double REFSVM_IDSVM_EPS_RESID = 1e-14;
+    static const double REFSVM_IDSVM_EPS_REFACTOR = 1e-10;
+    static const double REFSVM_IDSVM_EPS_REPAIR = 1e-11;
+    static const int REFSVM_IDSVM_N_REPAIR = 8;
+    static const double REFSVM_IDSVM_EPS_KKT = 1e-9;
+    static const int REFSVM_IDSVM_STEPS_PER_EXAMPLE = 50;
     """
     const double EPS_RATE "REFSVM_IDSVM_EPS_RATE"
     const double EPS_GAMMA "REFSVM_IDSVM_EPS_GAMMA"
@@ -40,3 +47,10 @@ cdef extern from *:
     const double EPS_DOUBT "REFSVM_IDSVM_EPS_DOUBT"
     const double EPS_PIVOT_SCALE "REFSVM_IDSVM_EPS_PIVOT_SCALE"
     const double EPS_PIVOT_ABS "REFSVM_IDSVM_EPS_PIVOT_ABS"
+    const int N_REFINE "REFSVM_IDSVM_N_REFINE"
+    const double EPS_RESID "REFSVM_IDSVM_EPS_RESID"
+    const double EPS_REFACTOR "REFSVM_IDSVM_EPS_REFACTOR"
+    const double EPS_REPAIR "REFSVM_IDSVM_EPS_REPAIR"
+    const int N_REPAIR "REFSVM_IDSVM_N_REPAIR"
+    const double EPS_KKT "REFSVM_IDSVM_EPS_KKT"
+    const int STEPS_PER_EXAMPLE "REFSVM_IDSVM_STEPS_PER_EXAMPLE"

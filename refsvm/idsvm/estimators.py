@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .._validation import Integer, NonNegative, Positive, check_unlearn_ids
-from ..base import BaseKernelClassifier, SupportVectorsMixin
+from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from . import incremental_svm as _reference_module
+from .incremental_svm import ExactnessError
 
-__all__ = ["IncrementalSVM"]
+__all__ = ["ExactnessError", "IncrementalSVM"]
 
 
 class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
@@ -42,6 +45,10 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         (those that left it, or just ended in E or R), so that a return to S
         costs only the kernel values of the examples learned since.  0 turns
         the cache off (a column is then recomputed on every return).
+    max_steps : int, default=0
+        Adiabatic steps allowed for one example (learned or unlearned, its KKT
+        repairs included); 0: 50 (n + 10) for n examples seen.  A safeguard: when
+        they run out, :class:`ExactnessError` (see Notes).
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -65,6 +72,19 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     Notes
     -----
+    Exactness is checked after every example: the KKT conditions must hold on
+    the kept g to ``EPS_KKT (1 + k_max alpha_max)`` (1e-9 of the size of the
+    terms of y f(x); alpha_max the largest alpha, k_max the largest k(x, x)) and
+    sum_i y_i alpha_i to ``EPS_KKT alpha_max``, after at most ``N_REPAIR``
+    repairs (an offending example unlearned and learned again); see
+    ``docs/cauwenberghs_poggio.rst``.  If that fails, or ``max_steps`` runs
+    out, the example is rolled back and :class:`ExactnessError` raised:
+    ``partial_fit`` then leaves the model of the stream up to the last example
+    learned exactly (the message says how many of the call's examples that
+    is; every one-vs-rest problem at the same example), ``fit`` leaves the
+    estimator as it was before the call, and ``unlearn`` leaves the ids before
+    the failing one unlearned.  The model is never left drifted.
+
     More than two classes go one-vs-rest (one exact binary SVM per class,
     every one learning every example), so the model then differs from SVC's
     one-vs-one.  :meth:`unlearn` and :meth:`loo_decisions` work on every
@@ -116,7 +136,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     _compiled = "refsvm.idsvm._incremental_svm"
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-12,
-                 refresh_every=100, cache_size=200.0, backend="cython"):
+                 refresh_every=100, cache_size=200.0, max_steps=0, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -125,17 +145,50 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.tol = tol
         self.refresh_every = refresh_every
         self.cache_size = cache_size
+        self.max_steps = max_steps
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "tol": NonNegative(),
-                        "refresh_every": Integer(minimum=0), "cache_size": NonNegative()}
+                        "refresh_every": Integer(minimum=0), "cache_size": NonNegative(),
+                        "max_steps": Integer(minimum=0)}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return self._module().IncrementalSVMState(
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
             coef0=coef0, tol=float(self.tol), refresh_every=int(self.refresh_every),
-            cache_size=float(self.cache_size))
+            cache_size=float(self.cache_size), max_steps=int(self.max_steps))
+
+    # ------------------------------------------------------------------ safeguards
+    @property
+    def _snapshot_states(self):
+        """One-vs-rest: the states are copied before each ``partial_fit`` call, so that a
+        safeguard firing in one of them can bring all back to the same example (see
+        :meth:`partial_fit`); one binary state rolls itself back."""
+        return len(self.__dict__.get("_states", ())) > 1
+
+    @locked
+    def partial_fit(self, X, y, classes=None):
+        """One pass over ``(X, y)``, continuing from the current model (see
+        :meth:`refsvm.base.BaseOnlineClassifier.partial_fit`).
+
+        If a safeguard fires at an example (:class:`ExactnessError`), the model is
+        that of the stream up to the example before it -- every one-vs-rest problem
+        alike -- and the error says how many of the call's examples were learned."""
+        states = self.__dict__.get("_states")
+        n0 = int(states[0].get_state()["n_seen"]) if states else 0
+        try:
+            return super().partial_fit(X, y, classes)
+        except ExactnessError as exc:
+            learned = max(exc.example - n0, 0)
+            if len(self.__dict__.get("_states", ())) > 1 or not hasattr(self, "classes_"):
+                # the states are those from before the call: learn the prefix again
+                # (the same arithmetic, so the same model as in the failed call)
+                if learned:
+                    super().partial_fit(X[:learned], np.asarray(y)[:learned], classes)
+            raise ExactnessError(
+                f"{exc}. partial_fit learned {learned} of the call's {len(y)} examples: "
+                "the model is the model of the stream up to there", exc.example) from None
 
     # ------------------------------------------------------------------ unlearning
     def _fitted(self):
@@ -156,12 +209,29 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ExactnessError
+            A safeguard fired at one of the ids: the ids before it are unlearned
+            (in every one-vs-rest problem), it and those after it are not.
         """
         self._fitted()
         ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
-                                self._states[0].active_ids())
-        for state in self._states:
-            state.unlearn(ids.astype(np.intp))
+                                self._states[0].active_ids()).astype(np.intp)
+        backup = copy.deepcopy(self._states) if len(self._states) > 1 else None
+        try:
+            for state in self._states:
+                state.unlearn(ids)
+        except ExactnessError as exc:
+            done = int(np.flatnonzero(ids == exc.example)[0])
+            if backup is not None:           # every one-vs-rest problem at the same id
+                self._states = backup
+                for state in self._states:
+                    state.unlearn(ids[:done])
+            raise ExactnessError(
+                f"{exc}. unlearn removed the first {done} of the {len(ids)} ids",
+                exc.example) from None
         return self
 
     def loo_decisions(self):

@@ -64,26 +64,47 @@ Choices for the degenerate cases (documented in the docs page)
 * **Zero tests.**  A pivot (kappa of a joining example, gamma_c of the
   candidate c) is judged against its round-off scale
   |Q_ii| + |beta|' |M| |beta| (M the bordered matrix; an O(k) upper bound of
-  it stands in while the pivot exceeds 1e-6 of the bound): below 1e-6 of it the
-  pivot is doubtful and is recomputed from a freshly inverted M (LAPACK);
-  below 1e-11 of it, or below 1e-14 max k(x, x), it is zero (c then cannot
-  join S; its step is limited by the other events); a small pivot that joins
-  S is followed by a fresh inverse.  A rate |gamma_i| counts as zero below
-  1e-10 of the bound of its terms, sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj)
-  |beta_j|) + sum_a |R_0a m_a|, and |beta_s| < 1e-12 as well, so round-off never
-  fabricates an event.  Unlearning: an alpha_c below 1e-9 C left when S
-  empties is round-off and set to 0.
+  it stands in while the pivot exceeds 1e-6 of the bound): below 1e-13 of it,
+  or below 1e-14 max k(x, x), it is zero (c then cannot join S; its step is
+  limited by the other events).  A rate |gamma_i| counts as zero below 1e-12 of
+  the bound of its terms, sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj) |beta_j|)
+  + |beta_b|, and |beta_s| < 1e-12 as well, so round-off never fabricates an
+  event.  (These levels are round-off levels only because beta is refined,
+  safeguard 1 below.)  Unlearning: an alpha_c below 1e-9 alpha_max (of the
+  other examples) left when S empties is round-off and set to 0.
 * **Examples exactly on the margin** on arrival (g_c >= -tol) join R.
 * **Ties and anti-cycling** (least-index rule, as Bland's rule for the simplex
   method): the step taken is the smallest one, t_min; the events whose variable
-  is within round-off of its bound at t_min (1e-12 C for an alpha, 1e-12 for a
-  g) are tied; the candidate's own events go first (they end the operation),
+  is within round-off of its bound at t_min (1e-12 alpha_max for an alpha,
+  1e-12 (1 + k_max alpha_max) for a g, alpha_max the largest alpha) are tied; the candidate's own events go first (they end the operation),
   otherwise the tied margin vector or joining example with the *smallest
   example id* limits the step (in an exchange: the tied margin vector with the
   smallest id).  The order depends on nothing the path changes (not on the
   joining order of S), so sequences of zero steps at a degenerate point cannot
   repeat; both twins apply it identically, and ties within round-off never go
   by the last bit.
+
+Safeguards (departures from the paper, issue 15)
+------------------------------------------------
+On noisy 2-D streams (a hundred margin vectors, bordered matrix condition ~1e11)
+the paper's updates alone cycled or lost exactness; three additions make every
+operation end exact or be undone:
+
+1. **beta is refined** against the bordered matrix itself (``_refine``: at
+   most N_REFINE corrections beta <- beta - R (M beta + m)), and R is
+   refactorised from the kernel columns when that does not converge.
+2. **g is never reset to 0** when an example reaches the margin; it keeps the
+   value the increments gave it (0 within the tie window), so what the
+   tolerances let pass stays visible.
+3. **Check, repair, roll back** after every operation (``_guarded``): the KKT
+   conditions on the kept g (O(n)); an example violating them by more than
+   EPS_REPAIR (1 + k_max alpha_max) is unlearned and learned again (at most
+   N_REPAIR times); a violation above EPS_KKT (1 + k_max alpha_max), |h| above
+   EPS_KKT alpha_max, or a spent step budget (``max_steps``) undoes the
+   operation exactly (``_rollback``) and raises :class:`ExactnessError`.
+
+Tie windows and tolerances are relative to alpha_max and k_max (the size of the
+terms of g = y f - 1), not to C.
 
 Numerical hygiene
 -----------------
@@ -120,24 +141,56 @@ __all__ = ["IncrementalSVMState", "state_arrays"]
 
 # set membership codes (shared with the twin)
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
-#: pivot tolerance: rates |gamma_i| / kernel scale, |beta_s| below it are zero
+#: |beta_s| below this is zero (beta is dimensionless: alpha_s per unit of alpha_c)
 EPS_RATE = 1e-12
-#: relative round-off level of gamma (see ``_adiabatic``)
-EPS_GAMMA = 1e-10
-#: events whose variable is within these of its bound at the smallest step are tied
-EPS_G = 1e-12           # for g (scale 1: g = y f - 1)
-EPS_ALPHA = 1e-12       # times C, for alpha
-#: an alpha_c left below this times C when S empties while unlearning is round-off
+#: relative round-off level of gamma (see ``_sensitivities``)
+EPS_GAMMA = 1e-12
+#: events whose variable is within these of its bound at the smallest step are tied;
+#: both are relative to the scale of the variables (see ``_scales``): alpha_max, the
+#: largest alpha, and g_scale = 1 + k_max alpha_max (the size of the terms of g)
+EPS_G = 1e-12           # times g_scale, for g
+EPS_ALPHA = 1e-12       # times alpha_max, for alpha
+#: an alpha_c left below this times alpha_max (of the other examples) when S empties
+#: while unlearning is round-off
 EPS_RESIDUE = 1e-9
-#: a pivot below this fraction of its scale |Q_ii| + |m|'|R||m| is doubtful: it is
-#: recomputed from a freshly inverted bordered matrix
+#: a pivot below this fraction of its O(k) bound is judged against its exact O(k^2)
+#: round-off scale |Q_ii| + |beta|'|M||beta| instead
 EPS_DOUBT = 1e-6
-#: a pivot (recomputed) below this fraction of its scale is numerically zero
-EPS_PIVOT_SCALE = 1e-11
+#: a pivot below this fraction of its scale is numerically zero
+EPS_PIVOT_SCALE = 1e-13
 #: ... and so is one below this times max k(x, x) (exact zeros, e.g. x = 0 under a
 #: homogeneous polynomial kernel, make the relative scale meaningless; treating such
 #: a pivot as zero moves g by less than this times k_max per unit of alpha)
 EPS_PIVOT_ABS = 1e-14
+
+#: iterative refinement of beta (safeguard 1): at most N_REFINE corrections, until the
+#: residual |M beta + m| is below EPS_RESID of (a bound of) its scale |M||beta| + |m| ...
+N_REFINE = 3
+EPS_RESID = 1e-14
+#: ... and above EPS_REFACTOR of it after them, R is refactorised from the kernel columns
+EPS_REFACTOR = 1e-10
+#: after each operation (safeguard 3) an example whose g violates its KKT condition by
+#: more than EPS_REPAIR g_scale is unlearned and learned again (at most N_REPAIR times);
+#: a violation above EPS_KKT g_scale left after that (or |h| above EPS_KKT alpha_max)
+#: rolls the operation back and raises ExactnessError
+EPS_REPAIR = 1e-11
+N_REPAIR = 8
+EPS_KKT = 1e-9
+#: the adiabatic steps allowed per operation (repairs included) when max_steps is 0:
+#: STEPS_PER_EXAMPLE (n + 10)
+STEPS_PER_EXAMPLE = 50
+
+
+class ExactnessError(RuntimeError):
+    """A safeguard fired (the step budget ran out, or the KKT conditions could not be
+    restored within EPS_KKT): the operation was rolled back, the state is exactly the
+    one before it (``example`` is the id of the example that was being learned or
+    unlearned)."""
+
+    def __init__(self, message, example=-1):
+        super().__init__(message)
+        self.example = int(example)
+
 
 # event kinds (shared with the twin)
 EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
@@ -146,8 +199,8 @@ EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
 def _first_event(events, tc, wc, cand, last=None):
     """The limiting event and the step: t_min, the smallest step of all, and among the
     events *at their bound at t_min within round-off* (t <= t_min + w, where the window
-    w = eps / |rate| is the step that moves the variable by eps: EPS_ALPHA * C for an
-    alpha, EPS_G for a g) the one chosen by the least-index rule: the candidate's own
+    w = eps / |rate| is the step that moves the variable by eps: EPS_ALPHA alpha_max
+    for an alpha, EPS_G g_scale for a g) the one chosen by the least-index rule: the candidate's own
     events (``events`` of kinds EV_C_*, which end the operation) first, in their order;
     otherwise the tied margin vector or joining candidate (``cand``, ids ascending)
     with the smallest example id (Bland's rule; it prevents cycling through zero
@@ -172,7 +225,9 @@ def _first_event(events, tc, wc, cand, last=None):
 
 #: the integer counters of the persistence format
 COUNTERS = ("n_increments", "n_decrements", "n_iterations", "n_exchanges", "n_refresh_failed",
-            "n_pivot_refresh", "n_s_changes", "n_refresh")
+            "n_pivot_refresh", "n_s_changes", "n_refresh", "n_repairs", "n_rollbacks")
+#: counters added after the first version of the format (0 when a saved state lacks them)
+NEW_COUNTERS = ("n_repairs", "n_rollbacks")
 
 
 def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, kscale,
@@ -227,11 +282,18 @@ class IncrementalSVMState(StreamLearner):
     cache_size : float
         Megabytes of kernel columns kept for examples outside S (see
         :meth:`_cache_put`); 0 disables the cache.
+    max_steps : int
+        Adiabatic steps allowed per operation (one example learned or unlearned,
+        its repairs included); 0: ``STEPS_PER_EXAMPLE * (n + 10)``.  When they run
+        out the operation is rolled back and :class:`ExactnessError` raised.
 
     Notes
     -----
     Examples get ids 0, 1, 2, ... in the order they are learned; unlearned
-    ids are never reused.  Memory: the examples, O(n) per-example numbers,
+    ids are never reused.  Every operation is atomic: when a safeguard fires
+    (:class:`ExactnessError`) the state is exactly the one before the operation
+    (an example that could not be learned leaves no trace but the kernel
+    evaluations it cost).  Memory: the examples, O(n) per-example numbers,
     the kernel columns of the margin vectors (n x |S|, which every increment
     needs to compute gamma) and the (|S|+1)^2 inverse.
 
@@ -270,8 +332,10 @@ class IncrementalSVMState(StreamLearner):
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0):
+                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0, max_steps=0):
         super().__init__(n_features, sparse)
+        self.max_steps = int(max_steps)
+        self._steps_left = 0                         # of the operation under way
         self.cache_size = float(cache_size)
         self.C = float(C)
         self.tol = float(tol)
@@ -296,7 +360,9 @@ class IncrementalSVMState(StreamLearner):
         self.n_iterations = 0                        # adiabatic steps (all operations)
         self.n_exchanges = 0                         # degenerate exchanges (null directions)
         self.n_refresh_failed = 0                    # refreshes skipped: singular S
-        self.n_pivot_refresh = 0                     # inverses recomputed for a doubtful pivot
+        self.n_pivot_refresh = 0                     # R refactorised: beta not refinable
+        self.n_repairs = 0                           # KKT repairs (unlearn + learn again)
+        self.n_rollbacks = 0                         # operations rolled back
         self.fresh = False                           # R inverted from scratch, S unchanged since
         self._joined = None                          # (see _change_membership), per operation
         self.n_s_changes = 0
@@ -434,8 +500,8 @@ class IncrementalSVMState(StreamLearner):
         return drift
 
     def _fresh_inverse(self):
-        """Recompute R from the cached columns unless it is fresh already (a doubtful
-        pivot is then recomputed); returns whether R changed."""
+        """Recompute R from the cached columns unless it is fresh already (beta could not
+        be refined with it, see ``_beta``); returns whether R changed."""
         if self.fresh or not self.S:
             return False
         try:
@@ -460,12 +526,43 @@ class IncrementalSVMState(StreamLearner):
 
     # ------------------------------------------------------------------ sensitivities
     def _beta(self, i):
-        """beta^(i) = -R [y_i; Q_Si]  (Eq. 5), from the cached columns of S."""
+        """beta^(i) = -R [y_i; Q_Si]  (Eq. 5), from the cached columns of S.
+
+        Safeguard 1 (a departure from the paper, which multiplies by the updated R):
+        beta is refined against the bordered matrix M itself (:meth:`_refine`), and if
+        R has drifted so far that refinement does not converge, R is refactorised from
+        the kernel columns and beta computed again.  With a margin set of ~100 points in
+        two dimensions M has a condition number ~1e11; beta = -R m alone then has
+        residuals |M beta + m| ~1e-7, and rates computed from it flip sign at random:
+        the adiabatic loop cycled (issue 15).  Refined, the residual is at round-off."""
         S = np.array(self.S, dtype=np.intp)
         m = np.empty(len(S) + 1)
         m[0] = self.y[i]
         m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
-        return bordered_beta(self.Rinv, m), m
+        beta, rel = self._refine(bordered_beta(self.Rinv, m), m)
+        if rel > EPS_REFACTOR and self._fresh_inverse():
+            beta, _ = self._refine(bordered_beta(self.Rinv, m), m)
+        return beta, m
+
+    def _refine(self, beta, m):
+        """Iterative refinement of beta = -M^-1 m: rho = M beta + m (M from the cached
+        kernel columns, O(k^2)), beta <- beta - R rho, at most N_REFINE times, until
+        max|rho| <= EPS_RESID (max|m| + max(1, k_max) sum|beta|) (a bound of the scale
+        max(|M||beta| + |m|) of the residual's terms, from the first beta).  Returns
+        (beta, the relative residual)."""
+        M = self._bordered()
+        # max(|M||beta| + |m|) <= max|m| + max(1, k_max) sum|beta| (|M_ab| <= max(1, k_max))
+        smax = float(np.max(np.abs(m))) + max(1.0, self.kscale) * _dot(np.abs(beta),
+                                                                          np.ones(beta.size))
+        if smax == 0.0:
+            return beta, 0.0
+        for it in range(N_REFINE + 1):
+            rho = _matvec(M, beta) + m
+            rmax = float(np.max(np.abs(rho)))
+            if rmax <= EPS_RESID * smax or it == N_REFINE:
+                break
+            beta = beta + bordered_beta(self.Rinv, rho)
+        return beta, rmax / smax
 
     def _gamma(self, c, col, beta):
         """gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b for every id (Eq. 7)."""
@@ -482,21 +579,23 @@ class IncrementalSVMState(StreamLearner):
 
         Each pass: the sensitivities (Eqs. 5-7), the limiting event (Sec. 2.2), the
         increment (Eqs. 3-7), the membership change (Eqs. 8-9); the twin has the same
-        four steps."""
-        max_iter = 50 * (self.n + 10)
+        four steps.  Each pass spends one step of the operation's budget (see
+        :meth:`_snapshot`); when it is spent, :class:`ExactnessError`."""
         # examples left dependent on S by an exchange (see _join), or whose rate proved to
         # be round-off (see _change_membership): no candidates until S changes
         dependent = []
         # the example that just joined S by a plain join and the marks before it
         self._joined = None
-        for _ in range(max_iter):
+        while True:
+            if self._steps_left <= 0:
+                raise ExactnessError("the step budget of the operation ran out (cycling?)", c)
+            self._steps_left -= 1
             self.n_iterations += 1
             sens = self._sensitivities(c, sign, col)
             t, kind, i = self._limiting_event(c, sign, sens, dependent)
             self._increment(c, sign, t, sens)
             if self._change_membership(c, sign, col, t, kind, i, sens, dependent):
                 return
-        raise RuntimeError("IncrementalSVM: too many adiabatic steps (cycling?)")
 
     def _sensitivities(self, c, sign, col):
         """How every variable moves per unit step of alpha_c (sign = +1 up, -1 down):
@@ -513,15 +612,11 @@ class IncrementalSVMState(StreamLearner):
         beta, m = self._beta(c)                                  # Eq. 5
         if sign > 0:
             # the pivot gamma_c = Q_cc + m' beta and its scale (the O(|S|) bound unless
-            # the pivot is small against it); a doubtful one is recomputed from a fresh
-            # inverse
+            # the pivot is small against it: then the exact O(|S|^2) scale)
             kappa_c = bordered_pivot(self.kdiag[c], m, beta)
             kscale_c = self._pivot_bound(c, beta)
             if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT):
                 kscale_c = self._pivot_scale(c, beta)
-                if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT) and self._fresh_inverse():
-                    beta, m = self._beta(c)
-                    kscale_c = self._pivot_scale(c, beta)
         r = sign * self._gamma(c, col, beta)                     # Eq. 7
         aS = sign * beta[1:]
         rb = sign * beta[0]
@@ -529,12 +624,23 @@ class IncrementalSVMState(StreamLearner):
         # counts as zero: examples dependent on S have gamma = 0 exactly, and must not
         # fabricate events from round-off.  The terms are bounded per example by
         # |k(x_i, x_j)| <= sqrt(k_ii k_jj): sqrt(k_ii) (sqrt(k_cc) + sum_j sqrt(k_jj)
-        # |beta_j|), and beta_b by the magnitude of its own terms, sum_a |R_0a m_a|
-        # (beta_b = -(R m)_0)
+        # |beta_j|) + |beta_b| (beta refined: its own round-off is not R's)
         kr = np.sqrt(np.abs(self.kdiag[:n]))
-        rate_tol = EPS_GAMMA * (kr * (kr[c] + _dot(np.abs(beta[1:]), kr[S]))
-                                + _dot(np.abs(self.Rinv[0]), np.abs(m)))
+        rate_tol = EPS_GAMMA * (kr * (kr[c] + _dot(np.abs(beta[1:]), kr[S])) + abs(beta[0]))
         return beta, r, aS, rb, rate_tol, kscale_c
+
+    def _scales(self, c=-1):
+        """(alpha_max, g_scale, alpha_max without c): the largest alpha of the learned
+        examples (so also c's), 1 + k_max alpha_max, the size of the terms of
+        g = y f - 1, and the largest alpha of the others.  The tie windows and the
+        exactness tolerances are relative to these, not to C: at C = 1e12 on separable
+        data every alpha may stay small (issue 15)."""
+        a = self.alpha[: self.n]                        # (alpha >= 0; 0 if none)
+        amax = float(a.max(initial=0.0))
+        other = amax
+        if 0 <= c < a.size:
+            other = float(max(a[:c].max(initial=0.0), a[c + 1:].max(initial=0.0)))
+        return amax, 1.0 + self.kscale * amax, other
 
     def _limiting_event(self, c, sign, sens, dependent):
         """The largest increment t >= 0 that changes no membership (Sec. 2.2) and the
@@ -543,16 +649,18 @@ class IncrementalSVMState(StreamLearner):
         ns = len(self.S)
         S = np.array(self.S, dtype=np.intp)
         st = self.status[: self.n]
-        ea = EPS_ALPHA * self.C
+        amax, gscale, aother = self._scales(c)
+        ea = EPS_ALPHA * amax
+        eg = EPS_G * gscale
         events = []                                      # (t, kind, id, window), fixed order
         if sign > 0:
             # c reaches the margin; with a numerically zero pivot gamma_c (c dependent on
             # S: alpha_c moves along a null direction and g_c does not change) c cannot
-            # join S, and the step is limited by the other events instead
-            if ns == 0 or r[c] > max(100.0 * rate_tol[c], EPS_PIVOT_SCALE * kscale_c,
-                                     EPS_PIVOT_ABS * self.kscale):
+            # join S, and the step is limited by the other events instead (the test of
+            # the pivot in _join: relative to its round-off scale, refined beta)
+            if ns == 0 or r[c] > max(EPS_PIVOT_SCALE * kscale_c, EPS_PIVOT_ABS * self.kscale):
                 events.append((max(-self.g[c] / r[c], 0.0), EV_C_MARGIN, c,
-                               EPS_G / abs(r[c])))
+                               eg / abs(r[c])))
             if ns > 0:                                            # alpha_c reaches C
                 events.append((max(self.C - self.alpha[c], 0.0), EV_C_BOUND, c, ea))
         elif ns > 0:                                              # alpha_c reaches 0
@@ -569,9 +677,9 @@ class IncrementalSVMState(StreamLearner):
         if dependent:
             cand = cand[~np.isin(cand, dependent)]
         tc = np.maximum(-self.g[cand] / r[cand], 0.0)
-        wc = EPS_G / np.abs(r[cand])
+        wc = eg / np.abs(r[cand])
         best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
-        if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.C:
+        if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * aother:
             # unlearning, S emptied by events tied with alpha_c ~ 0: alpha_c (a round-off
             # residue of h = 0) cannot move alone; it is 0
             best_t, best_kind, best_i = 0.0, EV_C_ZERO, c
@@ -606,11 +714,16 @@ class IncrementalSVMState(StreamLearner):
         direction).  It is then held back like an example left dependent by an exchange
         (no candidate until S changes otherwise), with the marks of that S restored;
         otherwise the same join and leave would repeat for ever (issue 15, noisy
-        streams)."""
+        streams).
+
+        Safeguard 2 (a departure): g is never set to 0 when an example reaches the margin
+        (joins or leaves S); it keeps the value the increments gave it, which is 0 within
+        the tie window.  g then stays the true y f - 1 to round-off, so that what the
+        tolerances let pass is seen by the check after the operation (safeguard 3)
+        instead of hidden as drift."""
         beta, r, aS, _, _, kscale_c = sens
         joined, self._joined = self._joined, None
         if kind == EV_C_MARGIN:
-            self.g[c] = 0.0
             if self.alpha[c] <= 0.0:
                 self.alpha[c] = 0.0
                 self.status[c] = REST
@@ -619,8 +732,6 @@ class IncrementalSVMState(StreamLearner):
                 self._grow_inverse(c, None, None, col)
             else:
                 self._grow_inverse(c, beta, r[c] * sign, col)
-                if pivot_doubtful(r[c] * sign, kscale_c, EPS_DOUBT):
-                    self._fresh_inverse()        # a small pivot: R afresh
             return True
         if kind == EV_C_BOUND:
             self.alpha[c] = self.C
@@ -639,7 +750,6 @@ class IncrementalSVMState(StreamLearner):
                 dependent.clear()
             return False
         # EV_JOIN
-        self.g[i] = 0.0
         changes = self.n_s_changes
         marks = list(dependent)
         dep = self._join(i)
@@ -666,7 +776,6 @@ class IncrementalSVMState(StreamLearner):
         self._cache_put(s, self.KS[: self.n, pos])
         self._shrink_inverse(pos)
         self.status[s] = new
-        self.g[s] = 0.0
 
     def _join(self, i):
         """Example i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
@@ -690,16 +799,10 @@ class IncrementalSVMState(StreamLearner):
             scale = self._pivot_bound(i, beta_i)
             if pivot_doubtful(kappa, scale, EPS_DOUBT):
                 scale = self._pivot_scale(i, beta_i)
-                if pivot_doubtful(kappa, scale, EPS_DOUBT) and self._fresh_inverse():
-                    beta_i, m = self._beta(i)               # doubtful: from a fresh R
-                    kappa = bordered_pivot(self.kdiag[i], m, beta_i)
-                    scale = self._pivot_scale(i, beta_i)
             # numerically zero relative to the terms it is computed from?
             if not pivot_is_zero(kappa, scale, self.kscale, EPS_PIVOT_SCALE, EPS_PIVOT_ABS):
                 self._grow_inverse(i, beta_i, kappa,
                                    col_i if col_i is not None else self._column(i, known))
-                if pivot_doubtful(kappa, scale, EPS_DOUBT):
-                    self._fresh_inverse()                   # a small pivot: R afresh
                 return dep
             # degenerate: [alpha_i, alpha_S] moves along a null direction of Q
             self.n_exchanges += 1
@@ -708,7 +811,7 @@ class IncrementalSVMState(StreamLearner):
             d = 1.0 if self.status[i] == REST else -1.0
             aS = d * beta_i[1:]
             S = np.array(self.S, dtype=np.intp)
-            ea = EPS_ALPHA * self.C
+            ea = EPS_ALPHA * self._scales()[0]
             events = []
             for pos in range(len(S)):
                 s, a = S[pos], aS[pos]
@@ -719,8 +822,10 @@ class IncrementalSVMState(StreamLearner):
                     events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
             # the margin vector with the least id among the tied ones leaves; alpha_i
             # reaching its other bound only when no margin vector is tied
+            # (alpha_i's room: i may have moved in an earlier exchange of this join)
+            room = max(self.C - self.alpha[i], 0.0) if d > 0 else max(self.alpha[i], 0.0)
             best_t, _, best_s = _first_event(events, np.zeros(0), np.zeros(0), None,
-                                             last=(self.C, EV_C_BOUND, -1, ea))
+                                             last=(room, EV_C_BOUND, -1, ea))
             best_pos = self._s_pos(best_s) if best_s >= 0 else -1
             t = best_t
             self.alpha[i] += d * t
@@ -733,7 +838,6 @@ class IncrementalSVMState(StreamLearner):
             r = d * self._gamma(i, col_i, beta_i)
             move = (st != MARGIN) & (st != GONE)
             self.g[:n][move] += r[move] * t
-            self.g[i] = 0.0
             if best_pos < 0:                             # alpha_i reached its other bound
                 if d > 0:
                     self.alpha[i] = self.C
@@ -782,9 +886,113 @@ class IncrementalSVMState(StreamLearner):
             col = self._column(c, known)
         self._adiabatic(c, +1.0, col)
 
+    # ------------------------------------------------------------------ safeguard 3
+    # (a departure from the paper): every operation that moves alpha ends with a check
+    # of the KKT conditions on the kept g (O(n)); the examples that violate them by more
+    # than EPS_REPAIR g_scale (what a rate below its round-off level let pass) are
+    # unlearned and learned again, worst first; what is left above EPS_KKT g_scale (or
+    # |h| above EPS_KKT alpha_max), or a spent step budget, rolls the operation back.
+    def _snapshot(self, keep):
+        """Start an operation: its step budget, and what it rolls back to (the first
+        ``keep`` examples, the margin set, R, b; O(n + |S|^2))."""
+        n = self.n
+        self._steps_left = (self.max_steps if self.max_steps > 0
+                            else STEPS_PER_EXAMPLE * (n + 10))
+        return dict(n=keep, amax=self._scales()[0], alpha=self.alpha[:keep].copy(),
+                    g=self.g[:keep].copy(), status=self.status[:keep].copy(), b=self.b,
+                    S=list(self.S), Rinv=self.Rinv.copy(), kscale=self.kscale,
+                    fresh=self.fresh, n_s_changes=self.n_s_changes,
+                    n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift)
+
+    def _rollback(self, snap):
+        """Put the state back as :meth:`_snapshot` saw it.  The kernel columns of the
+        margin set then: those still in S are kept, the others recomputed (from the
+        column cache first, in the order of S); cached columns are cut to the examples
+        kept.  Only the kernel-evaluation count shows that the operation happened."""
+        n = snap["n"]
+        kept = {s: self.KS[:n, j].copy() for j, s in enumerate(self.S)}
+        del self.rows[n:]
+        self.n = n
+        for i in list(self.cache):
+            col, L = self.cache[i]
+            if i >= n:
+                del self.cache[i]
+            elif L > n:
+                self.cache[i] = (col[:n].copy(), n)
+        self.alpha[:n] = snap["alpha"]
+        self.alpha[n:] = 0.0
+        self.g[:n] = snap["g"]
+        self.g[n:] = 0.0
+        self.status[:n] = snap["status"]
+        self.status[n:] = GONE
+        self.b = snap["b"]
+        self.kscale = snap["kscale"]
+        S = snap["S"]
+        KS = np.zeros((self.KS.shape[0], len(S)))
+        for j, s in enumerate(S):
+            KS[:n, j] = kept[s] if s in kept else self._column(s)
+        self.S = list(S)
+        self.KS = KS
+        self.Rinv = snap["Rinv"]
+        for name in ("fresh", "n_s_changes", "n_refresh", "max_inverse_drift"):
+            setattr(self, name, snap[name])
+        self.n_rollbacks += 1
+
+    def _worst_violation(self):
+        """(id, violation) of the example that violates its KKT condition most on the kept
+        g: -g in R, g in E, |g| in S (learned examples only; the least id on ties)."""
+        n = self.n
+        if not n:
+            return -1, 0.0
+        st, g = self.status[:n], self.g[:n]
+        v = np.where(st == REST, -g, np.where(st == ERROR, g, np.where(st == MARGIN,
+                                                                         np.abs(g), -np.inf)))
+        i = int(np.argmax(v))
+        return i, float(v[i])
+
+    def _repair_and_check(self, c, amax0):
+        """Safeguard 3 after an operation on c (see above); ExactnessError if the
+        conditions cannot be restored.  The scales are those of the larger of the
+        alphas now and ``amax0`` (before the operation): the round-off of g and h is
+        that of the alphas they were computed with."""
+        for it in range(N_REPAIR + 1):
+            v, worst = self._worst_violation()
+            amax = max(self._scales()[0], amax0)
+            if worst <= EPS_REPAIR * (1.0 + self.kscale * amax) or it == N_REPAIR:
+                break
+            self.n_repairs += 1
+            col = self._unlearn_one(v)
+            self._centre_bias()
+            self._learn(v, col=col)
+            self._centre_bias()
+        amax = max(self._scales()[0], amax0)
+        n = self.n
+        act = self.status[:n] >= 0
+        h = abs(_dot(self.y[:n][act], self.alpha[:n][act]))
+        if worst > EPS_KKT * (1.0 + self.kscale * amax):
+            raise ExactnessError(f"a KKT condition is violated by {worst:.3g} (example {v}) "
+                                 f"after {N_REPAIR} repairs", c)
+        if h > EPS_KKT * amax:
+            raise ExactnessError(f"sum_i y_i alpha_i = {h:.3g} is not zero", c)
+
+    def _guarded(self, c, keep, operation):
+        """Run ``operation`` on c as one atomic operation: snapshot, the operation, the
+        bias interval, safeguard 3; rolled back on ExactnessError (re-raised, saying so)."""
+        snap = self._snapshot(keep)
+        try:
+            operation()
+            self._centre_bias()
+            self._repair_and_check(c, snap["amax"])
+        except ExactnessError as exc:
+            self._rollback(snap)
+            raise ExactnessError(
+                f"IncrementalSVM: example {c}: {exc}; the operation was rolled back (the "
+                "state is exactly the one before it)", c) from None
+
     def step(self, x, y):
         """Learn one example (x, y), y = +1 or -1: the model is exact afterwards.
-        Returns 1 when the model changed, 0 when the example joined R and b stayed."""
+        Returns 1 when the model changed, 0 when the example joined R and b stayed.
+        Atomic: on :class:`ExactnessError` the example is not learned (and not stored)."""
         b0 = self.b
         c = self._store(x, float(y))
         self.kdiag[c] = self.kernel.self_value(self.rows[c])
@@ -801,8 +1009,11 @@ class IncrementalSVMState(StreamLearner):
         ns = len(self.S)
         for j in range(ns):                               # extend the cached columns of S
             self.KS[c, j] = known[self.S[j]]
-        self._learn(c, known=known)
-        self._centre_bias()
+        if self.g[c] >= -self.tol:                       # on or beyond its margin: R
+            self.status[c] = REST
+            self._centre_bias()
+        else:
+            self._guarded(c, c, lambda: self._learn(c, known=known))
         self.n_increments += 1
         # unchanged: c joined R and b stayed (S empty: the interval of b may have moved)
         return 1 if (self.status[c] != REST or self.b != b0) else 0
@@ -824,16 +1035,20 @@ class IncrementalSVMState(StreamLearner):
         return col
 
     def unlearn(self, ids):
-        """Remove the examples with these ids exactly (decremental unlearning)."""
+        """Remove the examples with these ids exactly (decremental unlearning), one after
+        the other; each removal is atomic (on :class:`ExactnessError` the ids before
+        the failing one are unlearned, the others not)."""
         ids = [int(i) for i in ids]
         for c in ids:
-            self._unlearn_one(c)
-            self.status[c] = GONE
-            self.cache.pop(c, None)
-            self.alpha[c] = 0.0
-            self.g[c] = 0.0
-            self._centre_bias()
+            self._guarded(c, self.n, lambda: self._remove(c))
             self.n_decrements += 1
+
+    def _remove(self, c):
+        self._unlearn_one(c)
+        self.status[c] = GONE
+        self.cache.pop(c, None)
+        self.alpha[c] = 0.0
+        self.g[c] = 0.0
 
     def loo_decisions(self):
         """Exact leave-one-out decisions f_{-i}(x_i) for every learned example (ids
@@ -844,11 +1059,20 @@ class IncrementalSVMState(StreamLearner):
             if self.status[c] == REST:
                 out[r] = self.y[c] * (self.g[c] + 1.0)
                 continue
-            col = self._unlearn_one(c)
-            self._centre_bias()
-            out[r] = self.y[c] * (self.g[c] + 1.0)
-            self._learn(c, col=col)
-            self._centre_bias()
+            snap = self._snapshot(self.n)             # one budget for both halves
+            try:
+                col = self._unlearn_one(c)
+                self._centre_bias()
+                self._repair_and_check(c, snap["amax"])
+                out[r] = self.y[c] * (self.g[c] + 1.0)
+                self._learn(c, col=col)
+                self._centre_bias()
+                self._repair_and_check(c, snap["amax"])
+            except ExactnessError as exc:
+                self._rollback(snap)
+                raise ExactnessError(
+                    f"IncrementalSVM: leave-one-out of example {c}: {exc}; the model was "
+                    "rolled back to the one before it", c) from None
         return out
 
     # ------------------------------------------------------------------ prediction, state
@@ -906,6 +1130,8 @@ class IncrementalSVMState(StreamLearner):
             "n_exchanges": self.n_exchanges,
             "n_refresh_failed": self.n_refresh_failed,
             "n_pivot_refresh": self.n_pivot_refresh,
+            "n_repairs": self.n_repairs,
+            "n_rollbacks": self.n_rollbacks,
             "cached": np.array(list(self.cache.keys()), dtype=np.intp),
             "n_refresh": self.n_refresh,
             "max_inverse_drift": self.max_inverse_drift,
@@ -918,7 +1144,8 @@ class IncrementalSVMState(StreamLearner):
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                     kernel=self.kernel.kind, gamma=self.kernel.gamma,
                     degree=self.kernel.degree, coef0=self.kernel.coef0, tol=self.tol,
-                    refresh_every=self.refresh_every, cache_size=self.cache_size)
+                    refresh_every=self.refresh_every, cache_size=self.cache_size,
+                    max_steps=self.max_steps)
 
     def save_state(self):
         """Everything learned, in the format both twins share (see :func:`state_arrays`)."""
@@ -935,7 +1162,8 @@ class IncrementalSVMState(StreamLearner):
                           n_refresh_failed=self.n_refresh_failed,
                           n_pivot_refresh=self.n_pivot_refresh, n_s_changes=self.n_s_changes,
                           n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
-                          fresh=self.fresh, n_kernel_evals=self.kernel.n_evals))
+                          fresh=self.fresh, n_kernel_evals=self.kernel.n_evals,
+                          n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks))
 
     def load_state(self, data):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
@@ -964,7 +1192,8 @@ class IncrementalSVMState(StreamLearner):
             self.cache[int(i)] = (values[start:start + L].copy(), int(L))
             start += L
         for name in COUNTERS:
-            setattr(self, name, int(data[name]))
+            setattr(self, name, int(data[name] if name in data or name not in NEW_COUNTERS
+                                    else 0))
         self.max_inverse_drift = float(data["max_inverse_drift"])
         self.fresh = bool(data["fresh"])
         self.kernel.n_evals = int(data["n_kernel_evals"])

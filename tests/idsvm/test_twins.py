@@ -240,8 +240,9 @@ def test_constants_of_the_twin_equal_the_reference():
     assert set(_idsvm.CONSTANTS) <= set(vars(idsvm))
     for name, value in _idsvm.CONSTANTS.items():
         assert getattr(idsvm, name) == value, name
-    # and no reference tolerance is missing from the .pxd
-    assert {n for n in vars(idsvm) if n.startswith("EPS_")} <= set(_idsvm.CONSTANTS)
+    # and no reference tolerance (or safeguard limit) is missing from the .pxd
+    assert {n for n in vars(idsvm) if n.startswith(("EPS_", "N_REFINE", "N_REPAIR"))
+            or n == "STEPS_PER_EXAMPLE"} <= set(_idsvm.CONSTANTS)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
