@@ -1,20 +1,36 @@
-"""IDSVM on noisy streams (issue 15, item 3): the degenerate-case rules keep the adiabatic
-loop from cycling.
+"""IDSVM never cycles and never silently loses exactness (issue 15, item 3).
 
-The stream of the issue (2-D uniform points, a third positive at random, C = 10,
-gamma = 0.5) made both twins cycle at example 877: an error vector whose rate was
-round-off joined S and left it again by a zero step, for ever.  Such an example is now
-held back like one left dependent by an exchange (``_change_membership``).  Known open:
-the same stream still cycles later (example 914, a longer cycle through positive steps
-on a badly conditioned margin set, |S| ~ 85, inverse drift ~0.3 at refresh).
+The noisy streams of the issue (2-D points uniform in [-2, 2]^2, a third positive at
+random; C = 10, gamma = 0.5 and C = 1, gamma = 1) made both twins cycle (7 of 8 seeds) or,
+before that, drift silently (g off by 3e-7 after 300 examples of seed 12, by 3e5 after
+150 examples at C = 1e12): with ~100 margin vectors in two dimensions the bordered matrix
+has a condition number ~1e11, beta = -R m from the rank-one-updated inverse had residuals
+~1e-7 and the rates computed from it flipped sign between passes.  The safeguards
+(docs/cauwenberghs_poggio.rst, "Safeguards"): beta refined against M itself (1), g never
+reset to 0 at a membership change (2), the KKT conditions checked after every operation,
+repaired, or the operation rolled back (3); tie windows and tolerances relative to
+alpha_max and k_max, not to C.
+
+The default (CI) run keeps short streams that failed before the safeguards (a few
+seconds); the long runs (every seed of both settings to 2,000 examples against SVC, the
+full stream at every C, the twins step by step where the issue's stream cycled) are
+marked ``slow`` (``pytest --runslow``).
 """
 
 import numpy as np
 import pytest
+from sklearn.utils.validation import check_is_fitted
 
+from refsvm import IncrementalSVM
 from refsvm.idsvm import incremental_svm as idsvm
+from refsvm.idsvm.incremental_svm import ExactnessError
+
+from ..conftest import BACKENDS, assert_states_equal
+from .test_oracle import assert_matches_svc, gram, make_state
 
 _idsvm = pytest.importorskip("refsvm.idsvm._incremental_svm")
+
+slow = pytest.mark.slow
 
 
 def _noisy_stream(n=2000, seed=0):
@@ -24,25 +40,296 @@ def _noisy_stream(n=2000, seed=0):
     return X, y
 
 
-def test_issue_15_stream_passes_the_zero_step_join_and_leave():
+def _kkt(st, X, y, gamma):
+    """(largest KKT violation, |sum y alpha|, largest |g kept - g recomputed|, alpha_max),
+    recomputed from scratch with scikit-learn's kernel."""
+    s = st.get_state()
+    n = s["n_seen"]
+    a, C = s["alpha"], st.C
+    K = gram(X[:n], X[:n], "rbf", gamma=gamma)
+    g = y[:n] * (K @ (a * y[:n]) + s["b"]) - 1.0
+    viol = np.where(a <= 0, np.maximum(-g, 0), np.where(a >= C, np.maximum(g, 0), np.abs(g)))
+    return float(viol.max()), abs(float(a @ y[:n])), float(np.max(np.abs(g - s["g"]))), a.max()
+
+
+def assert_exact(st, X, y, gamma, where=""):
+    """The stated tolerance (docs): KKT violation <= EPS_KKT (1 + k_max alpha_max), |h| <=
+    EPS_KKT alpha_max (alpha_max: the largest alpha; k_max = 1 for the RBF kernel), and
+    the kept g is the true one to the same tolerance."""
+    viol, h, drift, amax = _kkt(st, X, y, gamma)
+    gscale = 1.0 + amax
+    assert viol <= idsvm.EPS_KKT * gscale, f"{where}: KKT violated by {viol}"
+    assert h <= idsvm.EPS_KKT * max(amax, 1e-300), f"{where}: h = {h}"
+    assert drift <= idsvm.EPS_KKT * gscale, f"{where}: g drift {drift}"
+
+
+def _run(backend, X, y, C, gamma, **kw):
+    st = make_state(backend, 2, C, "rbf", gamma=gamma, **kw)
+    st.run(np.ascontiguousarray(X), y, np.arange(len(y)))
+    return st
+
+
+# ---------------------------------------------------------------------- the issue's streams
+@pytest.mark.parametrize("C,gamma,seed,n", [(10.0, 0.5, 12, 300), (1.0, 1.0, 3, 300)])
+def test_noisy_stream_stays_exact(C, gamma, seed, n):
+    """Short noisy streams: before the safeguards seed 12 (C = 10) ended with g off by
+    3.2e-7 and a KKT violation as large (3e4 times the tolerance); now exact, = SVC."""
+    X, y = _noisy_stream(n, seed)
+    st = _run("cython", X, y, C, gamma)
+    assert st.n_rollbacks == 0
+    assert_exact(st, X, y, gamma)
+    assert_matches_svc(st, X, y, "rbf", {"gamma": gamma})
+
+
+@slow
+def test_issue_stream_finishes_exact():
+    """The issue's stream (seed 0, C = 10, gamma = 0.5): cycled at example 877, then at
+    914; now all 2,000 examples, exact after the last one."""
     X, y = _noisy_stream()
-    st = _idsvm.IncrementalSVMState(2, False, C=10.0, kernel="rbf", gamma=0.5)
-    st.run(X, y, np.arange(877))
-    data, params = st.save_state(), st.init_params()
-    st.run(X, y, np.arange(877, 900))           # cycled at 877 before
-    assert st.get_state()["n_seen"] == 900
-    # the reference, loaded from the twin's state, takes the same degenerate step
-    ref = idsvm.IncrementalSVMState(**params)
-    ref.load_state(data)
-    ref.run(X, y, np.arange(877, 880))
-    assert ref.check()["h"] < 1e-3
+    st = _run("cython", X, y, 10.0, 0.5)
+    assert st.get_state()["n_seen"] == 2000 and st.n_rollbacks == 0
+    assert_exact(st, X, y, 0.5)
 
 
-@pytest.mark.parametrize("C", [1.0, 10.0, 1000.0])
-@pytest.mark.parametrize("seed", range(3))
-def test_random_label_streams_finish_and_keep_kkt(C, seed):
-    X, y = _noisy_stream(300, seed)
-    st = _idsvm.IncrementalSVMState(2, False, C=C, kernel="rbf", gamma=0.5)
-    st.run(X, y, np.arange(300))
-    d = st.check()
-    assert d["g_drift"] < 1e-6 * max(1.0, C) and d["h"] < 1e-6 * max(1.0, C)
+@slow
+@pytest.mark.parametrize("C,gamma", [(10.0, 0.5), (1.0, 1.0)])
+@pytest.mark.parametrize("seed", range(8))
+def test_every_seed_finishes_and_equals_svc(seed, C, gamma):
+    """The issue's protocol (500 examples, then 1,500 in a second call), every seed."""
+    X, y = _noisy_stream(2000, seed)
+    est = IncrementalSVM(C=C, gamma=gamma).partial_fit(X[:500], y[:500], classes=[-1, 1])
+    est.partial_fit(X[500:], y[500:])
+    st = est._states[0]
+    assert st.get_state()["n_seen"] == 2000 and st.n_rollbacks == 0
+    assert_exact(st, X, y, gamma, where=f"seed {seed}")
+    assert_matches_svc(st, X, y, "rbf", {"gamma": gamma}, where=f"seed {seed}")
+
+
+def _continue_both(X, y, C, gamma, start, stop):
+    """The compiled twin up to ``start``; from its state the reference too; both step to
+    ``stop``, equal after every step.  Returns the two states."""
+    twin = _run("cython", X[:start], y[:start], C, gamma)
+    ref = idsvm.IncrementalSVMState(**twin.init_params())
+    ref.load_state(twin.save_state())
+    for i in range(start, stop):
+        twin.step(X[i], y[i])
+        ref.step(X[i], y[i])
+        assert_states_equal(ref.get_state(), twin.get_state(), rtol=1e-10,
+                            atol=1e-12 * max(1.0, C), where=f"example {i}")
+    return ref, twin
+
+
+@slow
+def test_twins_agree_where_the_issue_stream_cycled():
+    """Examples 905-916 of the issue's stream (the cycle at 914: two error vectors joining
+    and leaving S by zero steps while |S| ~ 85), in both twins."""
+    X, y = _noisy_stream()
+    ref, twin = _continue_both(X, y, 10.0, 0.5, 905, 917)
+    assert_exact(twin, X, y, 0.5)
+
+
+@slow
+def test_twins_agree_through_repairs_and_exchanges():
+    """Seed 5 around example 1336: degenerate exchanges and KKT repairs (safeguard 3) in
+    both twins, step by step."""
+    X, y = _noisy_stream(seed=5)
+    ref, twin = _continue_both(X, y, 10.0, 0.5, 1334, 1340)
+    assert twin.n_repairs > 0 and twin.n_exchanges > 0
+    assert_exact(ref, X, y, 0.5)
+
+
+# ---------------------------------------------------------------------- kinds of streams
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_duplicates_and_opposite_labels(backend):
+    """Every example twice, a quarter of them a third time with the other label (C = 10)."""
+    m = 24 if backend == "python" else 80
+    X, y = _noisy_stream(m, 11)
+    rng = np.random.RandomState(1)
+    flip = rng.choice(m, m // 4, replace=False)
+    X = np.vstack([X, X, X[flip]])
+    y = np.concatenate([y, y, -y[flip]])
+    order = rng.permutation(len(y))
+    X, y = X[order], y[order]
+    st = _run(backend, X, y, 10.0, 0.5)
+    assert_exact(st, X, y, 0.5)
+    # (LIBSVM keeps its kernel cache in single precision: with many error vectors at
+    # C = 10 its bias is off by up to ~1e-5; ours is exact by the check above, and the
+    # helper asserts that SVC's dual objective is no better than ours)
+    assert_matches_svc(st, X, y, "rbf", {"gamma": 0.5}, bias_atol=1e-4)
+
+
+@pytest.mark.parametrize("C", [1e-3, 1e12])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_extreme_c_noisy(backend, C):
+    """At C = 1e12 every alpha of the noisy stream is ~C: the tolerances follow alpha_max
+    (the size of the terms of y f), and hold relative to it (before: g off by 3.5e5 =
+    3.5e-7 of its terms after 150 examples, 350 times the tolerance)."""
+    X, y = _noisy_stream(60 if backend == "python" else 150, 0)
+    st = _run(backend, X, y, C, 0.5)
+    assert_exact(st, X, y, 0.5)
+
+
+def _assert_twins_close(ref, twin, where):
+    """Twins agree to rtol 1e-9 with an absolute floor relative to each array's
+    magnitude (at C = 1e12 alpha and b are of order C)."""
+    a, b = ref.get_state(), twin.get_state()
+    for key in ("alpha", "g", "b", "status", "S_order", "Rinv"):
+        u, v = np.asarray(a[key]), np.asarray(b[key])
+        if u.dtype.kind in "iub":
+            np.testing.assert_array_equal(u, v, err_msg=f"{where}: {key}")
+        else:
+            scale = float(np.max(np.abs(u))) if u.size else 1.0
+            np.testing.assert_allclose(v, u, rtol=1e-9, atol=1e-12 * max(1.0, scale),
+                                       err_msg=f"{where}: {key}")
+
+
+@pytest.mark.parametrize("C", [1e6, 1e12])
+def test_twins_agree_at_extreme_c(C):
+    """Both twins, step by step, on a noisy stream with duplicates of both labels."""
+    X, y = _noisy_stream(30, 4)
+    X = np.vstack([X, X[:10]])
+    y = np.concatenate([y, -y[:10]])
+    ref = make_state("python", 2, C, "rbf", gamma=0.5)
+    twin = make_state("cython", 2, C, "rbf", gamma=0.5)
+    for i in range(len(y)):
+        ref.step(X[i], y[i])
+        twin.step(X[i], y[i])
+        _assert_twins_close(ref, twin, f"C={C:g} example {i}")
+    assert_exact(twin, X, y, 0.5)
+
+
+@slow
+@pytest.mark.parametrize("C", [1e3, 1e6, 1e9, 1e12])
+def test_extreme_c_full_stream(C):
+    X, y = _noisy_stream()
+    st = _run("cython", X, y, C, 0.5)
+    assert_exact(st, X, y, 0.5)
+
+
+def _separable(n=600):
+    rng = np.random.RandomState(3)
+    X = rng.uniform(-2, 2, (3 * n, 2))
+    s = X[:, 0] + 0.3 * X[:, 1]
+    keep = np.abs(s) > 0.2
+    return X[keep][:n], np.where(s[keep][:n] > 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hard_margin_at_c_1e12_is_exact_in_absolute_terms(backend):
+    """Separable data at C = 1e12: alpha stays small (alpha_max ~ 10), so the tolerances
+    (relative to alpha_max, not C) are tight: the issue's C = 1e12 run kept a KKT violation
+    of 0.085 because the tie windows were 1e-12 C = 1."""
+    X, y = _separable(100 if backend == "python" else 600)
+    st = _run(backend, X, y, 1e12, 0.5)
+    viol, h, drift, amax = _kkt(st, X, y, 0.5)
+    assert amax < 100 and viol < 1e-10 and h < 1e-10 and drift < 1e-10
+    assert_matches_svc(st, X, y, "rbf", {"gamma": 0.5})
+
+
+# ---------------------------------------------------------------------- forced safeguards
+def _equal_models(a, b, where=""):
+    """Two states hold the same model bit for bit (counters of work aside)."""
+    sa, sb = a.get_state(), b.get_state()
+    for key in ("alpha", "g", "y", "status", "S_order", "Rinv", "b", "n_seen"):
+        np.testing.assert_array_equal(np.asarray(sa[key]), np.asarray(sb[key]),
+                                      err_msg=f"{where}: {key}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_spent_step_budget_rolls_back_to_the_prefix(backend):
+    """max_steps = 5: the example that needs more raises ExactnessError, and the state is
+    exactly the state of the stream before it (not stored, no trace but kernel
+    evaluations); loaded into a state with the default budget it continues exactly as
+    the uninterrupted run."""
+    n = 50 if backend == "python" else 120
+    X, y = _noisy_stream(n, 0)
+    st = make_state(backend, 2, 10.0, "rbf", gamma=0.5, max_steps=5)
+    with pytest.raises(ExactnessError, match="step budget.*rolled back") as err:
+        st.run(X, y, np.arange(n))
+    k = err.value.example
+    assert 0 < k < n and st.get_state()["n_seen"] == k and st.n_rollbacks == 1
+    prefix = _run(backend, X[:k], y[:k], 10.0, 0.5)
+    _equal_models(st, prefix)
+    # the rolled-back state goes on exactly as the prefix model
+    params = dict(st.init_params(), max_steps=0)
+    resumed = type(st)(**params)
+    resumed.load_state(st.save_state())
+    resumed.run(X, y, np.arange(k, n))
+    prefix.run(X, y, np.arange(k, n))
+    _equal_models(resumed, prefix)
+    assert_exact(resumed, X, y, 0.5)
+
+
+def test_failed_kkt_check_rolls_back(monkeypatch):
+    """The other safeguard, forced in the reference: a KKT check that cannot pass (EPS_KKT
+    below any violation) rolls the example back the same way."""
+    X, y = _noisy_stream(60, 0)
+    st = _run("python", X[:40], y[:40], 10.0, 0.5)
+    before = idsvm.IncrementalSVMState(**st.init_params())
+    before.load_state(st.save_state())
+    monkeypatch.setattr(idsvm, "EPS_KKT", -1.0)
+    monkeypatch.setattr(idsvm, "EPS_REPAIR", 1.0)       # no repairs either
+    for i in range(40, 60):
+        try:
+            st.step(X[i], y[i])
+        except ExactnessError as exc:
+            assert exc.example == i and "KKT condition" in str(exc)
+            break
+    else:
+        pytest.fail("no example went through the adiabatic loop")
+    before.run(X, y, np.arange(40, i))
+    _equal_models(st, before)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unlearn_and_loo_roll_back(backend):
+    X, y = _noisy_stream(80, 2)
+    st = _run(backend, X, y, 10.0, 0.5)
+    tight = type(st)(**dict(st.init_params(), max_steps=1))
+    tight.load_state(st.save_state())
+    sv = [int(i) for i in st.support_ids()]
+    # unlearning: the ids before the failing one are unlearned, the model is that
+    with pytest.raises(ExactnessError, match="rolled back") as err:
+        tight.unlearn(sv)
+    done = sv.index(err.value.example)
+    st.unlearn(sv[:done])
+    _equal_models(tight, st)
+    # leave-one-out: the model is the one before the failing example's removal
+    with pytest.raises(ExactnessError, match="leave-one-out"):
+        tight.loo_decisions()
+    np.testing.assert_allclose(tight.get_state()["alpha"], st.get_state()["alpha"],
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_estimator_keeps_the_prefix_model(backend, n_classes):
+    """partial_fit: the model of the stream up to the example before the one that failed,
+    every one-vs-rest problem alike, and the message says how many were learned; fit: the
+    estimator as it was before the call."""
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-2, 2, (120, 2))
+    y = rng.randint(n_classes, size=120)
+    classes = np.arange(n_classes)
+    est = IncrementalSVM(C=10.0, gamma=0.5, max_steps=5, backend=backend)
+    est.partial_fit(X[:10], y[:10], classes=classes)
+    with pytest.raises(ExactnessError, match=r"partial_fit learned \d+ of the call's 110") as err:
+        est.partial_fit(X[10:], y[10:])
+    k = err.value.example
+    assert 10 <= k < 120
+    ref = IncrementalSVM(C=10.0, gamma=0.5, backend=backend).partial_fit(X[:k], y[:k],
+                                                                         classes=classes)
+    for a, b in zip(est._states, ref._states):
+        _equal_models(a, b)
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    # fit is atomic: the estimator keeps its model
+    before = est.decision_function(X)
+    with pytest.raises(ExactnessError):
+        est.fit(X, y)
+    np.testing.assert_array_equal(est.decision_function(X), before)
+    # and an unfitted one stays unfitted
+    fresh = IncrementalSVM(C=10.0, gamma=0.5, max_steps=5, backend=backend)
+    with pytest.raises(ExactnessError):
+        fresh.fit(X, y)
+    with pytest.raises(Exception):
+        check_is_fitted(fresh, "classes_")
