@@ -38,10 +38,12 @@ C_GRID = (0.1, 1, 5, 10, 50, 100, 500)
 K_GRID = (-1, 0, 1, 2, 4, 6)       # delta^2 = M / 2^k
 
 #: fixed (C, k) of the default protocol, delta^2 = M / 2^k (a reading: the paper's values
-#: come from cross-validation and are not printed)
+#: come from cross-validation and are not printed).  USPS: (10, 1), the best of C in
+#: {1, 10, 100} x k in {-1, 0, 1, 2} for LIBSVM on an 80/20 hold-out of the training rows
+#: (97.9 %; (10, 2) gave 97.5 % there and 95.4 % on the test set, 96.5 % now)
 SETTINGS = {"adult": (1, 1), "banana": (10, 1), "checkerboard": (10, 4),
             "ncheckerboard": (10, 4), "cover": (10, 2), "dna": (1, 2), "gauss": (1, 1),
-            "usps": (10, 2), "waveform": (1, 1)}
+            "usps": (10, 1), "waveform": (1, 1)}
 
 MODE = {
     "quick": dict(n_train=300, n_test=500, repeats=2, cap=10.0, fig_n=300, fig_repeats=1,
