@@ -100,10 +100,25 @@ def test_rkpam_twins_agree_on_a_repeated_point():
     assert states[0].get_state()["n_updates"] == states[1].get_state()["n_updates"]
 
 
-#: check() keys and their tolerance at any C: g drift is in margin units (independent of
-#: C), Σ y α relative to C · n, the inverse residual is dimensionless
-_CHECK_TOL = {"g_drift": lambda c, n: 1e-6, "h": lambda c, n: 1e-9 * c * max(n, 1),
-              "inverse_residual": lambda c, n: 1e-6}
+#: check() keys and their tolerance at any C (c: C, n: examples, mass: Σ|α_j| k_max, the
+#: magnitude of the sums g_i = Σ_j α_j y_j K_ij + y_i b - 1 is made of): g drift is in margin
+#: units, 1e-6 above the round-off floor of the sum itself (4 eps mass: at C = 1e12 with α of
+#: order C no method computes g to better than ~1e-4, while the failures this test exists
+#: for were drifts of 0.085 and Σyα = 0.28); Σ y α relative to C · n; the inverse residual
+#: is dimensionless
+_EPS = np.finfo(np.float64).eps
+_CHECK_TOL = {"g_drift": lambda c, n, mass: 1e-6 + 4 * _EPS * mass,
+              "h": lambda c, n, mass: 1e-9 * c * max(n, 1),
+              "inverse_residual": lambda c, n, mass: 1e-6}
+
+
+def _alpha_mass(state, X):
+    """Σ|α_j| · max(1, max ||x||^2): the scale of the sums in g (0 without an alpha)."""
+    alpha = state.get("alpha")
+    if alpha is None:
+        return 0.0
+    kmax = max(1.0, float(np.max(np.sum(np.asarray(X, dtype=float) ** 2, axis=1))))
+    return float(np.sum(np.abs(np.asarray(alpha, dtype=float)))) * kmax
 
 
 def _assert_close_scaled(ref, twin, where):
@@ -123,7 +138,6 @@ def _assert_close_scaled(ref, twin, where):
 #: found by the test below when it was written (2026-11-23); the owner of a family removes
 #: its entry when fixed (strict: a fixed family fails here until its entry is removed)
 _EXTREME_C_KNOWN = {
-    "IncrementalSVM": "g drift 4.5e-5 after 3 examples at C = 1e12 (tolerances scale with C)",
     "POKER": "g drift 1.4e-6 after 3 examples at C = 1e12",
 }
 
@@ -158,8 +172,9 @@ def test_extreme_c_on_degenerate_streams(name, data, c, width):
             if hasattr(ref, "check"):
                 report = ref.check()
                 if isinstance(report, dict):
+                    mass = _alpha_mass(ref.get_state(), X)
                     for k, v in report.items():
-                        tol = _CHECK_TOL.get(k, lambda c, n: 1e-6)(c, t + 1)
+                        tol = _CHECK_TOL.get(k, lambda c, n, mass: 1e-6)(c, t + 1, mass)
                         assert v <= tol, f"{where}: {k} = {v} > {tol}"
     finally:
         signal.alarm(0)
