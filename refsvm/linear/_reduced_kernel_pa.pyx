@@ -5,9 +5,10 @@ linear family's compiled PA / PAm (:mod:`refsvm.linear._passive_aggressive`, cim
 ``ReducedKernelPAState`` computes φ(x) = Λ^{-1/2} Pᵀ K(Ã, x) and hands (φ(x), 1) to
 ``PAState._step``; the RKPAm state hands it to a ``PAmState`` whose statistics and
 proximal model are those of the kernel rows (``KernelRowProximalPAm``: the diagonal
-"quasi-KFD", or with ``covariance="full"`` rank-one updates of Σ k kᵀ per class and the
-m̃ × m̃ solve by LAPACK ``dposv``).  Both states make the reference's scale-aware passive
-test (``PASSIVE_RTOL``) before the linear step.
+"quasi-KFD", or with ``covariance="full"`` Welford rank-one updates of each class's
+scatter and of a Cholesky factor of the shrunk covariance, LAPACK ``dpotrf`` only at the
+reference's refreshes, two triangular solves per update).  Both states make the
+reference's scale-aware passive test (``PASSIVE_RTOL``) before the linear step.
 
 Where the time goes, and what is done about it (per example, m̃ reduced points):
 
@@ -30,6 +31,11 @@ Where the time goes, and what is done about it (per example, m̃ reduced points)
    block it came in (the products are fixed-order C loops, not BLAS, for that reason),
    so ``run`` equals a stream of ``step`` calls bit for bit.
 3. The linear PA / PAm step (O(m̃), the linear family's).
+4. RKPAm with the full covariance: per example the scatter's and the factor's rank-one
+   updates (O(m̃²), one fused pass: ``_rkpa_chol_update_syr``), whether passive or
+   not; per update two triangular solves and z_p = Λ^{1/2}Pᵀũ_p (O(m̃²)); a Cholesky
+   factorisation (O(m̃³)) only at a refresh, O(log n) times per class.  Before, every
+   update solved the m̃ × m̃ system anew (``dposv``, O(m̃³)).
 
 Prediction (``transform_rows``, ``decision_function``) uses the reference's arithmetic --
 the core's kernel and one BLAS ``dgemm`` per block -- so a model predicts the same in
@@ -37,7 +43,7 @@ both twins.
 """
 from libc.math cimport fabs, pow, sqrt
 from scipy.linalg.cython_blas cimport dgemm, dgemv
-from scipy.linalg.cython_lapack cimport dposv
+from scipy.linalg.cython_lapack cimport dpotrf
 
 import numpy as np
 cimport numpy as cnp
@@ -50,6 +56,7 @@ cnp.import_array()
 
 cdef extern from *:
     """
+    #include <math.h>
     #include <stdint.h>
     #include <string.h>
     #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 \\
@@ -187,6 +194,115 @@ cdef extern from *:
         }
     }
 
+    /* S[i m + j] += w (d[i] d[j]) for j >= i: the upper triangle of a rank-one update */
+    RKPA_VEC
+    static void _rkpa_syr_upper(double *restrict S, Py_ssize_t m, const double *restrict d,
+                                double w) {
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const double di = d[i];
+            double *restrict row = S + i * m;
+            for (Py_ssize_t j = i; j < m; j++) row[j] += w * (di * d[j]);
+        }
+    }
+
+    /* U (row-major upper, row k = column k of the lower Cholesky factor L = U^T) <- the
+       factor of L L^T + x x^T; x is overwritten.  Column k: r = sqrt(L_kk^2 + x_k^2),
+       c = r / L_kk, s = x_k / L_kk; L_kk = r; below it L_ik = (L_ik + s x_i) / c (times
+       1/c = L_kk / r here: a division per column, not per entry) and x_i = c x_i - s L_ik
+       (the reference's cholesky_rank_one_update).  With S (not NULL), row k of S's upper
+       triangle also gets w (d_k d_j) on the way (_rkpa_syr_upper's numbers): that work
+       does not wait for the column's square root and division, and fills their latency. */
+    RKPA_VEC
+    static void _rkpa_chol_update_syr(double *restrict U, Py_ssize_t m, double *restrict x,
+                                      double *restrict S, const double *restrict d,
+                                      double w) {
+        Py_ssize_t k, i, j;
+        /* two columns at a time: x_i passes through both rotations in a register (the
+           same operations, in the same order, as one column after the other) */
+        for (k = 0; k < m; k += 2) {
+            if (S) {
+                for (j = k; j < m && j < k + 2; j++) {
+                    const double dj = d[j];
+                    double *restrict srow = S + j * m;
+                    for (i = j; i < m; i++) srow[i] += w * (dj * d[i]);
+                }
+            }
+            double *restrict r0 = U + k * m;
+            const double l0 = r0[k], inv0 = 1.0 / l0, x0 = x[k];
+            const double rad0 = sqrt(l0 * l0 + x0 * x0);
+            const double c0 = rad0 * inv0, s0 = x0 * inv0, ic0 = l0 / rad0;
+            r0[k] = rad0;
+            if (k + 1 == m) break;
+            double *restrict r1 = r0 + m;
+            const double a = (r0[k + 1] + s0 * x[k + 1]) * ic0;
+            r0[k + 1] = a;
+            const double x1 = c0 * x[k + 1] - s0 * a;
+            const double l1 = r1[k + 1], inv1 = 1.0 / l1;
+            const double rad1 = sqrt(l1 * l1 + x1 * x1);
+            const double c1 = rad1 * inv1, s1 = x1 * inv1, ic1 = l1 / rad1;
+            r1[k + 1] = rad1;
+            x[k + 1] = x1;
+            for (i = k + 2; i < m; i++) {
+                double xi = x[i];
+                const double p = (r0[i] + s0 * xi) * ic0;
+                r0[i] = p;
+                xi = c0 * xi - s0 * p;
+                const double q = (r1[i] + s1 * xi) * ic1;
+                r1[i] = q;
+                x[i] = c1 * xi - s1 * q;
+            }
+        }
+    }
+
+    /* b <- (U^T U)^{-1} b for U row-major upper (L = U^T): L y = b by columns of L (rows
+       of U, contiguous axpys), then U u = y by rows (dot products in vector lanes: a fixed
+       order, not a chain of m dependent additions); two rows at a time, the reciprocals
+       of the diagonal first (inv, m doubles of scratch): the chain from one row to the
+       next is short. */
+    RKPA_VEC
+    static void _rkpa_chol_solve(const double *restrict U, Py_ssize_t m, double *restrict b,
+                                 double *restrict inv) {
+        Py_ssize_t k, i;
+        for (k = 0; k < m; k++) inv[k] = 1.0 / U[k * m + k];
+        for (k = 0; k + 1 < m; k += 2) {
+            const double *restrict r0 = U + k * m, *restrict r1 = r0 + m;
+            const double b0 = b[k] * inv[k];
+            const double b1 = (b[k + 1] - b0 * r0[k + 1]) * inv[k + 1];
+            b[k] = b0;
+            b[k + 1] = b1;
+            for (i = k + 2; i < m; i++) b[i] = (b[i] - b0 * r0[i]) - b1 * r1[i];
+        }
+        if (k < m) b[k] = b[k] * inv[k];
+        const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
+        for (k = m - 1; k >= 1; k -= 2) {
+            const double *restrict r0 = U + k * m, *restrict r1 = r0 - m;  /* rows k, k-1 */
+            rkpa_v4 a0 = zero, a1 = zero, c0 = zero, c1 = zero;
+            for (i = k + 1; i + 8 <= m; i += 8) {
+                const rkpa_v4 u0 = *(const rkpa_v4 *) (b + i), u1 = *(const rkpa_v4 *) (b + i + 4);
+                a0 = a0 + *(const rkpa_v4 *) (r0 + i) * u0;
+                a1 = a1 + *(const rkpa_v4 *) (r0 + i + 4) * u1;
+                c0 = c0 + *(const rkpa_v4 *) (r1 + i) * u0;
+                c1 = c1 + *(const rkpa_v4 *) (r1 + i + 4) * u1;
+            }
+            a0 = a0 + a1;
+            c0 = c0 + c1;
+            double t0 = (a0[0] + a0[1]) + (a0[2] + a0[3]);
+            double t1 = (c0[0] + c0[1]) + (c0[2] + c0[3]);
+            for (; i < m; i++) {
+                t0 += r0[i] * b[i];
+                t1 += r1[i] * b[i];
+            }
+            const double uk = (b[k] - t0) * inv[k];
+            b[k] = uk;
+            b[k - 1] = (b[k - 1] - t1 - r1[k] * uk) * inv[k - 1];
+        }
+        if (k == 0) {
+            double t = 0.0;
+            for (i = 1; i < m; i++) t += U[i] * b[i];
+            b[0] = (b[0] - t) * inv[0];
+        }
+    }
+
     /* out[i] = -gamma * max(xn + an[i] - 2 out[i], 0): RBF exponent from cross products */
     RKPA_VEC
     static void _rkpa_expanded(const double *restrict an, Py_ssize_t m, double xn,
@@ -208,6 +324,10 @@ cdef extern from *:
                         double* out) noexcept nogil
     void _rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m, double* dot,
                               double* sq) noexcept nogil
+    void _rkpa_syr_upper(double* S, Py_ssize_t m, const double* d, double w) noexcept nogil
+    void _rkpa_chol_update_syr(double* U, Py_ssize_t m, double* x, double* S,
+                               const double* d, double w) noexcept nogil
+    void _rkpa_chol_solve(const double* U, Py_ssize_t m, double* b, double* inv) noexcept nogil
 
 # rows per block of ``run`` (the kernel rows and features of a block stay in cache)
 cdef Py_ssize_t BLOCK = 256
@@ -228,6 +348,9 @@ SINGULAR_RATIO = np.finfo(np.float64).eps
 PASSIVE_RTOL = 1e-9
 #: as the reference's SHRINKAGE (the full covariance's ridge, relative to its mean variance)
 SHRINKAGE = 0.1
+#: as the reference's REFRESH_GROWTH (when the full covariance's factor is recomputed);
+#: read when a state is made
+REFRESH_GROWTH = 1.1
 cdef double _PASSIVE_RTOL = PASSIVE_RTOL
 cdef double _SHRINKAGE = SHRINKAGE
 
@@ -271,6 +394,18 @@ def _exp(x):
     out = np.array(x, dtype=np.float64, order="C", copy=True)
     _rkpa_exp(_buffer(out), out.size)
     return out
+
+
+def _chol_update(L, x):
+    """The lower Cholesky factor of L Lᵀ + x xᵀ by the full covariance's rank-one update
+    (``_rkpa_chol_update_syr``) on copies (a test hook; the reference's
+    ``cholesky_rank_one_update``)."""
+    U = np.ascontiguousarray(np.triu(np.asarray(L, dtype=np.float64).T))
+    xv = np.array(x, dtype=np.float64, order="C", copy=True)
+    if U.ndim != 2 or U.shape[0] != U.shape[1] or xv.shape != (U.shape[0],):
+        raise ValueError("L must be square and x of its size")
+    _rkpa_chol_update_syr(_buffer(U), U.shape[0], _buffer(xv), NULL, NULL, 0.0)
+    return U.T.copy()
 
 
 cdef class ReducedKernelMap:
@@ -810,10 +945,12 @@ cdef class KernelRowProximalPAm(PAmState):
     K(Ã, x) (``kernel_row`` points at the current one) and the proximal model
     z_p = Λ^{1/2} Pᵀ ũ_p (twin of the reference's ``_KernelRowProximalPAm``).
 
-    ``covariance="full"`` also keeps Σ k kᵀ per class (``outer_pos``, ``outer_neg``;
-    rank-one updates of the upper triangle, the lower one filled when read) and solves
-    [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋ with LAPACK ``dposv`` (Cholesky), μ = SHRINKAGE
-    times the mean variance, as the reference."""
+    ``covariance="full"`` also keeps the scatter Σ (k − M̃)(k − M̃)ᵀ per class
+    (``scatter_pos``, ``scatter_neg``; Welford rank-one updates of the upper triangle, the
+    lower one filled when read) and the Cholesky factor of S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1)
+    + μI (``chol``; kept as U = Lᵀ, row-major): a rank-one update per example
+    (``_rkpa_chol_update_syr``, O(m̃²)), LAPACK ``dpotrf`` at a refresh (the reference's
+    ``needs_refresh``: O(log n) per class), two triangular solves per update."""
 
     cdef ReducedKernelMap feature_map
     cdef const double* kernel_row
@@ -821,13 +958,20 @@ cdef class KernelRowProximalPAm(PAmState):
     cdef double* u_p_data
     cdef readonly str covariance
     cdef bint full
-    cdef readonly object outer_pos      # Σ k kᵀ of each class (full covariance)
-    cdef readonly object outer_neg
-    cdef double* outer_pos_data
-    cdef double* outer_neg_data
+    cdef double growth                  # REFRESH_GROWTH when the state was made
+    cdef readonly object scatter_pos    # Σ (k − M̃)(k − M̃)ᵀ of each class (full covariance)
+    cdef readonly object scatter_neg
+    cdef double* scatter_pos_data
+    cdef double* scatter_neg_data
     cdef bint mirrored                  # the lower triangles are up to date
-    cdef object cov                     # m̃ x m̃ scratch of the solve
-    cdef double* cov_data
+    cdef object chol_u                  # U = Lᵀ, row-major upper (zeros: no factor)
+    cdef double* chol_u_data
+    cdef readonly long long chol_n_pos  # c₊, c₋ of the last refresh (0: no factor)
+    cdef readonly long long chol_n_neg
+    cdef readonly double chol_mu        # μ of the last refresh
+    cdef object d                       # k − M̃ of the current example and the scaled
+    cdef double* d_data                 # copy the factor's update takes (scratch, 2 x m̃)
+    cdef double* x_data
 
     def __init__(self, ReducedKernelMap feature_map, int variant=1, double C=1.0,
                  double gamma=0.1, covariance="diagonal"):
@@ -839,31 +983,103 @@ cdef class KernelRowProximalPAm(PAmState):
         self.kernel_row = NULL
         self.covariance = covariance
         self.full = covariance == "full"
+        self.growth = REFRESH_GROWTH
         self.mirrored = True
+        self.chol_n_pos = self.chol_n_neg = 0
+        self.chol_mu = 0.0
         if self.full:
-            self.outer_pos = np.zeros((m, m))
-            self.outer_neg = np.zeros((m, m))
-            self.cov = np.zeros((m, m))
-            self.outer_pos_data = _buffer(self.outer_pos)
-            self.outer_neg_data = _buffer(self.outer_neg)
-            self.cov_data = _buffer(self.cov)
+            self.scatter_pos = np.zeros((m, m))
+            self.scatter_neg = np.zeros((m, m))
+            self.chol_u = np.zeros((m, m))
+            self.d = np.zeros(2 * m)
+            self.scatter_pos_data = _buffer(self.scatter_pos)
+            self.scatter_neg_data = _buffer(self.scatter_neg)
+            self.chol_u_data = _buffer(self.chol_u)
+            self.d_data = _buffer(self.d)
+            self.x_data = self.d_data + m
 
     cdef void _add_statistics(self, const int* xi, const double* xv, Py_ssize_t nnz,
                               double y) noexcept nogil:
-        cdef Py_ssize_t i, j, m = self.n_features
-        cdef double ki
-        cdef double* row
+        cdef Py_ssize_t i, m = self.n_features
+        cdef long long n_old, c
+        cdef double weight, scale
         cdef const double* k = self.kernel_row
-        # the statistics are those of K(Ã, x), not of φ(x)
-        PAmState._add_statistics(self, NULL, k, nnz, y)
-        if self.full:
-            # Σ k kᵀ += k kᵀ, upper triangle (row-major)
+        cdef double* total
+        cdef double* scatter
+        if not self.full:
+            # the statistics are those of K(Ã, x), not of φ(x)
+            PAmState._add_statistics(self, NULL, k, nnz, y)
+            return
+        n_old = self.n_pos if y > 0 else self.n_neg
+        if n_old > 0:
+            # d = k − M̃, the class mean before this example
+            total = self.sum_pos_data if y > 0 else self.sum_neg_data
             for i in range(m):
-                row = (self.outer_pos_data if y > 0 else self.outer_neg_data) + i * m
-                ki = k[i]
-                for j in range(i, m):
-                    row[j] += ki * k[j]
-            self.mirrored = False
+                self.d_data[i] = k[i] - total[i] / <double> n_old
+        PAmState._add_statistics(self, NULL, k, nnz, y)
+        if n_old == 0:
+            return
+        # Welford: S ← S + (n−1)/n · d dᵀ (upper triangle)
+        weight = n_old / (n_old + 1.0)
+        scatter = self.scatter_pos_data if y > 0 else self.scatter_neg_data
+        self.mirrored = False
+        if self._needs_refresh():
+            _rkpa_syr_upper(scatter, m, self.d_data, weight)
+            self._refresh()
+        elif self.chol_n_pos > 0:
+            # S̃ gains weight/(c_y − 1) · d dᵀ: one rank-one update of the factor (x =
+            # √(weight/(c_y − 1)) d), fused with the scatter's
+            c = self.chol_n_pos if y > 0 else self.chol_n_neg
+            scale = sqrt(weight / <double> (c - 1))
+            for i in range(m):
+                self.x_data[i] = scale * self.d_data[i]
+            _rkpa_chol_update_syr(self.chol_u_data, m, self.x_data, scatter, self.d_data,
+                                  weight)
+        else:
+            _rkpa_syr_upper(scatter, m, self.d_data, weight)
+
+    cdef bint _needs_refresh(self) noexcept nogil:
+        """The reference's ``needs_refresh``."""
+        if self.n_pos < 2 or self.n_neg < 2:
+            return False
+        return (self.chol_n_pos == 0
+                or self.n_pos - 1 > self.growth * <double> (self.chol_n_pos - 1)
+                or self.n_neg - 1 > self.growth * <double> (self.chol_n_neg - 1))
+
+    cdef void _refresh(self) noexcept nogil:
+        """c ← n; μ ← SHRINKAGE · mean variance; U ← chol(COV₊ + COV₋ + μI) by ``dpotrf``
+        (no factor when there is no variance: tried again at the next example)."""
+        cdef Py_ssize_t i, j, m = self.n_features
+        cdef double ap = 1.0 / <double> (self.n_pos - 1), an = 1.0 / <double> (self.n_neg - 1)
+        cdef double trace = 0.0, mu
+        cdef double* u = self.chol_u_data
+        cdef double* sp_ = self.scatter_pos_data
+        cdef double* sn = self.scatter_neg_data
+        cdef int im = <int> m, info = 0
+        cdef char lower = b'L'
+        self.chol_n_pos = self.chol_n_neg = 0
+        self.chol_mu = 0.0
+        for i in range(m):
+            trace += sp_[i * m + i] * ap + sn[i * m + i] * an
+        if not trace > 0:
+            for i in range(m * m):
+                u[i] = 0.0
+            return
+        mu = _SHRINKAGE * trace / m
+        # COV₊ + COV₋ + μI: the row-major upper triangle (LAPACK's column-major lower);
+        # the row-major lower triangle stays zero
+        for i in range(m):
+            for j in range(i):
+                u[i * m + j] = 0.0
+            for j in range(i, m):
+                u[i * m + j] = sp_[i * m + j] * ap + sn[i * m + j] * an
+            u[i * m + i] += mu
+        dpotrf(&lower, &im, u, &im, &info)
+        if info != 0:  # not positive definite (round-off only: μ > 0)
+            for i in range(m * m):
+                u[i] = 0.0
+            return
+        self.chol_n_pos, self.chol_n_neg, self.chol_mu = self.n_pos, self.n_neg, mu
 
     cdef void _mirror(self) noexcept nogil:
         cdef Py_ssize_t i, j, m = self.n_features
@@ -871,50 +1087,26 @@ cdef class KernelRowProximalPAm(PAmState):
             return
         for i in range(m):
             for j in range(i + 1, m):
-                self.outer_pos_data[j * m + i] = self.outer_pos_data[i * m + j]
-                self.outer_neg_data[j * m + i] = self.outer_neg_data[i * m + j]
+                self.scatter_pos_data[j * m + i] = self.scatter_pos_data[i * m + j]
+                self.scatter_neg_data[j * m + i] = self.scatter_neg_data[i * m + j]
         self.mirrored = True
 
     cdef double _full_fisher_direction(self) noexcept nogil:
-        """ũ_p into u_p_data by the shrunk full covariance; returns b_p."""
-        cdef Py_ssize_t i, j, m = self.n_features
+        """ũ_p = S̃⁻¹ (M̃₊ − M̃₋) into u_p_data by the factor; returns b_p."""
+        cdef Py_ssize_t i, m = self.n_features
         cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
-        cdef double mpi, mni, trace = 0.0, mu, bp = 0.0
-        cdef double* mp = self.wp_data          # scratch: the class means
-        cdef double* c = self.cov_data
-        cdef int im = <int> m, one = 1, info = 0
-        cdef char lower = b'L'
-        if self.n_pos < 2 or self.n_neg < 2:
+        cdef double mpi, mni, bp = 0.0
+        cdef double* mp = self.wp_data          # scratch: M̃₊ + M̃₋
+        if self.n_pos < 2 or self.n_neg < 2 or self.chol_n_pos == 0:
             for i in range(m):
                 self.u_p_data[i] = 0.0
             return 0.0
-        # COV = (Σ k kᵀ − n m mᵀ)/(n − 1) per class, summed; the row-major upper triangle
-        # (the column-major lower one, for LAPACK)
         for i in range(m):
             mpi = self.sum_pos_data[i] / n_pos
             mni = self.sum_neg_data[i] / n_neg
-            for j in range(i, m):
-                c[i * m + j] = ((self.outer_pos_data[i * m + j]
-                                 - n_pos * (mpi * (self.sum_pos_data[j] / n_pos)))
-                                / (n_pos - 1)
-                                + (self.outer_neg_data[i * m + j]
-                                   - n_neg * (mni * (self.sum_neg_data[j] / n_neg)))
-                                / (n_neg - 1))
-            trace += c[i * m + i]
             self.u_p_data[i] = mpi - mni             # the right-hand side M̃₊ − M̃₋
             mp[i] = mpi + mni
-        if not trace > 0:
-            for i in range(m):
-                self.u_p_data[i] = 0.0
-            return 0.0
-        mu = _SHRINKAGE * trace / m
-        for i in range(m):
-            c[i * m + i] += mu
-        dposv(&lower, &im, &one, c, &im, self.u_p_data, &im, &info)
-        if info != 0:  # not positive definite (cannot happen with μ > 0 but round-off)
-            for i in range(m):
-                self.u_p_data[i] = 0.0
-            return 0.0
+        _rkpa_chol_solve(self.chol_u_data, m, self.u_p_data, self.d_data)  # (d: scratch)
         for i in range(m):
             bp += self.u_p_data[i] * mp[i]
         return -0.5 * bp
@@ -932,19 +1124,41 @@ cdef class KernelRowProximalPAm(PAmState):
         self.feature_map._to_features(self.u_p_data, self.wp_data)
         return bp
 
+    @property
+    def chol(self):
+        """L, the lower Cholesky factor of S̃ (zeros before the first refresh)."""
+        return self.chol_u.T.copy() if self.full else None
+
+    def shrunk_covariance(self):
+        """S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI, the matrix L factors (None before the
+        first refresh)."""
+        if not self.full or self.chol_n_pos == 0:
+            return None
+        self._mirror()
+        return (self.scatter_pos / (self.chol_n_pos - 1)
+                + self.scatter_neg / (self.chol_n_neg - 1)
+                + self.chol_mu * np.eye(self.n_features))
+
     def get_state(self):
         state = PAmState.get_state(self)
         if self.full:
             self._mirror()
-            state.update(outer_pos=self.outer_pos.copy(), outer_neg=self.outer_neg.copy())
+            state.update(scatter_pos=self.scatter_pos.copy(),
+                         scatter_neg=self.scatter_neg.copy(), chol=self.chol,
+                         chol_n_pos=self.chol_n_pos, chol_n_neg=self.chol_n_neg,
+                         chol_mu=self.chol_mu)
         return state
 
     def load_state(self, data):
         PAmState.load_state(self, data)
         if self.full:
-            self.outer_pos[:] = data["outer_pos"]
-            self.outer_neg[:] = data["outer_neg"]
+            self.scatter_pos[:] = data["scatter_pos"]
+            self.scatter_neg[:] = data["scatter_neg"]
             self.mirrored = True
+            self.chol_u[:] = np.triu(np.asarray(data["chol"], dtype=np.float64).T)
+            self.chol_n_pos = int(data["chol_n_pos"])
+            self.chol_n_neg = int(data["chol_n_neg"])
+            self.chol_mu = float(data["chol_mu"])
 
 
 cdef class ReducedKernelPAmState(ReducedKernelPAState):

@@ -35,7 +35,8 @@ from ..core.stream import StreamLearner
 from .passive_aggressive import PAmState, PAState
 
 __all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
-           "is_passive", "load_reduced_set", "save_reduced_set"]
+           "cholesky_rank_one_update", "is_passive", "load_reduced_set", "needs_refresh",
+           "save_reduced_set"]
 
 #: K̃ counts as singular when its smallest eigenvalue is below this times m̃ times its
 #: largest (duplicate reduced points without ε)
@@ -49,6 +50,11 @@ PASSIVE_RTOL = 1e-9
 
 #: the full covariance's ridge μ = SHRINKAGE · trace(COV₊ + COV₋)/m̃ (its mean variance)
 SHRINKAGE = 0.1
+
+#: the full covariance's factor is recomputed when a class count n has grown so that
+#: n − 1 > REFRESH_GROWTH · (c − 1), c its count at the last refresh (:func:`needs_refresh`);
+#: read when used (a module constant, the same in both twins)
+REFRESH_GROWTH = 1.1
 
 
 def is_passive(z, b, phi, y):
@@ -273,7 +279,20 @@ class _KernelRowProximalPAm(PAmState):
 
     The class statistics are those of the kernel rows K(Ã, x) (``kernel_row`` is set
     before each ``step``); ũ_p is computed from them and mapped to φ-space,
-    z_p = Λ^{1/2} Pᵀ ũ_p, so that z_pᵀφ(x) = ũ_pᵀK(Ã, x)."""
+    z_p = Λ^{1/2} Pᵀ ũ_p, so that z_pᵀφ(x) = ũ_pᵀK(Ã, x).
+
+    ``covariance="full"`` also keeps, per class, the scatter S = Σ (k − M̃)(k − M̃)ᵀ
+    (Welford: an example adds (n−1)/n · d dᵀ, d = k − M̃ before it, n the new count) and
+    solves with the shrunk within-class covariance
+    S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI (:meth:`shrunk_covariance`), where c₊, c₋ and μ
+    are the class counts and the ridge at the last *refresh* (:func:`needs_refresh`): at
+    a refresh c = n, so S̃ = COV₊ + COV₋ + μI exactly; between refreshes an example of
+    class y adds (n−1)/n/(c_y − 1) · d dᵀ to S̃, a rank one.  This reference solves with
+    S̃ directly (``np.linalg.solve``); the twin keeps a Cholesky factor of S̃ and updates
+    it by one rank-one update per example (:func:`cholesky_rank_one_update`, O(m̃²)),
+    factoring anew only at refreshes.  ``get_state()["chol"]`` is that factor (here
+    computed from S̃, in the twin the updated one): the tests compare them after every
+    example."""
 
     def __init__(self, feature_map, covariance, **kwargs):
         super().__init__(feature_map.n_reduced, False, fit_intercept=True, **kwargs)
@@ -282,15 +301,52 @@ class _KernelRowProximalPAm(PAmState):
         self.kernel_row = None
         m = feature_map.n_reduced
         if covariance == "full":
-            self.outer_pos = np.zeros((m, m))
-            self.outer_neg = np.zeros((m, m))
+            self.scatter_pos = np.zeros((m, m))
+            self.scatter_neg = np.zeros((m, m))
+            self.chol_n_pos = self.chol_n_neg = 0  # c₊, c₋ of the last refresh (0: none)
+            self.chol_mu = 0.0                     # μ of the last refresh
 
     def _add_statistics(self, x, y):
         k = self.kernel_row  # the statistics are those of K(Ã, x), not of φ(x)
-        super()._add_statistics(k, y)
         if self.covariance == "full":
-            np.add(self.outer_pos if y > 0 else self.outer_neg, np.outer(k, k),
-                   out=self.outer_pos if y > 0 else self.outer_neg)
+            n_old = self.n_pos if y > 0 else self.n_neg
+            mean_old = (self.sum_pos if y > 0 else self.sum_neg) / max(n_old, 1)
+        super()._add_statistics(k, y)
+        if self.covariance != "full" or n_old == 0:
+            return
+        # Welford: S ← S + (n−1)/n · d dᵀ, d = k − M̃ (the mean before this example)
+        d = k - mean_old
+        weight = n_old / (n_old + 1.0)
+        scatter = self.scatter_pos if y > 0 else self.scatter_neg
+        scatter += weight * np.outer(d, d)
+        if needs_refresh(self.n_pos, self.n_neg, self.chol_n_pos, self.chol_n_neg):
+            self._refresh()
+        # (otherwise S̃ has gained weight/(c_y − 1) · d dᵀ with the scatter: the twin's
+        # rank-one update of its factor)
+
+    def _refresh(self):
+        """c₊, c₋ ← n₊, n₋ and μ ← SHRINKAGE · mean variance, so that S̃ = COV₊ + COV₋ + μI.
+        No S̃ (c = 0, tried again at the next example) when there is no variance or it is
+        not positive definite (round-off only)."""
+        m = self.n_features
+        self.chol_n_pos = self.chol_n_neg = 0
+        self.chol_mu = 0.0
+        # COV = S/(n − 1), per class
+        cov = self.scatter_pos / (self.n_pos - 1) + self.scatter_neg / (self.n_neg - 1)
+        trace = float(np.trace(cov))
+        if not trace > 0:  # no variance at all: no direction (as a zero pooled variance)
+            return
+        # μ = SHRINKAGE · (mean variance): the covariance of kernel rows is singular early
+        # in the stream (rank < n) and numerically singular later (their spectrum decays),
+        # so the bare inverse (or the least-norm solution) amplifies round-off without
+        # bound; the regularised within-class scatter of kernel Fisher discriminants
+        # (Mika et al. 1999)
+        mu = SHRINKAGE * trace / m
+        try:  # the twin factors S̃ here
+            np.linalg.cholesky(cov + mu * np.eye(m))
+        except np.linalg.LinAlgError:  # not positive definite: round-off only (μ > 0)
+            return
+        self.chol_n_pos, self.chol_n_neg, self.chol_mu = self.n_pos, self.n_neg, mu
 
     def proximal(self):
         if self.covariance == "full":
@@ -302,34 +358,74 @@ class _KernelRowProximalPAm(PAmState):
 
     def _full_fisher_direction(self):
         m = self.n_features
-        if self.n_pos < 2 or self.n_neg < 2:
+        if self.n_pos < 2 or self.n_neg < 2 or self.chol_n_pos == 0:
             return np.zeros(m), 0.0
         m_pos, m_neg = self.sum_pos / self.n_pos, self.sum_neg / self.n_neg
-        # COV = (Σ k kᵀ − n m mᵀ)/(n − 1), per class
-        cov = ((self.outer_pos - self.n_pos * np.outer(m_pos, m_pos)) / (self.n_pos - 1)
-               + (self.outer_neg - self.n_neg * np.outer(m_neg, m_neg)) / (self.n_neg - 1))
-        trace = float(np.trace(cov))
-        if not trace > 0:  # no variance at all: no direction (as a zero pooled variance)
-            return np.zeros(m), 0.0
-        # ũ_p = [COV₊ + COV₋ + μI]⁻¹ (M̃₊ − M̃₋), μ = SHRINKAGE · (mean variance): the
-        # covariance of kernel rows is singular early in the stream (rank < n) and
-        # numerically singular later (their spectrum decays), so the bare inverse (or the
-        # least-norm solution) amplifies round-off without bound; the regularised
-        # within-class scatter of kernel Fisher discriminants (Mika et al. 1999)
-        u_p = np.linalg.solve(cov + SHRINKAGE * trace / m * np.eye(m), m_pos - m_neg)
+        # ũ_p = S̃⁻¹ (M̃₊ − M̃₋), S̃ = COV₊ + COV₋ + μI with the normalisers and μ of the
+        # last refresh
+        u_p = np.linalg.solve(self.shrunk_covariance(), m_pos - m_neg)
         return u_p, -0.5 * float(np.dot(u_p, m_pos + m_neg))
+
+    def shrunk_covariance(self):
+        """S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI, the matrix of the full covariance's solve
+        (None before the first refresh)."""
+        if self.chol_n_pos == 0:
+            return None
+        return (self.scatter_pos / (self.chol_n_pos - 1)
+                + self.scatter_neg / (self.chol_n_neg - 1)
+                + self.chol_mu * np.eye(self.n_features))
 
     def get_state(self):
         state = super().get_state()
         if self.covariance == "full":
-            state.update(outer_pos=self.outer_pos.copy(), outer_neg=self.outer_neg.copy())
+            shrunk = self.shrunk_covariance()
+            # the lower Cholesky factor of S̃ (zeros before the first refresh): the twin
+            # keeps it by rank-one updates, here it is computed (and not needed)
+            chol = (np.zeros((self.n_features,) * 2) if shrunk is None
+                    else np.linalg.cholesky(shrunk))
+            state.update(scatter_pos=self.scatter_pos.copy(),
+                         scatter_neg=self.scatter_neg.copy(), chol=chol,
+                         chol_n_pos=self.chol_n_pos, chol_n_neg=self.chol_n_neg,
+                         chol_mu=self.chol_mu)
         return state
 
     def load_state(self, data):
         super().load_state(data)
-        if self.covariance == "full":
-            self.outer_pos[:] = data["outer_pos"]
-            self.outer_neg[:] = data["outer_neg"]
+        if self.covariance == "full":  # (``chol`` follows from these)
+            self.scatter_pos[:] = data["scatter_pos"]
+            self.scatter_neg[:] = data["scatter_neg"]
+            self.chol_n_pos = int(data["chol_n_pos"])
+            self.chol_n_neg = int(data["chol_n_neg"])
+            self.chol_mu = float(data["chol_mu"])
+
+
+def needs_refresh(n_pos, n_neg, c_pos, c_neg):
+    """True when the full covariance's factor is recomputed after an example: at the
+    first round where each class has two examples (c = 0: no factor yet), and whenever
+    a class's n − 1 exceeds REFRESH_GROWTH times its c − 1 (the normaliser of the last
+    refresh), so that between refreshes each class's covariance in S̃ is between 1 and
+    REFRESH_GROWTH times the unbiased estimate S/(n − 1)."""
+    if n_pos < 2 or n_neg < 2:
+        return False
+    return (c_pos == 0 or n_pos - 1 > REFRESH_GROWTH * (c_pos - 1)
+            or n_neg - 1 > REFRESH_GROWTH * (c_neg - 1))
+
+
+def cholesky_rank_one_update(L, x):
+    """L ← the lower Cholesky factor of L Lᵀ + x xᵀ, in place (O(m̃²)): the twin's update
+    of the full covariance's factor after each example (``_rkpa_chol_update_syr``; this
+    reference solves with S̃ directly), stated here and tested against it.
+
+    Column k: r = (L_kk² + x_k²)^{1/2}, c = r/L_kk, s = x_k/L_kk; L_kk ← r,
+    L_ik ← (L_ik + s x_i)/c and x_i ← c x_i − s L_ik (new L_ik) below the diagonal
+    (a sequence of Givens rotations of [L x]; stable: nothing is subtracted from S̃)."""
+    x = np.array(x, dtype=np.float64)
+    for k in range(L.shape[0]):
+        r = np.sqrt(L[k, k] * L[k, k] + x[k] * x[k])
+        c, s = r / L[k, k], x[k] / L[k, k]
+        L[k, k] = r
+        L[k + 1:, k] = (L[k + 1:, k] + s * x[k + 1:]) / c
+        x[k + 1:] = c * x[k + 1:] - s * L[k + 1:, k]
 
 
 class ReducedKernelPAmState(ReducedKernelPAState):
@@ -344,11 +440,22 @@ class ReducedKernelPAmState(ReducedKernelPAState):
     ũ_p = [COV(K(A₊, Ã)) + COV(K(A₋, Ã))]⁻¹ (M̃₊ − M̃₋), from per-class statistics of
     K(Ã, x) kept online, then mapped: z_p = Λ^{1/2} Pᵀ ũ_p.  ``covariance="diagonal"``
     (default, the slides' "quasi-KFD", O(m̃) statistics) keeps only the variances;
-    ``"full"`` keeps Σ k kᵀ (O(m̃²)) and solves with COV₊ + COV₋ + μI, μ = SHRINKAGE times
-    their mean variance (a reading: the bare inverse does not exist early in a stream,
-    and later the spectrum of kernel-row covariances decays to round-off, which the
-    inverse -- or the least-norm solution -- amplifies without bound; the twins then
-    cannot agree, and the model is ruined by a γ z_p of norm 1e4 and more).  The full
+    ``"full"`` keeps the per-class scatters (O(m̃²)) and solves with COV₊ + COV₋ + μI,
+    μ = SHRINKAGE times their mean variance (a reading: the bare inverse does not exist
+    early in a stream, and later the spectrum of kernel-row covariances decays to
+    round-off, which the inverse -- or the least-norm solution -- amplifies without
+    bound; the twins then cannot agree, and the model is ruined by a γ z_p of norm 1e4
+    and more).  A second reading lets the twin spend O(m̃²) per example instead of an
+    O(m̃³) solve per update: the class normalisers 1/(n_± − 1) and μ -- which change
+    the whole matrix with every example, not by a rank one -- are refreshed only when a
+    class count has grown by more than REFRESH_GROWTH since the last refresh
+    (:func:`needs_refresh`; O(log n) refreshes per class over n examples).  So at a
+    refresh the matrix is exactly COV₊ + COV₋ + μI; in between each class's covariance
+    enters with the normaliser of the last refresh, between 1 and REFRESH_GROWTH (1.1)
+    times the unbiased estimate, μ is held, and each example changes the matrix by a
+    rank one (:meth:`_KernelRowProximalPAm.shrunk_covariance`).  This reference solves
+    with that matrix; the twin keeps its Cholesky factor by rank-one updates
+    (:func:`cholesky_rank_one_update`).  The full
     version is invariant to the choice
     between kernel rows and φ (P is orthogonal, Λ invertible); the diagonal one is
     not, and we take the one the slides print (kernel rows).  b_p is not printed: we

@@ -171,19 +171,89 @@ def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covarian
     z_p, b_p = state.pa.proximal()
     if covariance == "full":
         n_neg = s["n_neg"]
-        cov = ((s["outer_pos"] - n * np.outer(P.mean(0), P.mean(0))) / (n - 1)
-               + (s["outer_neg"] - n_neg * np.outer(N.mean(0), N.mean(0))) / (n_neg - 1))
-        np.testing.assert_allclose(cov, np.cov(P.T) + np.cov(N.T), rtol=1e-7, atol=1e-10)
-        # the shrunk within-class scatter: + μI, μ = SHRINKAGE times the mean variance
-        mu = reduced_kernel_pa.SHRINKAGE * np.trace(cov) / cov.shape[0]
-        u_p = np.linalg.solve(np.cov(P.T) + np.cov(N.T) + mu * np.eye(cov.shape[0]),
-                              P.mean(0) - N.mean(0))
+        cov = s["scatter_pos"] / (n - 1) + s["scatter_neg"] / (n_neg - 1)
+        np.testing.assert_allclose(cov, np.cov(P.T) + np.cov(N.T), rtol=1e-9, atol=1e-12)
+        # the factored matrix: each class's covariance with the normaliser of the last
+        # refresh (c − 1 ≤ n − 1 ≤ REFRESH_GROWTH (c − 1)), + μI
+        c_pos, c_neg, mu = s["chol_n_pos"], s["chol_n_neg"], s["chol_mu"]
+        growth = reduced_kernel_pa.REFRESH_GROWTH
+        assert 2 <= c_pos <= n <= 1 + growth * (c_pos - 1)
+        assert 2 <= c_neg <= n_neg <= 1 + growth * (c_neg - 1)
+        shrunk = (np.cov(P.T) * (n - 1) / (c_pos - 1) + np.cov(N.T) * (n_neg - 1) / (c_neg - 1)
+                  + mu * np.eye(cov.shape[0]))
+        np.testing.assert_allclose(s["chol"] @ s["chol"].T, shrunk, rtol=1e-9, atol=1e-12)
+        u_p = np.linalg.solve(shrunk, P.mean(0) - N.mean(0))
     else:
         u_p = (P.mean(0) - N.mean(0)) / (P.var(0, ddof=1) + N.var(0, ddof=1))
     fmap = state.feature_map
     # z_pᵀφ(x) = ũ_pᵀK(Ã, x) for any x
     np.testing.assert_allclose(fmap.transform_rows(X) @ z_p, Kr @ u_p, rtol=1e-5, atol=1e-6)
     assert b_p == pytest.approx(-0.5 * u_p @ (P.mean(0) + N.mean(0)), rel=1e-5)
+
+
+@pytest.mark.parametrize("growth", [1.1, 1.0], ids=["refreshes", "every-example"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_full_covariance_factor_after_every_example(backend, growth, monkeypatch):
+    """With ``covariance="full"`` the kept Cholesky factor L is exact after every example
+    (LLᵀ = S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI, rank-one updates in between); it is
+    refreshed exactly when ``needs_refresh`` says, and then S̃ is the slides' COV₊ + COV₋
+    (NumPy's) + μI with μ = SHRINKAGE times the mean variance; in between each class's
+    covariance enters between 1 and REFRESH_GROWTH times NumPy's.  REFRESH_GROWTH = 1
+    refreshes at every example (the per-example reading)."""
+    for module in MODULES.values():
+        monkeypatch.setattr(module, "REFRESH_GROWTH", growth)
+    X, y = _xor(n=160, seed=17)
+    state = _state(backend, "ReducedKernelPAmState", {"covariance": "full",
+                                                      "proximal_weight": 0.1}, X, False)
+    Kr = np.exp(-1.5 * ((X[:, None] - X[:15]) ** 2).sum(-1))
+    refreshes, c, rounds = 0, (0, 0), 0
+    for t in range(160):
+        state.step(X[t], y[t])
+        s = state.get_state()
+        P, N = Kr[:t + 1][y[:t + 1] > 0], Kr[:t + 1][y[:t + 1] < 0]
+        if min(len(P), len(N)) < 2:
+            assert s["chol_n_pos"] == s["chol_n_neg"] == 0 and not s["chol"].any()
+            continue
+        rounds += 1
+        expected = reduced_kernel_pa.needs_refresh(len(P), len(N), *c)
+        c = (s["chol_n_pos"], s["chol_n_neg"])
+        assert (c == (len(P), len(N))) if expected else c[0] < len(P) or c[1] < len(N), t
+        refreshes += expected
+        cov_p, cov_n = np.cov(P.T), np.cov(N.T)
+        if expected:  # the previous reading exactly
+            mu = reduced_kernel_pa.SHRINKAGE * np.trace(cov_p + cov_n) / 15
+            assert s["chol_mu"] == pytest.approx(mu, rel=1e-12)
+        for cls, cov, count in ((0, cov_p, len(P)), (1, cov_n, len(N))):
+            assert 1.0 <= (count - 1) / (c[cls] - 1) <= growth
+        shrunk = (cov_p * (len(P) - 1) / (c[0] - 1) + cov_n * (len(N) - 1) / (c[1] - 1)
+                  + s["chol_mu"] * np.eye(15))
+        L = s["chol"]
+        assert np.all(np.triu(L, 1) == 0) and np.all(np.diag(L) > 0)
+        np.testing.assert_allclose(L @ L.T, shrunk, rtol=1e-10, atol=1e-12, err_msg=str(t))
+        np.testing.assert_allclose(state.pa.shrunk_covariance(), shrunk, rtol=1e-10,
+                                   atol=1e-12)
+    if growth == 1.0:
+        assert refreshes == rounds  # every example
+    else:
+        assert 10 < refreshes < 60 < rounds  # O(log n) per class, not one per example
+
+
+def test_cholesky_rank_one_update_is_the_factor_of_the_updated_matrix():
+    """The reference's statement of the update and the twin's C loop (``_chol_update``)."""
+    rng = np.random.RandomState(18)
+    A = rng.randn(13, 13)
+    S = A @ A.T + 0.1 * np.eye(13)
+    L = np.linalg.cholesky(S)
+    Lt = L.copy()
+    for _ in range(30):
+        x = rng.randn(13) * rng.choice([1e-6, 1.0, 1e3])
+        reduced_kernel_pa.cholesky_rank_one_update(L, x)
+        Lt = _reduced_kernel_pa._chol_update(Lt, x)
+        S = S + np.outer(x, x)
+        np.testing.assert_allclose(L, np.linalg.cholesky(S), rtol=1e-8,
+                                   atol=1e-12 * np.abs(L).max())
+        np.testing.assert_allclose(Lt, L, rtol=1e-10, atol=1e-12 * np.abs(L).max())
+        assert np.all(np.triu(Lt, 1) == 0)
 
 
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
