@@ -10,5 +10,10 @@ Modules: ``incremental_svm`` (the reference, :class:`IncrementalSVMState`), its 
 twin ``_incremental_svm`` (constants shared through ``_incremental_svm_constants.pxd``),
 ``estimators`` (:class:`IncrementalSVM`).  The bordered-inverse updates and the
 least-index event choice come from the shared core (``refsvm.core.bordered``,
-``refsvm/_core.pxd``).
+``refsvm/_core.pxd``).  :class:`ExactnessError`: a safeguard fired and the operation was
+rolled back (``docs/cauwenberghs_poggio.rst``, "Safeguards").
 """
+
+from .incremental_svm import ExactnessError
+
+__all__ = ["ExactnessError"]
