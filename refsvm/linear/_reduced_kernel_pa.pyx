@@ -42,7 +42,7 @@ the core's kernel and one BLAS ``dgemm`` per block -- so a model predicts the sa
 both twins.
 """
 from libc.math cimport fabs, pow, sqrt
-from scipy.linalg.cython_blas cimport dgemm, dgemv
+from scipy.linalg.cython_blas cimport dgemm
 from scipy.linalg.cython_lapack cimport dpotrf
 
 import numpy as np
@@ -583,13 +583,9 @@ cdef class ReducedKernelMap:
               <double*> k, &m, &beta, phi, &m)
 
     cdef void _to_features(self, const double* u, double* z) noexcept nogil:
-        """z = Λ^{1/2} Pᵀ u."""
-        cdef int m = <int> self.n_reduced, one = 1
-        cdef double alpha = 1.0, beta = 0.0
-        cdef char notrans = b'N'
+        """z = Λ^{1/2} Pᵀ u (the fixed-order matvec: (Pᵀu)_i = Σ_j u_j P_ji, P row-major)."""
         cdef Py_ssize_t i
-        # column-major view of the row-major P is Pᵀ
-        dgemv(&notrans, &m, &m, &alpha, self.P_data, &m, <double*> u, &one, &beta, z, &one)
+        _rkpa_matvec(self.P_data, self.n_reduced, self.n_reduced, u, z)
         for i in range(self.n_reduced):
             z[i] *= self.sqrt_eigenvalues_data[i]
 

@@ -302,6 +302,24 @@ def test_estimator_backends_agree_and_reduced_set_choice(Estimator):
     np.testing.assert_array_equal(st.reduced_set_, X[:20])
 
 
+def test_full_covariance_estimator_backends_agree_and_resume_from_a_pickle():
+    X, y = _xor(n=400, seed=19)
+    kw = dict(n_reduced=20, gamma=1.5, random_state=0, covariance="full",
+              proximal_weight=0.05)
+    cy = ProximalReducedKernelPA(backend="cython", **kw).fit(X, y)
+    py = ProximalReducedKernelPA(backend="python", **kw).fit(X, y)
+    np.testing.assert_allclose(cy.coef_, py.coef_, rtol=1e-9, atol=1e-10)
+    assert cy.n_updates_ == py.n_updates_ > 0
+    # a stream cut in two with a pickle in between equals one pass, bit for bit
+    whole = ProximalReducedKernelPA(backend="cython", **kw)
+    whole.partial_fit(X, y, classes=[-1.0, 1.0])
+    half = ProximalReducedKernelPA(backend="cython", **kw)
+    half.partial_fit(X[:150], y[:150], classes=[-1.0, 1.0])
+    half = pickle.loads(pickle.dumps(half))
+    half.partial_fit(X[150:], y[150:])
+    np.testing.assert_array_equal(half.coef_, whole.coef_)
+
+
 def test_bad_parameters_and_singular_reduced_sets():
     X, y = _xor(n=30, seed=12)
     with pytest.raises(ValueError, match="n_reduced=31 is larger"):
