@@ -65,7 +65,7 @@ cdef signed char C_IO = _ref.I_O, C_IS = _ref.I_S, C_IC = _ref.I_C
 cdef int M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS, M_UNLEARN = _ref.UNLEARN
 cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
 cdef int EV_FLIP = _ref.EV_FLIP
-cdef double EPS_G = _ref.EPS_G, EPS_ALPHA = _ref.EPS_ALPHA, EPS_RATE = _ref.EPS_RATE
+cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
 cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_SHRINK = _ref.EPS_SHRINK
 cdef double EPS_SMALL_PIVOT = _ref.EPS_SMALL_PIVOT, COND_REFRESH = _ref.COND_REFRESH
 cdef double EPS_DOUBT = _ref.EPS_DOUBT, EPS_PIVOT = _ref.EPS_PIVOT
@@ -127,10 +127,21 @@ cdef extern from "_poker_kernels.h":
                       Py_ssize_t n) noexcept nogil
 
 
+cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
+    """One term of Neumaier's compensated sum (reference ``neumaier_add``)."""
+    cdef double t = s[0] + x
+    if fabs(s[0]) >= fabs(x):
+        c[0] += (s[0] - t) + x
+    else:
+        c[0] += (x - t) + s[0]
+    s[0] = t
+
+
 cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                       const Py_ssize_t[::1] at_c, const double[::1] cy,
-                      const double[::1] kdiag, double[::1] F) noexcept nogil:
-    """F[r] += (c y_j) k(x_ids[r], x_j) over j at c (outer), r (inner): the reference's order."""
+                      const double[::1] kdiag, double[::1] F, double[::1] Fc) noexcept nogil:
+    """F[r] += (c y_j) k(x_ids[r], x_j) over j at c (outer), r (inner), compensated in
+    Fc: the reference's order."""
     cdef Py_ssize_t a, r, i, j
     cdef double kv
     for a in range(at_c.shape[0]):
@@ -141,7 +152,7 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                 kv = kdiag[i]
             else:
                 kv = kern.k_rows(store, i, j)
-            F[r] += cy[a] * kv
+            _neumaier_add(&F[r], &Fc[r], cy[a] * kv)
 
 
 cdef class _Engine:
@@ -149,6 +160,7 @@ cdef class _Engine:
 
     # constants
     cdef readonly double C, cache_size
+    cdef double aw              # the tie window of an alpha event (reference ``alpha_window``)
     cdef long long cache_bytes
     cdef readonly long refresh_every
     cdef RowStore store
@@ -288,6 +300,7 @@ cdef class _Engine:
     def configure(self, double C, double cache_size, long refresh_every, RowStore store,
                   CKernel kern):
         self.C = C
+        self.aw = _ref.alpha_window(C)
         self.cache_size = cache_size
         self.cache_bytes = <long long> (cache_size * 1048576.0)
         self.refresh_every = refresh_every
@@ -762,12 +775,18 @@ cdef class _Engine:
                 for a in range(k):
                     self.aS[a] = sigma * R[(a + 1) * ld]
             else:
+                # y'alpha: the terms at c exactly, the others left to right (reference
+                # ``_y_alpha``)
                 s = 0.0
+                h = 0.0
                 for i in range(n):
                     if self.status[i] >= 0:
-                        s += self.y[i] * self.alpha[i]
-                self.tau = s
-                if fabs(self.tau) <= EPS_ALPHA * self.C:
+                        if self.alpha[i] == self.C:
+                            h += self.y[i]
+                        elif self.alpha[i] != 0.0:
+                            s += self.y[i] * self.alpha[i]
+                self.tau = self.C * h + s
+                if fabs(self.tau) <= self.aw:
                     self.t_end = 0.0
                 else:
                     sigma = 1.0 if self.tau < 0 else -1.0
@@ -804,7 +823,7 @@ cdef class _Engine:
                     for j in range(k + 1):
                         acc += R[(a + 1) * ld + j] * self.rv[j]
                     self.aS[a] = acc
-            elif fabs(h) <= EPS_ALPHA * self.C:
+            elif fabs(h) <= self.aw:
                 pass
             else:
                 self.t_end = INFINITY
@@ -912,7 +931,7 @@ cdef class _Engine:
                     continue
                 ts = _max0(ts)
                 self.tsS[a] = ts
-                self.wsS[a] = EPS_ALPHA * C / fabs(r)
+                self.wsS[a] = self.aw / fabs(r)
                 event_smaller(&e, ts, EV_LEAVE, self.S[a])
             ncand = self._scan(fixed)
             for c in range(ncand):
@@ -1035,6 +1054,13 @@ cdef class _Engine:
                         self._dep_clear()
                         return 0
                     # alpha_i alone: nothing moves (exchange with the flip only)
+                elif self._duplicate(i, col) >= 0:
+                    # i is a copy of the member at pos: its exact null direction
+                    # (reference ``_join``)
+                    pos = self._duplicate(i, col)
+                    for j in range(k):
+                        self.z[j] = 0.0
+                    self.z[pos] = -sigma * (self.y[i] * self.y[self.S[pos]])
                 else:
                     self.m[0] = self.y[i]
                     for j in range(k):
@@ -1096,13 +1122,14 @@ cdef class _Engine:
                         ts = _max0(-self.alpha[self.S[j]] / a)
                     else:
                         self.wsS[j] = -1.0
+                        self.z[j] = 0.0               # no event, no move (reference)
                         continue
                     self.tsS[j] = ts
-                    self.wsS[j] = EPS_ALPHA * C / fabs(a)
+                    self.wsS[j] = self.aw / fabs(a)
                     if ts < tmin:
                         tmin = ts
                 event_start(&e, tmin)
-                if event_tied(C, tmin, EPS_ALPHA):
+                if event_tied(C, tmin, self.aw):
                     event_take(&e, EV_FLIP, i)
                 else:
                     for j in range(k):
@@ -1114,6 +1141,11 @@ cdef class _Engine:
                     raise RuntimeError("POKER: exchange without an event (internal error)")
                 for j in range(k):
                     self.alpha[self.S[j]] = _clip(self.alpha[self.S[j]] + self.z[j] * tmin, C)
+                # the members whose event is tied with the one taken reach their bound
+                # with it (reference)
+                for j in range(k):
+                    if self.wsS[j] >= 0.0 and event_tied(self.tsS[j], tmin, self.wsS[j]):
+                        self.alpha[self.S[j]] = C if self.z[j] > 0 else 0.0
                 self.n_iterations += 1
                 self.n_exchanges += 1
                 if kind == EV_FLIP:
@@ -1141,6 +1173,16 @@ cdef class _Engine:
         finally:
             if owned:
                 self._pool_put(col, self.cap)
+
+    cdef Py_ssize_t _duplicate(self, Py_ssize_t i, const double* col) noexcept:
+        """Position in I_s of the first member identical to i in feature space, or -1
+        (reference ``_duplicate``)."""
+        cdef Py_ssize_t j
+        cdef double q = self.kdiag[i]
+        for j in range(self.ns):
+            if col[self.S[j]] == q and self.kdiag[self.S[j]] == q:
+                return j
+        return -1
 
     cdef int _regularise_fixed(self) except -1:
         """Before a fixed-bias path: while Q_ss is singular, move alpha_s along its null
@@ -1173,9 +1215,10 @@ cdef class _Engine:
                     ts = _max0(-self.alpha[self.S[a]] / r)
                 else:
                     self.wsS[a] = -1.0
+                    self.rv[a] = 0.0                  # no event, no move (reference)
                     continue
                 self.tsS[a] = ts
-                self.wsS[a] = EPS_ALPHA * C / fabs(r)
+                self.wsS[a] = self.aw / fabs(r)
                 event_smaller(&e, ts, EV_LEAVE, self.S[a])
             tmin = e.t
             if not tmin < INFINITY:
@@ -1387,7 +1430,7 @@ cdef class _Engine:
         (a pending pool id has no row there yet)."""
         cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
         cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0
-        cdef double acc, kv
+        cdef double acc, comp, kv
         self.bind(state)
         new = np.zeros(self.n, dtype=np.int8)
         cdef signed char[::1] isnew = new
@@ -1407,13 +1450,14 @@ cdef class _Engine:
         for r in range(m):
             j = idx[r]
             acc = 0.0
+            comp = 0.0                        # compensated (reference)
             for l in range(nsv):
                 if self.status[j] >= 0 and self.spos[svv[l]] >= 0:
                     kv = self.cols[self.spos[svv[l]]][j]
                 else:
                     kv = self.kern.k_rows(self.store, svv[l], j)
-                acc += cf[l] * kv
-            o[r] = acc
+                _neumaier_add(&acc, &comp, cf[l] * kv)
+            o[r] = acc + comp
         return out
 
     def kdiag_rows(self, Py_ssize_t start, Py_ssize_t stop):
@@ -1648,16 +1692,18 @@ class POKERState(_ref.POKERState):
         ac = np.ascontiguousarray(at_c, dtype=np.intp)
         cy = self.C * self.y[ac]
         F = np.zeros(idx.shape[0])
+        Fc = np.zeros(idx.shape[0])
         cdef const Py_ssize_t[::1] ids_v = idx
         cdef const Py_ssize_t[::1] ac_v = ac
         cdef const double[::1] cy_v = cy
         cdef const double[::1] kd = self.kdiag
         cdef double[::1] F_v = F
+        cdef double[::1] Fc_v = Fc
         cdef RowStore store = self.store
         cdef CKernel kern = self.kernel
         with nogil:
-            _class_sums(store, kern, ids_v, ac_v, cy_v, kd, F_v)
-        return F
+            _class_sums(store, kern, ids_v, ac_v, cy_v, kd, F_v, Fc_v)
+        return F + Fc
 
     def decision_function(self, X):
         """f(x) = sum_j alpha_j y_j k(x_j, x) - b (compiled expansion, not counted)."""

@@ -49,7 +49,7 @@ db = 0 (dtau = -R_0s r / R_00).
 The degenerate case (documented in the docs page)
 --------------------------------------------------
 * **Least-index rule** on tied breakpoints: the events within round-off of the
-  smallest step are tied (1e-12 C for an alpha, 1e-12 for a g); the end of the
+  smallest step are tied (``alpha_window(C)`` for an alpha, 1e-12 for a g); the end of the
   parameter goes first, then the example with the smallest id (Bland's rule).
 * **Pivot tests against a round-off scale**: the pivot kappa of a joining example
   (Q_ii - m'R m for the bordered matrix, Q_ii - Q_is Q_ss^-1 Q_si with b fixed) is
@@ -75,6 +75,7 @@ iteration count) and ``n_kernel_evals``.
 from __future__ import annotations
 
 import copy
+import math
 from collections import OrderedDict
 
 import numpy as np
@@ -97,12 +98,14 @@ EV_END, EV_LEAVE, EV_JOIN, EV_FLIP = 0, 1, 2, 3
 
 #: events within these of their bound at the smallest step are tied
 EPS_G = 1e-12           # for g
-EPS_ALPHA = 1e-12       # times C, for alpha
+EPS_ALPHA = 1e-12       # times min(C, 1), for alpha (see ``alpha_window``)
+#: ... and at least this times C (the round-off of alpha at large C)
+EPS_ALPHA_ULP = 1e-14
 #: relative round-off level of a rate dg_i against the bound of its terms
 EPS_RATE = 1e-10
 #: a margin vector within this times c of a bound counts as at the bound when I_s
 #: decides the bias (``_centre_bias``)
-EPS_BOUND = 1e-10
+EPS_BOUND = 1e-10       # times min(C, 1), at least EPS_ALPHA_ULP C
 #: a rate dalpha_s below this times the largest one is zero
 EPS_ARATE = 1e-12
 #: a shrink with |R_pp| below this times max|R| is re-inverted instead
@@ -112,6 +115,9 @@ EPS_SHRINK = 1e-14
 #: the breakpoints on Gauss refreshed R, at 1e-5 4 %, the largest KKT residual of a
 #: 5,000-row run 4e-10: docs/fine_scheinberg.rst)
 EPS_SMALL_PIVOT = 1e-5
+#: above this c k_max, g is recomputed exactly at the end of an operation (``_polish``;
+#: the round-off of an alpha at c, 1.1e-16 c k_max, is then above 1e-10 in g)
+POLISH_CK = 1e6
 #: after a shrink of an inverse with max|R| max|M| above this, R is recomputed
 COND_REFRESH = 1e6
 #: a pivot below this fraction of its scale is doubtful (re-solved from a fresh R)
@@ -120,6 +126,20 @@ EPS_DOUBT = 1e-6
 EPS_PIVOT = 1e-11
 #: ... and so is one below this times max k(x, x)
 EPS_PIVOT_ABS = 1e-14
+
+
+
+def alpha_window(C, eps=EPS_ALPHA):
+    """The round-off window of alpha at the bound c: ``eps`` c for c <= 1, ``eps`` for
+    1 <= c <= eps / EPS_ALPHA_ULP, EPS_ALPHA_ULP c beyond.
+
+    An alpha moved by w moves the g of the others by up to w k_max, so a window in
+    alpha must not grow with c where round-off does not force it to (at c = 1e12 the
+    old window 1e-12 c let an alpha of 1 count as 0: g then drifted by 1, the extreme-C
+    property test); below it c's own round-off (about 2e-16 c per operation, so
+    EPS_ALPHA_ULP is 45 of them) would make true ties look distinct."""
+    return max(eps * min(C, 1.0), EPS_ALPHA_ULP * C)
+
 
 SELECTIONS = ("none", "cls2w", "maxslk", "cls2w+dobj", "maxslk+dobj")
 
@@ -144,6 +164,45 @@ def next_breakpoint(t_end, w_end, ts, ws, ids, kinds):
     events += [(float(ts[j]), int(kinds[j]), int(ids[j]), float(ws[j]), False) for j in tied]
     kind, who = least_index_event(events, tmin)
     return (t_end if kind == EV_END else tmin), int(kind), int(who)
+
+
+def neumaier_add(s, c, x):
+    """One term of Neumaier's compensated sum: (s + x, the compensation c plus the
+    rounding error of s + x); the sum is s + c at the end.  Terms of order c that
+    cancel (an example's margin at c = 1e12 with its copies at the bound, both labels)
+    then sum to their exact value instead of an ulp of c."""
+    t = s + x
+    if abs(s) >= abs(x):
+        c += (s - t) + x
+    else:
+        c += (x - t) + s
+    return t, c
+
+
+def _split(a):
+    """Dekker's split: a = hi + lo exactly, each half with at most 26 significant bits."""
+    c = 134217729.0 * a                                   # 2^27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a, b):
+    """Error-free products (Dekker): a * b = p + e exactly, elementwise; returns the
+    list [p..., e...] (finite inputs well inside the float range)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    ok = np.isfinite(e)
+    return list(p) + list(np.where(ok, e, 0.0))
+
+
+def _exact_sum(a, b, sign, extra):
+    """sign * sum_j a_j b_j + sum(extra), correctly rounded (the products split exactly
+    by :func:`_two_product`, the sum by ``math.fsum``); ``sign`` is +-1."""
+    return math.fsum([sign * v for v in _two_product(a, b)] + list(extra))
 
 
 class _Budget(Exception):
@@ -219,6 +278,11 @@ class POKERState(StreamLearner):
         self.n_chunks = 0
         self.budget = -1                      # breakpoints left (dObj), -1: no limit
         self.breakpoint_hook = None
+
+    @property
+    def aw(self):
+        """The tie window of an alpha event and the zero of y'alpha (:func:`alpha_window`)."""
+        return alpha_window(self.C)
 
     # ------------------------------------------------------------------ persistence
     def init_params(self):
@@ -333,13 +397,14 @@ class POKERState(StreamLearner):
         return self.kernel.value(self.rows[a], self.rows[b])
 
     def _class_sums(self, ids, at_c):
-        """F_r = sum_{j at c} c y_j k(x_ids[r], x_j) (SelfInit's trivial partition)."""
-        F = np.zeros(len(ids))
+        """F_r = sum_{j at c} c y_j k(x_ids[r], x_j) (SelfInit's trivial partition),
+        compensated (``neumaier_add``: at c = 1e12 the terms cancel)."""
+        F, Fc = [0.0] * len(ids), [0.0] * len(ids)         # compensated sums
         for j in at_c:
             for r, i in enumerate(ids):
                 kv = self.kdiag[i] if i == j else self._k(i, j)
-                F[r] += self.C * self.y[j] * kv
-        return F
+                F[r], Fc[r] = neumaier_add(F[r], Fc[r], self.C * self.y[j] * kv)
+        return np.array([f + fc for f, fc in zip(F, Fc)])
 
     def _activate(self, ids):
         """The pending ``ids`` enter the problem at alpha = 0 (status I_o): their kernel
@@ -512,9 +577,8 @@ class POKERState(StreamLearner):
                 # I_s empty: every alpha is at a bound and y'alpha is known exactly (the
                 # tracked tau may carry round-off); it cannot move: b alone moves (Sec. 3,
                 # the first pieces) until an example reaches its margin
-                act = self.status[:n] >= 0
-                self.tau = dot(y[act], self.alpha[:n][act])
-                if abs(self.tau) <= EPS_ALPHA * self.C:
+                self.tau = self._y_alpha(ordered=True)
+                if abs(self.tau) <= self.aw:
                     t_end, aS = 0.0, np.zeros(0)
                 else:
                     sigma = 1.0 if self.tau < 0 else -1.0
@@ -527,7 +591,7 @@ class POKERState(StreamLearner):
             if k:
                 sol = matvec(self.R, np.concatenate(([h], rhs)))
                 bdot, aS = -sol[0], sol[1:]
-            elif abs(h) <= EPS_ALPHA * self.C:
+            elif abs(h) <= self.aw:
                 aS = np.zeros(0)
             else:
                 t_end, b_only, bdot, aS = np.inf, True, np.sign(h), np.zeros(0)
@@ -569,7 +633,7 @@ class POKERState(StreamLearner):
             aSm = aS[moving]
             ts_s = np.maximum(np.where(up[moving], self.C - self.alpha[S[moving]],
                                        -self.alpha[S[moving]]) / aSm, 0.0) if k else np.zeros(0)
-            ws_s = EPS_ALPHA * self.C / np.abs(aSm)
+            ws_s = self.aw / np.abs(aSm)
             # an s_o or a xi_c reaching 0 (candidates to join I_s)
             cand = np.flatnonzero(((st == I_O) & (gdot < -rtol)) | ((st == I_C) & (gdot > rtol)))
             if self.dependent:
@@ -655,6 +719,15 @@ class POKERState(StreamLearner):
                     self._add_to_S(i, col)
                     self.dependent = []
                     return
+            elif (dup := self._duplicate(i, col)) >= 0:
+                # i is a copy of the member at dup (the same point in feature space):
+                # its exact null direction is alpha_dup moving by -y_i y_dup per unit of
+                # alpha_i (Q_ss z = Q_si and y_s'z = y_i by z = y_i y_dup e_dup, with
+                # db = 0), with no round-off of R in it: at c = 1e12 a relative error of
+                # 1e-17 in the computed z, times a step of order c, left alpha an ulp
+                # of c off and g drifting by 1e-5 (docs, "Extreme C")
+                dirn = np.zeros(k)
+                dirn[dup] = -sigma * self.y[i] * self.y[S[dup]]
             else:
                 m = np.concatenate(([self.y[i]], self.y[S] * self.y[i] * col[S]))
                 for attempt in range(2):
@@ -682,7 +755,7 @@ class POKERState(StreamLearner):
             # ---- exchange: alpha_i moves off its bound along the null direction (no g
             # changes, nor y'alpha with b adjustable) until a member of I_s reaches a
             # bound (it leaves, i joins) or alpha_i reaches its other bound
-            ts, ws, ids, kinds = [self.C], [EPS_ALPHA], [i], [EV_FLIP]
+            ts, ws, ids, kinds = [self.C], [self.aw], [i], [EV_FLIP]
             athr = EPS_ARATE * max(1.0, float(np.max(np.abs(dirn))) if k else 1.0)
             for pos in range(k):
                 s, a = S[pos], dirn[pos]
@@ -691,8 +764,12 @@ class POKERState(StreamLearner):
                 elif a < -athr:
                     ts.append(max(-self.alpha[s] / a, 0.0))
                 else:
+                    # a rate within round-off of zero makes no event and no move: the
+                    # step can be of order c, and g is not updated along a null
+                    # direction (at c = 1e12 a rate of 1e-16 would move g by 1e-4)
+                    dirn[pos] = 0.0
                     continue
-                ws.append(EPS_ALPHA * self.C / abs(a))
+                ws.append(self.aw / abs(a))
                 ids.append(int(s))
                 kinds.append(EV_LEAVE)
             tmin = float(min(ts))
@@ -700,6 +777,12 @@ class POKERState(StreamLearner):
                 [(t, kd, j, w, kd == EV_FLIP) for t, w, j, kd in zip(ts, ws, ids, kinds)], tmin)
             if k:
                 self.alpha[S] = np.clip(self.alpha[S] + dirn * tmin, 0.0, self.C)
+                # the members whose event is tied with the one taken reach their bound
+                # with it (g is not updated along a null direction: an alpha left an ulp
+                # of c off its bound would move the g of the others by that ulp)
+                for t_j, w_j, j in zip(ts[1:], ws[1:], ids[1:]):
+                    if t_j <= tmin + w_j:
+                        self.alpha[j] = self.C if dirn[self.S.index(j)] > 0 else 0.0
             self.n_iterations += 1
             self.n_exchanges += 1
             if kind == EV_FLIP:
@@ -724,6 +807,15 @@ class POKERState(StreamLearner):
             # i is now strictly inside its box: it joins the smaller I_s (retry); its
             # status stays I_O/I_C until then and sigma keeps its direction
 
+    def _duplicate(self, i, col):
+        """Position in I_s of the first member identical to i in feature space
+        (k(x_i, x_s) = k(x_i, x_i) = k(x_s, x_s) exactly), or -1."""
+        q = self.kdiag[i]
+        for pos, s in enumerate(self.S):
+            if col[s] == q and self.kdiag[s] == q:
+                return pos
+        return -1
+
     def _regularise_fixed(self):
         """Before a fixed-bias path: while Q_ss is singular, move alpha_s along its null
         vector v = R_s0 (no g changes, b fixed) until a member reaches a bound and leaves."""
@@ -735,7 +827,7 @@ class POKERState(StreamLearner):
                 if not self._qss_singular():
                     return
             S = np.array(self.S, dtype=np.intp)
-            v = self.R[1:, 0]
+            v = self.R[1:, 0].copy()
             ts, ws, ids, kinds = [], [], [], []
             athr = EPS_ARATE * float(np.max(np.abs(v)))
             for pos in range(len(S)):
@@ -745,8 +837,9 @@ class POKERState(StreamLearner):
                 elif a < -athr:
                     ts.append(max(-self.alpha[S[pos]] / a, 0.0))
                 else:
+                    v[pos] = 0.0                     # no event, no move (see _join)
                     continue
-                ws.append(EPS_ALPHA * self.C / abs(a))
+                ws.append(self.aw / abs(a))
                 ids.append(int(S[pos]))
                 kinds.append(EV_LEAVE)
             t, kind, who = next_breakpoint(np.inf, 0.0, ts, ws, ids, kinds)
@@ -772,21 +865,33 @@ class POKERState(StreamLearner):
         pos = {s: j for j, s in enumerate(self.S)}
         out = np.zeros(len(ids))
         for r, j in enumerate(ids):
-            acc = 0.0
+            acc = comp = 0.0                  # a compensated sum (``neumaier_add``)
             known = self.status[j] >= 0
             for l in sv:
                 kv = self.KS[j, pos[l]] if (known and l in pos) else self._k(l, j)
-                acc += self.alpha[l] * self.y[l] * kv
-            out[r] = acc
+                acc, comp = neumaier_add(acc, comp, self.alpha[l] * self.y[l] * kv)
+            out[r] = acc + comp
         return out
+
+    def _y_alpha(self, ordered=False):
+        """y'alpha over the examples in the problem: the terms at c exactly (c times
+        an integer), plus the others (summed left to right when ``ordered``, the
+        compiled order).  At c = 1e12 a plain sum keeps partial sums of order c and
+        loses the low digits of the free alphas (2e-4 of a tau of 1.2: the extreme-C
+        property test)."""
+        n = self.n
+        act = self.status[:n] >= 0
+        a, y = self.alpha[:n][act], self.y[:n][act]
+        at_c = a == self.C
+        rest = ~at_c & (a != 0.0)
+        free = dot(y[rest], a[rest]) if ordered else float(y[rest] @ a[rest])
+        return self.C * float(np.sum(y[at_c])) + free
 
     def adjust_bias(self):
         """The adjustable-bias method (Sec. 3) from the current fixed-bias solution:
         b moves until y'alpha = 0 (a no-op when it is 0 already)."""
-        n = self.n
-        act = self.status[:n] >= 0
-        self.tau = float(self.y[:n][act] @ self.alpha[:n][act])
-        if abs(self.tau) > EPS_ALPHA * self.C:
+        self.tau = self._y_alpha()
+        if abs(self.tau) > self.aw:
             self._follow(BIAS)
         self.tau = 0.0
         self.phase = IDLE
@@ -838,6 +943,7 @@ class POKERState(StreamLearner):
             self.d[: self.n] = 0.0
         # Fig. 1 line 4: POKERadjustbias (unconditional; returns at once if y'alpha = 0)
         self.adjust_bias()
+        self._polish()
         self._centre_bias()
         self.n_chunks += 1
         return violated
@@ -867,6 +973,7 @@ class POKERState(StreamLearner):
         self.b = float(np.max(bounds)) if cls > 0 else float(np.min(bounds))
         self.g[ids] = yy * (F - self.b) - 1.0
         self.adjust_bias()
+        self._polish()
         self._centre_bias()
         self.n_chunks += 1
 
@@ -905,21 +1012,77 @@ class POKERState(StreamLearner):
             self.alpha[i] = 0.0
             self.g[i] = 0.0
         self.phase = IDLE
+        self._polish()
         self._centre_bias()
+
+    def _polish(self):
+        """At large c (c k_max above ``POLISH_CK``), g afresh at the end of an operation.
+
+        The path is exact in exact arithmetic, but its intermediate alphas need not be
+        representable: at c = 1e12 an exchange that moves an alpha from 0 to c - 2.54
+        stores it an ulp of c (1.2e-4) off, and g, updated by the exact rates, drifts by
+        that much times k while the final partition (0, c, c) is exact again.  From the
+        stored alpha and b, each g is then recomputed correctly rounded (exact products,
+        ``math.fsum``), O(n #SV) kernel values; the bias of an empty I_s is then centred
+        on exact margins.  Below POLISH_CK the round-off of g is below 1e-10 and
+        nothing is done (every ordinary C)."""
+        if self.C * self.kmax <= POLISH_CK:
+            return
+        n = self.n
+        act = np.flatnonzero(self.status[:n] >= 0)
+        rows = {}
+
+        def exact_g(i, sv, ya):
+            if i not in rows:
+                rows[i] = {}
+            known = rows[i]
+            kv = np.array([known.setdefault(int(j), self.kdiag[i] if j == i
+                                            else self._k(int(i), int(j))) for j in sv])
+            return _exact_sum(ya, kv, self.y[i], [-1.0, -self.y[i] * self.b])
+
+        if self.S and self.phase != FIXED:
+            # one step of iterative refinement of (b, alpha_s) on the exact residuals
+            # of the bordered system: M [-db; dalpha_s] = -[y'alpha; g_s]
+            S = np.array(self.S, dtype=np.intp)
+            sv = act[self.alpha[act] > 0.0]
+            ya = self.alpha[sv] * self.y[sv]
+            r = np.array([math.fsum(self.y[act] * self.alpha[act])]
+                         + [exact_g(int(i), sv, ya) for i in S])
+            sol = -matvec(self.R, r)
+            new = self.alpha[S] + sol[1:]
+            if np.all((new >= 0.0) & (new <= self.C)):
+                self.alpha[S] = new
+                self.b -= sol[0]
+        sv = act[self.alpha[act] > 0.0]
+        ya = self.alpha[sv] * self.y[sv]
+        for i in act:
+            if self.status[i] == I_S:
+                continue                              # on its margin: g = 0 by definition
+            self.g[i] = exact_g(int(i), sv, ya)
 
     def _centre_bias(self):
         """With I_s empty every b of an interval keeps the KKT conditions: take its
         midpoint (LIBSVM's choice), or its finite end (one class only).  I_s counts as
-        empty when all its members are at a bound (alpha within EPS_BOUND c of 0 or c):
-        they leave I_s first (b is then not unique either)."""
-        if any(EPS_BOUND * self.C < self.alpha[s] < (1.0 - EPS_BOUND) * self.C for s in self.S):
+        empty when all its members are at a bound (alpha within ``alpha_window(c,
+        EPS_BOUND)`` of 0 or c): they leave I_s first (b is then not unique either), g
+        following the change of their alpha."""
+        wb = alpha_window(self.C, EPS_BOUND)
+        if any(wb < self.alpha[s] < self.C - wb for s in self.S):
             return
+        n = self.n
         while self.S:
+            k = len(self.S)
             s = self.S[-1]
             at_c = self.alpha[s] > 0.5 * self.C
-            self.alpha[s] = self.C if at_c else 0.0
-            self._remove_from_S(len(self.S) - 1, I_C if at_c else I_O)
-        n = self.n
+            new = self.C if at_c else 0.0
+            # g follows the snap: g_l += y_l y_s k_ls (new - alpha_s) (in margin units it
+            # is not negligible at large c)
+            delta = new - self.alpha[s]
+            if delta != 0.0:
+                act = self.status[:n] >= 0
+                self.g[:n][act] += (self.y[:n] * (self.y[s] * delta) * self.KS[:n, k - 1])[act]
+            self.alpha[s] = new
+            self._remove_from_S(k - 1, I_C if at_c else I_O)
         st, y = self.status[:n], self.y[:n]
         v = self.b + y * self.g[:n]               # the b that puts i on its margin
         # g_i(b') = g_i - y_i (b' - b): I_o needs g >= 0, I_c needs g <= 0
@@ -1080,12 +1243,17 @@ class POKERState(StreamLearner):
                            for i in act]).reshape(act.size, sv.size)
         else:
             Ka = np.asarray(K)[np.ix_(act, sv)]
-        Qa = self.y[act] * (Ka @ (self.alpha[sv] * self.y[sv]))
+        # g afresh, correctly rounded from the stored alpha, b, p, d and kernel values:
+        # at C = 1e12 a product alpha_j k_ij carries a rounding error of 1e-4, and g is a
+        # sum of such products that cancel to O(1); a plain matrix product would report
+        # its own round-off as drift (docs/fine_scheinberg.rst, "Extreme C")
+        ya, yv = self.alpha[sv] * self.y[sv], self.y[act]
         if self.phase == FIXED:
-            q = self.p[act] + self.u * self.d[act]
+            const = [[self.p[i], *_two_product(np.array([self.u]), self.d[i:i + 1])]
+                     for i in act]
         else:
-            q = -1.0 - self.y[act] * self.b
-        g = Qa + q
+            const = [[-1.0, -yv[r] * self.b] for r in range(act.size)]
+        g = np.array([_exact_sum(ya, Ka[r], yv[r], const[r]) for r in range(act.size)])
         st = self.status[act]
         a = self.alpha[act]
         free = st != FORCED
@@ -1096,7 +1264,7 @@ class POKERState(StreamLearner):
         viol = np.maximum(viol, np.maximum(-a, 0.0) + np.maximum(a - self.C, 0.0))
         kkt = float(np.max(viol[free])) if free.any() else 0.0
         drift = float(np.max(np.abs(g - self.g[act])[free])) if free.any() else 0.0
-        balance = 0.0 if self.phase in (FIXED, BIAS) else float(abs(self.y[act] @ a))
+        balance = 0.0 if self.phase in (FIXED, BIAS) else abs(math.fsum(self.y[act] * a))
         if self.S:
             resid = float(np.max(np.abs(self._bordered() @ self.R - np.eye(len(self.S) + 1))))
         else:
