@@ -551,10 +551,13 @@ class ProximalReducedKernelPA(ReducedKernelPA):
         slides call it γ like the kernel width, which is ``gamma`` here.
     covariance : {"diagonal", "full"}, default="diagonal"
         The slides' quasi-KFD (variances only, O(m̃) per example) or the full
-        covariance: Σ k kᵀ per class (O(m̃²) per example) and, on each update, the
-        solve [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋ (O(m̃³)), μ = 0.1 × the mean variance
-        (``SHRINKAGE`` of :mod:`refsvm.linear.reduced_kernel_pa`: the covariance of
-        kernel rows is singular early in a stream and numerically singular later).
+        covariance: ũ_p solves [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋, μ = 0.1 × the mean
+        variance (``SHRINKAGE`` of :mod:`refsvm.linear.reduced_kernel_pa`: the
+        covariance of kernel rows is singular early in a stream and numerically
+        singular later); the class normalisers and μ are refreshed when a class count
+        has grown by 10 % (``REFRESH_GROWTH``, O(log n) times), in between the matrix
+        changes by a rank one per example and the compiled twin keeps its Cholesky
+        factor by rank-one updates: O(m̃²) per example and per update.
     (the others as :class:`ReducedKernelPA`)
 
     Examples
