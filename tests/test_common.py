@@ -36,6 +36,8 @@ REGISTRY = {
                                                  backend=b),
     "ProximalReducedKernelPA": lambda b: ProximalReducedKernelPA(n_reduced=10, gamma=0.5,
                                                                  random_state=0, backend=b),
+    "ProximalReducedKernelPA-full": lambda b: ProximalReducedKernelPA(
+        n_reduced=10, gamma=0.5, covariance="full", random_state=0, backend=b),
     "StreamSVM": lambda b: StreamSVM(C=1.0, backend=b),
     "StreamSVM-rbf-lookahead": lambda b: StreamSVM(C=1.0, kernel="rbf", gamma=0.5, lookahead=5,
                                                    backend=b),
