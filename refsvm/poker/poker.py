@@ -116,8 +116,10 @@ EPS_SHRINK = 1e-14
 #: 5,000-row run 4e-10: docs/fine_scheinberg.rst)
 EPS_SMALL_PIVOT = 1e-5
 #: above this c k_max, g is recomputed exactly at the end of an operation (``_polish``;
-#: the round-off of an alpha at c, 1.1e-16 c k_max, is then above 1e-10 in g)
-POLISH_CK = 1e6
+#: the round-off of an alpha at c, 1.1e-16 c k_max, is then above 1e-7 in g; it costs
+#: O(n #SV) kernel values per operation, so an unscaled kernel at an ordinary c, k_max
+#: up to 1e9, never pays it)
+POLISH_CK = 1e9
 #: after a shrink of an inverse with max|R| max|M| above this, R is recomputed
 COND_REFRESH = 1e6
 #: a pivot below this fraction of its scale is doubtful (re-solved from a fresh R)
@@ -1024,7 +1026,7 @@ class POKERState(StreamLearner):
         that much times k while the final partition (0, c, c) is exact again.  From the
         stored alpha and b, each g is then recomputed correctly rounded (exact products,
         ``math.fsum``), O(n #SV) kernel values; the bias of an empty I_s is then centred
-        on exact margins.  Below POLISH_CK the round-off of g is below 1e-10 and
+        on exact margins.  Below POLISH_CK the round-off of g is below 1e-7 and
         nothing is done (every ordinary C)."""
         if self.C * self.kmax <= POLISH_CK:
             return
