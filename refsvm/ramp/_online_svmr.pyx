@@ -99,6 +99,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly double C, tol, min_gain, shrink_margin
     cdef readonly bint shrinking
     cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
+    cdef readonly bint keep_rows       # park the rows of coordinates back at 0 (see the reference)
     cdef bint stop_relative            # stop="relative": the gain rule relative to D
     cdef readonly long long max_non_sv
     cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
@@ -141,6 +142,12 @@ cdef class OnlineSVMR(StreamLearner):
     # with no product by y_k (exactly the reference's (delta y_p y_k) k when |y_k| = 1).
     # kernel_rows() and save_state() give the unsigned values.
     cdef double** krow
+    # keep_rows: krow[p] holds valid values at positions < rlen[p] (= n for support vectors);
+    # a parked row (alpha_p = 0, row kept) has its parking time in pstamp[p] (-1: not parked)
+    cdef Py_ssize_t* rlen
+    cdef long long* pstamp
+    cdef long long park_clock
+    cdef Py_ssize_t n_parked
     cdef bint unit_y          # every label so far is +1 or -1 (else Eq. 15 multiplies by y_k)
     cdef double* pending_kx
     cdef double pending_f
@@ -159,7 +166,7 @@ cdef class OnlineSVMR(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
-                 shrink_margin=0.1, fit_intercept=False, stop="gain"):
+                 shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False):
         if stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
         self.stop_relative = stop == "relative"
@@ -171,6 +178,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.shrinking = shrinking
         self.shrink_margin = shrink_margin
         self.fit_intercept = fit_intercept
+        self.keep_rows = keep_rows
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -204,6 +212,8 @@ cdef class OnlineSVMR(StreamLearner):
         free(self.net_step)
         free(self.touched)
         free(self.svpos)
+        free(self.rlen)
+        free(self.pstamp)
         free(self.pending_kx)
         free(self.tmp_pos)
         free(self.tmp_keys)
@@ -238,6 +248,8 @@ cdef class OnlineSVMR(StreamLearner):
         self._grow_buffer(<void**> &self.net_step, need, sizeof(double))
         self._grow_buffer(<void**> &self.touched, need, sizeof(char))
         self._grow_buffer(<void**> &self.svpos, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.rlen, need, sizeof(Py_ssize_t))
+        self._grow_buffer(<void**> &self.pstamp, need, sizeof(long long))
         self._grow_buffer(<void**> &self.pending_kx, need, sizeof(double))
         self._grow_buffer(<void**> &self.tmp_pos, need, sizeof(Py_ssize_t))
         self._grow_buffer(<void**> &self.tmp_keys, need, sizeof(RemKey))
@@ -271,23 +283,34 @@ cdef class OnlineSVMR(StreamLearner):
 
     # ------------------------------------------------------------------ kernel rows
     cdef double* _row(self, Py_ssize_t p) except NULL nogil:
-        """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
-        cdef Py_ssize_t k, j, n_sym = 0
+        """k(x_p, x_k) for every k in I; built on first use (counted), then kept.
+
+        A parked row (``keep_rows``) is completed from its valid prefix on."""
+        cdef Py_ssize_t k, j, n_sym = 0, start = 0
         cdef double* row
         cdef double** krow = self.krow
         cdef Py_ssize_t* sv = self.svpos
+        cdef Py_ssize_t* rlen = self.rlen
         if krow[p] != NULL:
-            return krow[p]
-        row = <double*> malloc(self.capacity * sizeof(double))
-        if row == NULL:
-            with gil:
-                raise MemoryError()
-        for k in range(self.n):
+            if self.pstamp[p] >= 0:                # un-park
+                self.pstamp[p] = -1
+                self.n_parked -= 1
+            if rlen[p] == self.n:
+                return krow[p]
+            row = krow[p]
+            start = rlen[p]
+        else:
+            row = <double*> malloc(self.capacity * sizeof(double))
+            if row == NULL:
+                with gil:
+                    raise MemoryError()
+            self.pstamp[p] = -1
+        for k in range(start, self.n):
             if k == p:
                 row[k] = sgn(self.y[p]) * self.qdiag[p]
             elif self.dead[k]:
                 row[k] = 0.0                 # removed example: not in I, no evaluation
-            elif krow[k] != NULL:
+            elif krow[k] != NULL and rlen[k] > p:
                 sv[n_sym] = k                   # symmetric value, read below
                 n_sym += 1
             else:
@@ -300,12 +323,40 @@ cdef class OnlineSVMR(StreamLearner):
             k = sv[j]
             row[k] = sgn(self.y[k]) * (sgn(self.y[p]) * krow[k][p])
         krow[p] = row
+        rlen[p] = self.n
         self.n_row_builds += 1
         return row
 
     cdef inline void _release_row(self, Py_ssize_t p) noexcept nogil:
+        """alpha_p is back at 0: free its row, or park it as the newest (``keep_rows``)."""
+        if self.keep_rows and self.krow[p] != NULL:
+            if self.pstamp[p] < 0:
+                self.n_parked += 1
+            self.pstamp[p] = self.park_clock
+            self.park_clock += 1
+            return
+        self._free_row(p)
+
+    cdef inline void _free_row(self, Py_ssize_t p) noexcept nogil:
+        if self.krow[p] != NULL and self.pstamp[p] >= 0:
+            self.n_parked -= 1
+        self.pstamp[p] = -1
         free(self.krow[p])
         self.krow[p] = NULL
+
+    cdef void _evict_parked(self) noexcept nogil:
+        """At most #SV parked rows: the oldest parked go first (``keep_rows``)."""
+        cdef Py_ssize_t p, n_sv = 0, oldest
+        for p in range(self.n):
+            if self.alpha[p] != 0.0:
+                n_sv += 1
+        while self.n_parked > n_sv:
+            oldest = -1
+            for p in range(self.n):
+                if self.krow[p] != NULL and self.pstamp[p] >= 0 and (
+                        oldest < 0 or self.pstamp[p] < self.pstamp[oldest]):
+                    oldest = p
+            self._free_row(oldest)
 
     # ------------------------------------------------------------------ one coordinate
     cdef int _coordinate_step(self, Py_ssize_t p) except -1 nogil:
@@ -345,7 +396,7 @@ cdef class OnlineSVMR(StreamLearner):
         """k(x_p, x_q) into kpq and 1 when p's row is kept and (p, q) is a singular pair
         (the same or the opposite point in feature space), else 0; see the reference."""
         cdef double qp, qq, k
-        if p < 0 or p == q or self.krow[p] == NULL:
+        if p < 0 or p == q or self.krow[p] == NULL or self.pstamp[p] >= 0:
             return 0
         qp = self.qdiag[p]
         qq = self.qdiag[q]
@@ -594,8 +645,8 @@ cdef class OnlineSVMR(StreamLearner):
 
         Layout (twin only, same arithmetic as the reference): during a round, g, ut and
         lt of A live in contiguous copies (ga, uta, lta, indexed by rank in A), and the
-        kernel row of every coordinate moved in the round is copied, restricted to A, into
-        a pool (at most ``pool_max`` values; beyond, the full row is read through A), so
+        kernel row of every coordinate moved twice or more in the round is copied (on its
+        second move), restricted to A, into a pool (at most ``pool_max`` values; beyond, the full row is read through A), so
         that Eq. (15) on A is the contiguous ``refsvm_ramp_eq15`` pass."""
         cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used, last
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
@@ -658,12 +709,6 @@ cdef class OnlineSVMR(StreamLearner):
                         self.moved[nt] = p
                         nt += 1
                         slot[p] = -1
-                        if self.unit_y and self._pool_reserve(used + na):
-                            slot[p] = used
-                            ra = self.pool + used
-                            for j in range(na):
-                                ra[j] = row[A[j]]
-                            used += na
                     self.net_step[last] += dl
                     self.net_step[p] += dp
                     uta[rank[last]] = self.ut[last]
@@ -699,11 +744,16 @@ cdef class OnlineSVMR(StreamLearner):
                 uta[jp] = self.ut[p]
                 lta[jp] = self.lt[p]
                 if not self.touched[p]:
+                    # first move in the round: Eq. (15) reads the row through A; the row
+                    # restricted to A is copied into the pool only on a second move (most
+                    # coordinates move once per round: the copy would cost a pass over A)
                     self.touched[p] = 1
                     self.net_step[p] = 0.0
                     self.moved[nt] = p
                     nt += 1
                     slot[p] = -1
+                elif self.touched[p] == 1 and slot[p] < 0:
+                    self.touched[p] = 2
                     if self.unit_y and self._pool_reserve(used + na):
                         slot[p] = used
                         ra = self.pool + used
@@ -832,6 +882,8 @@ cdef class OnlineSVMR(StreamLearner):
             qsort(self.tmp_keys, cnt, sizeof(RemKey), _cmp_rem)
         for j in range(n_drop):
             p = self.tmp_keys[j].pos
+            if self.krow[p] != NULL:
+                self._free_row(p)                # a parked row goes with its example
             self.dead[p] = 1
             self.in_v[p] = 0
             self._thresholds(p)
@@ -844,7 +896,7 @@ cdef class OnlineSVMR(StreamLearner):
 
     cdef int _compact(self) except -1 nogil:
         """Drop the tombstones from every buffer and kernel row (positions keep id order)."""
-        cdef Py_ssize_t p, j, n_keep = 0
+        cdef Py_ssize_t p, j, n_keep = 0, old_len, new_len
         cdef double* row
         if self.n_dead == 0:
             return 0
@@ -866,16 +918,24 @@ cdef class OnlineSVMR(StreamLearner):
             self.lt[j] = self.lt[p]
             self.dead[j] = 0
             self.touched[j] = 0
+            self.rlen[j] = self.rlen[p]
+            self.pstamp[j] = self.pstamp[p]
             self.krow[j] = self.krow[p]
             if p != j:
                 self.krow[p] = NULL
         for j in range(n_keep, self.n):
-            self.krow[j] = NULL       # removed examples are non-SVs: no rows to free
+            self.krow[j] = NULL       # removed examples' rows were freed at removal
         for j in range(n_keep):
             row = self.krow[j]
             if row != NULL:
+                old_len = self.rlen[j]
+                new_len = 0
                 for p in range(n_keep):
+                    if self.tmp_pos[p] >= old_len:
+                        break
                     row[p] = row[self.tmp_pos[p]]
+                    new_len += 1
+                self.rlen[j] = new_len
         self.n = n_keep
         self.n_dead = 0
         self.n_compactions += 1
@@ -921,6 +981,7 @@ cdef class OnlineSVMR(StreamLearner):
                 refsvm_ramp_prefetch(&krow[sv[j + 8]][new])
             p = sv[j]
             krow[p][new] = sgn(yy) * self.pending_kx[p]
+            self.rlen[p] = new + 1
         self.ids[new] = self.n_seen
         self.y[new] = yy
         if yy != 1.0 and yy != -1.0:
@@ -934,6 +995,8 @@ cdef class OnlineSVMR(StreamLearner):
         self.touched[new] = 0
         self._thresholds(new)
         self.krow[new] = NULL
+        self.rlen[new] = 0
+        self.pstamp[new] = -1
         self.n += 1
         self.n_seen += 1
         self.gain_stopped = False
@@ -946,6 +1009,8 @@ cdef class OnlineSVMR(StreamLearner):
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
         self._removal_step()                                     # Algorithm 2
+        if self.keep_rows:
+            self._evict_parked()
         return 1 if self.n_steps + self.n_unlearned != moves else 0
 
     cdef int _observe_dense(self, const double* x) except -1 nogil:
@@ -1048,6 +1113,9 @@ cdef class OnlineSVMR(StreamLearner):
         ids, y, alpha, g, qdiag, in_v, held = self._arr()
         cached = np.array([self.ids[p] for p in self._alive() if self.krow[p] != NULL],
                           dtype=np.int64)
+        parked = [p for p in self._alive() if self.krow[p] != NULL and self.pstamp[p] >= 0]
+        parked = np.array([self.ids[p] for p in sorted(parked, key=lambda p: self.pstamp[p])],
+                          dtype=np.int64)
         return {
             "I": ids,
             "V": ids[in_v].copy(),
@@ -1058,6 +1126,7 @@ cdef class OnlineSVMR(StreamLearner):
             "qdiag": qdiag,
             "support": ids[alpha != 0.0].copy(),
             "cached": cached,
+            "parked": parked,
             "n_seen": self.n_seen,
             "n_updates": self.n_updates,
             "n_steps": self.n_steps,
@@ -1073,14 +1142,15 @@ cdef class OnlineSVMR(StreamLearner):
         }
 
     def kernel_rows(self):
-        """The kept kernel rows as {example id: row over I} (copies; for tests)."""
+        """The kept kernel rows as {example id: row over I} (copies; for tests); a parked
+        row over the prefix of I it holds."""
         cdef Py_ssize_t p
         live = self._alive()
         out = {}
         for p in live:
             if self.krow[p] != NULL:
                 out[int(self.ids[p])] = np.array([sgn(self.y[k]) * self.krow[p][k]
-                                                  for k in live])
+                                                  for k in live if k < self.rlen[p]])
         return out
 
     # ------------------------------------------------------------------ persistence
@@ -1093,15 +1163,20 @@ cdef class OnlineSVMR(StreamLearner):
                     kernel=k.kind, gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
                     shrinking=bool(self.shrinking), shrink_margin=self.shrink_margin,
-                    fit_intercept=bool(self.fit_intercept), stop=self.stop)
+                    fit_intercept=bool(self.fit_intercept), stop=self.stop,
+                    keep_rows=bool(self.keep_rows))
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of
         ``cached``, unsigned, over I)."""
         data = self.get_state()
         rows = self.kernel_rows()
-        data["kernel_rows"] = np.array([rows[int(i)] for i in data["cached"]],
-                                       dtype=np.float64).reshape(-1, data["I"].shape[0])
+        lengths = np.array([rows[int(i)].shape[0] for i in data["cached"]], dtype=np.int64)
+        out = np.zeros((lengths.shape[0], data["I"].shape[0]))
+        for r, i in enumerate(data["cached"]):
+            out[r, :lengths[r]] = rows[int(i)]
+        data["kernel_rows"] = out
+        data["row_lengths"] = lengths
         data.update(rows_to_state(self.store.to_matrix(rows=self._alive()), self.sparse))
         return data
 
@@ -1115,6 +1190,7 @@ cdef class OnlineSVMR(StreamLearner):
         in_v = np.isin(ids, data["V"])
         held = np.isin(ids, data["held"])
         rows = np.asarray(data["kernel_rows"], dtype=np.float64)
+        lengths = np.asarray(data.get("row_lengths", np.full(rows.shape[0], n)), dtype=np.intp)
         position = {int(i): p for p, i in enumerate(ids)}
         if self.sparse:
             X = sp.csr_matrix((np.asarray(data["rows_data"], np.float64),
@@ -1137,6 +1213,8 @@ cdef class OnlineSVMR(StreamLearner):
             self.held[p] = 1 if held[p] else 0
             self.dead[p] = 0
             self.touched[p] = 0
+            self.rlen[p] = 0
+            self.pstamp[p] = -1
             self._thresholds(p)
         self.n = n
         for r, i in enumerate(data["cached"]):
@@ -1144,8 +1222,16 @@ cdef class OnlineSVMR(StreamLearner):
             self.krow[p] = <double*> malloc(self.capacity * sizeof(double))
             if self.krow[p] == NULL:
                 raise MemoryError()
-            for k in range(n):
+            self.rlen[p] = lengths[r]
+            for k in range(lengths[r]):
                 self.krow[p][k] = sgn(y[k]) * rows[r, k]
+        self.n_parked = 0
+        self.park_clock = 0
+        for i in data.get("parked", ()):
+            p = position[int(i)]
+            self.pstamp[p] = self.park_clock
+            self.park_clock += 1
+            self.n_parked += 1
         self.n_seen = data["n_seen"]
         self.n_updates = data["n_updates"]
         self.n_steps = data["n_steps"]

@@ -81,6 +81,13 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         see :meth:`OnlineSVMR._optimize_shrunk`).  The stopping rule and the
         guarantees are the same; False runs the loop exactly as printed.  The
         two can end in different local optima of the non-convex problem.
+    keep_rows : bool, default=True
+        When alpha_i returns to 0, keep (*park*) the kernel row of example i and,
+        when alpha_i leaves 0 again, compute only the values of the examples that
+        arrived since, instead of the whole row (at most #SV rows parked, the
+        oldest dropped first; memory stays O(#SV · |I|)).  The model is the same
+        bit for bit; only kernel evaluations and time differ.  False: the row is
+        released and rebuilt (the earlier behaviour).
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -131,7 +138,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
                  min_gain=1e-6, stop="relative", fit_intercept=False, max_non_sv=None,
-                 shrinking=True, backend="cython"):
+                 shrinking=True, keep_rows=True, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -143,13 +150,14 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.fit_intercept = fit_intercept
         self.max_non_sv = max_non_sv
         self.shrinking = shrinking
+        self.keep_rows = keep_rows
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "tol": Positive(), "min_gain": NonNegative(),
                         "stop": Options(*_reference_module.STOP_RULES),
                         "fit_intercept": Boolean(),
                         "max_non_sv": Integer(minimum=0, allow_none=True),
-                        "shrinking": Boolean()}
+                        "shrinking": Boolean(), "keep_rows": Boolean()}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
@@ -158,7 +166,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
             coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
             max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv),
             shrinking=bool(self.shrinking), fit_intercept=bool(self.fit_intercept),
-            stop=self.stop)
+            stop=self.stop, keep_rows=bool(self.keep_rows))
 
     @property
     def intercept_(self):

@@ -31,7 +31,9 @@ Kernel evaluations (``n_kernel_evals``), exactly:
   (the values of f(x), Eq. 4); plus k(x, x) once when x joins I;
 - a row built for example p (its alpha moves away from 0): one per member of
   I that is neither p nor a support vector (the others are read from the
-  rows already kept, by symmetry, and from the stored Q_pp);
+  rows already kept, by symmetry, and from the stored Q_pp); with ``keep_rows``,
+  a parked row is completed: one per such member that arrived after the row was
+  last complete and that no kept row reaches;
 - prediction (``decision_function``) is not counted.
 
 Readings chosen where the printed text is ambiguous (see
@@ -64,6 +66,15 @@ Readings chosen where the printed text is ambiguous (see
   ``get_state()["held"]``.
 - Algorithm 2 runs after step 28 of *every* arrival (also those that did not
   update the model); ties of |1 - g| are broken by removing the oldest first.
+- ``keep_rows=True`` (our addition, off by default here, on in the estimator): the kernel
+  row of an example whose alpha returns to 0 is *parked* instead of released, so that when
+  alpha leaves 0 again only the values of the examples that arrived since are evaluated
+  (rows of support vectors are extended by one value per arrival for free; parked rows
+  are not).  At most as many rows are parked as there are support vectors (the oldest
+  parked first out, at the end of every arrival), so memory stays O(#SV * |I|); a row of
+  an example removed by Algorithm 2 goes with it.  The values are the same kernel values
+  either way: alpha, g and every step are the same bit for bit, only the kernel
+  evaluations (and the rows kept) differ.
 - ``shrinking=True`` (our addition, off by default here, on in the estimator)
   runs steps 10-15 in rounds on a working set and applies Eq. (15) to the rest
   of I once per round (:meth:`OnlineSVMR._optimize_shrunk`); same stopping
@@ -161,6 +172,11 @@ class OnlineSVMR(StreamLearner):
     fit_intercept : bool
         Learn a regularised bias through the kernel k + 1 (see the module
         docstring); False (default) is the paper's zero-bias model, Eq. (4).
+    keep_rows : bool
+        Park the kernel row of an example whose alpha returns to 0 (at most #SV
+        rows parked) and complete it when alpha leaves 0 again, instead of
+        building it anew (see the module docstring).  Same model, fewer kernel
+        evaluations.
 
     Attributes
     ----------
@@ -195,7 +211,7 @@ class OnlineSVMR(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
-                 shrink_margin=0.1, fit_intercept=False, stop="gain"):
+                 shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False):
         super().__init__(n_features, sparse)
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
@@ -205,6 +221,7 @@ class OnlineSVMR(StreamLearner):
         self.shrinking = bool(shrinking)
         self.shrink_margin = float(shrink_margin)
         self.fit_intercept = bool(fit_intercept)
+        self.keep_rows = bool(keep_rows)
         if stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
         self.stop = stop
@@ -218,7 +235,10 @@ class OnlineSVMR(StreamLearner):
         self.qdiag = np.zeros(0)             # Q_ii = k(x_i, x_i)
         self.in_v = np.zeros(0, bool)        # i in V
         self.held = np.zeros(0, bool)        # left V during the current update (see _cccp)
-        self.krow = {}                       # id -> k(x_i, x_k) for k in I (support vectors only)
+        self.krow = {}                       # id -> k(x_i, x_k) for k in I (support vectors, parked)
+        # keep_rows: ids of the parked rows (alpha = 0, row kept, valid on a prefix of I:
+        # the members of I when it was last complete), oldest parked first
+        self.parked = {}
         self.n_seen = 0
         self.n_updates = 0        # arrivals that entered step 5 (model update)
         self.n_steps = 0          # Eq. (14) steps taken (steps 6 and 12), and pair steps
@@ -261,18 +281,27 @@ class OnlineSVMR(StreamLearner):
 
     # ------------------------------------------------------------------ kernel rows
     def _row(self, p):
-        """k(x_p, x_k) for every k in I; built on first use (counted), then kept."""
+        """k(x_p, x_k) for every k in I; built on first use (counted), then kept.
+
+        A parked row (``keep_rows``) holds the values of a prefix of I: only the rest is
+        computed (a completion, counted in ``n_row_builds`` as a build)."""
         i = int(self.ids[p])
-        if i in self.krow:
-            return self.krow[i]
         n = self.ids.shape[0]
+        self.parked.pop(i, None)
+        old = self.krow.get(i)
+        if old is not None and old.shape[0] == n:
+            return old
+        start = 0 if old is None else old.shape[0]
         row = np.empty(n)
-        for k in range(n):
+        if old is not None:
+            row[:start] = old                        # the parked prefix
+        for k in range(start, n):
             j = int(self.ids[k])
+            other = self.krow.get(j)
             if k == p:
                 row[k] = self.qdiag[p]               # stored Q_pp, no new evaluation
-            elif j in self.krow:
-                row[k] = self.krow[j][p]             # symmetric value already kept
+            elif other is not None and other.shape[0] > p:
+                row[k] = other[p]                    # symmetric value already kept
             else:
                 row[k] = self._k(self.rows[p], self.rows[k])
         self.krow[i] = row
@@ -280,7 +309,21 @@ class OnlineSVMR(StreamLearner):
         return row
 
     def _release_row(self, p):
-        self.krow.pop(int(self.ids[p]), None)
+        """alpha_p is back at 0: release its row, or park it (``keep_rows``)."""
+        i = int(self.ids[p])
+        if self.keep_rows and i in self.krow:
+            self.parked.pop(i, None)
+            self.parked[i] = None                    # the newest parked
+        else:
+            self.krow.pop(i, None)
+
+    def _evict_parked(self):
+        """At most #SV parked rows: the oldest parked go first (``keep_rows``)."""
+        n_sv = int(np.count_nonzero(self.alpha))
+        while len(self.parked) > n_sv:
+            i = next(iter(self.parked))
+            del self.parked[i]
+            del self.krow[i]
 
     # ------------------------------------------------------------------ one coordinate
     def _coordinate_step(self, p):
@@ -306,6 +349,8 @@ class OnlineSVMR(StreamLearner):
         Q_pp + Q_qq - 2 |k(x_p, x_q)| <= PAIR_EPS (Q_pp + Q_qq), both diagonals > 0.
         Reads only a kept row (no kernel evaluation), so it changes nothing elsewhere."""
         if p < 0 or p == q or int(self.ids[p]) not in self.krow:
+            return None
+        if int(self.ids[p]) in self.parked:        # alpha_p back at 0 (keep_rows): as released
             return None
         qp, qq = self.qdiag[p], self.qdiag[q]
         if not (qp > 0.0 and qq > 0.0):
@@ -543,6 +588,9 @@ class OnlineSVMR(StreamLearner):
         order = np.argsort(-key, kind="stable")
         drop = np.zeros(self.ids.shape[0], bool)
         drop[x_set[order[: x_set.shape[0] - m]]] = True
+        for i in self.ids[drop]:                                 # their parked rows go too
+            self.krow.pop(int(i), None)
+            self.parked.pop(int(i), None)
         self._keep(~drop)
         self.n_removed += int(drop.sum())
 
@@ -551,7 +599,7 @@ class OnlineSVMR(StreamLearner):
         self.rows = [self.rows[p] for p in pos]
         for name in ("ids", "y", "alpha", "g", "qdiag", "in_v", "held"):
             setattr(self, name, getattr(self, name)[pos])
-        self.krow = {i: r[pos] for i, r in self.krow.items()}
+        self.krow = {i: r[pos[pos < r.shape[0]]] for i, r in self.krow.items()}
 
     # ------------------------------------------------------------------ arrival
     def observe(self, x):
@@ -587,6 +635,8 @@ class OnlineSVMR(StreamLearner):
         # step 3: I = I u {t+1}, alpha_{t+1} = 0, g_{t+1} = 1 - y f(x_{t+1})
         q = self._k(x, x)
         for i, row in self.krow.items():          # keep the SV rows complete (same values as f used)
+            if i in self.parked:                  # parked rows are not extended (keep_rows)
+                continue
             p = int(np.searchsorted(self.ids, i))
             self.krow[i] = np.append(row, kx[p])
         self.rows.append(x)
@@ -608,6 +658,8 @@ class OnlineSVMR(StreamLearner):
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
         self._removal_step()                                     # Algorithm 2 (after step 28)
+        if self.keep_rows:
+            self._evict_parked()
         return int(self.n_steps + self.n_unlearned != moves)
 
     def step(self, x, y):
@@ -648,6 +700,7 @@ class OnlineSVMR(StreamLearner):
             "qdiag": self.qdiag.copy(),
             "support": self.ids[sv].copy(),
             "cached": np.array(sorted(self.krow), dtype=np.int64),
+            "parked": np.array(list(self.parked), dtype=np.int64),
             "n_seen": self.n_seen,
             "n_updates": self.n_updates,
             "n_steps": self.n_steps,
@@ -674,14 +727,20 @@ class OnlineSVMR(StreamLearner):
                     gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
                     shrinking=self.shrinking, shrink_margin=self.shrink_margin,
-                    fit_intercept=self.fit_intercept, stop=self.stop)
+                    fit_intercept=self.fit_intercept, stop=self.stop, keep_rows=self.keep_rows)
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of
-        ``cached``, unsigned, over I)."""
+        ``cached``, unsigned, over I; a parked row over the prefix of I of its length in
+        ``row_lengths``, zeros after it)."""
         data = self.get_state()
-        data["kernel_rows"] = np.array([self.krow[i] for i in data["cached"]],
-                                       dtype=np.float64).reshape(-1, self.ids.shape[0])
+        n = self.ids.shape[0]
+        lengths = np.array([self.krow[i].shape[0] for i in data["cached"]], dtype=np.int64)
+        rows = np.zeros((lengths.shape[0], n))
+        for r, i in enumerate(data["cached"]):
+            rows[r, :lengths[r]] = self.krow[i]
+        data["kernel_rows"] = rows
+        data["row_lengths"] = lengths
         data.update(rows_to_state(stack_rows(self.rows, self.n_features, self.sparse),
                                   self.sparse))
         return data
@@ -698,7 +757,10 @@ class OnlineSVMR(StreamLearner):
         self.in_v = np.isin(ids, data["V"])
         self.held = np.isin(ids, data["held"])
         rows = np.asarray(data["kernel_rows"], dtype=np.float64)
-        self.krow = {int(i): rows[r].copy() for r, i in enumerate(data["cached"])}
+        lengths = data.get("row_lengths", np.full(rows.shape[0], n))   # older states: full
+        self.krow = {int(i): rows[r, :int(lengths[r])].copy()
+                     for r, i in enumerate(data["cached"])}
+        self.parked = {int(i): None for i in data.get("parked", ())}
         for name in ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned",
                      "n_removed", "n_gain_stops", "n_row_builds", "n_shrink_rounds",
                      "n_shrunk"):

@@ -6,7 +6,8 @@ What is checked, after every single example:
   and CSR, on streams that hit every branch of Algorithm 1 and of Algorithm 2;
 - the invariants (a)-(c) of ALGORITHMS.md section 1;
 - all of it with the options of issue 13 too: the regularised bias (``fit_intercept``, the
-  kernel k + 1) and the gain rule relative to the dual objective (``stop="relative"``);
+  kernel k + 1), the gain rule relative to the dual objective (``stop="relative"``) and the
+  parked kernel rows (``keep_rows``);
 - the incremental gradients g equal 1 - y f(x) recomputed from scratch;
 - the kernel rows kept are exactly those of the support vectors (no Gram matrix), and
   with the removal step |I| <= #SV + m.
@@ -63,7 +64,9 @@ def full_f(state, X):
 
 #: The options of issue 13 on top of the paper's form (each test of the twins runs them all).
 OPTIONS = {"paper": {}, "bias": dict(fit_intercept=True), "relative": dict(stop="relative"),
-           "bias-relative": dict(fit_intercept=True, stop="relative")}
+           "bias-relative": dict(fit_intercept=True, stop="relative"),
+           "keep": dict(keep_rows=True),
+           "all": dict(fit_intercept=True, stop="relative", keep_rows=True)}
 
 
 def gain_bound(state, st, min_gain):
@@ -116,8 +119,15 @@ def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True, dri
     f = full_f(state, rows_matrix)
     atol = 1e-9 + drift * float(np.sum(a * q)) if g_atol is None else g_atol
     np.testing.assert_allclose(g, 1.0 - st["y"] * f, rtol=1e-9, atol=atol)
-    # kernel rows are kept for the support vectors only
-    assert np.array_equal(st["cached"], I[sv])
+    # kernel rows are kept for the support vectors only; with keep_rows also for at most
+    # #SV parked examples with alpha = 0 (each at most once, oldest parked first)
+    if getattr(state, "keep_rows", False):
+        parked = st["parked"]
+        assert np.unique(parked).shape[0] == parked.shape[0] <= int(sv.sum())
+        assert np.array_equal(np.sort(np.concatenate([I[sv], parked])), st["cached"])
+        assert np.all(a[np.isin(I, parked)] == 0.0)
+    else:
+        assert np.array_equal(st["cached"], I[sv]) and st["parked"].shape[0] == 0
 
 
 def compare_states(sa, sb, where, atol=1e-12):
@@ -154,9 +164,9 @@ STREAMS = [
 ]
 
 
-#: every stream with the paper's form and with both options; each option alone on two
-STREAM_OPTIONS = [(*st, o) for st in STREAMS for o in ("paper", "bias-relative")] + [
-    (*STREAMS[i], o) for i in (1, 3) for o in ("bias", "relative")]
+#: every stream with the paper's form and with the options together; each option alone on two
+STREAM_OPTIONS = [(*st, o) for st in STREAMS for o in ("paper", "bias-relative", "all")] + [
+    (*STREAMS[i], o) for i in (1, 3) for o in ("bias", "relative", "keep")]
 LOOPS = {False: "as-printed", True: "shrinking"}
 
 
@@ -177,7 +187,8 @@ def ci_subset(cases, ci, ids):
 TWIN_CI = [(*STREAMS[0], "paper", False), (*STREAMS[4], "paper", True),
            (*STREAMS[3], "bias", False), (*STREAMS[3], "bias", True),
            (*STREAMS[3], "relative", False), (*STREAMS[1], "relative", True),
-           (*STREAMS[4], "bias-relative", False), (*STREAMS[2], "bias-relative", True)]
+           (*STREAMS[4], "bias-relative", False), (*STREAMS[2], "bias-relative", True),
+           (*STREAMS[3], "keep", True), (*STREAMS[2], "all", False)]
 
 
 @pytest.mark.parametrize("sparse,seed,C,gamma,m,options,shrinking", ci_subset(
@@ -490,7 +501,7 @@ def _bitwise(sa, sb, where):
 PERSIST = [  # (sparse, m, shrinking, options): the removal step, tombstones, both loops, CSR
     (False, -1, False, "paper"), (False, 10, True, "paper"), (True, 0, False, "paper"),
     (True, 10, True, "paper"), (False, 10, True, "bias-relative"),
-    (True, 0, False, "bias-relative")]
+    (True, 0, False, "bias-relative"), (False, -1, True, "keep"), (True, 10, False, "all")]
 
 
 @pytest.mark.parametrize("mod,sparse,m,shrinking,options", ci_subset(
@@ -731,6 +742,42 @@ def test_fit_intercept_is_the_kernel_plus_one(mod, sparse):
     np.testing.assert_allclose(a.decision_function(XX), X @ X[ids].T @ coef + a.intercept(),
                                rtol=1e-9, atol=1e-12)
     assert b.intercept() == 0.0 and sa["n_kernel_evals"] == sb["n_kernel_evals"]
+
+
+@pytest.mark.parametrize("mod,shrinking", ci_subset(
+    [(m, sh) for m in TWINS for sh in (False, True)],
+    [(ramp, False), (_ramp, False), (_ramp, True)],
+    lambda c: ("python-" if c[0] is ramp else "cython-") + LOOPS[c[1]]))
+def test_parked_rows_change_only_the_kernel_evaluations(mod, shrinking):
+    """keep_rows parks the row of a coordinate back at 0 and completes it when alpha leaves
+    0 again: alpha, g, V and every step are the same bit for bit, every kept value (a parked
+    row over its prefix of I) is the kernel value, and fewer kernel evaluations are made."""
+    n = 150 if mod is _ramp else 100
+    X, y = noisy_gauss(n, 11, flip=0.2)
+    params = dict(C=10.0, gamma=0.5, shrinking=shrinking, max_non_sv=30)
+    a = mod.OnlineSVMR(2, False, **params)
+    b = mod.OnlineSVMR(2, False, keep_rows=True, **params)
+    kern = Kernel("rbf", 0.5)
+    completed = 0
+    for t in range(n):
+        a.step(X[t], y[t])
+        updates = b.n_updates
+        parked_before = set(b.get_state()["parked"].tolist())
+        b.step(X[t], y[t])
+        sa, sb = a.get_state(), b.get_state()
+        for key in ("I", "V", "held", "alpha", "g", "support", "n_steps", "n_unlearned",
+                    "n_removed", "n_cccp_rounds", "n_gain_stops"):
+            assert np.array_equal(sa[key], sb[key]), (t, key)
+        assert sb["n_row_builds"] <= sa["n_row_builds"]
+        check_invariants(sb, b, X[sb["I"]], 10.0, 1e-3, 1e-5, b.n_updates > updates)
+        completed += len(parked_before & set(sb["support"].tolist()))
+        if t % 10 == 9:                    # every kept value is k(x_i, x_k), k in a prefix of I
+            for i, row in b.kernel_rows().items():
+                p = int(np.searchsorted(sb["I"], i))
+                exact = [kern.value(X[i], X[j]) for j in sb["I"][:row.shape[0]]]
+                np.testing.assert_allclose(row, exact, rtol=1e-13, atol=1e-15)
+    assert completed > 0 and sb["parked"].shape[0] > 0
+    assert b.n_kernel_evals < a.n_kernel_evals
 
 
 def test_stop_rule_is_checked():
