@@ -11,12 +11,41 @@ import numpy as np
 cimport numpy as cnp
 
 from refsvm._core cimport pa_step, row_axpy, row_axpy_squared, row_dot, row_sqnorm
+from refsvm._core import max_row_sqnorm
 
 cnp.import_array()
 
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
     return <double*> cnp.PyArray_DATA(a)
+
+
+cdef inline double _dot_sqnorm(const double* w, const int* idx, const double* val, Py_ssize_t n,
+                               double* sq) noexcept nogil:
+    """<w, x> (returned) and ||x||^2 (in ``sq``) of a CSR row in one read of it: the same
+    sums, in the same order, as the core's ``row_dot`` and ``row_sqnorm`` (four partial
+    sums each), so the results are theirs bit for bit.  Sparse rows only: their dot is a
+    gather, and the squares ride along (about 10 % off a long CSR row's PA step); a
+    dense row's two loops are faster apart."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
+    cdef Py_ssize_t p = 0
+    while p + 4 <= n:
+        s0 += val[p] * w[idx[p]]
+        s1 += val[p + 1] * w[idx[p + 1]]
+        s2 += val[p + 2] * w[idx[p + 2]]
+        s3 += val[p + 3] * w[idx[p + 3]]
+        q0 += val[p] * val[p]
+        q1 += val[p + 1] * val[p + 1]
+        q2 += val[p + 2] * val[p + 2]
+        q3 += val[p + 3] * val[p + 3]
+        p += 4
+    while p < n:
+        s0 += val[p] * w[idx[p]]
+        q0 += val[p] * val[p]
+        p += 1
+    sq[0] = (q0 + q1) + (q2 + q3)
+    return (s0 + s1) + (s2 + s3)
 
 
 cdef class LinearModel(StreamLearner):
@@ -69,11 +98,16 @@ cdef class PerceptronState(LinearModel):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        cdef double sq = row_sqnorm(xv, nnz)
+        cdef double sq, wx
+        if xi != NULL:
+            wx = _dot_sqnorm(self.w_data, xi, xv, nnz, &sq)
+        else:
+            sq = row_sqnorm(xv, nnz)
+            wx = row_dot(self.w_data, xi, xv, nnz)
         self.t += 1
         if sq > self.R2:
             self.R2 = sq
-        if y * (row_dot(self.w_data, xi, xv, nnz) + self.b) <= 0:
+        if y * (wx + self.b) <= 0:
             row_axpy(self.w_data, self.eta * y, xi, xv, nnz)
             self.b += self.eta * y * self.R2
             self.n_updates += 1
@@ -83,6 +117,12 @@ cdef class PerceptronState(LinearModel):
     @property
     def R(self):
         return self.R2 ** 0.5
+
+    def scan_radius(self, X, double limit=float("inf")):
+        """(R2, n_done): max_j ||x_j||^2 over the rows of X, each row checked as in
+        ``run_checked``, in one compiled read (``refsvm._core.max_row_sqnorm``); see the
+        reference.  The state is not changed."""
+        return max_row_sqnorm(X, limit, self.n_features)
 
     def get_state(self):
         state = LinearModel.get_state(self)
@@ -109,12 +149,17 @@ cdef class PAState(LinearModel):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        cdef double loss, sq, tau
+        cdef double loss, sq = 0.0, tau
         self.t += 1
-        loss = 1.0 - y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
+        if xi != NULL:  # CSR: ||x||² in the same read of the row
+            loss = 1.0 - y * (_dot_sqnorm(self.w_data, xi, xv, nnz, &sq) + self.b)
+        else:
+            loss = 1.0 - y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
         if loss <= 0.0:
             return 0  # passive
-        sq = row_sqnorm(xv, nnz) + (1.0 if self.fit_intercept else 0.0)
+        if xi == NULL:
+            sq = row_sqnorm(xv, nnz)
+        sq = sq + (1.0 if self.fit_intercept else 0.0)
         tau = pa_step(self.variant, loss, sq, self.C)
         if tau == 0.0:
             return 0  # a zero example cannot move the margin

@@ -19,6 +19,7 @@ from .._validation import (
 )
 from ..base import BaseKernelClassifier, BaseOnlineClassifier
 from ..core.pa import PA_VARIANTS, PAM_VARIANTS
+from ..core.stream import BadRow
 
 
 class _LinearEstimator(BaseOnlineClassifier):
@@ -114,14 +115,15 @@ class Perceptron(_LinearEstimator):
         return self.max_epochs
 
     def _fit_states(self, X, Y):
-        # R = max_j ||x_j|| over the training set, known before the first epoch: that pass
-        # reads X before the states do, so X is checked before it (not inside the pass)
-        if self.__dict__.pop("_pending_check", None) is not None:
-            self._check_values(X)
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if hasattr(X, "multiply") else (
-            np.einsum("ij,ij->i", X, X))
+        # R = max_j ||x_j|| over the training set, known before the first epoch: one
+        # compiled read of X (the state's scan_radius) that also makes the input check
+        # the first pass would make (see _fused_input_check), so the passes run unchecked
+        limit = self.__dict__.pop("_pending_check", None)
+        R2, n_done = self._states[0].scan_radius(X, np.inf if limit is None else limit)
+        if n_done < X.shape[0]:
+            raise BadRow(n_done)  # fit restores the model and words the error
         for state in self._states:
-            state.R2 = float(sq.max()) if sq.size else 0.0
+            state.R2 = R2
         super()._fit_states(X, Y)
 
     def _converged(self, n_changes):

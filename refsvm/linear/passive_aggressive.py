@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kernels import SparseRow, add_scaled, dot, sqnorm
+from ..core.kernels import SparseRow, add_scaled, dot, get_row, sqnorm
 from ..core.pa import pa_step
-from ..core.stream import StreamLearner
+from ..core.stream import StreamLearner, row_is_bad
 
 __all__ = ["LinearModel", "PAState", "PAmState", "PerceptronState"]
 
@@ -126,6 +126,23 @@ class PerceptronState(LinearModel):
     @property
     def R(self):
         return float(np.sqrt(self.R2))
+
+    def scan_radius(self, X, limit=np.inf):
+        """R² = max_j ||x_j||² over the rows of X, before a pass (the slides' R is the
+        radius of the whole training set; ``fit`` sets ``R2`` from it).  Each row is
+        checked as ``run_checked`` checks it (:func:`refsvm.core.stream.row_is_bad`), so
+        this read of X is also the input check of the passes after it.
+
+        Returns ``(R2, n_done)``: the maximum over rows ``0 .. n_done - 1``; when
+        ``n_done < X.shape[0]`` row ``n_done`` is bad and was not read further.  The
+        state is not changed."""
+        R2 = 0.0
+        for i in range(X.shape[0]):
+            x = get_row(X, i)
+            if row_is_bad(x, limit, self.n_features):
+                return R2, i
+            R2 = max(R2, sqnorm(x))
+        return R2, X.shape[0]
 
     def get_state(self):
         return {**super().get_state(), "R2": self.R2}

@@ -1,0 +1,131 @@
+"""The input check fused into the linear passes (issue 14): ``run_checked`` on short CSR rows
+checked a chunk at a time, and the Perceptron's radius scan (``scan_radius``), which is
+``fit``'s input check.  Both must stop exactly before the first bad row and, on good input,
+change nothing: the same numbers bit for bit as the unchecked pass."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from refsvm import Perceptron
+from refsvm.linear import _online_linear_svm, _passive_aggressive, passive_aggressive
+
+from ..conftest import to_csr
+
+LIMIT = 1e100
+
+#: compiled states whose values run_checked checks after the step (chunks of short rows)
+STATES = {
+    "PA-I": lambda d: _passive_aggressive.PAState(d, True, variant=1, C=0.5),
+    "Perceptron": lambda d: _passive_aggressive.PerceptronState(d, True),
+    "PAm-1": lambda d: _passive_aggressive.PAmState(d, True, variant=1, C=0.5, gamma=0.1),
+    "Pegasos": lambda d: _online_linear_svm.PegasosState(d, True, lam=0.01, batch_size=3),
+}
+
+
+def _short_rows(n=700, d=40, seed=0, indptr=np.int32):
+    """CSR rows of 0 to 6 values (some empty): chunks of many rows."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d) * (rng.rand(n, d) < 0.08)
+    X[5] = 0.0
+    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    M = to_csr(X)
+    M.indptr = M.indptr.astype(indptr)
+    return M, y
+
+
+def _snapshot(state):
+    return {k: np.copy(v) for k, v in state.get_state().items()}
+
+
+@pytest.mark.parametrize("name", list(STATES))
+@pytest.mark.parametrize("indptr", [np.int32, np.int64])
+def test_chunked_check_on_good_input_is_the_plain_pass_bit_for_bit(name, indptr):
+    M, y = _short_rows(indptr=indptr)
+    for order in (np.arange(M.shape[0]), np.r_[np.arange(300, 700), np.arange(300)],
+                  np.random.RandomState(1).permutation(M.shape[0])):
+        checked, plain = STATES[name](M.shape[1]), STATES[name](M.shape[1])
+        changes, n_done = checked.run_checked(M, y, order, LIMIT)
+        assert n_done == M.shape[0]
+        assert changes == plain.run(M, y, order)
+        for key, value in _snapshot(plain).items():
+            np.testing.assert_array_equal(checked.get_state()[key], value, err_msg=key)
+
+
+@pytest.mark.parametrize("name", list(STATES))
+@pytest.mark.parametrize("bad_row", [0, 7, 8, 255, 256, 300, 699])
+@pytest.mark.parametrize("what", ["nan", "inf", "large", "index", "negative index"])
+def test_chunked_check_stops_right_before_the_bad_row(name, bad_row, what):
+    M, y = _short_rows()
+    M = M.copy()
+    if M.indptr[bad_row + 1] == M.indptr[bad_row]:  # give the bad row a value to spoil
+        X = M.toarray()
+        X[bad_row, 3] = 1.0
+        M = to_csr(X)
+    p = M.indptr[bad_row]
+    if what == "nan":
+        M.data[p] = np.nan
+    elif what == "inf":
+        M.data[p] = -np.inf
+    elif what == "large":
+        M.data[p] = 2 * LIMIT
+    elif what == "index":
+        M.indices[p] = M.shape[1] + 1000
+    else:
+        M.indices[p] = -3
+    order = np.arange(M.shape[0])
+    state = STATES[name](M.shape[1])
+    changes, n_done = state.run_checked(M, y, order, LIMIT)
+    assert n_done == bad_row
+    assert changes == STATES[name](M.shape[1]).run(M, y, order[:bad_row])
+    # the reference, which checks each row before its step, stops at the same row
+    if name == "PA-I":
+        ref = passive_aggressive.PAState(M.shape[1], True, variant=1, C=0.5)
+        assert ref.run_checked(M, y, order, LIMIT) == (changes, n_done)
+    if "index" in what:  # indices are checked before any step reads them
+        plain = STATES[name](M.shape[1])
+        plain.run(M, y, order[:bad_row])
+        for key, value in _snapshot(plain).items():
+            np.testing.assert_array_equal(state.get_state()[key], value, err_msg=key)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scan_radius_twins_agree_and_stop_at_the_bad_row(sparse):
+    rng = np.random.RandomState(3)
+    X = rng.randn(60, 9) * (rng.rand(60, 9) < 0.5)
+    X[7] *= 10.0
+    M = to_csr(X) if sparse else X
+    ref = passive_aggressive.PerceptronState(9, sparse)
+    twin = _passive_aggressive.PerceptronState(9, sparse)
+    (r2_ref, n_ref), (r2_twin, n_twin) = ref.scan_radius(M, LIMIT), twin.scan_radius(M, LIMIT)
+    assert n_ref == n_twin == 60
+    np.testing.assert_allclose(r2_twin, r2_ref, rtol=1e-14)
+    np.testing.assert_allclose(r2_ref, np.max(np.sum(X * X, axis=1)), rtol=1e-14)
+    assert twin.R2 == 0.0  # the scan changes nothing
+    X[33, 4] = np.nan
+    M = to_csr(X) if sparse else X
+    for state in (ref, twin):
+        R2, n_done = state.scan_radius(M, LIMIT)
+        assert n_done == 33
+        np.testing.assert_allclose(R2, np.max(np.sum(X[:33] ** 2, axis=1)), rtol=1e-14)
+    if sparse:
+        M.indices[M.indptr[40]] = 9  # out of range: row 40 is bad too (row 33 first)
+        assert twin.scan_radius(M, LIMIT)[1] == 33
+
+
+@pytest.mark.parametrize("backend", ["cython", "python"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_perceptron_fit_radius_from_the_scan(backend, sparse):
+    rng = np.random.RandomState(4)
+    X = rng.randn(80, 6)
+    y = np.where(X[:, 0] + 0.3 * rng.randn(80) > 0, 1, 0)
+    M = sp.csr_matrix(X) if sparse else X
+    clf = Perceptron(max_epochs=3, backend=backend).fit(M, y)
+    R2, coef = clf._states[0].R2, clf.coef_
+    np.testing.assert_allclose(R2, np.max(np.sum(X * X, axis=1)), rtol=1e-14)
+    X[50, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        clf.fit(sp.csr_matrix(X) if sparse else X, y)
+    # the failed fit left the model of the good fit
+    assert clf._states[0].R2 == R2
+    np.testing.assert_array_equal(clf.coef_, coef)
