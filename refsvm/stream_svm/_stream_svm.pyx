@@ -719,6 +719,14 @@ cdef class StreamSVMLinear(_StreamSVM):
     def n_kernel_evals(self):
         return 0
 
+    @property
+    def check_values_after_step(self):
+        """Algorithm 1's step only does float arithmetic on x (no loop or index that depends
+        on its values), so ``run_checked`` may check a row's values right after the step,
+        from cache (a bad row is then rolled back by the caller).  Not with a lookahead: a
+        full buffer runs the enclosing-ball solver, whose iterations depend on the values."""
+        return self.lookahead == 1
+
     cdef int _append(self, long long n, double a) except -1 nogil:
         grow(<void**> &self.ids, &self.cap_ids, self.n_sv + 1, sizeof(long long))
         grow(<void**> &self.a, &self.cap_a, self.n_sv + 1, sizeof(double))
