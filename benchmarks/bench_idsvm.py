@@ -119,3 +119,137 @@ def test_online_svmr_same_stream(benchmark, record, dataset):
     record(name, "OnlineSVMR (Wang & Vucetic) one pass", benchmark, SV=n_sv,
            kernel_evals=f"{st.n_kernel_evals:.3g}",
            kernel_evals_per_example=round(st.n_kernel_evals / len(y), 1))
+
+
+# ---------------------------------------------------------------------- stress figures
+# (issue 15 item 3)  python benchmarks/bench_idsvm.py stress [--svc] [--compare K]
+#
+# The noisy streams of the issue (2,000 points uniform in [-2, 2]^2, a third positive at
+# random: 8 seeds at C = 10, gamma = 0.5 and 8 at C = 1, gamma = 1), a stream with exact
+# duplicates and opposite-label duplicates, the noisy stream at extreme C and a separable
+# stream at C = 1e12 (hard margin).  Per stream, from the compiled twin: adiabatic steps,
+# CPU seconds, the largest KKT violation and |sum y alpha| recomputed from scratch (with
+# scikit-learn's kernel), the drift of the kept g, repairs / exchanges / rollbacks; with
+# --svc the difference to SVC (tol 1e-10, as tests/idsvm/test_oracle.py); with --compare K
+# the largest difference between the twins over the last K examples (the reference loaded
+# from the compiled twin's state and both stepped, compared after every step).
+
+def stress_streams(long=True):
+    """(name, X, y, C, gamma) of the stress suite; ``long=False``: one per kind."""
+    def noisy(seed, n=2000):
+        rng = np.random.RandomState(seed)
+        X = rng.uniform(-2, 2, (n, 2))
+        return X, np.where(rng.rand(n) < 0.33, 1.0, -1.0)
+
+    out = []
+    seeds = range(8) if long else [0]
+    for C_, g_ in ((10.0, 0.5), (1.0, 1.0)):
+        for seed in seeds:
+            X, y = noisy(seed)
+            out.append((f"noisy seed {seed}", X, y, C_, g_))
+    X, y = noisy(11, 600)
+    rng = np.random.RandomState(1)
+    flip = rng.choice(600, 100, replace=False)
+    Xd = np.vstack([X, X, X[flip]])
+    yd = np.concatenate([y, y, -y[flip]])
+    order = rng.permutation(len(yd))
+    out.append(("duplicates", Xd[order], yd[order], 10.0, 0.5))
+    for C_ in ((1e-3, 1e3, 1e6, 1e9, 1e12) if long else (1e-3, 1e12)):
+        X, y = noisy(0)
+        out.append(("noisy seed 0", X, y, C_, 0.5))
+    rng = np.random.RandomState(3)
+    X = rng.uniform(-2, 2, (3000, 2))
+    s = X[:, 0] + 0.3 * X[:, 1]
+    keep = np.abs(s) > 0.2
+    out.append(("separable", X[keep][:2000], np.where(s[keep][:2000] > 0, 1.0, -1.0), 1e12, 0.5))
+    return out
+
+
+def stress_row(name, X, y, C_, g_, svc=False, compare=0):
+    """One row of the stress table (see above)."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    from refsvm.idsvm import incremental_svm as ref
+
+    n = len(y)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    st = _idsvm.IncrementalSVMState(2, False, C=C_, kernel="rbf", gamma=g_)
+    t0 = time.process_time()
+    stop = n - compare
+    st.run(X, y, np.arange(stop))
+    cpu = time.process_time() - t0
+    row = {"stream": name, "n": n, "C": C_, "gamma": g_}
+    if compare:
+        saved, params = st.save_state(), st.init_params()
+        twin_ref = ref.IncrementalSVMState(**params)
+        twin_ref.load_state(saved)
+        worst = 0.0
+        for i in range(stop, n):
+            t1 = time.process_time()
+            st.step(X[i], y[i])
+            cpu += time.process_time() - t1
+            twin_ref.step(X[i], y[i])
+            a, b = st.get_state(), twin_ref.get_state()
+            assert np.array_equal(a["S_order"], b["S_order"]), (name, i)
+            worst = max(worst, float(np.max(np.abs(a["alpha"] - b["alpha"]))),
+                        float(np.max(np.abs(a["g"] - b["g"]))), abs(a["b"] - b["b"]))
+        row["twins_max_diff"] = worst
+    s = st.get_state()
+    a = s["alpha"]
+    K = rbf_kernel(X, X, gamma=g_)
+    g = y * (K @ (a * y) + s["b"]) - 1.0
+    viol = np.where(a <= 0, np.maximum(-g, 0), np.where(a >= C_, np.maximum(g, 0), np.abs(g)))
+    scale = 1.0 + float(np.max(np.diag(K))) * float(a.max())
+    row.update(steps=int(s["n_iterations"]), cpu_s=round(cpu, 2), S=len(s["S"]), E=len(s["E"]),
+               kkt=float(viol.max()), kkt_rel=float(viol.max()) / scale,
+               h=abs(float(a @ y)), g_drift=float(np.max(np.abs(g - s["g"]))),
+               repairs=int(s["n_repairs"]), exchanges=int(s["n_exchanges"]),
+               rollbacks=int(s["n_rollbacks"]))
+    if svc:
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        kw = dict(C=C_, kernel="rbf", gamma=g_, cache_size=500, shrinking=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            m = SVC(tol=1e-10, max_iter=50_000, **kw).fit(X, y)
+            converged = m.n_iter_[0] < 50_000
+            if not converged:
+                m = SVC(tol=1e-5, **kw).fit(X, y)
+        asvc = np.zeros(n)
+        asvc[m.support_] = np.abs(m.dual_coef_[0])
+        Q = K * np.outer(y, y)
+        ours, theirs = a.sum() - 0.5 * a @ Q @ a, asvc.sum() - 0.5 * asvc @ Q @ asvc
+        diff = np.setxor1d(np.flatnonzero(a > 0), m.support_)
+        ok = (np.maximum(a[diff], asvc[diff]) <= 1e-6 * C_) | (np.abs(s["g"][diff]) <= 1e-7)
+        row.update(svc_converged=bool(converged),
+                   obj_rel=float((ours - theirs) / max(abs(theirs), 1e-12)),
+                   bias_diff=float(s["b"] - m.intercept_[0]), sv_set_diff=int((~ok).sum()))
+    return row
+
+
+def _stress_main(argv=None):
+    import argparse
+    import json
+
+    p = argparse.ArgumentParser(description="IDSVM stress figures (issue 15 item 3)")
+    p.add_argument("what", choices=["stress"])
+    p.add_argument("--short", action="store_true", help="one stream per kind")
+    p.add_argument("--svc", action="store_true", help="compare with SVC (slow)")
+    p.add_argument("--compare", type=int, default=0,
+                   help="compare the twins after each of the last K examples")
+    p.add_argument("--json", help="write the rows here")
+    args = p.parse_args(argv)
+    rows = []
+    for name, X, y, C_, g_ in stress_streams(long=not args.short):
+        row = stress_row(name, X, y, C_, g_, svc=args.svc, compare=args.compare)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    _stress_main()

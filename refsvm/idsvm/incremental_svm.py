@@ -76,9 +76,10 @@ Choices for the degenerate cases (documented in the docs page)
 * **Ties and anti-cycling** (least-index rule, as Bland's rule for the simplex
   method): the step taken is the smallest one, t_min; the events whose variable
   is within round-off of its bound at t_min (1e-12 alpha_max for an alpha,
-  1e-12 (1 + k_max alpha_max) for a g, alpha_max the largest alpha) are tied; the candidate's own events go first (they end the operation),
-  otherwise the tied margin vector or joining example with the *smallest
-  example id* limits the step (in an exchange: the tied margin vector with the
+  1e-12 (1 + k_max alpha_max) for a g, alpha_max the largest alpha) are tied;
+  the candidate's own events go first (they end the operation), otherwise the
+  tied margin vector or joining example with the *smallest example id* limits
+  the step (in an exchange: the tied margin vector with the
   smallest id).  The order depends on nothing the path changes (not on the
   joining order of S), so sequences of zero steps at a degenerate point cannot
   repeat; both twins apply it identically, and ties within round-off never go
