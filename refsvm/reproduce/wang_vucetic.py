@@ -128,8 +128,10 @@ def _make(method, C, gamma, **kw):
     if method == "PA":
         return refsvm.KernelPassiveAggressive(variant="PA-I", C=C, gamma=gamma)
     if method == "OnlineSVMR":
-        # the paper's stopping rule and zero-bias model (the estimator's defaults differ)
-        kw = {"stop": "gain", "min_gain": 1e-5, "fit_intercept": False, **kw}
+        # the paper's stopping rule, zero-bias model and kernel-row life (every row freed
+        # when its alpha returns to 0): the estimator's defaults differ
+        kw = {"stop": "gain", "min_gain": 1e-5, "fit_intercept": False, "keep_rows": False,
+              **kw}
         return refsvm.OnlineRampSVM(C=C, gamma=gamma, **kw)
     raise ValueError(method)
 
