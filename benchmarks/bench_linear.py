@@ -8,7 +8,8 @@ size, so benchmarks/floors.toml names the same groups in both modes.)
 1. Per-example update cost, compiled twin vs reference (``state.run`` on the same
    stream and order; target: twin >= 50x faster).
 2. One pass of our compiled PA-I and OnlineLinearSVM vs scikit-learn's
-   ``SGDClassifier`` (pa1 / hinge, ``max_iter=1``) through ``fit`` and ``partial_fit``,
+   ``SGDClassifier`` (pa1 / hinge, ``max_iter=1``), and of the Perceptron (one epoch) vs
+   scikit-learn's ``Perceptron(max_iter=1)``, through ``fit`` and ``partial_fit``,
    beside the bare twin ``run`` on the same data, on a dense 200,000 x 100 stream and a
    sparse 20,000 x 100,000 stream (1 % density); quick: 50,000 x 100 and
    5,000 x 100,000.  Targets (issue 14): fit >= 2.5x SGD (dense), >= 1.7x (sparse), within
@@ -24,7 +25,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
-from refsvm import OnlineLinearSVM, PassiveAggressive
+from refsvm import OnlineLinearSVM, PassiveAggressive, Perceptron
 from refsvm.linear import _online_linear_svm, _passive_aggressive, online_linear_svm, passive_aggressive
 
 from conftest import quick, sized  # benchmarks/conftest.py
@@ -112,8 +113,21 @@ def _sgd_hinge():
                          fit_intercept=False, shuffle=False, max_iter=1, tol=None)
 
 
+def _sk_perceptron():
+    from sklearn.linear_model import Perceptron as SkPerceptron
+
+    return SkPerceptron(max_iter=1, tol=None, shuffle=False)
+
+
 #: algo -> (our estimator, scikit-learn's, the bare twin state of one binary problem)
 CONTENDERS = {
+    # fit reads X twice: the radius R = max ||x_j|| (one compiled scan, which is also the
+    # input check) before the epoch; partial_fit keeps the running maximum (one read)
+    "Perceptron": (
+        lambda: Perceptron(max_epochs=1),
+        _sk_perceptron,
+        lambda d, sparse: _passive_aggressive.PerceptronState(d, sparse),
+    ),
     "PA-I": (
         lambda: PassiveAggressive(variant="PA-I", C=0.1),
         _sgd_pa1,
