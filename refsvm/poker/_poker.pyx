@@ -212,6 +212,8 @@ cdef class _Engine:
     cdef int* ipiv
     # the rates of the current piece
     cdef double bdot, t_end, terms
+    cdef double tpend           # a move of the g off I_s not yet applied (``_flush``) ...
+    cdef bint pend              # ... pending: the next scan applies it in its pass
     cdef bint b_only
     # the decrement (alpha_F driven to 0): ids, kernel columns (row-major n x nF), rates
     cdef Py_ssize_t nF
@@ -741,9 +743,26 @@ cdef class _Engine:
             self.blist[self.nblk] = i
             self.nblk += 1
 
+    cdef void _flush(self) noexcept:
+        """Apply the pending move of the g off I_s, g_i += gdot_i t (the reference's
+        move, the same operation on the same numbers, only later: the next scan does it
+        in its own pass over the examples, one pass fewer per breakpoint).  An example
+        whose g was set to 0 since (it joined or left I_s) has its gdot zeroed then."""
+        cdef Py_ssize_t i
+        cdef signed char st
+        cdef double tp = self.tpend
+        if not self.pend:
+            return
+        for i in range(self.n):
+            st = self.status[i]
+            if st != C_IS and st >= 0:
+                self.g[i] += self.gdot[i] * tp
+        self.pend = False
+
     cdef int _hook(self) except -1:
         cdef double t0
         if self.hook is not None:
+            self._flush()
             t0 = _now()
             self.hook(self.state)
             self.timers[T_HOOK] += _now() - t0
@@ -869,23 +888,31 @@ cdef class _Engine:
         cdef signed char* blk = self.blk
         cdef Py_ssize_t* cand = self.cand
         cdef signed char st
+        cdef double* g = self.g
+        cdef double tp = self.tpend
+        cdef bint pend = self.pend
         base = fabs(bd)
         if fixed:
             for i in range(n):
                 gd = (y[i] * inner[i] - y[i] * bd) + d[i]
+                st = status[i]
+                if pend and st != C_IS and st >= 0:
+                    g[i] += gdot[i] * tp             # the previous move (``_flush``)
                 gdot[i] = gd
                 rt = EPS_RATE * ((kr[i] * terms + base) + fabs(d[i]))
-                st = status[i]
                 cand[ncand] = i
                 ncand += (((st == C_IO) & (gd < -rt)) | ((st == C_IC) & (gd > rt))) & (blk[i] == 0)
         else:
             for i in range(n):
                 gd = y[i] * inner[i] - y[i] * bd
+                st = status[i]
+                if pend and st != C_IS and st >= 0:
+                    g[i] += gdot[i] * tp             # the previous move (``_flush``)
                 gdot[i] = gd
                 rt = EPS_RATE * ((kr[i] * terms + base) + 0.0)
-                st = status[i]
                 cand[ncand] = i
                 ncand += (((st == C_IO) & (gd < -rt)) | ((st == C_IC) & (gd > rt))) & (blk[i] == 0)
+        self.pend = False
         return ncand
 
     cdef int _follow(self, int mode) except -1:
@@ -904,6 +931,7 @@ cdef class _Engine:
         max_iter = 50 * (n + 10)
         for it in range(max_iter):
             if PyErr_CheckSignals() == -1:
+                self._flush()
                 return -1
             k = self.ns
             t0 = _now()
@@ -973,6 +1001,7 @@ cdef class _Engine:
             if kind < 0:
                 raise RuntimeError("POKER: unbounded piece (internal error)")
             if self.budget == 0:
+                self._flush()
                 raise self.budget_exc()
             # ---- move along the piece
             for a in range(k):
@@ -983,10 +1012,9 @@ cdef class _Engine:
                     i = self.F[c]
                     self.alpha[i] = _max0(self.alpha[i] + self.aF[c] * t)
             self.b += self.bdot * t
-            for i in range(n):
-                st = self.status[i]
-                if st != C_IS and st >= 0:
-                    self.g[i] += self.gdot[i] * t
+            # g_i += gdot_i t off I_s: left pending, done by the next scan (``_flush``)
+            self.tpend = t
+            self.pend = True
             if fixed:
                 self.u += t
             elif mode == M_BIAS and not self.b_only:
@@ -1001,6 +1029,7 @@ cdef class _Engine:
             inner_t = self.timers[T_COLUMN] + self.timers[T_REFRESH]
             # ---- the breakpoint: update the partition
             if kind == EV_END:
+                self._flush()
                 if fixed:
                     self.u = 1.0
                 elif mode == M_BIAS:
@@ -1021,9 +1050,11 @@ cdef class _Engine:
                     new = C_IO
                 self._remove_from_S(pos, new)
                 self.g[who] = 0.0
+                self.gdot[who] = 0.0             # nothing pending for it
                 self._dep_clear()
             else:
                 self.g[who] = 0.0
+                self.gdot[who] = 0.0
                 self._join(who, mode)
             self.timers[T_FACTOR] += (_now() - t0) - (self.timers[T_COLUMN]
                                                      + self.timers[T_REFRESH] - inner_t)
@@ -1152,6 +1183,7 @@ cdef class _Engine:
                     self.alpha[i] = C if sigma > 0 else 0.0
                     self.status[i] = C_IC if sigma > 0 else C_IO
                     self.g[i] = 0.0
+                    self.gdot[i] = 0.0
                     owned = False
                     self._cache_put(i, col)
                     self._dep_add(i)
@@ -1166,6 +1198,7 @@ cdef class _Engine:
                     new = C_IO
                 self._remove_from_S(pos, new)
                 self.g[who] = 0.0
+                self.gdot[who] = 0.0
                 self._dep_clear()
                 self._dep_add(who)             # I_s changed: the older marks go
                 changed = True
@@ -1263,6 +1296,7 @@ cdef class _Engine:
                     _resize(<void**> &self.yaF, self.nF, sizeof(double))
             self._follow(mode)
         finally:
+            self._flush()
             self.state = None
             self.hook = None
             self.nF = 0

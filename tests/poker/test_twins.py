@@ -133,3 +133,27 @@ def test_extreme_c_exact_up_to_the_resolution_of_alpha(case, C):
                             where=f"example {t}")
         r = states[0].check()
         assert max(r.values()) <= tol, (t, r)
+
+
+@pytest.mark.parametrize("kname", sorted(KERNELS))
+@pytest.mark.parametrize("how", [1, 9, "self"])
+def test_twins_agree_without_a_hook(kname, how):
+    """Without a breakpoint hook the twin applies each move of g with the next scan (one
+    pass fewer per breakpoint); the same operations on the same numbers: the states after
+    every chunk and after the decrement are equal bit for bit."""
+    kp = KERNELS[kname]
+    X, y = two_blobs(n=60, d=4, seed=13)
+    states = [m.POKERState(4, C=3.0, **state_kwargs(kp)) for m in (P, T)]
+    chunks = [(0, 60)] if how == "self" else [(s, s + how) for s in range(0, 60, how)]
+    for start, stop in chunks:
+        for st in states:
+            if how == "self":
+                st.self_init(X, y)
+            else:
+                st.add_chunk(X[start:stop], y[start:stop])
+        assert_states_equal(states[0].get_state(), states[1].get_state(), rtol=0.0, atol=0.0,
+                            where=f"after {stop}")
+    for st in states:
+        st.unlearn(np.arange(0, 60, 4))
+    assert_states_equal(states[0].get_state(), states[1].get_state(), rtol=0.0, atol=0.0,
+                        where="after the decrement")
