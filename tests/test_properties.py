@@ -101,13 +101,17 @@ def test_rkpam_twins_agree_on_a_repeated_point():
 
 
 #: check() keys and their tolerance at any C (c: C, n: examples, mass: Σ|α_j| k_max, the
-#: magnitude of the sums g_i = Σ_j α_j y_j K_ij + y_i b - 1 is made of): g drift is in margin
-#: units, 1e-6 above the round-off floor of the sum itself (4 eps mass: at C = 1e12 with α of
-#: order C no method computes g to better than ~1e-4, while the failures this test exists
-#: for were drifts of 0.085 and Σyα = 0.28); Σ y α relative to C · n; the inverse residual
-#: is dimensionless
+#: magnitude of the sums g_i = Σ_j α_j y_j K_ij + y_i b - 1 is made of): g drift, KKT
+#: residual and balance are in margin units, 1e-6 above the round-off floor of those sums
+#: (32 eps mass: at C = 1e12 with α of order C, float64 holds α only to an ulp of C, 1.2e-4,
+#: and a path of exact steps ends a few ulps off — IncrementalSVM 10 eps mass, POKER under
+#: 0.1 eps mass — while the defects this test found were 1e3 eps mass and more); Σ y α relative to
+#: C · n; the inverse residual is dimensionless
 _EPS = np.finfo(np.float64).eps
-_CHECK_TOL = {"g_drift": lambda c, n, mass: 1e-6 + 4 * _EPS * mass,
+_CHECK_TOL = {"g_drift": lambda c, n, mass: 1e-6 + 32 * _EPS * mass,
+              # POKER's KKT residual and balance, read from its exactly recomputed g
+              "kkt": lambda c, n, mass: 1e-6 + 32 * _EPS * mass,
+              "balance": lambda c, n, mass: 1e-6 + 32 * _EPS * mass,
               "h": lambda c, n, mass: 1e-9 * c * max(n, 1),
               "inverse_residual": lambda c, n, mass: 1e-6}
 
@@ -137,9 +141,32 @@ def _assert_close_scaled(ref, twin, where):
 
 #: found by the test below when it was written (2026-11-23); the owner of a family removes
 #: its entry when fixed (strict: a fixed family fails here until its entry is removed)
-_EXTREME_C_KNOWN = {
-    "POKER": "g drift 1.4e-6 after 3 examples at C = 1e12",
-}
+_EXTREME_C_KNOWN = {}
+
+
+#: streams on which the census of 300 random degenerate streams (2-9 grid points, random
+#: labels, C in {1e6, 1e12}) found IncrementalSVM's g off by more than the floor above at
+#: C = 1e12 (16 of its steps, worst 28x the floor: ~900 eps mass, 0.81 in margin units);
+#: POKER's worst over the same census is 0.17x the floor
+_IDSVM_FLOOR_MISSES = [
+    ([[1, 0], [0, -1], [0, 1], [1, 0], [0, -1], [0, -1], [0, 1]], [-1, -1, 1, -1, 1, 1, -1]),
+    ([[-1, 0], [1, -1], [1, 1], [-1, 0], [-1, 0]], [1, -1, -1, 1, -1]),
+    ([[0, -1], [1, 1], [1, 0], [0, 1], [0, 1], [1, -1]], [-1, 1, 1, -1, 1, -1]),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="IncrementalSVM at C = 1e12 ends its paths up to ~900 "
+                   "eps sum|alpha| k_max off in g (POKER: < 0.2 after its exact-step fixes and "
+                   "end-of-operation polish, b683a18); the same polish is not in IDSVM yet")
+@pytest.mark.parametrize("case", range(len(_IDSVM_FLOOR_MISSES)))
+def test_incremental_svm_round_off_floor_at_c_1e12(case):
+    X, y = (np.asarray(a, dtype=float) for a in _IDSVM_FLOOR_MISSES[case])
+    _, twin = _twin_states("IncrementalSVM", X, 1e12, 1.0)
+    for t in range(X.shape[0]):
+        twin.step(X[t], y[t])
+        mass = _alpha_mass(twin.get_state(), X)
+        drift = twin.check()["g_drift"]
+        assert drift <= _CHECK_TOL["g_drift"](1e12, t + 1, mass), (t, drift, mass)
 
 
 @pytest.mark.parametrize("name", [
