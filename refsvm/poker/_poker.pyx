@@ -1144,21 +1144,7 @@ cdef class _Engine:
                             athr = fabs(self.z[j])
                     athr = max(1.0, athr)
                 athr = EPS_ARATE * athr
-                tmin = C
-                for j in range(k):
-                    a = self.z[j]
-                    if a > athr:
-                        ts = _max0((C - self.alpha[self.S[j]]) / a)
-                    elif a < -athr:
-                        ts = _max0(-self.alpha[self.S[j]] / a)
-                    else:
-                        self.wsS[j] = -1.0
-                        self.z[j] = 0.0               # no event, no move (reference)
-                        continue
-                    self.tsS[j] = ts
-                    self.wsS[j] = self.aw / fabs(a)
-                    if ts < tmin:
-                        tmin = ts
+                tmin = self._bound_steps(self.z, k, athr, C)
                 event_start(&e, tmin)
                 if event_tied(C, tmin, self.aw):
                     event_take(&e, EV_FLIP, i)
@@ -1217,6 +1203,30 @@ cdef class _Engine:
                 return j
         return -1
 
+    cdef double _bound_steps(self, double* rate, Py_ssize_t k, double athr,
+                             double tmin) noexcept nogil:
+        """The step at which each member S[j] of I_s, moving at rate[j], reaches 0 or C
+        (into tsS, its tie window into wsS), and the smallest of them and ``tmin``; a rate
+        within athr of 0 is set to 0 and marked with wsS = -1 (no event, no move: the
+        reference).  Shared by the exchange of a joining example and the null direction."""
+        cdef Py_ssize_t j
+        cdef double a, ts, C = self.C
+        for j in range(k):
+            a = rate[j]
+            if a > athr:
+                ts = _max0((C - self.alpha[self.S[j]]) / a)
+            elif a < -athr:
+                ts = _max0(-self.alpha[self.S[j]] / a)
+            else:
+                self.wsS[j] = -1.0
+                rate[j] = 0.0
+                continue
+            self.tsS[j] = ts
+            self.wsS[j] = self.aw / fabs(a)
+            if ts < tmin:
+                tmin = ts
+        return tmin
+
     cdef int _regularise_fixed(self) except -1:
         """Before a fixed-bias path: while Q_ss is singular, move alpha_s along its null
         vector v = R_s0 until a member reaches a bound and leaves (reference)."""
@@ -1239,21 +1249,7 @@ cdef class _Engine:
                 if fabs(self.rv[a]) > athr:
                     athr = fabs(self.rv[a])
             athr = EPS_ARATE * athr
-            event_start(&e, INFINITY)
-            for a in range(k):
-                r = self.rv[a]
-                if r > athr:
-                    ts = _max0((C - self.alpha[self.S[a]]) / r)
-                elif r < -athr:
-                    ts = _max0(-self.alpha[self.S[a]] / r)
-                else:
-                    self.wsS[a] = -1.0
-                    self.rv[a] = 0.0                  # no event, no move (reference)
-                    continue
-                self.tsS[a] = ts
-                self.wsS[a] = self.aw / fabs(r)
-                event_smaller(&e, ts, EV_LEAVE, self.S[a])
-            tmin = e.t
+            tmin = self._bound_steps(self.rv, k, athr, INFINITY)
             if not tmin < INFINITY:
                 raise RuntimeError("POKER: no event on the null direction (internal error)")
             event_start(&e, tmin)
