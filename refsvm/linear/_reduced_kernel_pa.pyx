@@ -32,10 +32,18 @@ Where the time goes, and what is done about it (per example, m̃ reduced points)
    so ``run`` equals a stream of ``step`` calls bit for bit.
 3. The linear PA / PAm step (O(m̃), the linear family's).
 4. RKPAm with the full covariance: per example the scatter's and the factor's rank-one
-   updates (O(m̃²), one fused pass: ``_rkpa_chol_update_syr``), whether passive or
-   not; per update two triangular solves and z_p = Λ^{1/2}Pᵀũ_p (O(m̃²)); a Cholesky
-   factorisation (O(m̃³)) only at a refresh, O(log n) times per class.  Before, every
-   update solved the m̃ × m̃ system anew (``dposv``, O(m̃³)).
+   terms (O(m̃²)), whether passive or not, per update two triangular solves and
+   z_p = Λ^{1/2}Pᵀũ_p (O(m̃²)), a Cholesky factorisation (O(m̃³)) only at a refresh,
+   O(log n) times per class.  The factor is kept as L D Lᵀ and updated by Bennett's
+   method (two multiply-adds per entry, no square root: ``_rkpa_ldl_update_batch``); the
+   terms are deferred and applied in batches when needed (the factor's at the next
+   update, the scatter's at the next refresh, or when a buffer is full), the matrix held
+   in registers and L1 while the batch passes.  A batch gives every entry the same
+   operations in the same order as one term at a time, so the result does not depend on
+   the batching (nor on ``get_state``/``save_state``, which apply what is pending).
+   Before: one fused pass per example of Givens rotations of a Cholesky factor and the
+   scatter's update (two m̃ × m̃ triangles read and written per example); before that,
+   every update solved the m̃ × m̃ system anew (``dposv``, O(m̃³)).
 
 Prediction (``transform_rows``, ``decision_function``) uses the reference's arithmetic --
 the core's kernel and one BLAS ``dgemm`` per block -- so a model predicts the same in
@@ -194,85 +202,196 @@ cdef extern from *:
         }
     }
 
-    /* S[i m + j] += w (d[i] d[j]) for j >= i: the upper triangle of a rank-one update */
+    /* S (row-major upper triangle) += sum_j w_j d_j d_j^T for the p rows d_j of D (m
+       each), entry by entry in the order of j: S_ab <- S_ab + (w_j d_ja) d_jb (Welford's
+       updates of a class scatter, deferred).  Every entry gets the same operations in the
+       same order however the terms are cut into calls.  Rows of 32 entries stay in eight
+       registers while the p terms pass (wa: p doubles of scratch). */
     RKPA_VEC
-    static void _rkpa_syr_upper(double *restrict S, Py_ssize_t m, const double *restrict d,
-                                double w) {
-        for (Py_ssize_t i = 0; i < m; i++) {
-            const double di = d[i];
-            double *restrict row = S + i * m;
-            for (Py_ssize_t j = i; j < m; j++) row[j] += w * (di * d[j]);
+    static void _rkpa_syr_batch(double *restrict S, Py_ssize_t m, const double *restrict D,
+                                const double *restrict W, Py_ssize_t p,
+                                double *restrict wa) {
+        Py_ssize_t a, b, j, q;
+        for (a = 0; a < m; a++) {
+            double *restrict row = S + a * m;
+            for (j = 0; j < p; j++) wa[j] = W[j] * D[j * m + a];
+            b = a;
+            for (; b + 32 <= m; b += 32) {
+                rkpa_v4 s[8];
+                for (q = 0; q < 8; q++) memcpy(&s[q], row + b + 4 * q, 32);
+                for (j = 0; j < p; j++) {
+                    const rkpa_v4 wj = {wa[j], wa[j], wa[j], wa[j]};
+                    const double *restrict dj = D + j * m + b;
+                    for (q = 0; q < 8; q++) s[q] = s[q] + wj * *(const rkpa_v4 *) (dj + 4 * q);
+                }
+                for (q = 0; q < 8; q++) memcpy(row + b + 4 * q, &s[q], 32);
+            }
+            for (; b + 4 <= m; b += 4) {
+                rkpa_v4 s0;
+                memcpy(&s0, row + b, 32);
+                for (j = 0; j < p; j++) {
+                    const rkpa_v4 wj = {wa[j], wa[j], wa[j], wa[j]};
+                    s0 = s0 + wj * *(const rkpa_v4 *) (D + j * m + b);
+                }
+                memcpy(row + b, &s0, 32);
+            }
+            /* (term after term over the last entries: a loop summing the terms into one
+               entry would be vectorised as an in-order reduction, products rounded apart
+               from their sums, and the result would depend on p) */
+            const Py_ssize_t tail = b;
+            for (j = 0; j < p; j++)
+                for (b = tail; b < m; b++) row[b] = row[b] + wa[j] * D[j * m + b];
         }
     }
 
-    /* U (row-major upper, row k = column k of the lower Cholesky factor L = U^T) <- the
-       factor of L L^T + x x^T; x is overwritten.  Column k: r = sqrt(L_kk^2 + x_k^2),
-       c = r / L_kk, s = x_k / L_kk; L_kk = r; below it L_ik = (L_ik + s x_i) / c (times
-       1/c = L_kk / r here: a division per column, not per entry) and x_i = c x_i - s L_ik
-       (the reference's cholesky_rank_one_update).  With S (not NULL), row k of S's upper
-       triangle also gets w (d_k d_j) on the way (_rkpa_syr_upper's numbers): that work
-       does not wait for the column's square root and division, and fills their latency. */
-    RKPA_VEC
-    static void _rkpa_chol_update_syr(double *restrict U, Py_ssize_t m, double *restrict x,
-                                      double *restrict S, const double *restrict d,
-                                      double w) {
-        Py_ssize_t k, i, j;
-        /* two columns at a time: x_i passes through both rotations in a register (the
-           same operations, in the same order, as one column after the other) */
-        for (k = 0; k < m; k += 2) {
-            if (S) {
-                for (j = k; j < m && j < k + 2; j++) {
-                    const double dj = d[j];
-                    double *restrict srow = S + j * m;
-                    for (i = j; i < m; i++) srow[i] += w * (dj * d[i]);
+    /* The factor of the full covariance is kept as L D L^T, L unit lower triangular and D
+       diagonal, in U (row-major upper: U_kk = D_k, U_ki = L_ik for i > k; row k of U is
+       column k of L).  _rkpa_ldl_update_batch: L D L^T <- L D L^T + sum_j alpha_j x_j x_j^T
+       for the p rows x_j of X, one rank-one update after the other (Bennett's; Gill,
+       Golub, Murray, Saunders 1974, method C1: positive updates, nothing subtracted from
+       D), carrying t = 1/alpha: column k for one x, with p = x_k:
+           q = p / D_k, t' = t + p q, D_k <- D_k (t'/t), beta = q / t';
+           below it x_i <- x_i - p L_ik, then L_ik <- L_ik + beta x_i (the new x_i)
+       (the reference's ldl_rank_one_update).  Two fused multiply-adds per entry and no
+       square root; the chain from one column to the next is one multiply-add (x_k+1).
+       In blocks of RKPA_NB columns: first each x_j in turn on the block's diagonal
+       triangle (pb: p and beta of each of its columns and x_j), then the block's rows
+       to the right of it, eight or four columns at a time, kept in registers while every
+       x_j passes, so that U is read and written once per call, not once per x_j.  Every
+       entry gets the same operations in the same order as by p calls with one x each:
+       the result does not depend on how the updates are batched.  X (overwritten): p
+       rows of m; T (overwritten): t_j = 1/alpha_j; pb: 4 RKPA_NB p doubles. */
+    #define RKPA_NB 4
+    static inline __attribute__((always_inline)) void
+    _rkpa_ldl_diag(double *restrict U, Py_ssize_t m, double *restrict X, double *restrict T,
+                   Py_ssize_t p, double *restrict pb, Py_ssize_t k0, Py_ssize_t kb) {
+        Py_ssize_t j, kk, k, i;
+        for (j = 0; j < p; j++) {
+            double *restrict x = X + j * m;
+            double *restrict cs = pb + 2 * RKPA_NB * j;
+            double t = T[j];
+            for (kk = 0; kk < kb; kk++) {
+                k = k0 + kk;
+                double *restrict r = U + k * m;
+                const double pk = x[k], dk = r[k];
+                const double q = pk / dk;
+                const double tn = t + pk * q;
+                const double beta = q / tn;
+                r[k] = dk * (tn / t);
+                t = tn;
+                cs[2 * kk] = pk;
+                cs[2 * kk + 1] = beta;
+                for (i = k + 1; i < k0 + kb; i++) {
+                    const double xi = x[i] - pk * r[i];
+                    r[i] = r[i] + beta * xi;
+                    x[i] = xi;
                 }
             }
-            double *restrict r0 = U + k * m;
-            const double l0 = r0[k], inv0 = 1.0 / l0, x0 = x[k];
-            const double rad0 = sqrt(l0 * l0 + x0 * x0);
-            const double c0 = rad0 * inv0, s0 = x0 * inv0, ic0 = l0 / rad0;
-            r0[k] = rad0;
-            if (k + 1 == m) break;
-            double *restrict r1 = r0 + m;
-            const double a = (r0[k + 1] + s0 * x[k + 1]) * ic0;
-            r0[k + 1] = a;
-            const double x1 = c0 * x[k + 1] - s0 * a;
-            const double l1 = r1[k + 1], inv1 = 1.0 / l1;
-            const double rad1 = sqrt(l1 * l1 + x1 * x1);
-            const double c1 = rad1 * inv1, s1 = x1 * inv1, ic1 = l1 / rad1;
-            r1[k + 1] = rad1;
-            x[k + 1] = x1;
-            for (i = k + 2; i < m; i++) {
-                double xi = x[i];
-                const double p = (r0[i] + s0 * xi) * ic0;
-                r0[i] = p;
-                xi = c0 * xi - s0 * p;
-                const double q = (r1[i] + s1 * xi) * ic1;
-                r1[i] = q;
-                x[i] = c1 * xi - s1 * q;
+            T[j] = t;
+        }
+    }
+
+    #define RKPA_BC(q) ({ const double v_ = cs[q]; (rkpa_v4) {v_, v_, v_, v_}; })
+    #define RKPA_LDL4(u, xv, q) do { xv = xv - RKPA_BC(2 * (q)) * u; \
+                                     u = u + RKPA_BC(2 * (q) + 1) * xv; } while (0)
+    static inline __attribute__((always_inline)) void
+    _rkpa_ldl_right(double *restrict U, Py_ssize_t m, double *restrict X, Py_ssize_t p,
+                    const double *restrict pb, Py_ssize_t k0, Py_ssize_t kb, Py_ssize_t lo,
+                    Py_ssize_t hi) {
+        Py_ssize_t i = lo, j, kk;
+        if (kb == RKPA_NB) {
+            double *restrict r0 = U + k0 * m, *restrict r1 = r0 + m, *restrict r2 = r1 + m,
+                   *restrict r3 = r2 + m;
+            for (; i + 8 <= hi; i += 8) {
+                rkpa_v4 u0, u1, u2, u3, w0, w1, w2, w3;
+                memcpy(&u0, r0 + i, 32); memcpy(&u1, r1 + i, 32);
+                memcpy(&u2, r2 + i, 32); memcpy(&u3, r3 + i, 32);
+                memcpy(&w0, r0 + i + 4, 32); memcpy(&w1, r1 + i + 4, 32);
+                memcpy(&w2, r2 + i + 4, 32); memcpy(&w3, r3 + i + 4, 32);
+                for (j = 0; j < p; j++) {
+                    const double *restrict cs = pb + 2 * RKPA_NB * j;
+                    double *restrict x = X + j * m + i;
+                    rkpa_v4 xv, yv;
+                    memcpy(&xv, x, 32); memcpy(&yv, x + 4, 32);
+                    RKPA_LDL4(u0, xv, 0); RKPA_LDL4(w0, yv, 0);
+                    RKPA_LDL4(u1, xv, 1); RKPA_LDL4(w1, yv, 1);
+                    RKPA_LDL4(u2, xv, 2); RKPA_LDL4(w2, yv, 2);
+                    RKPA_LDL4(u3, xv, 3); RKPA_LDL4(w3, yv, 3);
+                    memcpy(x, &xv, 32); memcpy(x + 4, &yv, 32);
+                }
+                memcpy(r0 + i, &u0, 32); memcpy(r1 + i, &u1, 32);
+                memcpy(r2 + i, &u2, 32); memcpy(r3 + i, &u3, 32);
+                memcpy(r0 + i + 4, &w0, 32); memcpy(r1 + i + 4, &w1, 32);
+                memcpy(r2 + i + 4, &w2, 32); memcpy(r3 + i + 4, &w3, 32);
+            }
+            for (; i + 4 <= hi; i += 4) {
+                rkpa_v4 u0, u1, u2, u3;
+                memcpy(&u0, r0 + i, 32); memcpy(&u1, r1 + i, 32);
+                memcpy(&u2, r2 + i, 32); memcpy(&u3, r3 + i, 32);
+                for (j = 0; j < p; j++) {
+                    const double *restrict cs = pb + 2 * RKPA_NB * j;
+                    double *restrict x = X + j * m + i;
+                    rkpa_v4 xv;
+                    memcpy(&xv, x, 32);
+                    RKPA_LDL4(u0, xv, 0); RKPA_LDL4(u1, xv, 1);
+                    RKPA_LDL4(u2, xv, 2); RKPA_LDL4(u3, xv, 3);
+                    memcpy(x, &xv, 32);
+                }
+                memcpy(r0 + i, &u0, 32); memcpy(r1 + i, &u1, 32);
+                memcpy(r2 + i, &u2, 32); memcpy(r3 + i, &u3, 32);
+            }
+        }
+        for (; i < hi; i++) {
+            for (j = 0; j < p; j++) {
+                const double *restrict cs = pb + 2 * RKPA_NB * j;
+                double xi = X[j * m + i];
+                for (kk = 0; kk < kb; kk++) {
+                    double *restrict u = U + (k0 + kk) * m + i;
+                    xi = xi - cs[2 * kk] * *u;
+                    *u = *u + cs[2 * kk + 1] * xi;
+                }
+                X[j * m + i] = xi;
             }
         }
     }
 
-    /* b <- (U^T U)^{-1} b for U row-major upper (L = U^T): L y = b by columns of L (rows
-       of U, contiguous axpys), then U u = y by rows (dot products in vector lanes: a fixed
-       order, not a chain of m dependent additions); two rows at a time, the reciprocals
-       of the diagonal first (inv, m doubles of scratch): the chain from one row to the
-       next is short. */
+    /* (software-pipelined: the rows of block b right of block b + 1 are updated after
+       block b + 1's diagonal triangle, whose chain of divisions they then overlap) */
     RKPA_VEC
-    static void _rkpa_chol_solve(const double *restrict U, Py_ssize_t m, double *restrict b,
-                                 double *restrict inv) {
+    static void _rkpa_ldl_update_batch(double *restrict U, Py_ssize_t m, double *restrict X,
+                                       double *restrict T, Py_ssize_t p,
+                                       double *restrict pb) {
+        Py_ssize_t k0, k1, kb, kb1;
+        double *cur = pb, *nxt = pb + 2 * RKPA_NB * p, *tmp;
+        if (m == 0 || p == 0) return;
+        kb = m < RKPA_NB ? m : RKPA_NB;
+        _rkpa_ldl_diag(U, m, X, T, p, cur, 0, kb);
+        for (k0 = 0; k0 + kb < m; k0 = k1) {
+            k1 = k0 + kb;
+            kb1 = m - k1 < RKPA_NB ? m - k1 : RKPA_NB;
+            _rkpa_ldl_right(U, m, X, p, cur, k0, kb, k1, k1 + kb1);
+            _rkpa_ldl_diag(U, m, X, T, p, nxt, k1, kb1);
+            _rkpa_ldl_right(U, m, X, p, cur, k0, kb, k1 + kb1, m);
+            tmp = cur; cur = nxt; nxt = tmp;
+            kb = kb1;
+        }
+    }
+
+    /* b <- (L D L^T)^{-1} b for U as above: L y = b by columns of L (rows of U,
+       contiguous axpys), y <- y / D, then L^T u = y by rows (dot products in vector
+       lanes: a fixed order, not a chain of m dependent additions); two rows at a time, so
+       that the chain from one row to the next is short. */
+    RKPA_VEC
+    static void _rkpa_ldl_solve(const double *restrict U, Py_ssize_t m, double *restrict b) {
         Py_ssize_t k, i;
-        for (k = 0; k < m; k++) inv[k] = 1.0 / U[k * m + k];
         for (k = 0; k + 1 < m; k += 2) {
             const double *restrict r0 = U + k * m, *restrict r1 = r0 + m;
-            const double b0 = b[k] * inv[k];
-            const double b1 = (b[k + 1] - b0 * r0[k + 1]) * inv[k + 1];
-            b[k] = b0;
+            const double b0 = b[k];
+            const double b1 = b[k + 1] - b0 * r0[k + 1];
             b[k + 1] = b1;
             for (i = k + 2; i < m; i++) b[i] = (b[i] - b0 * r0[i]) - b1 * r1[i];
         }
-        if (k < m) b[k] = b[k] * inv[k];
+        for (k = 0; k < m; k++) b[k] = b[k] / U[k * m + k];
         const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
         for (k = m - 1; k >= 1; k -= 2) {
             const double *restrict r0 = U + k * m, *restrict r1 = r0 - m;  /* rows k, k-1 */
@@ -292,14 +411,14 @@ cdef extern from *:
                 t0 += r0[i] * b[i];
                 t1 += r1[i] * b[i];
             }
-            const double uk = (b[k] - t0) * inv[k];
+            const double uk = b[k] - t0;
             b[k] = uk;
-            b[k - 1] = (b[k - 1] - t1 - r1[k] * uk) * inv[k - 1];
+            b[k - 1] = (b[k - 1] - t1) - r1[k] * uk;
         }
         if (k == 0) {
             double t = 0.0;
             for (i = 1; i < m; i++) t += U[i] * b[i];
-            b[0] = (b[0] - t) * inv[0];
+            b[0] = b[0] - t;
         }
     }
 
@@ -324,10 +443,12 @@ cdef extern from *:
                         double* out) noexcept nogil
     void _rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m, double* dot,
                               double* sq) noexcept nogil
-    void _rkpa_syr_upper(double* S, Py_ssize_t m, const double* d, double w) noexcept nogil
-    void _rkpa_chol_update_syr(double* U, Py_ssize_t m, double* x, double* S,
-                               const double* d, double w) noexcept nogil
-    void _rkpa_chol_solve(const double* U, Py_ssize_t m, double* b, double* inv) noexcept nogil
+    void _rkpa_syr_batch(double* S, Py_ssize_t m, const double* D, const double* W,
+                         Py_ssize_t p, double* wa) noexcept nogil
+    void _rkpa_ldl_update_batch(double* U, Py_ssize_t m, double* X, double* T, Py_ssize_t p,
+                                double* pb) noexcept nogil
+    void _rkpa_ldl_solve(const double* U, Py_ssize_t m, double* b) noexcept nogil
+    enum: RKPA_NB
 
 # rows per block of ``run`` (the kernel rows and features of a block stay in cache)
 cdef Py_ssize_t BLOCK = 256
@@ -396,15 +517,20 @@ def _exp(x):
     return out
 
 
-def _chol_update(L, x):
-    """The lower Cholesky factor of L Lᵀ + x xᵀ by the full covariance's rank-one update
-    (``_rkpa_chol_update_syr``) on copies (a test hook; the reference's
-    ``cholesky_rank_one_update``)."""
-    U = np.ascontiguousarray(np.triu(np.asarray(L, dtype=np.float64).T))
-    xv = np.array(x, dtype=np.float64, order="C", copy=True)
-    if U.ndim != 2 or U.shape[0] != U.shape[1] or xv.shape != (U.shape[0],):
-        raise ValueError("L must be square and x of its size")
-    _rkpa_chol_update_syr(_buffer(U), U.shape[0], _buffer(xv), NULL, NULL, 0.0)
+def _ldl_update(LD, X, alpha):
+    """L D Lᵀ + Σ_j alpha_j x_j x_jᵀ by the full covariance's update
+    (``_rkpa_ldl_update_batch``, all rows x_j of X in one call) on copies; LD holds the
+    unit lower triangular L below its diagonal and D on it (a test hook; the reference's
+    ``ldl_rank_one_update``, one x after the other)."""
+    U = np.ascontiguousarray(np.triu(np.asarray(LD, dtype=np.float64).T))
+    Xv = np.array(np.atleast_2d(X), dtype=np.float64, order="C", copy=True)
+    T = 1.0 / np.array(np.atleast_1d(alpha), dtype=np.float64)
+    if (U.ndim != 2 or U.shape[0] != U.shape[1] or Xv.shape[1:] != (U.shape[0],)
+            or T.shape != (Xv.shape[0],) or not np.all(T > 0)):
+        raise ValueError("LD must be square, X rows of its size, alpha > 0 one per row")
+    pb = np.zeros(4 * RKPA_NB * max(Xv.shape[0], 1))
+    _rkpa_ldl_update_batch(_buffer(U), U.shape[0], _buffer(Xv), _buffer(T), Xv.shape[0],
+                           _buffer(pb))
     return U.T.copy()
 
 
@@ -936,17 +1062,32 @@ def load_reduced_set(data, Py_ssize_t n_features):
                          shape=(indptr.shape[0] - 1, n_features))
 
 
+# deferred terms of the full covariance: rank-one updates of the factor pending until
+# the next solve (or this many), Welford terms of a class scatter pending until the next
+# refresh (or this many); flushing is exact (see _rkpa_ldl_update_batch, _rkpa_syr_batch)
+cdef Py_ssize_t FACTOR_PENDING = 16
+cdef Py_ssize_t SCATTER_PENDING = 32
+
+
 cdef class KernelRowProximalPAm(PAmState):
     """The linear family's compiled PAm on φ(x), with the statistics of the kernel rows
     K(Ã, x) (``kernel_row`` points at the current one) and the proximal model
     z_p = Λ^{1/2} Pᵀ ũ_p (twin of the reference's ``_KernelRowProximalPAm``).
 
-    ``covariance="full"`` also keeps the scatter Σ (k − M̃)(k − M̃)ᵀ per class
-    (``scatter_pos``, ``scatter_neg``; Welford rank-one updates of the upper triangle, the
-    lower one filled when read) and the Cholesky factor of S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1)
-    + μI (``chol``; kept as U = Lᵀ, row-major): a rank-one update per example
-    (``_rkpa_chol_update_syr``, O(m̃²)), LAPACK ``dpotrf`` at a refresh (the reference's
-    ``needs_refresh``: O(log n) per class), two triangular solves per update."""
+    ``covariance="full"`` also keeps the scatter Σ (k − M̃)(k − M̃)ᵀ per class (Welford
+    rank-one terms (n−1)/n · d dᵀ, upper triangles, the lower ones filled when read) and
+    S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI factored as L D Lᵀ (kept in one row-major
+    matrix: D on the diagonal, Lᵀ above it), a rank-one update per example, LAPACK
+    ``dpotrf`` at a refresh (the reference's ``needs_refresh``: O(log n) per class), two
+    triangular solves per update.  Both kinds of terms are deferred: an example appends
+    its d (and α = (n−1)/n/(c_y − 1)) to a buffer, and the factor's updates are applied
+    together when the factor is next needed -- at the next PA update, or when
+    FACTOR_PENDING are waiting -- the scatter's at the next refresh or when
+    SCATTER_PENDING are waiting (``_rkpa_ldl_update_batch``, ``_rkpa_syr_batch``: the
+    matrix is read and written once per batch, not once per example).  Applying them is
+    exact: every entry gets the same operations in the same order however the terms are
+    batched, so the state does not depend on when they are applied (``get_state`` and
+    ``save_state`` apply them; tested bit for bit)."""
 
     cdef ReducedKernelMap feature_map
     cdef const double* kernel_row
@@ -955,24 +1096,31 @@ cdef class KernelRowProximalPAm(PAmState):
     cdef readonly str covariance
     cdef bint full
     cdef double growth                  # REFRESH_GROWTH when the state was made
-    cdef readonly object scatter_pos    # Σ (k − M̃)(k − M̃)ᵀ of each class (full covariance)
-    cdef readonly object scatter_neg
+    cdef object scatter_pos_            # Σ (k − M̃)(k − M̃)ᵀ of each class (full covariance;
+    cdef object scatter_neg_            # upper triangles, pending terms not yet added)
     cdef double* scatter_pos_data
     cdef double* scatter_neg_data
     cdef bint mirrored                  # the lower triangles are up to date
-    cdef object chol_u                  # U = Lᵀ, row-major upper (zeros: no factor)
-    cdef double* chol_u_data
+    cdef object ldl_u                   # D on the diagonal, Lᵀ above it (zeros: no factor)
+    cdef double* ldl_u_data
     cdef readonly long long chol_n_pos  # c₊, c₋ of the last refresh (0: no factor)
     cdef readonly long long chol_n_neg
     cdef readonly double chol_mu        # μ of the last refresh
-    cdef object d                       # k − M̃ of the current example and the scaled
-    cdef double* d_data                 # copy the factor's update takes (scratch, 2 x m̃)
-    cdef double* x_data
+    cdef object pending                 # the buffers of the deferred terms and scratch
+    cdef double* fx_data                # FACTOR_PENDING x m̃: x_j of the factor's updates
+    cdef double* ft_data                # FACTOR_PENDING: t_j = 1/α_j
+    cdef Py_ssize_t n_fx
+    cdef double* sd_data                # 2 x SCATTER_PENDING x m̃: d_j of each class
+    cdef double* sw_data                # 2 x SCATTER_PENDING: (n−1)/n of each d_j
+    cdef Py_ssize_t n_sd[2]
+    cdef double* pb_data                # 4 RKPA_NB FACTOR_PENDING: the update's scratch
+    cdef double* wa_data                # SCATTER_PENDING: the scatter's scratch
 
     def __init__(self, ReducedKernelMap feature_map, int variant=1, double C=1.0,
                  double gamma=0.1, covariance="diagonal"):
         super().__init__(feature_map.n_reduced, False, variant, C, gamma, True)
         cdef Py_ssize_t m = feature_map.n_reduced
+        cdef Py_ssize_t F = FACTOR_PENDING, S = SCATTER_PENDING
         self.feature_map = feature_map
         self.u_p = np.zeros(m)
         self.u_p_data = _buffer(self.u_p)
@@ -983,56 +1131,90 @@ cdef class KernelRowProximalPAm(PAmState):
         self.mirrored = True
         self.chol_n_pos = self.chol_n_neg = 0
         self.chol_mu = 0.0
+        self.n_fx = self.n_sd[0] = self.n_sd[1] = 0
         if self.full:
-            self.scatter_pos = np.zeros((m, m))
-            self.scatter_neg = np.zeros((m, m))
-            self.chol_u = np.zeros((m, m))
-            self.d = np.zeros(2 * m)
-            self.scatter_pos_data = _buffer(self.scatter_pos)
-            self.scatter_neg_data = _buffer(self.scatter_neg)
-            self.chol_u_data = _buffer(self.chol_u)
-            self.d_data = _buffer(self.d)
-            self.x_data = self.d_data + m
+            self.scatter_pos_ = np.zeros((m, m))
+            self.scatter_neg_ = np.zeros((m, m))
+            self.ldl_u = np.zeros((m, m))
+            self.scatter_pos_data = _buffer(self.scatter_pos_)
+            self.scatter_neg_data = _buffer(self.scatter_neg_)
+            self.ldl_u_data = _buffer(self.ldl_u)
+            self.pending = np.zeros(F * m + F + 2 * S * m + 2 * S + 4 * RKPA_NB * F + S)
+            self.fx_data = _buffer(self.pending)
+            self.ft_data = self.fx_data + F * m
+            self.sd_data = self.ft_data + F
+            self.sw_data = self.sd_data + 2 * S * m
+            self.pb_data = self.sw_data + 2 * S
+            self.wa_data = self.pb_data + 4 * RKPA_NB * F
 
     cdef void _add_statistics(self, const int* xi, const double* xv, Py_ssize_t nnz,
                               double y) noexcept nogil:
         cdef Py_ssize_t i, m = self.n_features
+        cdef Py_ssize_t cls = 0 if y > 0 else 1
         cdef long long n_old, c
-        cdef double weight, scale
+        cdef double weight
         cdef const double* k = self.kernel_row
         cdef double* total
-        cdef double* scatter
+        cdef double* d
         if not self.full:
             # the statistics are those of K(Ã, x), not of φ(x)
             PAmState._add_statistics(self, NULL, k, nnz, y)
             return
         n_old = self.n_pos if y > 0 else self.n_neg
+        d = self.sd_data + (cls * SCATTER_PENDING + self.n_sd[cls]) * m
         if n_old > 0:
             # d = k − M̃, the class mean before this example
             total = self.sum_pos_data if y > 0 else self.sum_neg_data
             for i in range(m):
-                self.d_data[i] = k[i] - total[i] / <double> n_old
+                d[i] = k[i] - total[i] / <double> n_old
         PAmState._add_statistics(self, NULL, k, nnz, y)
         if n_old == 0:
             return
-        # Welford: S ← S + (n−1)/n · d dᵀ (upper triangle)
+        # Welford: S ← S + (n−1)/n · d dᵀ (deferred: the term joins the class's buffer)
         weight = n_old / (n_old + 1.0)
-        scatter = self.scatter_pos_data if y > 0 else self.scatter_neg_data
+        self.sw_data[cls * SCATTER_PENDING + self.n_sd[cls]] = weight
+        self.n_sd[cls] += 1
         self.mirrored = False
         if self._needs_refresh():
-            _rkpa_syr_upper(scatter, m, self.d_data, weight)
+            self._flush_scatter()
             self._refresh()
-        elif self.chol_n_pos > 0:
-            # S̃ gains weight/(c_y − 1) · d dᵀ: one rank-one update of the factor (x =
-            # √(weight/(c_y − 1)) d), fused with the scatter's
+            return
+        if self.chol_n_pos > 0:
+            # S̃ gains α d dᵀ, α = weight/(c_y − 1): a rank-one update of the factor,
+            # deferred until it is needed (t = 1/α)
             c = self.chol_n_pos if y > 0 else self.chol_n_neg
-            scale = sqrt(weight / <double> (c - 1))
             for i in range(m):
-                self.x_data[i] = scale * self.d_data[i]
-            _rkpa_chol_update_syr(self.chol_u_data, m, self.x_data, scatter, self.d_data,
-                                  weight)
-        else:
-            _rkpa_syr_upper(scatter, m, self.d_data, weight)
+                self.fx_data[self.n_fx * m + i] = d[i]
+            self.ft_data[self.n_fx] = (c - 1) / weight
+            self.n_fx += 1
+            if self.n_fx == FACTOR_PENDING:
+                self._flush_factor()
+        if self.n_sd[cls] == SCATTER_PENDING:
+            self._flush_scatter()
+
+    cdef void _flush_factor(self) noexcept nogil:
+        """Apply the pending rank-one updates of the factor."""
+        if self.n_fx > 0:
+            _rkpa_ldl_update_batch(self.ldl_u_data, self.n_features, self.fx_data,
+                                   self.ft_data, self.n_fx, self.pb_data)
+            self.n_fx = 0
+
+    cdef void _flush_scatter(self) noexcept nogil:
+        """Add the pending Welford terms to the class scatters."""
+        cdef Py_ssize_t m = self.n_features
+        if self.n_sd[0] > 0:
+            _rkpa_syr_batch(self.scatter_pos_data, m, self.sd_data, self.sw_data,
+                            self.n_sd[0], self.wa_data)
+            self.n_sd[0] = 0
+        if self.n_sd[1] > 0:
+            _rkpa_syr_batch(self.scatter_neg_data, m, self.sd_data + SCATTER_PENDING * m,
+                            self.sw_data + SCATTER_PENDING, self.n_sd[1], self.wa_data)
+            self.n_sd[1] = 0
+
+    cdef void _flush(self) noexcept nogil:
+        if self.full:
+            self._flush_scatter()
+            self._flush_factor()
 
     cdef bint _needs_refresh(self) noexcept nogil:
         """The reference's ``needs_refresh``."""
@@ -1043,18 +1225,21 @@ cdef class KernelRowProximalPAm(PAmState):
                 or self.n_neg - 1 > self.growth * <double> (self.chol_n_neg - 1))
 
     cdef void _refresh(self) noexcept nogil:
-        """c ← n; μ ← SHRINKAGE · mean variance; U ← chol(COV₊ + COV₋ + μI) by ``dpotrf``
-        (no factor when there is no variance: tried again at the next example)."""
+        """c ← n; μ ← SHRINKAGE · mean variance; the factor of COV₊ + COV₋ + μI by
+        ``dpotrf`` (Cholesky: D = its diagonal squared, L = its columns over their diagonal
+        entries); pending updates of the old factor are dropped (no factor when there is no
+        variance: tried again at the next example).  The scatters are up to date."""
         cdef Py_ssize_t i, j, m = self.n_features
         cdef double ap = 1.0 / <double> (self.n_pos - 1), an = 1.0 / <double> (self.n_neg - 1)
-        cdef double trace = 0.0, mu
-        cdef double* u = self.chol_u_data
+        cdef double trace = 0.0, mu, l
+        cdef double* u = self.ldl_u_data
         cdef double* sp_ = self.scatter_pos_data
         cdef double* sn = self.scatter_neg_data
         cdef int im = <int> m, info = 0
         cdef char lower = b'L'
         self.chol_n_pos = self.chol_n_neg = 0
         self.chol_mu = 0.0
+        self.n_fx = 0
         for i in range(m):
             trace += sp_[i * m + i] * ap + sn[i * m + i] * an
         if not trace > 0:
@@ -1075,10 +1260,16 @@ cdef class KernelRowProximalPAm(PAmState):
             for i in range(m * m):
                 u[i] = 0.0
             return
+        for i in range(m):  # Cholesky → L D Lᵀ (row i of u: column i of the factor)
+            l = u[i * m + i]
+            for j in range(i + 1, m):
+                u[i * m + j] = u[i * m + j] / l
+            u[i * m + i] = l * l
         self.chol_n_pos, self.chol_n_neg, self.chol_mu = self.n_pos, self.n_neg, mu
 
     cdef void _mirror(self) noexcept nogil:
         cdef Py_ssize_t i, j, m = self.n_features
+        self._flush_scatter()
         if self.mirrored:
             return
         for i in range(m):
@@ -1097,12 +1288,13 @@ cdef class KernelRowProximalPAm(PAmState):
             for i in range(m):
                 self.u_p_data[i] = 0.0
             return 0.0
+        self._flush_factor()
         for i in range(m):
             mpi = self.sum_pos_data[i] / n_pos
             mni = self.sum_neg_data[i] / n_neg
             self.u_p_data[i] = mpi - mni             # the right-hand side M̃₊ − M̃₋
             mp[i] = mpi + mni
-        _rkpa_chol_solve(self.chol_u_data, m, self.u_p_data, self.d_data)  # (d: scratch)
+        _rkpa_ldl_solve(self.ldl_u_data, m, self.u_p_data)
         for i in range(m):
             bp += self.u_p_data[i] * mp[i]
         return -0.5 * bp
@@ -1121,37 +1313,76 @@ cdef class KernelRowProximalPAm(PAmState):
         return bp
 
     @property
+    def scatter_pos(self):
+        """Σ (k − M̃)(k − M̃)ᵀ over the positive examples (full covariance)."""
+        if not self.full:
+            return None
+        self._mirror()
+        return self.scatter_pos_
+
+    @property
+    def scatter_neg(self):
+        """Σ (k − M̃)(k − M̃)ᵀ over the negative examples (full covariance)."""
+        if not self.full:
+            return None
+        self._mirror()
+        return self.scatter_neg_
+
+    @property
+    def ldl(self):
+        """S̃'s factor as one lower triangular matrix: L's entries below the diagonal, D on
+        it (zeros before the first refresh)."""
+        if not self.full:
+            return None
+        self._flush()
+        return self.ldl_u.T.copy()
+
+    @property
     def chol(self):
-        """L, the lower Cholesky factor of S̃ (zeros before the first refresh)."""
-        return self.chol_u.T.copy() if self.full else None
+        """L D^{1/2}, the lower Cholesky factor of S̃ (zeros before the first refresh)."""
+        if not self.full:
+            return None
+        self._flush()
+        root = np.sqrt(np.diag(self.ldl_u))
+        L = np.triu(self.ldl_u, 1).T + np.eye(self.n_features)
+        return L * root if self.chol_n_pos else np.zeros_like(L)
 
     def shrunk_covariance(self):
-        """S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI, the matrix L factors (None before the
+        """S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI, the matrix L D Lᵀ factors (None before the
         first refresh)."""
         if not self.full or self.chol_n_pos == 0:
             return None
         self._mirror()
-        return (self.scatter_pos / (self.chol_n_pos - 1)
-                + self.scatter_neg / (self.chol_n_neg - 1)
+        return (self.scatter_pos_ / (self.chol_n_pos - 1)
+                + self.scatter_neg_ / (self.chol_n_neg - 1)
                 + self.chol_mu * np.eye(self.n_features))
 
     def get_state(self):
         state = PAmState.get_state(self)
         if self.full:
+            self._flush()
             self._mirror()
-            state.update(scatter_pos=self.scatter_pos.copy(),
-                         scatter_neg=self.scatter_neg.copy(), chol=self.chol,
+            state.update(scatter_pos=self.scatter_pos_.copy(),
+                         scatter_neg=self.scatter_neg_.copy(), chol=self.chol, ldl=self.ldl,
                          chol_n_pos=self.chol_n_pos, chol_n_neg=self.chol_n_neg,
                          chol_mu=self.chol_mu)
         return state
 
     def load_state(self, data):
         PAmState.load_state(self, data)
+        cdef Py_ssize_t m = self.n_features
         if self.full:
-            self.scatter_pos[:] = data["scatter_pos"]
-            self.scatter_neg[:] = data["scatter_neg"]
+            self.scatter_pos_[:] = data["scatter_pos"]
+            self.scatter_neg_[:] = data["scatter_neg"]
             self.mirrored = True
-            self.chol_u[:] = np.triu(np.asarray(data["chol"], dtype=np.float64).T)
+            self.n_fx = self.n_sd[0] = self.n_sd[1] = 0
+            if "ldl" in data:  # the factor as kept (bit for bit)
+                self.ldl_u[:] = np.triu(np.asarray(data["ldl"], dtype=np.float64).T)
+            else:  # a state saved with the Cholesky factor only
+                L = np.asarray(data["chol"], dtype=np.float64)
+                diag = np.diag(L).copy()
+                safe = np.where(diag != 0, diag, 1.0)
+                self.ldl_u[:] = np.triu((L / safe).T, 1) + np.diag(diag * diag)
             self.chol_n_pos = int(data["chol_n_pos"])
             self.chol_n_neg = int(data["chol_n_neg"])
             self.chol_mu = float(data["chol_mu"])

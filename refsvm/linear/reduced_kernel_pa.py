@@ -35,7 +35,7 @@ from ..core.stream import StreamLearner
 from .passive_aggressive import PAmState, PAState
 
 __all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
-           "cholesky_rank_one_update", "is_passive", "load_reduced_set", "needs_refresh",
+           "is_passive", "ldl_rank_one_update", "load_reduced_set", "needs_refresh",
            "save_reduced_set"]
 
 #: K̃ counts as singular when its smallest eigenvalue is below this times m̃ times its
@@ -288,11 +288,13 @@ class _KernelRowProximalPAm(PAmState):
     are the class counts and the ridge at the last *refresh* (:func:`needs_refresh`): at
     a refresh c = n, so S̃ = COV₊ + COV₋ + μI exactly; between refreshes an example of
     class y adds (n−1)/n/(c_y − 1) · d dᵀ to S̃, a rank one.  This reference solves with
-    S̃ directly (``np.linalg.solve``); the twin keeps a Cholesky factor of S̃ and updates
-    it by one rank-one update per example (:func:`cholesky_rank_one_update`, O(m̃²)),
-    factoring anew only at refreshes.  ``get_state()["chol"]`` is that factor (here
-    computed from S̃, in the twin the updated one): the tests compare them after every
-    example."""
+    S̃ directly (``np.linalg.solve``); the twin keeps S̃ = L D Lᵀ (L unit lower
+    triangular, D diagonal) and updates it by one rank-one update per example
+    (:func:`ldl_rank_one_update`, O(m̃²); deferred and applied in batches when the factor
+    is needed, which changes no number), factoring anew only at refreshes.
+    ``get_state()["chol"]`` is the Cholesky factor L D^{1/2} and ``["ldl"]`` the factor as
+    the twin keeps it (here both computed from S̃, in the twin the updated ones): the tests
+    compare them after every example."""
 
     def __init__(self, feature_map, covariance, **kwargs):
         super().__init__(feature_map.n_reduced, False, fit_intercept=True, **kwargs)
@@ -379,19 +381,22 @@ class _KernelRowProximalPAm(PAmState):
         state = super().get_state()
         if self.covariance == "full":
             shrunk = self.shrunk_covariance()
-            # the lower Cholesky factor of S̃ (zeros before the first refresh): the twin
-            # keeps it by rank-one updates, here it is computed (and not needed)
+            # the lower Cholesky factor of S̃ (zeros before the first refresh) and the same
+            # as L D Lᵀ (L's entries below the diagonal, D on it): the twin keeps the
+            # latter by rank-one updates, here both are computed (and not needed)
             chol = (np.zeros((self.n_features,) * 2) if shrunk is None
                     else np.linalg.cholesky(shrunk))
+            root = np.diag(chol)
+            ldl = (np.tril(chol / np.where(root > 0, root, 1.0), -1) + np.diag(root * root))
             state.update(scatter_pos=self.scatter_pos.copy(),
-                         scatter_neg=self.scatter_neg.copy(), chol=chol,
+                         scatter_neg=self.scatter_neg.copy(), chol=chol, ldl=ldl,
                          chol_n_pos=self.chol_n_pos, chol_n_neg=self.chol_n_neg,
                          chol_mu=self.chol_mu)
         return state
 
     def load_state(self, data):
         super().load_state(data)
-        if self.covariance == "full":  # (``chol`` follows from these)
+        if self.covariance == "full":  # (``chol`` and ``ldl`` follow from these)
             self.scatter_pos[:] = data["scatter_pos"]
             self.scatter_neg[:] = data["scatter_neg"]
             self.chol_n_pos = int(data["chol_n_pos"])
@@ -411,21 +416,28 @@ def needs_refresh(n_pos, n_neg, c_pos, c_neg):
             or n_neg - 1 > REFRESH_GROWTH * (c_neg - 1))
 
 
-def cholesky_rank_one_update(L, x):
-    """L ← the lower Cholesky factor of L Lᵀ + x xᵀ, in place (O(m̃²)): the twin's update
-    of the full covariance's factor after each example (``_rkpa_chol_update_syr``; this
+def ldl_rank_one_update(LD, x, alpha):
+    """L D Lᵀ ← L D Lᵀ + α x xᵀ, in place (O(m̃²)), for L unit lower triangular and D
+    diagonal kept in one matrix LD (L below the diagonal, D on it): the twin's update of
+    the full covariance's factor after each example (``_rkpa_ldl_update_batch``; this
     reference solves with S̃ directly), stated here and tested against it.
 
-    Column k: r = (L_kk² + x_k²)^{1/2}, c = r/L_kk, s = x_k/L_kk; L_kk ← r,
-    L_ik ← (L_ik + s x_i)/c and x_i ← c x_i − s L_ik (new L_ik) below the diagonal
-    (a sequence of Givens rotations of [L x]; stable: nothing is subtracted from S̃)."""
+    Bennett's update (Gill, Golub, Murray, Saunders 1974, method C1, for α > 0) carrying
+    t = 1/α: column k, with p = x_k, q = p/D_k, t' = t + p q: D_k ← D_k t'/t,
+    β = q/t'; below it x_i ← x_i − p L_ik, then L_ik ← L_ik + β x_i (the new x_i).  Two
+    multiply-adds per entry and no square root; nothing is subtracted from D (t grows,
+    D_k only grows), so it is stable for these positive updates."""
     x = np.array(x, dtype=np.float64)
-    for k in range(L.shape[0]):
-        r = np.sqrt(L[k, k] * L[k, k] + x[k] * x[k])
-        c, s = r / L[k, k], x[k] / L[k, k]
-        L[k, k] = r
-        L[k + 1:, k] = (L[k + 1:, k] + s * x[k + 1:]) / c
-        x[k + 1:] = c * x[k + 1:] - s * L[k + 1:, k]
+    t = 1.0 / float(alpha)
+    for k in range(LD.shape[0]):
+        p = x[k]
+        q = p / LD[k, k]
+        t_new = t + p * q
+        beta = q / t_new
+        LD[k, k] = LD[k, k] * (t_new / t)
+        t = t_new
+        x[k + 1:] = x[k + 1:] - p * LD[k + 1:, k]
+        LD[k + 1:, k] = LD[k + 1:, k] + beta * x[k + 1:]
 
 
 class ReducedKernelPAmState(ReducedKernelPAState):
@@ -454,8 +466,8 @@ class ReducedKernelPAmState(ReducedKernelPAState):
     enters with the normaliser of the last refresh, between 1 and REFRESH_GROWTH (1.1)
     times the unbiased estimate, μ is held, and each example changes the matrix by a
     rank one (:meth:`_KernelRowProximalPAm.shrunk_covariance`).  This reference solves
-    with that matrix; the twin keeps its Cholesky factor by rank-one updates
-    (:func:`cholesky_rank_one_update`).  The full
+    with that matrix; the twin keeps its factor L D Lᵀ by rank-one updates
+    (:func:`ldl_rank_one_update`).  The full
     version is invariant to the choice
     between kernel rows and φ (P is orthogonal, Λ invertible); the diagonal one is
     not, and we take the one the slides print (kernel rows).  b_p is not printed: we

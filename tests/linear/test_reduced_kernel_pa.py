@@ -230,6 +230,8 @@ def test_full_covariance_factor_after_every_example(backend, growth, monkeypatch
         L = s["chol"]
         assert np.all(np.triu(L, 1) == 0) and np.all(np.diag(L) > 0)
         np.testing.assert_allclose(L @ L.T, shrunk, rtol=1e-10, atol=1e-12, err_msg=str(t))
+        np.testing.assert_allclose(_ldl_product(s["ldl"]), shrunk, rtol=1e-10, atol=1e-12,
+                                   err_msg=str(t))
         np.testing.assert_allclose(state.pa.shrunk_covariance(), shrunk, rtol=1e-10,
                                    atol=1e-12)
     if growth == 1.0:
@@ -238,22 +240,61 @@ def test_full_covariance_factor_after_every_example(backend, growth, monkeypatch
         assert 10 < refreshes < 60 < rounds  # O(log n) per class, not one per example
 
 
-def test_cholesky_rank_one_update_is_the_factor_of_the_updated_matrix():
-    """The reference's statement of the update and the twin's C loop (``_chol_update``)."""
-    rng = np.random.RandomState(18)
-    A = rng.randn(13, 13)
-    S = A @ A.T + 0.1 * np.eye(13)
+def _ldl_product(LD):
+    L = np.tril(LD, -1) + np.eye(LD.shape[0])
+    return (L * np.diag(LD)) @ L.T
+
+
+@pytest.mark.parametrize("m", [13, 4, 1, 10])
+def test_ldl_rank_one_update_is_the_factor_of_the_updated_matrix(m):
+    """The reference's statement of the update and the twin's C loop (``_ldl_update``),
+    one x at a time, and the twin's batches equal to one x at a time bit for bit (every
+    entry gets the same operations in the same order however the updates are batched)."""
+    rng = np.random.RandomState(18 + m)
+    A = rng.randn(m, m)
+    S = A @ A.T + 0.1 * np.eye(m)
     L = np.linalg.cholesky(S)
-    Lt = L.copy()
-    for _ in range(30):
-        x = rng.randn(13) * rng.choice([1e-6, 1.0, 1e3])
-        reduced_kernel_pa.cholesky_rank_one_update(L, x)
-        Lt = _reduced_kernel_pa._chol_update(Lt, x)
-        S = S + np.outer(x, x)
-        np.testing.assert_allclose(L, np.linalg.cholesky(S), rtol=1e-8,
-                                   atol=1e-12 * np.abs(L).max())
-        np.testing.assert_allclose(Lt, L, rtol=1e-10, atol=1e-12 * np.abs(L).max())
-        assert np.all(np.triu(Lt, 1) == 0)
+    LD = np.tril(L / np.diag(L), -1) + np.diag(np.diag(L) ** 2)
+    LDt, LDb = LD.copy(), LD.copy()
+    xs = [rng.randn(m) * rng.choice([1e-6, 1.0, 1e3]) for _ in range(30)]
+    alphas = rng.uniform(0.01, 2.0, size=30)
+    for x, alpha in zip(xs, alphas):
+        reduced_kernel_pa.ldl_rank_one_update(LD, x, alpha)
+        LDt = _reduced_kernel_pa._ldl_update(LDt, x, alpha)
+        S = S + alpha * np.outer(x, x)
+        np.testing.assert_allclose(_ldl_product(LD), S, rtol=1e-10, atol=1e-12 * np.abs(S).max())
+        np.testing.assert_allclose(LDt, LD, rtol=1e-9, atol=1e-12 * np.abs(LD).max())
+        assert np.all(np.triu(LDt, 1) == 0) and np.all(np.diag(LDt) > 0)
+    for cut in ([0, 30], [0, 1, 2, 7, 16, 17, 30], list(range(31))):
+        batched = LDb.copy()
+        for lo, hi in zip(cut[:-1], cut[1:]):
+            batched = _reduced_kernel_pa._ldl_update(batched, np.array(xs[lo:hi]), alphas[lo:hi])
+        np.testing.assert_array_equal(batched, LDt)
+    with pytest.raises(ValueError, match="alpha > 0"):
+        _reduced_kernel_pa._ldl_update(LDb, xs[0][:m], -1.0)
+
+
+def test_deferred_full_covariance_terms_change_no_number():
+    """The twin defers the scatter's and the factor's terms and applies them in batches
+    (when the factor is needed, at a refresh, or when a buffer is full); reading the state
+    applies them.  A run read after every example equals one never read, bit for bit,
+    over more examples than a buffer holds between updates (an easy stream: long passive
+    stretches)."""
+    rng = np.random.RandomState(21)
+    X = rng.uniform(-1, 1, size=(700, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    kw = {"covariance": "full", "proximal_weight": 0.05, "C": 1.0}
+    read, unread = (_state("cython", "ReducedKernelPAmState", kw, X, False) for _ in range(2))
+    longest, run = 0, 0
+    for i in range(700):
+        changed = read.step(X[i], y[i])
+        run = 0 if changed else run + 1
+        longest = max(longest, run)
+        read.get_state()
+    unread.run(X, y, np.arange(700))
+    assert longest > 40  # more than FACTOR_PENDING and SCATTER_PENDING in a row
+    for key, value in unread.get_state().items():
+        np.testing.assert_array_equal(read.get_state()[key], value, err_msg=key)
 
 
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)
