@@ -451,7 +451,7 @@ cdef extern from *:
     enum: RKPA_NB
 
 # rows per block of ``run`` (the kernel rows and features of a block stay in cache)
-cdef Py_ssize_t BLOCK = 256
+cdef Py_ssize_t BLOCK = 64
 # up to this many features, squared distances are summed directly (else cross products)
 cdef Py_ssize_t DIRECT_FEATURES = 8
 # a dense transposed copy of Ã is kept while d·m̃ is at most this (else pairwise kernel)
@@ -859,6 +859,7 @@ cdef class ReducedKernelPAState(StreamLearner):
     cdef bint v_fresh                   # v = Tᵀz and z_norm = ‖z‖ for the current z
     cdef double z_norm
     cdef bint ready                     # the reduced set is known
+    cdef int screen_factor              # screen while ≤ 1/screen_factor of a block needs φ
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, reduced=None, int variant=1,
                  double C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0,
@@ -870,6 +871,9 @@ cdef class ReducedKernelPAState(StreamLearner):
         self.eps = eps
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.ready = False
+        # (measured, Checkerboard, m̃ = 100: RKPA-1 1.2 → 0.8 µs per example at 2 rather
+        # than 8; the diagonal RKPAm is faster at 8, the full one slightly faster at 2)
+        self.screen_factor = 2
         if reduced is not None:
             self._build(reduced)
 
@@ -993,8 +997,9 @@ cdef class ReducedKernelPAState(StreamLearner):
                     changed = self._learn(kr, self.phi_data, yr)
                     changes += changed
                     need += 1 if screen else changed
-                # screening pays while few rows need φ (each change costs a refresh of v)
-                screen = 8 * need <= stop - start
+                # screening pays while few rows need φ (each change costs a refresh of v):
+                # on while at most 1/screen_factor of the last block needed it
+                screen = self.screen_factor * need <= stop - start
                 start = stop
         return changes
 
@@ -1231,7 +1236,7 @@ cdef class KernelRowProximalPAm(PAmState):
         variance: tried again at the next example).  The scatters are up to date."""
         cdef Py_ssize_t i, j, m = self.n_features
         cdef double ap = 1.0 / <double> (self.n_pos - 1), an = 1.0 / <double> (self.n_neg - 1)
-        cdef double trace = 0.0, mu, l
+        cdef double trace = 0.0, mu, l, il
         cdef double* u = self.ldl_u_data
         cdef double* sp_ = self.scatter_pos_data
         cdef double* sn = self.scatter_neg_data
@@ -1262,8 +1267,9 @@ cdef class KernelRowProximalPAm(PAmState):
             return
         for i in range(m):  # Cholesky → L D Lᵀ (row i of u: column i of the factor)
             l = u[i * m + i]
+            il = 1.0 / l
             for j in range(i + 1, m):
-                u[i * m + j] = u[i * m + j] / l
+                u[i * m + j] = u[i * m + j] * il
             u[i * m + i] = l * l
         self.chol_n_pos, self.chol_n_neg, self.chol_mu = self.n_pos, self.n_neg, mu
 
@@ -1404,6 +1410,7 @@ cdef class ReducedKernelPAmState(ReducedKernelPAState):
         self.covariance = covariance
         super().__init__(n_features, sparse, reduced, variant, C, kernel, gamma, degree,
                          coef0, eps)
+        self.screen_factor = 8 if covariance == "diagonal" else 2
 
     def _linear_state(self):
         return KernelRowProximalPAm(self.feature_map, self.variant, self.C,
