@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from refsvm._core cimport CKernel, RowStore, StreamLearner, grow
 from refsvm.core.kernels import rows_to_state
+from refsvm.ramp import online_svmr as _reference   # constants only (PAIR_ETA)
 
 STOP_RULES = ("gain", "relative")   # as refsvm.ramp.online_svmr.STOP_RULES
 
@@ -62,7 +63,9 @@ cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
     return 0
 
 
-# ||phi(x_p) -+ phi(x_q)||^2 <= PAIR_EPS (Q_pp + Q_qq): a singular pair (see _pair_step)
+# ||phi(x_p) -+ phi(x_q)||^2 <= PAIR_EPS (Q_pp + Q_qq): a singular pair (_flat_step);
+# Q_pp Q_qq - Q_pq^2 <= PAIR_EPS Q_pp Q_qq: singular to round-off (_exact_pair_step).
+# The threshold of nearly singular pairs, the reference's PAIR_ETA, is read by __init__.
 cdef double PAIR_EPS = 1e-12
 
 
@@ -100,6 +103,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly bint shrinking
     cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
     cdef readonly bint keep_rows       # park the rows of coordinates back at 0 (see the reference)
+    cdef readonly double pair_eta      # the reference's PAIR_ETA when the state was made
     cdef bint stop_relative            # stop="relative": the gain rule relative to D
     cdef readonly long long max_non_sv
     cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
@@ -181,6 +185,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.shrink_margin = shrink_margin
         self.fit_intercept = fit_intercept
         self.keep_rows = keep_rows
+        self.pair_eta = _reference.PAIR_ETA
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -475,9 +480,11 @@ cdef class OnlineSVMR(StreamLearner):
                 g[k] = g[k] - (c * yv[k]) * (sgn(yv[k]) * row[k])
 
     # ------------------------------------------------------------------ degenerate pairs
-    cdef bint _pair_kernel(self, Py_ssize_t p, Py_ssize_t q, double* kpq) noexcept nogil:
-        """k(x_p, x_q) into kpq and 1 when p's row is kept and (p, q) is a singular pair
-        (the same or the opposite point in feature space), else 0; see the reference."""
+    cdef bint _pair_kernel(self, Py_ssize_t p, Py_ssize_t q, Py_ssize_t back,
+                           double* kpq) noexcept nogil:
+        """k(x_p, x_q) into kpq and 1 when p's row is kept and (p, q) is singular, or nearly
+        singular (Q_pp Q_qq - Q_pq^2 <= pair_eta Q_pp Q_qq) with q also the working example
+        before p (``back``: a zig-zag), else 0; see the reference."""
         cdef double qp, qq, k
         if p < 0 or p == q or self.krow[p] == NULL or self.pstamp[p] >= 0:
             return 0
@@ -486,16 +493,30 @@ cdef class OnlineSVMR(StreamLearner):
         if not (qp > 0.0 and qq > 0.0):
             return 0
         k = sgn(self.y[q]) * self.krow[p][q]
-        if qp + qq - 2.0 * fabs(k) > PAIR_EPS * (qp + qq):
+        if not (self._is_singular(p, q, k)
+                or (back == q and qp * qq - k * k <= self.pair_eta * (qp * qq))):
             return 0
         kpq[0] = k
         return 1
 
+    cdef inline bint _is_singular(self, Py_ssize_t p, Py_ssize_t q, double kpq) noexcept nogil:
+        """The same or the opposite point in feature space (to round-off)."""
+        cdef double qp = self.qdiag[p], qq = self.qdiag[q]
+        return qp + qq - 2.0 * fabs(kpq) <= PAIR_EPS * (qp + qq)
+
     cdef bint _pair_step(self, Py_ssize_t p, Py_ssize_t q, double kpq, double gp, double gq,
                          double* dp, double* dq) noexcept nogil:
+        """A step on both coordinates of a nearly singular pair: ``_flat_step`` on a
+        singular pair, else ``_exact_pair_step`` (see the reference)."""
+        if self._is_singular(p, q, kpq):
+            return self._flat_step(p, q, kpq, gp, gq, dp, dq)
+        return self._exact_pair_step(p, q, kpq, gp, gq, dp, dq)
+
+    cdef bint _flat_step(self, Py_ssize_t p, Py_ssize_t q, double kpq, double gp, double gq,
+                         double* dp, double* dq) noexcept nogil:
         """Exact step of the dual along the flat direction n = (1, t) of a singular pair
-        (Eqs. 13-14 on two coordinates; our reading, see the reference's ``_pair_step``).
-        Updates alpha_p, alpha_q (not g); returns 1 when they moved."""
+        (our reading, see the reference's ``_flat_step``).  Updates alpha_p, alpha_q (not
+        g); returns 1 when they moved."""
         cdef double C = self.C, ap = self.alpha[p], aq = self.alpha[q]
         cdef double qpq, t, slope, curv, s, lo, hi, v, apn, aqn
         qpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
@@ -546,6 +567,64 @@ cdef class OnlineSVMR(StreamLearner):
             aqn = C
         elif t != 0.0 and s == -aq / t:
             aqn = 0.0
+        dp[0] = apn - ap
+        dq[0] = aqn - aq
+        if dp[0] == 0.0 and dq[0] == 0.0:
+            return 0
+        self.alpha[p] = apn
+        self.alpha[q] = aqn
+        self._thresholds(p)
+        self._thresholds(q)
+        self.n_steps += 1
+        return 1
+
+    cdef bint _exact_pair_step(self, Py_ssize_t p, Py_ssize_t q, double kpq, double gp, double gq,
+                         double* dp, double* dq) noexcept nogil:
+        """Exact maximisation of the dual over (alpha_p, alpha_q) in [0, C]^2 on a nearly
+        singular, not singular pair, the other coordinates fixed: the Newton point H^{-1} g when in the box (H not singular to
+        round-off), else the first of largest gain of the four edges (alpha_p = 0, C,
+        alpha_q = 0, C; Eq. 14 on the other coordinate).  Our reading, see the reference's
+        ``_pair_step`` (same operations).  Updates alpha_p, alpha_q (not g); returns 1 when
+        they moved."""
+        cdef double C = self.C, ap = self.alpha[p], aq = self.alpha[q]
+        cdef double hpp = self.qdiag[p], hqq = self.qdiag[q]
+        cdef double hpq, det, apn = -1.0, aqn = -1.0, u, v, ep, eq, gain, best
+        cdef int e
+        hpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
+        det = hpp * hqq - hpq * hpq
+        if det > PAIR_EPS * (hpp * hqq):                        # 1. Newton: d = H^{-1} g
+            u = ap + (hqq * gp - hpq * gq) / det
+            v = aq + (hpp * gq - hpq * gp) / det
+            if 0.0 <= u and u <= C and 0.0 <= v and v <= C:
+                apn = u
+                aqn = v
+        if apn < 0.0:                                           # 2. the four edges
+            best = -INFINITY
+            for e in range(4):
+                if e < 2:                                       # alpha_p = bound, Eq. (14) on q
+                    u = 0.0 if e == 0 else C
+                    v = aq + (gq - hpq * (u - ap)) / hqq
+                    if 0.0 > v:
+                        v = 0.0
+                    if C < v:
+                        v = C
+                else:                                           # alpha_q = bound, Eq. (14) on p
+                    v = 0.0 if e == 2 else C
+                    u = ap + (gp - hpq * (v - aq)) / hpp
+                    if 0.0 > u:
+                        u = 0.0
+                    if C < u:
+                        u = C
+                ep = u - ap
+                eq = v - aq
+                gain = (gp * ep + gq * eq) - 0.5 * (hpp * ep * ep + 2.0 * hpq * ep * eq
+                                                    + hqq * eq * eq)
+                if gain > best:                                 # first of the largest gain
+                    best = gain
+                    apn = u
+                    aqn = v
+            if apn < 0.0:                                       # no finite gain (overflow)
+                return 0
         dp[0] = apn - ap
         dq[0] = aqn - aq
         if dp[0] == 0.0 and dq[0] == 0.0:
@@ -675,7 +754,7 @@ cdef class OnlineSVMR(StreamLearner):
         return 0
 
     cdef int _optimize_on_v(self) except -1 nogil:
-        cdef Py_ssize_t p, k, best = -1, last = -1
+        cdef Py_ssize_t p, k, best = -1, last = -1, back = -1
         cdef double best_gain = -INFINITY, kpq, dp, dq, cp, cq, sk, min_gain
         cdef double* rp
         cdef double* rq
@@ -692,7 +771,7 @@ cdef class OnlineSVMR(StreamLearner):
                 self.n_gain_stops += 1
                 self.gain_stopped = True
                 return 0
-            if self._pair_kernel(last, best, &kpq) and self._pair_step(
+            if self._pair_kernel(last, best, back, &kpq) and self._pair_step(
                     last, best, kpq, self.g[last], self.g[best], &dp, &dq):
                 # singular pair (our reading, Eqs. 13-15 on two coordinates): Eq. (15) in one pass
                 rp = self._row(last)
@@ -707,12 +786,14 @@ cdef class OnlineSVMR(StreamLearner):
                 if self.alpha[best] == 0.0:
                     self._release_row(best)
                 last = -1
+                back = -1
                 best = -1
                 best_gain = -INFINITY
                 for p in range(self.n):                          # step 11: scan V
                     if self.in_v[p]:
                         self._consider(p, &best, &best_gain)
                 continue
+            back = last
             last = best
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
 
@@ -731,7 +812,7 @@ cdef class OnlineSVMR(StreamLearner):
         kernel row of every coordinate moved twice or more in the round is copied (on its
         second move), restricted to A, into a pool (at most ``pool_max`` values; beyond, the full row is read through A), so
         that Eq. (15) on A is the contiguous ``refsvm_ramp_eq15`` pass."""
-        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used, last
+        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used, last, back
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
         cdef double gain, bg, kpq, dl, dp, cl, cp, sk, min_gain
         cdef double* rl
@@ -778,10 +859,11 @@ cdef class OnlineSVMR(StreamLearner):
             used = 0
             best = rank[best]                                    # from here on, a rank in A
             last = -1                                            # previous working example
+            back = -1                                            # the one before it
             while best >= 0 and bg >= min_gain and bg > 0.0:     # steps 11-14 on A
                 jp = best
                 p = A[jp]
-                if self._pair_kernel(last, p, &kpq) and self._pair_step(
+                if self._pair_kernel(last, p, back, &kpq) and self._pair_step(
                         last, p, kpq, ga[rank[last]], ga[jp], &dl, &dp):
                     # singular pair (our reading, Eqs. 13-15 on two coordinates): Eq. (15) on A
                     rl = self._row(last)
@@ -815,6 +897,7 @@ cdef class OnlineSVMR(StreamLearner):
                                 best = j
                                 bg = gain
                     last = -1
+                    back = -1
                     continue
                 a_old = alpha[p]
                 a_new = eq14(a_old, ga[jp], qdiag[p], C)            # Eq. (14)
@@ -859,6 +942,7 @@ cdef class OnlineSVMR(StreamLearner):
                         if gk > uta[j] or gk < lta[j]:
                             cand[m] = j
                             m += 1
+                back = last
                 last = p
                 best = -1
                 bg = -INFINITY

@@ -84,7 +84,14 @@ Readings chosen where the printed text is ambiguous (see
   in feature space (a duplicate with the opposite label: the dual is flat along
   (1, 1) on the pair, and Eq. (14) steps would take about C of them), one exact
   step along the flat direction to the box bound replaces the Eq. (14) step on q
-  (:meth:`OnlineSVMR._pair_step`); Eq. (15) for both coordinates.
+  (:meth:`OnlineSVMR._flat_step`); Eq. (15) for both coordinates.
+- Nearly singular pairs (the same departure): when p and q are almost the same or the
+  opposite point (Q_pp Q_qq - Q_pq^2 <= ``PAIR_ETA`` Q_pp Q_qq, e.g. rows 1e-5 to 1e-2
+  apart under the RBF kernel) and the loop zig-zags on them (q was also the working
+  example before p), Eq. (14) would contract the residual by only 1 - det / (Q_pp Q_qq)
+  per step (about min(C, log(1/tol) / (1 - k)) steps); the two-variable sub-problem is
+  solved exactly instead (:meth:`OnlineSVMR._exact_pair_step`: the Newton point in the
+  box, else the best edge of the box); Eq. (15) for both coordinates.
 
 References
 ----------
@@ -126,8 +133,16 @@ def eq13_gain(g, q, delta):
 
 
 #: ||phi(x_p) -+ phi(x_q)||^2 <= PAIR_EPS (Q_pp + Q_qq): the same or opposite point in
-#: feature space, a singular 2x2 block of the dual (see OnlineSVMR._pair_step).
+#: feature space, a singular 2x2 block of the dual (see OnlineSVMR._flat_step); also
+#: det <= PAIR_EPS Q_pp Q_qq: a block singular to round-off (OnlineSVMR._exact_pair_step).
 PAIR_EPS = 1e-12
+
+#: det = Q_pp Q_qq - Q_pq^2 <= PAIR_ETA Q_pp Q_qq: a nearly singular 2x2 block of the dual
+#: (almost the same or the opposite point in feature space), on which the one-coordinate
+#: steps of Eq. (14) zig-zag; solved exactly instead (OnlineSVMR._exact_pair_step).  Both
+#: twins read it when a state is made (``pair_eta``); 0.0 turns these steps off (the path
+#: of the printed loop, as before issue 15; the tests replay it).
+PAIR_ETA = 1e-3
 
 
 #: The second stopping rules of step 10 (see OnlineSVMR, ``stop``).
@@ -222,6 +237,7 @@ class OnlineSVMR(StreamLearner):
         self.shrink_margin = float(shrink_margin)
         self.fit_intercept = bool(fit_intercept)
         self.keep_rows = bool(keep_rows)
+        self.pair_eta = PAIR_ETA          # read when the state is made (see PAIR_ETA)
         if stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
         self.stop = stop
@@ -342,12 +358,17 @@ class OnlineSVMR(StreamLearner):
         return delta
 
     # ------------------------------------------------------------------ degenerate pairs
-    def _pair_kernel(self, p, q):
-        """k(x_p, x_q) when p's row is kept and (p, q) is a singular pair, else None.
+    def _pair_kernel(self, p, q, back=-1):
+        """k(x_p, x_q) when p's row is kept and the working example q, after p, forms with
+        it a pair to step on jointly, else None.
 
-        Singular: the same or the opposite point in feature space,
-        Q_pp + Q_qq - 2 |k(x_p, x_q)| <= PAIR_EPS (Q_pp + Q_qq), both diagonals > 0.
-        Reads only a kept row (no kernel evaluation), so it changes nothing elsewhere."""
+        Either (p, q) is singular (:meth:`_is_singular`: the same or the opposite point in
+        feature space), or it is nearly singular, det = Q_pp Q_qq - Q_pq^2 <= PAIR_ETA
+        Q_pp Q_qq (the squared sine of the angle between phi(x_p) and phi(x_q) at most
+        PAIR_ETA: almost the same or the opposite point, or parallel rows under the linear
+        kernel) and the loop zig-zags on it: q was also the working example before p
+        (``back``).  Both diagonals > 0.  Reads only a kept row (no kernel evaluation), so
+        it changes nothing elsewhere."""
         if p < 0 or p == q or int(self.ids[p]) not in self.krow:
             return None
         if int(self.ids[p]) in self.parked:        # alpha_p back at 0 (keep_rows): as released
@@ -356,20 +377,35 @@ class OnlineSVMR(StreamLearner):
         if not (qp > 0.0 and qq > 0.0):
             return None
         kpq = self.krow[int(self.ids[p])][q]
-        if qp + qq - 2.0 * abs(kpq) > PAIR_EPS * (qp + qq):
+        if not (self._is_singular(p, q, kpq)
+                or (back == q and qp * qq - kpq * kpq <= self.pair_eta * (qp * qq))):
             return None
         return kpq
 
+    def _is_singular(self, p, q, kpq):
+        """The same or the opposite point in feature space (to round-off):
+        Q_pp + Q_qq - 2 |k(x_p, x_q)| <= PAIR_EPS (Q_pp + Q_qq)."""
+        qp, qq = self.qdiag[p], self.qdiag[q]
+        return qp + qq - 2.0 * abs(kpq) <= PAIR_EPS * (qp + qq)
+
     def _pair_step(self, p, q, kpq):
-        """Exact step of the dual on (alpha_p, alpha_q) along its flat direction (our reading).
+        """A step of the dual on both coordinates of a nearly singular pair (our reading,
+        ``docs/wang_vucetic.rst`` reading 13): :meth:`_flat_step` on a singular pair,
+        else :meth:`_exact_pair_step`.  Returns (Delta alpha_p, Delta alpha_q), (0, 0) if
+        the pair does not move."""
+        if self._is_singular(p, q, kpq):
+            return self._flat_step(p, q, kpq)
+        return self._exact_pair_step(p, q, kpq)
+
+    def _flat_step(self, p, q, kpq):
+        """Exact step of the dual on (alpha_p, alpha_q) along its flat direction.
 
         Eqs. (13)-(14) move one coordinate; on a singular pair (x_q the same or the
         opposite point as x_p, e.g. a duplicate with the opposite label) the dual has a
         direction of (almost) zero curvature n = (1, t), t = -Q_pq / Q_qq, on which the
         one-coordinate steps advance by about 1 each (C + 1 steps).  Here the dual is
         maximised along n in one step (its curvature Q_pp + t Q_pq is 0 for an exact pair:
-        to the bound of the box [0, C]^2), then Eq. (15) is applied for both coordinates
-        (one combined pass).  Returns (Delta alpha_p, Delta alpha_q), (0, 0) if it cannot move."""
+        to the bound of the box [0, C]^2)."""
         C = self.C
         ap, aq = self.alpha[p], self.alpha[q]
         qpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
@@ -403,6 +439,58 @@ class OnlineSVMR(StreamLearner):
             return 0.0, 0.0
         self.alpha[p] = ap_new
         self.alpha[q] = aq_new
+        self.n_steps += 1
+        return dp, dq
+
+    def _exact_pair_step(self, p, q, kpq):
+        """Exact maximisation of the dual over (alpha_p, alpha_q) in [0, C]^2, the other
+        coordinates fixed.
+
+        On a nearly singular (not singular) 2x2 block H the one-coordinate steps of
+        Eqs. (13)-(14) zig-zag between p and q, contracting the residual by only
+        1 - det / (Q_pp Q_qq) per step: min(C, log(1/tol) / r) steps for rows at distance
+        r under the RBF kernel.  Here the two-variable sub-problem max g'd - 1/2 d'Hd
+        (Eq. 13 on two coordinates, g = (g_p, g_q)) is solved exactly:
+
+        1. when H is not singular to round-off (det > PAIR_EPS Q_pp Q_qq), its
+           unconstrained maximiser d = H^{-1} g (Newton), taken when alpha + d is in the box;
+        2. otherwise the maximiser lies on an edge of the box: one coordinate at 0 or C and
+           the other by Eq. (14) given it (clipped to [0, C]); of the four edges, in the
+           order alpha_p = 0, alpha_p = C, alpha_q = 0, alpha_q = C, the first of largest
+           gain g'd - 1/2 d'Hd."""
+        C = self.C
+        ap, aq = self.alpha[p], self.alpha[q]
+        gp, gq = self.g[p], self.g[q]
+        hpp, hqq = self.qdiag[p], self.qdiag[q]
+        hpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
+        det = hpp * hqq - hpq * hpq
+        apn = aqn = -1.0                                        # no candidate yet
+        if det > PAIR_EPS * (hpp * hqq):                        # 1. Newton: d = H^{-1} g
+            u = ap + (hqq * gp - hpq * gq) / det
+            v = aq + (hpp * gq - hpq * gp) / det
+            if 0.0 <= u <= C and 0.0 <= v <= C:
+                apn, aqn = u, v
+        if apn < 0.0:                                           # 2. the four edges
+            best = -np.inf
+            for fix_p, bound in ((True, 0.0), (True, C), (False, 0.0), (False, C)):
+                if fix_p:                                       # alpha_p = bound, Eq. (14) on q
+                    u = bound
+                    v = min(max(aq + (gq - hpq * (u - ap)) / hqq, 0.0), C)
+                else:                                           # alpha_q = bound, Eq. (14) on p
+                    v = bound
+                    u = min(max(ap + (gp - hpq * (v - aq)) / hpp, 0.0), C)
+                dp, dq = u - ap, v - aq
+                gain = (gp * dp + gq * dq) - 0.5 * (hpp * dp * dp + 2.0 * hpq * dp * dq
+                                                    + hqq * dq * dq)
+                if gain > best:                                 # first of the largest gain
+                    best, apn, aqn = gain, u, v
+            if apn < 0.0:                                       # no finite gain (overflow)
+                return 0.0, 0.0
+        dp, dq = apn - ap, aqn - aq
+        if dp == 0.0 and dq == 0.0:
+            return 0.0, 0.0
+        self.alpha[p] = apn
+        self.alpha[q] = aqn
         self.n_steps += 1
         return dp, dq
 
@@ -446,7 +534,7 @@ class OnlineSVMR(StreamLearner):
         """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
         if self.shrinking:
             return self._optimize_shrunk()
-        last = -1                                                # previous working example
+        last = back = -1                       # previous working example, the one before it
         min_gain = self.gain_threshold()
         while True:
             v = np.flatnonzero(self.in_v)
@@ -458,18 +546,18 @@ class OnlineSVMR(StreamLearner):
                 self.gain_stopped = True
                 return
             q = int(v[best])
-            kpq = self._pair_kernel(last, q)
-            if kpq is not None:           # singular pair: Eqs. (13)-(15) on two coordinates
+            kpq = self._pair_kernel(last, q, back)
+            if kpq is not None:           # (nearly) singular pair: Eqs. (13)-(15) on two coordinates
                 dp, dq = self._pair_step(last, q, kpq)
                 if dp != 0.0 or dq != 0.0:
                     self._pair_eq15(last, dp, q, dq)             # Eq. (15), both coordinates
                     for r in (last, q):
                         if self.alpha[r] == 0.0:
                             self._release_row(r)
-                    last = -1
+                    last = back = -1
                     continue
             self._coordinate_step(int(v[best]))                  # steps 12-14
-            last = q
+            last, back = q, last
 
     def _best_violator(self, A):
         """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the violator of
@@ -520,17 +608,17 @@ class OnlineSVMR(StreamLearner):
             self.n_shrink_rounds += 1
             self.n_shrunk += int(v.shape[0] - A.shape[0])
             moved = {}                                           # p -> D_p, first moved first
-            last = -1                                            # previous working example
+            last = back = -1                   # previous working example, the one before it
             while best is not None and gain >= min_gain and gain > 0.0:  # 2. on A
                 p = int(A[best])
-                kpq = self._pair_kernel(last, p)
-                if kpq is not None:       # singular pair: Eqs. (13)-(15) on two coordinates
+                kpq = self._pair_kernel(last, p, back)
+                if kpq is not None:       # (nearly) singular pair: Eqs. (13)-(15) on two coordinates
                     dl, dp = self._pair_step(last, p, kpq)
                     if dl != 0.0 or dp != 0.0:
                         moved[last] = moved.get(last, 0.0) + dl
                         moved[p] = moved.get(p, 0.0) + dp
                         self._pair_eq15(last, dl, p, dp, A)      # Eq. (15) on A
-                        last = -1
+                        last = back = -1
                         best, gain = self._best_violator(A)      # step 11
                         continue
                 a_old = self.alpha[p]
@@ -543,7 +631,7 @@ class OnlineSVMR(StreamLearner):
                 moved[p] = moved.get(p, 0.0) + delta
                 self.g[A] -= (delta * self.y[p]) * self.y[A] * row[A]   # Eq. (15) on A
                 self.n_steps += 1
-                last = p
+                last, back = p, last
                 best, gain = self._best_violator(A)              # step 11
             rest = np.ones(self.ids.shape[0], bool)
             rest[A] = False
