@@ -197,6 +197,9 @@ class OnlineSVMR(StreamLearner):
     ----------
     n_kernel_evals : int
         Kernel evaluations so far (training only).
+    pair_eta : float
+        The module's ``PAIR_ETA`` when the state was made: the threshold of the exact step
+        on nearly singular pairs (0.0: off, the printed loop's path).
 
     Examples
     --------

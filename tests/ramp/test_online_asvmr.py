@@ -166,3 +166,25 @@ def test_reference_strategies_on_either_twin_agree(strategy):
     assert out[0][0] == out[1][0] and len(out[0][0]) > 0
     assert out[0][1]["n_kernel_evals"] == out[1][1]["n_kernel_evals"]
     np.testing.assert_allclose(out[0][1]["alpha"], out[1][1]["alpha"], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
+@pytest.mark.parametrize("C", [1e3, 1e6, 1e12])
+@pytest.mark.parametrize("r", [1e-5, 1e-3, 1e-2])
+def test_close_pair_with_opposite_labels_is_a_few_steps_in_algorithm_3(r, C, shrinking):
+    """Issue 15 item 4 in Algorithm 3: x and x + r u with opposite labels are both queried
+    (|f| <= 1) and the update ends in a few steps for any C (the exact step on a nearly
+    singular pair, docs reading 13), in both twins alike."""
+    _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
+    x = np.array([0.3, -0.2])
+    X = np.vstack([x, x + r * np.array([0.6, 0.8])])
+    y = np.array([1.0, -1.0])
+    out = []
+    for mod in (ramp, _ramp):
+        state = mod.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking)
+        asked = online_asvmr.online_asvmr(state, X, lambda i: float(y[i]))
+        out.append((asked, state.get_state()))
+    assert out[0][0] == out[1][0] == [0, 1]
+    assert out[0][1]["n_steps"] == out[1][1]["n_steps"] <= 5
+    np.testing.assert_allclose(out[0][1]["alpha"], out[1][1]["alpha"], rtol=1e-10)
+    assert np.all(out[0][1]["alpha"] > 0.5)
