@@ -478,7 +478,7 @@ cdef double _SHRINKAGE = SHRINKAGE
 
 class _OneBlasThread:
     """BLAS on one thread for the duration of a ``with``.  The blocks here are small
-    (256 x m̃ times m̃ x m̃): OpenBLAS's threads cost more than they give, and on a loaded
+    (64 x m̃ times m̃ x m̃): OpenBLAS's threads cost more than they give, and on a loaded
     machine their spinning makes a pass ten times slower.  The libraries are found once
     (threadpoolctl); entering and leaving is then two calls per library."""
 

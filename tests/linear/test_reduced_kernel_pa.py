@@ -320,6 +320,26 @@ def test_pickle_resumes_bit_for_bit_and_twins_share_the_format(name, kw, backend
     assert_states_equal(state.get_state(), other.get_state(), rtol=1e-9, atol=1e-10)
 
 
+def test_full_covariance_state_saved_with_the_cholesky_factor_only_loads():
+    """A state saved before the factor was kept as L D Lᵀ has ``chol`` and no ``ldl``: the
+    twin derives L D Lᵀ from it and goes on as the run that was not interrupted (to
+    round-off)."""
+    X, y = _xor(n=300, seed=22)
+    kw = {"covariance": "full", "proximal_weight": 0.1}
+    whole = _state("cython", "ReducedKernelPAmState", kw, X, False)
+    whole.run(X, y, np.arange(150))
+    data = whole.save_state()
+    assert data["linear_chol_n_pos"] > 0
+    del data["linear_ldl"]
+    resumed = _reduced_kernel_pa.ReducedKernelPAmState(**whole.init_params())
+    resumed.load_state(data)
+    np.testing.assert_allclose(resumed.get_state()["ldl"], whole.get_state()["ldl"],
+                               rtol=1e-12, atol=1e-15)
+    for s in (whole, resumed):
+        s.run(X, y, np.arange(150, 300))
+    assert_states_equal(whole.get_state(), resumed.get_state(), rtol=1e-9, atol=1e-10)
+
+
 # ----------------------------------------------------------------------------- estimators
 @pytest.mark.parametrize("Estimator", [ReducedKernelPA, ProximalReducedKernelPA])
 def test_estimator_backends_agree_and_reduced_set_choice(Estimator):
