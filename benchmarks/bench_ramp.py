@@ -259,3 +259,75 @@ def test_fig6_active_learning(benchmark):
         print(f"   {name:<12} " + " ".join(accs) + f" {c.n_labels[-1]:7d}"
               f" {c.accuracy[-1]:9.4f} {c.n_support[-1]:5d} {c.n_kernel_evals[-1]:13.3g}"
               f" {dt:6.2f}s")
+
+
+# ---------------------------------------------- nearly singular pairs (issue 15, reading 13)
+def _pass_with_pair_eta(X, y, C, gamma, pair_eta, shrinking=True):
+    """One pass of the compiled twin with the module's PAIR_ETA set to ``pair_eta`` (0.0:
+    the exact step on nearly singular pairs off, the printed loop's path)."""
+    from refsvm.ramp import online_svmr as reference
+
+    saved = reference.PAIR_ETA
+    reference.PAIR_ETA = pair_eta
+    try:
+        st = _ramp.OnlineSVMR(X.shape[1], False, C=C, kernel="rbf", gamma=gamma, tol=1e-3,
+                              min_gain=1e-5, shrinking=shrinking)
+    finally:
+        reference.PAIR_ETA = saved
+    st.run(X, y, np.arange(len(y), dtype=np.intp))
+    return st
+
+
+@pytest.mark.parametrize("pair_eta", [1e-3, 0.0], ids=["exact-pair-step", "printed-path"])
+@pytest.mark.parametrize("name,C", [("gauss", 1.0), ("banana", 1.0), ("banana", 10.0)])
+def test_nearly_singular_pairs(benchmark, record, name, C, pair_eta):
+    """Side by side in one process, the same data: the exact step on nearly singular pairs
+    (docs reading 13, ``PAIR_ETA = 1e-3``) vs the printed loop's path (``PAIR_ETA = 0``) on
+    the sets where it fires (2-D data have close pairs): accuracy, #SV, steps, time."""
+    if name == "gauss":
+        X, y, Xt, yt = data("gauss")
+        gamma = GAMMA
+    else:
+        if quick():
+            pytest.skip("full mode only")
+        from refsvm.datasets import DataUnavailable, load_dataset
+        try:
+            X, y, Xt, yt = load_dataset("banana")
+        except DataUnavailable as exc:
+            pytest.skip(str(exc))
+        X, Xt = (np.ascontiguousarray(a, dtype=np.float64) for a in (X, Xt))
+        y, yt = (np.asarray(a, dtype=np.float64) for a in (y, yt))
+        gamma = 1.0 / (X.shape[1] * X.var())                 # gamma="scale"
+    group = f"pairs {name} C={C:g}"
+    benchmark.group = group
+    st = benchmark.pedantic(_pass_with_pair_eta, args=(X, y, C, gamma, pair_eta), rounds=3,
+                            iterations=1)
+    acc = accuracy(st.decision_function(Xt), yt)
+    record(group, f"OnlineSVMR PAIR_ETA={pair_eta:g}", benchmark, acc=f"{acc:.4f}",
+           SV=int(np.count_nonzero(st.get_state()["alpha"])), steps=st.n_steps,
+           kernel_evals=f"{st.n_kernel_evals:.4g}")
+
+
+@pytest.mark.parametrize("pair_eta", [1e-3, 0.0], ids=["exact-pair-step", "printed-path"])
+def test_close_pair_steps(benchmark, pair_eta):
+    """Steps on x, x + r u with opposite labels (gamma = 1, both loops): about
+    min(C, log(1/tol) / r^2) on the printed path, 5 with the exact pair step."""
+    benchmark.group = "close pair steps"
+    Cs = sized([1.0, 1e3, 1e6], [1.0, 1e3])
+    x = np.array([0.3, -0.2])
+    u = np.array([0.6, 0.8])
+
+    def measure():
+        out = {}
+        for r in (1e-5, 1e-4, 1e-3, 1e-2):
+            rows = np.ascontiguousarray(np.vstack([x, x + r * u]))
+            for C in Cs:
+                st = _pass_with_pair_eta(rows, np.array([1.0, -1.0]), C, 1.0, pair_eta,
+                                         shrinking=False)
+                out[r, C] = st.n_steps
+        return out
+
+    out = benchmark.pedantic(measure, rounds=1, iterations=1)
+    print(f"\n[close pair, PAIR_ETA={pair_eta:g}] steps (printed loop):")
+    for r in (1e-5, 1e-4, 1e-3, 1e-2):
+        print(f"   r = {r:g}: " + ", ".join(f"C = {C:g}: {out[r, C]}" for C in Cs))
