@@ -11,7 +11,7 @@ margin vector s (one malloc'd column each, indexed by example id); the
 inverse ``Rinv`` of the bordered matrix, row-major with leading dimension ``ld_rinv``;
 the margin-set size |S| is ``n_margin``.
 """
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memmove, memset
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
@@ -36,7 +36,7 @@ from refsvm.idsvm._incremental_svm_constants cimport (
     GONE, REST, MARGIN, ERROR, OUT, EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN,
     EPS_RATE, EPS_GAMMA, EPS_G, EPS_ALPHA, EPS_RESIDUE, EPS_DOUBT, EPS_PIVOT_SCALE,
     EPS_PIVOT_ABS, N_REFINE, EPS_RESID, EPS_REFACTOR, EPS_REPAIR, N_REPAIR, EPS_KKT,
-    STEPS_PER_EXAMPLE)
+    STEPS_PER_EXAMPLE, POLISH_CK)
 
 #: the constants of the .pxd, for the test that they equal the reference's
 CONSTANTS = {
@@ -47,8 +47,37 @@ CONSTANTS = {
     "EPS_RESIDUE": EPS_RESIDUE, "EPS_DOUBT": EPS_DOUBT, "EPS_PIVOT_SCALE": EPS_PIVOT_SCALE,
     "EPS_PIVOT_ABS": EPS_PIVOT_ABS, "N_REFINE": N_REFINE, "EPS_RESID": EPS_RESID,
     "EPS_REFACTOR": EPS_REFACTOR, "EPS_REPAIR": EPS_REPAIR, "N_REPAIR": N_REPAIR,
-    "EPS_KKT": EPS_KKT, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE,
+    "EPS_KKT": EPS_KKT, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE, "POLISH_CK": POLISH_CK,
 }
+
+
+cdef inline void _two_sum_add(double* p, double* s, double x) noexcept nogil:
+    """p + s += x: Knuth's error-free sum of p and x, its error added to s (the
+    reference's ``_two_sum``)."""
+    cdef double t = p[0] + x
+    cdef double v = t - p[0]
+    s[0] = s[0] + ((p[0] - (t - v)) + (x - v))
+    p[0] = t
+
+
+cdef inline void _dot2_add(double* p, double* s, double a, double b) noexcept nogil:
+    """One term a * b of Dot2 (Ogita, Rump & Oishi 2005, Alg. 5.3; the reference's
+    ``_dot2_add``): Dekker's error-free product, then Knuth's sum; the same operations."""
+    cdef double h = a * b, c, ah, al, bh, bl, r, t, v, q
+    c = 134217729.0 * a
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    r = ((ah * bh - h) + ah * bl + al * bh) + al * bl
+    if not isfinite(r):
+        r = 0.0
+    t = p[0] + h
+    v = t - p[0]
+    q = (p[0] - (t - v)) + (h - v)
+    p[0] = t
+    s[0] = s[0] + (q + r)
 
 
 cdef int _fail(const char* msg) except -1 with gil:
@@ -1367,6 +1396,91 @@ cdef class IncrementalSVMState(StreamLearner):
                 self.g[i] += self.y[i] * db
         return 0
 
+    cdef double _exact_g(self, Py_ssize_t i, const double* pe, const double* se) noexcept nogil:
+        """g_i from the Dot2 sum over the error vectors (pe, se), continued over S in its
+        order, y_i b and -1 (the reference's ``exact_g`` in ``_polish``)."""
+        cdef double p = pe[i], s = se[i], yi = self.y[i]
+        cdef Py_ssize_t pos, j
+        for pos in range(self.n_margin):
+            j = self.S[pos]
+            _dot2_add(&p, &s, yi * (self.alpha[j] * self.y[j]), self.KS[pos][i])
+        _two_sum_add(&p, &s, yi * self.b)
+        _two_sum_add(&p, &s, -1.0)
+        return p + s
+
+    cdef double _polish_residual(self, const double* pe, const double* se,
+                                 double* r) noexcept nogil:
+        """r = [h; g_S] (h by Sum2, ids ascending; g_S by ``_exact_g``); returns its size
+        max(k_max |h|, max|g_S|) (the reference's ``residual`` in ``_polish``)."""
+        cdef double p = 0.0, s = 0.0, size
+        cdef Py_ssize_t i, pos
+        for i in range(self.n):
+            if self.status[i] >= 0:
+                _two_sum_add(&p, &s, self.y[i] * self.alpha[i])
+        r[0] = p + s
+        size = self.kscale * fabs(r[0])
+        for pos in range(self.n_margin):
+            r[pos + 1] = self._exact_g(self.S[pos], pe, se)
+            if fabs(r[pos + 1]) > size:
+                size = fabs(r[pos + 1])
+        return size
+
+    cdef int _polish(self) except -1 nogil:
+        """At large C (C k_max above POLISH_CK) the end of an operation: one step of
+        iterative refinement of (b, alpha_S) on residuals summed in twice the working
+        precision, then every g so (refsvm.idsvm.incremental_svm._polish: the same
+        operations per element, the same order of terms)."""
+        cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j, pos
+        cdef double* pe
+        cdef double* se
+        cdef double a, size, b0
+        cdef bint ok
+        if self.C * self.kscale <= POLISH_CK or n == 0:
+            return 0
+        pe = <double*> malloc(2 * n * sizeof(double))
+        if pe == NULL: _nomem()
+        se = pe + n
+        try:
+            for i in range(n):
+                pe[i] = 0.0
+                se[i] = 0.0
+            for j in range(n):                     # the error vectors, ids ascending
+                if self.status[j] != ERROR:
+                    continue
+                self._column(j, self.col2, 2)
+                self._cache_put(j, self.col2)
+                a = self.alpha[j] * self.y[j]
+                for i in range(n):
+                    if self.status[i] >= 0:
+                        _dot2_add(&pe[i], &se[i], self.y[i] * a, self.col2[i])
+            if ns:
+                size = self._polish_residual(pe, se, self.rho)
+                bordered_beta(self.Rinv, self.ld_rinv, ns + 1, self.rho, self.dbeta)
+                ok = size > 0.0
+                self._scales(-1)
+                for pos in range(ns):
+                    a = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
+                    if not (a >= 0.0 and a <= self.C) or \
+                            fabs(self.dbeta[pos + 1]) > EPS_KKT * self.amax:
+                        ok = False
+                        break
+                if ok:
+                    b0 = self.b
+                    for pos in range(ns):     # (the old alpha_S in m, free at this point)
+                        self.m[pos] = self.alpha[self.S[pos]]
+                        self.alpha[self.S[pos]] = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
+                    self.b += self.dbeta[0]
+                    if self._polish_residual(pe, se, self.dbeta) >= size:
+                        for pos in range(ns):  # no better: R too far from M^-1
+                            self.alpha[self.S[pos]] = self.m[pos]
+                        self.b = b0
+            for i in range(n):
+                if self.status[i] >= 0:
+                    self.g[i] = self._exact_g(i, pe, se)
+        finally:
+            free(pe)
+        return 0
+
     # ------------------------------------------------------------------ operations
     cdef int _learn(self, Py_ssize_t c, int mode) except -1 nogil:
         """mode 1: arrival (S and E values of the column in self.col); mode 3: self.col
@@ -1535,6 +1649,7 @@ cdef class IncrementalSVMState(StreamLearner):
             self._centre_bias()
             if self._learn(v, 3 if rc == 1 else 0) == 2:
                 return 2
+            self._polish()
             self._centre_bias()
         self._scales(-1)
         amax = max(self.amax, self.snap_amax)
@@ -1582,6 +1697,7 @@ cdef class IncrementalSVMState(StreamLearner):
             self._snapshot(c)                       # one atomic operation (safeguard 3)
             rc = self._learn(c, 1)
             if rc == 0:
+                self._polish()
                 self._centre_bias()
                 rc = self._repair_and_check(c)
             if rc:
@@ -1637,6 +1753,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     self._cache_drop(c)
                     self.alpha[c] = 0.0
                     self.g[c] = 0.0
+                    self._polish()
                     self._centre_bias()
                     rc = self._repair_and_check(c)
                 if rc:
@@ -1660,12 +1777,14 @@ cdef class IncrementalSVMState(StreamLearner):
                 self._snapshot(self.n)             # one budget for both halves
                 rc = self._unlearn_one(c)
                 if rc != 2:
+                    self._polish()
                     self._centre_bias()
                     rc = self._repair_and_check(c)
                 if rc == 0:
                     out[r] = self.y[c] * (self.g[c] + 1.0)
                     rc = self._learn(c, 3)
                     if rc == 0:
+                        self._polish()
                         self._centre_bias()
                         rc = self._repair_and_check(c)
                 if rc:

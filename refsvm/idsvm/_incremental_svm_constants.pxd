@@ -38,6 +38,7 @@ cdef extern from *:
     static const int REFSVM_IDSVM_N_REPAIR = 8;
     static const double REFSVM_IDSVM_EPS_KKT = 1e-9;
     static const int REFSVM_IDSVM_STEPS_PER_EXAMPLE = 50;
+    static const double REFSVM_IDSVM_POLISH_CK = 1e9;
     """
     const double EPS_RATE "REFSVM_IDSVM_EPS_RATE"
     const double EPS_GAMMA "REFSVM_IDSVM_EPS_GAMMA"
@@ -54,3 +55,4 @@ cdef extern from *:
     const int N_REPAIR "REFSVM_IDSVM_N_REPAIR"
     const double EPS_KKT "REFSVM_IDSVM_EPS_KKT"
     const int STEPS_PER_EXAMPLE "REFSVM_IDSVM_STEPS_PER_EXAMPLE"
+    const double POLISH_CK "REFSVM_IDSVM_POLISH_CK"

@@ -180,6 +180,11 @@ EPS_KKT = 1e-9
 #: the adiabatic steps allowed per operation (repairs included) when max_steps is 0:
 #: STEPS_PER_EXAMPLE (n + 10)
 STEPS_PER_EXAMPLE = 50
+#: above this C k_max the end of every operation is polished (``_polish``): one step of
+#: iterative refinement of (b, alpha_S) on residuals summed in twice the working
+#: precision, and every g recomputed so.  Below it the round-off of an alpha at C,
+#: 1.1e-16 C k_max, moves g by less than 1e-7 and nothing is done (every ordinary C)
+POLISH_CK = 1e9
 
 
 class ExactnessError(RuntimeError):
@@ -191,6 +196,40 @@ class ExactnessError(RuntimeError):
     def __init__(self, message, example=-1):
         super().__init__(message)
         self.example = int(example)
+
+
+def _two_sum(a, b):
+    """Knuth's error-free sum, elementwise: a + b = s + e exactly (returns (s, e))."""
+    t = a + b
+    v = t - a
+    return t, (a - (t - v)) + (b - v)
+
+
+def _split(a):
+    """Dekker's split, elementwise: a = hi + lo exactly, each half with at most 26 bits."""
+    c = 134217729.0 * a                                   # 2^27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a, b):
+    """Dekker's error-free product, elementwise: a * b = p + e exactly (finite inputs well
+    inside the float range; e is 0 where the split overflowed)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, np.where(np.isfinite(e), e, 0.0)
+
+
+def _dot2_add(p, s, a, b):
+    """One term a * b of Dot2 (Ogita, Rump & Oishi 2005, Algorithm 5.3), elementwise: the
+    sum so far is p + s, as if summed in twice the working precision.  The twin applies
+    the same operations per element, in the same order of terms."""
+    h, r = _two_product(a, b)
+    p, q = _two_sum(p, h)
+    return p, s + (q + r)
 
 
 # event kinds (shared with the twin)
@@ -852,6 +891,91 @@ class IncrementalSVMState(StreamLearner):
             self._leave_margin(best_pos, aS[best_pos] > 0)
             # and try again to add i to the smaller S
 
+    def _polish(self):
+        """At large C (C k_max above ``POLISH_CK``), g afresh at the end of an operation.
+
+        The path is exact in exact arithmetic, but its intermediate alphas need not be
+        representable: at C = 1e12 float64 holds an alpha of order C to an ulp of C
+        (1.2e-4), each increment leaves alpha_S and b that far off, and g, updated by
+        the exact rates, drifts from the true y f - 1 by that much times k, step after
+        step (the census of degenerate streams found 28 times the round-off floor
+        32 eps sum|alpha| k_max).  The end of an operation therefore (as POKER's
+        ``_polish``, docs/fine_scheinberg.rst, "Extreme C"):
+
+        1. sums g_s (s in S) and h = sum_i y_i alpha_i from the stored alpha and b in
+           twice the working precision (Dot2, :func:`_dot2_add`; the terms of the error
+           vectors first, ids ascending, then those of S in its order, y_i b and -1);
+        2. takes one step of iterative refinement of (b, alpha_S) on these residuals,
+           [db; dalpha_S] = -R [h; g_S] (the bordered system, Eq. 3), kept only if every
+           alpha_S stays in [0, C], no alpha_s moves by more than EPS_KKT alpha_max (a
+           correction of round-off, not of the path) and the residual,
+           max(k_max |h|, max|g_S|) summed again so, is smaller than before: with a
+           nearly singular S the updated R can be far from M^-1 (on the noisy stream
+           at C = 1e12, 126 margin vectors in two dimensions, ||M R - I|| reached 20)
+           and its corrections, accepted, made the next operation cycle;
+        3. recomputes every g (learned examples) the same way.
+
+        O(n (|E| + |S|)) flops; the kernel columns of the error vectors come from the
+        column cache (the entries missing are evaluated and counted, the column is
+        cached again).  Below POLISH_CK nothing is done."""
+        if self.C * self.kscale <= POLISH_CK:
+            return
+        n = self.n
+        st = self.status[:n]
+        act = np.flatnonzero(st >= 0)
+        if not act.size:
+            return
+        y = self.y[act]
+        pe = np.zeros(act.size)                          # Dot2 over the error vectors
+        se = np.zeros(act.size)
+        for j in np.flatnonzero(st == ERROR):
+            col = self._column(int(j), self._known_from_S(int(j)))
+            self._cache_put(int(j), col)
+            pe, se = _dot2_add(pe, se, y * (self.alpha[j] * self.y[j]), col[act])
+
+        def exact_g(rows):
+            """g of act[rows]: the sum over E continued over S, y_i b and -1."""
+            p, s, yr = pe[rows], se[rows], y[rows]
+            ids = act[rows]
+            for pos, j in enumerate(self.S):
+                p, s = _dot2_add(p, s, yr * (self.alpha[j] * self.y[j]), self.KS[ids, pos])
+            p, q = _two_sum(p, yr * self.b)
+            s = s + q
+            p, q = _two_sum(p, np.full(p.shape, -1.0))
+            s = s + q
+            return p + s
+
+        if self.S:
+            S = np.array(self.S, dtype=np.intp)
+            rows = np.searchsorted(act, S)
+
+            def residual():
+                """[h; g_S] and its size max(k_max |h|, max|g_S|) (h by Sum2, ids
+                ascending; h is in units of alpha, g in units of k alpha)."""
+                hp = hs = 0.0
+                for i in act.tolist():
+                    hp, q = _two_sum(hp, self.y[i] * self.alpha[i])
+                    hs += q
+                r = np.empty(S.size + 1)
+                r[0] = hp + hs
+                r[1:] = exact_g(rows)
+                return r, max(self.kscale * abs(r[0]), float(np.max(np.abs(r[1:]))))
+
+            r, size = residual()
+            sol = bordered_beta(self.Rinv, r)            # -R [h; g_S]
+            new = self.alpha[S] + sol[1:]
+            amax = self._scales()[0]
+            if (size > 0.0 and np.all((new >= 0.0) & (new <= self.C))
+                    and not np.any(np.abs(sol[1:]) > EPS_KKT * amax)):
+                old, b = self.alpha[S].copy(), self.b
+                self.alpha[S] = new
+                self.b += sol[0]
+                if residual()[1] >= size:
+                    # no better: R is too far from M^-1 (S nearly singular) to help
+                    self.alpha[S] = old
+                    self.b = b
+        self.g[act] = exact_g(np.arange(act.size))
+
     def _centre_bias(self):
         """With S empty the KKT conditions leave b in an interval [lo, hi]; take its
         midpoint (LIBSVM's choice), or its finite end (one class seen so far)."""
@@ -965,6 +1089,7 @@ class IncrementalSVMState(StreamLearner):
             col = self._unlearn_one(v)
             self._centre_bias()
             self._learn(v, col=col)
+            self._polish()
             self._centre_bias()
         amax = max(self._scales()[0], amax0)
         n = self.n
@@ -982,6 +1107,7 @@ class IncrementalSVMState(StreamLearner):
         snap = self._snapshot(keep)
         try:
             operation()
+            self._polish()
             self._centre_bias()
             self._repair_and_check(c, snap["amax"])
         except ExactnessError as exc:
@@ -1063,10 +1189,12 @@ class IncrementalSVMState(StreamLearner):
             snap = self._snapshot(self.n)             # one budget for both halves
             try:
                 col = self._unlearn_one(c)
+                self._polish()
                 self._centre_bias()
                 self._repair_and_check(c, snap["amax"])
                 out[r] = self.y[c] * (self.g[c] + 1.0)
                 self._learn(c, col=col)
+                self._polish()
                 self._centre_bias()
                 self._repair_and_check(c, snap["amax"])
             except ExactnessError as exc:
