@@ -93,6 +93,8 @@ cdef int _fail_exact(int code, Py_ssize_t c, bint loo, double worst, Py_ssize_t 
     """Raise ExactnessError after a rollback (the messages of the reference)."""
     if code == 2:
         msg = "the step budget of the operation ran out (cycling?)"
+    elif code == 5:
+        msg = "no event limits the increment (unbounded: round-off at a degenerate point)"
     elif code == 3:
         msg = f"a KKT condition is violated by {worst:.3g} (example {v}) after {N_REPAIR} repairs"
     else:
@@ -934,6 +936,7 @@ cdef class IncrementalSVMState(StreamLearner):
         as in refsvm.idsvm.incremental_svm._adiabatic."""
         cdef double rb, rtb, rt0
         cdef EventChoice ev
+        cdef int rc
         self._clear_dependent()
         self.joined = -1
         while True:
@@ -942,7 +945,9 @@ cdef class IncrementalSVMState(StreamLearner):
             self.steps_left -= 1
             self.n_iterations += 1
             self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
-            self._limiting_event(c, sign, rtb, rt0, &ev)
+            rc = self._limiting_event(c, sign, rtb, rt0, &ev)
+            if rc:
+                return rc                   # 5: no event limits the increment
             self._increment(c, sign, ev.t, rb)
             if self._change_membership(c, sign, col, &ev):
                 return 0
@@ -992,7 +997,7 @@ cdef class IncrementalSVMState(StreamLearner):
             ev.t = 0.0                      # round-off residue (see the reference)
             event_take(ev, EV_C_ZERO, c)
         if ev.kind < 0:
-            _fail("IncrementalSVM: unbounded increment (internal error)")
+            return 5                        # unbounded: rolled back (see the reference)
         return 0
 
     cdef void _increment(self, Py_ssize_t c, double sign, double t, double rb) noexcept nogil:
@@ -1644,11 +1649,12 @@ cdef class IncrementalSVMState(StreamLearner):
                 break
             self.n_repairs += 1
             rc = self._unlearn_one(v)
-            if rc == 2:
-                return 2
+            if rc >= 2:
+                return rc
             self._centre_bias()
-            if self._learn(v, 3 if rc == 1 else 0) == 2:
-                return 2
+            rc = self._learn(v, 3 if rc == 1 else 0)
+            if rc:
+                return rc
             self._polish()
             self._centre_bias()
         self._scales(-1)
@@ -1722,6 +1728,7 @@ cdef class IncrementalSVMState(StreamLearner):
         Returns 1 when c was a support vector, 0 otherwise."""
         cdef signed char st = self.status[c]
         cdef Py_ssize_t pos
+        cdef int rc
         if st == REST:
             self.status[c] = OUT
             return 0
@@ -1732,8 +1739,9 @@ cdef class IncrementalSVMState(StreamLearner):
         else:
             self._column(c, self.col, 2)
         self.status[c] = OUT
-        if self._adiabatic(c, -1.0, self.col) == 2:
-            return 2                            # the step budget is spent
+        rc = self._adiabatic(c, -1.0, self.col)
+        if rc:
+            return rc                           # 2: the step budget is spent; 5: unbounded
         return 1
 
     def unlearn(self, ids):
@@ -1747,7 +1755,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 c = v[t]
                 self._snapshot(self.n)
                 rc = self._unlearn_one(c)
-                if rc != 2:
+                if rc < 2:
                     self.status[c] = GONE
                     self.ngone += 1
                     self._cache_drop(c)
@@ -1776,7 +1784,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     continue
                 self._snapshot(self.n)             # one budget for both halves
                 rc = self._unlearn_one(c)
-                if rc != 2:
+                if rc < 2:
                     self._polish()
                     self._centre_bias()
                     rc = self._repair_and_check(c)

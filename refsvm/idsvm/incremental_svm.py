@@ -724,7 +724,10 @@ class IncrementalSVMState(StreamLearner):
             # residue of h = 0) cannot move alone; it is 0
             best_t, best_kind, best_i = 0.0, EV_C_ZERO, c
         if best_kind < 0:
-            raise RuntimeError("IncrementalSVM: unbounded increment (internal error)")
+            # (round-off at a degenerate point: at C = 1e12, unlearning after a residue of
+            # an ulp of C was left on a margin vector) rolled back like the safeguards
+            raise ExactnessError("no event limits the increment (unbounded: round-off at a "
+                                 "degenerate point)", c)
         return best_t, best_kind, best_i
 
     def _increment(self, c, sign, t, sens):

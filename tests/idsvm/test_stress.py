@@ -286,6 +286,43 @@ def test_round_off_floor_census_at_c_1e12():
     assert ratio <= 1.0, (ratio, where)
 
 
+def test_unlearning_at_c_1e12_is_exact_or_rolled_back():
+    """Leave-one-out, then unlearning every other example, at C = 1e12 on the census
+    streams: each operation either keeps the twins equal or raises ExactnessError in
+    both and leaves the model exactly as before it.  (A residue of an ulp of C on a margin
+    vector fails the |Sigma y alpha| check of the smaller alphas left, or leaves no event
+    to limit the increment: the latter was an internal RuntimeError that kept the half-done
+    operation; docs, "Extreme C".)"""
+    keys = ("alpha", "g", "status", "S_order", "Rinv", "b", "n_seen")
+    failed = 0
+    for k, X, y, gamma in _degenerate_streams(40, 9, 0):
+        states = [make_state(b, 2, 1e12, "rbf", gamma=gamma) for b in ("python", "cython")]
+        for st in states:
+            st.run(X, y, np.arange(len(y)))
+        ops = [("loo", None)] + [("unlearn", i) for i in range(0, len(y) - 1, 2)]
+        for op, i in ops:
+            before = [st.get_state() for st in states]
+            errors = []
+            for st in states:
+                try:
+                    st.loo_decisions() if op == "loo" else st.unlearn([i])
+                    errors.append(None)
+                except ExactnessError as exc:
+                    errors.append(exc.example)
+            where = f"stream {k} {op} {i}"
+            assert errors[0] == errors[1], where
+            if errors[0] is not None:
+                failed += 1
+                for st, b in zip(states, before):
+                    s = st.get_state()
+                    for key in keys:
+                        np.testing.assert_array_equal(np.asarray(s[key]), np.asarray(b[key]),
+                                                      err_msg=f"{where}: {key}")
+                break
+            _assert_twins_close(states[0], states[1], where)
+    assert failed < 40
+
+
 @pytest.mark.parametrize("d", [0.0, 1e-5, 1e-4, 1e-3])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_opposite_label_copies_end_in_o1_steps(backend, d):
