@@ -186,3 +186,24 @@ def test_state_saved_by_one_twin_loads_into_the_other(src, dst, sparse):
     for t in range(60, 120):
         assert a.step(get_row(XX, t), y[t]) == b.step(get_row(XX, t), y[t])
         compare(a.get_state(), b.get_state(), f"example {t}")
+
+
+@pytest.mark.parametrize("r", [1e-5, 1e-4, 1e-3, 1e-2])
+@pytest.mark.parametrize("bias", [False, True], ids=["no-bias", "fit_intercept"])
+@pytest.mark.parametrize("C", [1e6, 1e12])
+def test_close_pairs_take_one_step_per_example(r, C, bias):
+    """Issue 15 item 4 at the ramp's nearly singular distances (1e-5 ... 1e-2 apart, opposite
+    labels): PA takes at most one step per example whatever C, the model stays finite and the
+    twins agree after every example."""
+    X, y = stream(40, 4)
+    X = np.repeat(X, 2, axis=0)
+    X[1::2] += r * np.array([0.6, 0.8])
+    y = np.repeat(y, 2)
+    y[1::2] *= -1.0
+    a = kernel_pa.KernelPA(2, False, C=C, variant=1, gamma=1.0, fit_intercept=bias)
+    b = _kernel_pa.KernelPA(2, False, C=C, variant=1, gamma=1.0, fit_intercept=bias)
+    for t in range(X.shape[0]):
+        assert a.step(X[t], y[t]) == b.step(X[t], y[t]) in (0, 1)
+        compare(a.get_state(), b.get_state(), f"example {t}")
+    assert a.n_updates <= X.shape[0]
+    assert np.all(np.isfinite(a.decision_function(X)))
