@@ -104,8 +104,8 @@ cdef class PegasosState(StreamLearner):
         """The row check fused into the step's read of x (<v, x>, with ||x||^2 beside it)."""
         cdef double vx, sq
         cdef bint bad_index
-        if nnz == 0:
-            return self._step(xi, xv, nnz, y)
+        if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
+            return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
         vx = row_dot_sqnorm(self.w_scaled.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
         if row_screen(xv, nnz, sq, limit, bad_index):
             return STEP_BAD

@@ -108,8 +108,8 @@ cdef class PerceptronState(LinearModel):
         """The row check fused into the step's read of x (<w, x> and ||x||^2)."""
         cdef double sq, wx
         cdef bint bad_index
-        if nnz == 0:
-            return self._step(xi, xv, nnz, y)
+        if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
+            return LinearModel._step_checked(self, xi, xv, nnz, y, limit)
         wx = row_dot_sqnorm(self.w_data, xi, xv, nnz, self.n_features, &sq, &bad_index)
         if row_screen(xv, nnz, sq, limit, bad_index):
             return STEP_BAD
@@ -176,8 +176,8 @@ cdef class PAState(LinearModel):
         """The row check fused into the step's read of x (<w, x> and ||x||^2)."""
         cdef double sq, wx
         cdef bint bad_index
-        if nnz == 0:
-            return self._step(xi, xv, nnz, y)
+        if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
+            return LinearModel._step_checked(self, xi, xv, nnz, y, limit)
         wx = row_dot_sqnorm(self.w_data, xi, xv, nnz, self.n_features, &sq, &bad_index)
         if row_screen(xv, nnz, sq, limit, bad_index):
             return STEP_BAD

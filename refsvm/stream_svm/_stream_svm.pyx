@@ -734,7 +734,7 @@ cdef class StreamSVMLinear(_StreamSVM):
         cdef double vx, sq
         cdef bint bad_index
         cdef long long n = self.n_seen
-        if nnz == 0 or self.M == 0:
+        if nnz == 0 or self.M == 0 or self.n_features == 0:
             return _StreamSVM._step(self, xi, xv, nnz, y)
         vx = row_dot_sqnorm(self.w.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
         self.n_seen += 1
@@ -748,7 +748,7 @@ cdef class StreamSVMLinear(_StreamSVM):
         cdef double vx, sq
         cdef bint bad_index
         cdef long long n = self.n_seen
-        if nnz == 0 or self.M == 0:
+        if nnz == 0 or self.M == 0 or self.n_features == 0:
             return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
         vx = row_dot_sqnorm(self.w.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
         if row_screen(xv, nnz, sq, limit, bad_index):

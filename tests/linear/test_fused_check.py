@@ -131,3 +131,16 @@ def test_perceptron_fit_radius_from_the_scan(backend, sparse):
     # the failed fit left the model of the good fit
     assert clf._states[0].R2 == R2
     np.testing.assert_array_equal(clf.coef_, coef)
+
+
+@pytest.mark.parametrize("name", list(STATES))
+def test_checked_step_without_features_reads_no_weight(name):
+    """A CSR row with values but no features to address (a malformed index, d = 0): the
+    fused check has no w[0] to read instead, so the core's check-then-step decides."""
+    M = sp.csr_matrix((np.ones(1), np.zeros(1, dtype=np.int32), np.array([0, 0, 1], np.int32)),
+                      shape=(2, 1))
+    M._shape = (2, 0)  # malformed on purpose: index 0 with no column
+    state = STATES[name](0)
+    changes, n_done = state.run_checked(M, np.ones(2), np.arange(2), LIMIT)
+    assert n_done == 1  # row 1 is bad
+    assert changes == STATES[name](0).run(M, np.ones(2), np.arange(1))
