@@ -63,11 +63,130 @@ cdef class StreamLearner:
 
     Row convention: a CSR row is (xi, xv, nnz); a dense row has xi == NULL and
     nnz == n_features.  ``_step`` returns 1 when the example changed the model, else 0
-    (-1 with an exception set); ``run`` returns the number of changes."""
+    (-1 with an exception set); ``run`` returns the number of changes.
+    ``_step_checked`` is ``_step`` behind the row check of ``run_checked``: it returns
+    STEP_BAD, having changed nothing, when the row is bad (see ``row_screen``)."""
     cdef readonly Py_ssize_t n_features
     cdef readonly bint sparse
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil
+    cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                           double y, double limit) except -1 nogil
+
+
+# ---------------------------------------------------------------- checked rows
+#: what ``StreamLearner._step_checked`` returns for a bad row (nothing changed)
+cdef enum:
+    STEP_BAD = 2
+
+cdef bint row_values_bad(const double* v, Py_ssize_t n, double limit) noexcept nogil
+cdef bint row_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil
+
+
+cdef inline double row_dot_sqnorm(const double* w, const int* idx, const double* val,
+                                  Py_ssize_t n, Py_ssize_t d, double* sq,
+                                  bint* bad_index) noexcept nogil:
+    """<w, x> (returned) and ||x||^2 (in ``sq``) in one read of the row: the same sums, in
+    the same order, as ``row_dot`` and ``row_sqnorm`` (four partial sums each), so the
+    results are theirs bit for bit.  A CSR column index is tested before it addresses w:
+    one outside [0, d) sets ``bad_index`` and reads w[0] instead (d >= 1), so a bad row
+    is read safely and the caller drops it.  With ``row_screen``, the row check of
+    ``run_checked`` fused into a linear step that reads the row anyway."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
+    cdef double v0, v1, v2, v3
+    cdef Py_ssize_t p = 0
+    cdef size_t j0, j1, j2, j3, ud = <size_t> d
+    cdef bint bad = False
+    if idx == NULL:
+        bad_index[0] = False
+        return refsvm_dense_dot_sqnorm(w, val, n, sq)
+    else:
+        while p + 4 <= n:
+            # an index is a C int: a negative one is a huge size_t
+            j0 = <size_t> <Py_ssize_t> idx[p]
+            j1 = <size_t> <Py_ssize_t> idx[p + 1]
+            j2 = <size_t> <Py_ssize_t> idx[p + 2]
+            j3 = <size_t> <Py_ssize_t> idx[p + 3]
+            if j0 >= ud or j1 >= ud or j2 >= ud or j3 >= ud:
+                bad = True
+                j0 = 0 if j0 >= ud else j0
+                j1 = 0 if j1 >= ud else j1
+                j2 = 0 if j2 >= ud else j2
+                j3 = 0 if j3 >= ud else j3
+            v0 = val[p]
+            v1 = val[p + 1]
+            v2 = val[p + 2]
+            v3 = val[p + 3]
+            s0 += v0 * w[j0]
+            s1 += v1 * w[j1]
+            s2 += v2 * w[j2]
+            s3 += v3 * w[j3]
+            q0 += v0 * v0
+            q1 += v1 * v1
+            q2 += v2 * v2
+            q3 += v3 * v3
+            p += 4
+        while p < n:
+            j0 = <size_t> <Py_ssize_t> idx[p]
+            if j0 >= ud:
+                bad = True
+                j0 = 0
+            s0 += val[p] * w[j0]
+            q0 += val[p] * val[p]
+            p += 1
+    bad_index[0] = bad
+    sq[0] = (q0 + q1) + (q2 + q3)
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline bint row_screen(const double* xv, Py_ssize_t nnz, double sq, double limit,
+                            bint bad_index) noexcept nogil:
+    """The row check of ``run_checked`` (every value finite with |x_j| <= limit, every CSR
+    index in range) from what ``row_dot_sqnorm`` found: True when the row is bad.
+
+    sq = ||x||^2 < fl(limit^2) proves the values good: the computed sum of nonnegative
+    rounded squares is at least each rounded square (rounding is monotone), and
+    |x_j| > limit gives fl(x_j^2) >= fl(limit^2); NaN or an infinity makes sq NaN or
+    infinite.  Only a row with sq >= fl(limit^2) (a bad one, or a good one of a huge norm)
+    is read again, value by value."""
+    if bad_index:
+        return True
+    if sq < limit * limit:
+        return False
+    return nnz > 0 and row_values_bad(xv, nnz, limit)
+
+
+# ---------------------------------------------------------------- CSR input
+ctypedef struct CSRView:
+    const double* data
+    const int* indices
+    const int* indptr32          # exactly one of indptr32 / indptr64 is set
+    const long long* indptr64
+    Py_ssize_t n_rows
+
+
+cdef object csr_view(CSRView* view, object X)
+
+
+cdef inline Py_ssize_t csr_row(const CSRView* X, Py_ssize_t i, const int** xi,
+                               const double** xv) noexcept nogil:
+    """Row i of X in the core's row convention: ``xi``/``xv`` point at its column indices
+    and values (NULL for an empty row); returns its nnz."""
+    cdef Py_ssize_t start, stop
+    if X.indptr32 != NULL:
+        start = X.indptr32[i]
+        stop = X.indptr32[i + 1]
+    else:
+        start = X.indptr64[i]
+        stop = X.indptr64[i + 1]
+    if stop > start:
+        xi[0] = X.indices + start
+        xv[0] = X.data + start
+        return stop - start
+    xi[0] = NULL
+    xv[0] = NULL
+    return 0
 
 
 # ---------------------------------------------------------------- buffer growth
@@ -82,6 +201,83 @@ cdef int grow(void** buf, Py_ssize_t* capacity, Py_ssize_t need,
 # and values; for a dense row, idx is NULL and val points at its n = n_features
 # values.  One code path then serves both formats.
 
+cdef extern from *:
+    """
+    #ifndef REFSVM_DENSE_DOT_SQNORM
+    #define REFSVM_DENSE_DOT_SQNORM
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define REFSVM_ROW_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define REFSVM_ROW_CLONES
+    #endif
+    #if defined(__GNUC__)
+    typedef double refsvm_v4d __attribute__((vector_size(32)));
+    #endif
+    /* <w, x> (returned) and ||x||^2 (*sq) of a dense row: four partial sums each, lane k
+       summing the entries p = k mod 4 in order, then (s0 + s1) + (s2 + s3) -- the sums of
+       row_dot and row_sqnorm, bit for bit; as one 4-wide vector per sum (AVX2 where the
+       CPU has it, chosen at load time; no FMA, so every product is rounded as there). */
+    REFSVM_ROW_CLONES static double refsvm_dense_dot_sqnorm(const double* w, const double* x,
+                                                            Py_ssize_t n, double* sq) {
+        double s0, s1, s2, s3, q0, q1, q2, q3;
+        Py_ssize_t p = 0;
+    #if defined(__GNUC__)
+        refsvm_v4d s = {0.0, 0.0, 0.0, 0.0}, q = {0.0, 0.0, 0.0, 0.0}, v, u;
+        for (; p + 4 <= n; p += 4) {
+            __builtin_memcpy(&v, x + p, sizeof v);
+            __builtin_memcpy(&u, w + p, sizeof u);
+            s += v * u;
+            q += v * v;
+        }
+        s0 = s[0]; s1 = s[1]; s2 = s[2]; s3 = s[3];
+        q0 = q[0]; q1 = q[1]; q2 = q[2]; q3 = q[3];
+    #else
+        s0 = s1 = s2 = s3 = q0 = q1 = q2 = q3 = 0.0;
+        for (; p + 4 <= n; p += 4) {
+            s0 += x[p] * w[p]; s1 += x[p + 1] * w[p + 1];
+            s2 += x[p + 2] * w[p + 2]; s3 += x[p + 3] * w[p + 3];
+            q0 += x[p] * x[p]; q1 += x[p + 1] * x[p + 1];
+            q2 += x[p + 2] * x[p + 2]; q3 += x[p + 3] * x[p + 3];
+        }
+    #endif
+        for (; p < n; p++) {
+            s0 += x[p] * w[p];
+            q0 += x[p] * x[p];
+        }
+        *sq = (q0 + q1) + (q2 + q3);
+        return (s0 + s1) + (s2 + s3);
+    }
+    /* <w, x> alone, the same sums (row_dot's dense rows of 16 values or more) */
+    REFSVM_ROW_CLONES static double refsvm_dense_dot(const double* w, const double* x,
+                                                     Py_ssize_t n) {
+        double s0, s1, s2, s3;
+        Py_ssize_t p = 0;
+    #if defined(__GNUC__)
+        refsvm_v4d s = {0.0, 0.0, 0.0, 0.0}, v, u;
+        for (; p + 4 <= n; p += 4) {
+            __builtin_memcpy(&v, x + p, sizeof v);
+            __builtin_memcpy(&u, w + p, sizeof u);
+            s += v * u;
+        }
+        s0 = s[0]; s1 = s[1]; s2 = s[2]; s3 = s[3];
+    #else
+        s0 = s1 = s2 = s3 = 0.0;
+        for (; p + 4 <= n; p += 4) {
+            s0 += x[p] * w[p]; s1 += x[p + 1] * w[p + 1];
+            s2 += x[p + 2] * w[p + 2]; s3 += x[p + 3] * w[p + 3];
+        }
+    #endif
+        for (; p < n; p++)
+            s0 += x[p] * w[p];
+        return (s0 + s1) + (s2 + s3);
+    }
+    #endif
+    """
+    double refsvm_dense_dot_sqnorm(const double* w, const double* x, Py_ssize_t n,
+                                   double* sq) noexcept nogil
+    double refsvm_dense_dot(const double* w, const double* x, Py_ssize_t n) noexcept nogil
+
+
 cdef inline double row_dot(const double* w, const int* idx, const double* val,
                            Py_ssize_t n) noexcept nogil:
     """<w, x> for a dense weight vector w.
@@ -92,6 +288,8 @@ cdef inline double row_dot(const double* w, const int* idx, const double* val,
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     cdef Py_ssize_t p = 0
     if idx == NULL:
+        if n >= 16:  # the same sums as one 4-wide vector (refsvm_dense_dot)
+            return refsvm_dense_dot(w, val, n)
         while p + 4 <= n:
             s0 += val[p] * w[p]
             s1 += val[p + 1] * w[p + 1]

@@ -579,12 +579,12 @@ cdef extern from *:
     bint refsvm_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil
 
 
-cdef inline bint row_values_bad(const double* v, Py_ssize_t n, double limit) noexcept nogil:
+cdef bint row_values_bad(const double* v, Py_ssize_t n, double limit) noexcept nogil:
     """Some |v_p| is not <= limit: NaN, an infinity or a value above the bound."""
     return refsvm_values_bad(v, n, limit)
 
 
-cdef inline bint row_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil:
+cdef bint row_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil:
     """Some column index is outside [0, d)."""
     return refsvm_indices_bad(idx, n, d)
 
@@ -607,11 +607,27 @@ def row_check_value(x, double limit, Py_ssize_t n_features):
     return bool(row_values_bad(&xv[0], xv.shape[0], limit))
 
 
-#: The most values (8 KB) and rows that run_checked checks in one call when it checks short
-#: CSR rows a chunk at a time (the chunk is still in cache when the check reads it).
-cdef enum:
-    CHECK_CHUNK = 1024
-    CHECK_ROWS = 256
+# ---------------------------------------------------------------- CSR input
+cdef object csr_view(CSRView* view, object X):
+    """Point ``view`` at the arrays of the CSR matrix X: float64 data, int32 column indices,
+    an int32 or int64 ``indptr`` (read as it is: no pass over X when the dtypes already
+    fit; other dtypes are converted).  Returns the arrays the view points into: keep that
+    object alive while the view is used."""
+    cdef cnp.ndarray data = np.ascontiguousarray(X.data, dtype=np.float64)
+    cdef cnp.ndarray indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+    cdef cnp.ndarray indptr = X.indptr
+    if not (indptr.dtype == np.int32 and indptr.flags.c_contiguous):
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    view.data = <const double*> cnp.PyArray_DATA(data)
+    view.indices = <const int*> cnp.PyArray_DATA(indices)
+    view.n_rows = indptr.shape[0] - 1
+    if indptr.dtype == np.int32:
+        view.indptr32 = <const int*> cnp.PyArray_DATA(indptr)
+        view.indptr64 = NULL
+    else:
+        view.indptr32 = NULL
+        view.indptr64 = <const long long*> cnp.PyArray_DATA(indptr)
+    return (data, indices, indptr)
 
 
 def max_row_sqnorm(X, double limit, Py_ssize_t n_features):
@@ -624,34 +640,20 @@ def max_row_sqnorm(X, double limit, Py_ssize_t n_features):
     Perceptron's ``fit`` needs before its first pass, with the input check of that pass.
     Squared norms as ``row_sqnorm`` (four partial sums), as the compiled Perceptron's step."""
     cdef const double[:, ::1] Xd
-    cdef const double[::1] data
-    cdef const int[::1] indices
-    cdef const int[::1] indptr32
-    cdef const long long[::1] indptr64
-    cdef bint narrow
-    cdef Py_ssize_t i = 0, n = X.shape[0], start, stop, d = n_features
+    cdef CSRView view
+    cdef const int* xi
+    cdef const double* xv
+    cdef Py_ssize_t i = 0, n = X.shape[0], nnz, d = n_features
     cdef double R2 = 0.0, sq
     if sp.issparse(X):
-        data = np.ascontiguousarray(X.data, dtype=np.float64)
-        indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-        narrow = X.indptr.dtype == np.int32
-        if narrow:
-            indptr32 = X.indptr
-        else:
-            indptr64 = np.ascontiguousarray(X.indptr, dtype=np.int64)
+        keep = csr_view(&view, X)
         with nogil:
             while i < n:
-                if narrow:
-                    start = indptr32[i]
-                    stop = indptr32[i + 1]
-                else:
-                    start = indptr64[i]
-                    stop = indptr64[i + 1]
-                if stop > start:
-                    if (row_indices_bad(&indices[start], stop - start, d)
-                            or row_values_bad(&data[start], stop - start, limit)):
+                nnz = csr_row(&view, i, &xi, &xv)
+                if nnz:
+                    if row_indices_bad(xi, nnz, d) or row_values_bad(xv, nnz, limit):
                         break
-                    sq = row_sqnorm(&data[start], stop - start)
+                    sq = row_sqnorm(xv, nnz)
                     if sq > R2:
                         R2 = sq
                 i += 1
@@ -672,7 +674,126 @@ def max_row_sqnorm(X, double limit, Py_ssize_t n_features):
     return R2, i
 
 
+def two_values(y):
+    """The distinct values of a 1-D float64 or int64 array y, sorted, when it holds one or
+    two (the common binary stream), in one compiled read without a branch per value (the
+    labels of a stream alternate at random: a branch would be mispredicted half the time);
+    None otherwise (more values, NaN, another dtype or layout: ask ``np.unique``)."""
+    cdef const double[::1] yd
+    cdef const long long[::1] yl
+    cdef Py_ssize_t i = 1, j, n
+    cdef double a, b, v
+    cdef long long la, lb, lv
+    cdef int bad = 0
+    if not isinstance(y, np.ndarray) or y.ndim != 1 or y.shape[0] == 0:
+        return None
+    if y.dtype == np.float64 and y.flags.c_contiguous:
+        yd = y
+        n = yd.shape[0]
+        a = yd[0]
+        if a != a:
+            return None
+        with nogil:
+            while i < n and yd[i] == a:
+                i += 1
+            b = yd[i] if i < n else a
+            for j in range(i, n):
+                v = yd[j]
+                bad |= (v != a) & (v != b)   # NaN is neither
+        if bad:
+            return None
+        return np.array([min(a, b), max(a, b)] if b != a else [a], dtype=y.dtype)
+    if y.dtype == np.int64 and y.flags.c_contiguous:
+        yl = y
+        n = yl.shape[0]
+        la = yl[0]
+        with nogil:
+            while i < n and yl[i] == la:
+                i += 1
+            lb = yl[i] if i < n else la
+            for j in range(i, n):
+                lv = yl[j]
+                bad |= (lv != la) & (lv != lb)
+        if bad:
+            return None
+        return np.array([min(la, lb), max(la, lb)] if lb != la else [la], dtype=y.dtype)
+    return None
+
+
 # ---------------------------------------------------------------- stream driver
+cdef inline Py_ssize_t* _order_view(object order, Py_ssize_t* first, Py_ssize_t* n,
+                                    list keep) except? NULL:
+    """The examples to learn: a ``range`` with step 1 (no array: ``*first`` is its start,
+    NULL returned) or an array of row numbers (its intp buffer, kept alive in ``keep``)."""
+    cdef cnp.ndarray od
+    if isinstance(order, range) and order.step == 1:
+        first[0] = order.start
+        n[0] = max(0, order.stop - order.start)
+        return NULL
+    od = np.ascontiguousarray(order, dtype=np.intp)
+    keep.append(od)
+    first[0] = 0
+    n[0] = od.shape[0]
+    return <Py_ssize_t*> cnp.PyArray_DATA(od) if n[0] else NULL
+
+
+cdef inline object _result(bint checked, long long changes, Py_ssize_t n_done):
+    """What ``run`` (changes) and ``run_checked`` ((changes, n_done)) return."""
+    if checked:
+        return changes, n_done
+    return changes
+
+
+cdef object _drive(StreamLearner self, X, y, order, bint checked, double limit):
+    """``run`` (``checked`` False) and ``run_checked`` of ``self``."""
+    cdef const double[:, ::1] Xd
+    cdef CSRView view
+    cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    cdef list keep = []
+    cdef Py_ssize_t first = 0, n = 0
+    cdef const Py_ssize_t* od = _order_view(order, &first, &n, keep)
+    cdef Py_ssize_t t = 0, i, nnz, d = self.n_features
+    cdef long long changes = 0
+    cdef int r
+    cdef const int* xi
+    cdef const double* xv
+    if n == 0:
+        return _result(checked, 0, 0)
+    if self.sparse:
+        keep.append(csr_view(&view, X))
+        with nogil:
+            while t < n:
+                i = od[t] if od != NULL else first + t
+                nnz = csr_row(&view, i, &xi, &xv)
+                if checked:
+                    r = self._step_checked(xi, xv, nnz, yv[i], limit)
+                    if r == STEP_BAD:
+                        break
+                else:
+                    r = self._step(xi, xv, nnz, yv[i])
+                changes += r
+                t += 1
+    else:
+        Xd = X
+        if Xd.shape[1] != d:
+            raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
+        if Xd.shape[0] == 0:
+            return _result(checked, 0, 0)
+        with nogil:
+            while t < n:
+                i = od[t] if od != NULL else first + t
+                xv = &Xd[i, 0] if d else NULL
+                if checked:
+                    r = self._step_checked(NULL, xv, d, yv[i], limit)
+                    if r == STEP_BAD:
+                        break
+                else:
+                    r = self._step(NULL, xv, d, yv[i])
+                changes += r
+                t += 1
+    return _result(checked, changes, t)
+
+
 cdef class StreamLearner:
     """Base of the compiled states that learn one example at a time.
 
@@ -683,12 +804,28 @@ cdef class StreamLearner:
     else 0.  ``step`` (one example from Python) and ``run`` (a whole stream, without the
     GIL) are written once, here; the reference driver is
     :class:`refsvm.core.stream.StreamLearner`.
+
+    ``run_checked`` calls ``_step_checked``: here the row check, then ``_step``.  A state
+    whose step reads the whole row before it changes anything (the linear twins: <w, x>
+    first) overrides it with the check fused into that read (``row_dot_sqnorm`` and
+    ``row_screen``: one compare per CSR index in the loop that uses it, the squared norm
+    beside the dot), so that the checked pass costs about what the plain one does.
     """
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
         with gil:
             raise NotImplementedError("StreamLearner._step")
+
+    cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                           double y, double limit) except -1 nogil:
+        """The row check, then ``_step``: STEP_BAD (nothing changed) for a bad row."""
+        if nnz > 0:
+            if xi != NULL and row_indices_bad(xi, nnz, self.n_features):
+                return STEP_BAD
+            if row_values_bad(xv, nnz, limit):
+                return STEP_BAD
+        return self._step(xi, xv, nnz, y)
 
     def step(self, x, double y):
         """Learn one example: x a dense row, or a :class:`refsvm.core.kernels.SparseRow`.
@@ -706,196 +843,27 @@ cdef class StreamLearner:
         return self._step(NULL, &xd[0] if xd.shape[0] else NULL, self.n_features, y)
 
     def run(self, X, y, order):
-        """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order``;
-        return the number of examples that changed the model.
+        """Learn the rows of X (C-contiguous float64 array, or CSR) in ``order`` (an array
+        of row numbers, or a ``range``); return the number of examples that changed the
+        model.
 
         CSR input: float64 data, int32 column indices, an int32 or int64 ``indptr``
         (read as it is: a call over a slice of ``order`` costs no pass over X)."""
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const int[::1] indptr32
-        cdef const long long[::1] indptr64
-        cdef bint narrow
-        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
-        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t t, i, start, stop, d = self.n_features
-        cdef long long changes = 0
-        if od.shape[0] == 0:
-            return 0
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            narrow = X.indptr.dtype == np.int32
-            if narrow:
-                indptr32 = X.indptr
-            else:
-                indptr64 = np.ascontiguousarray(X.indptr, dtype=np.int64)
-            with nogil:
-                for t in range(od.shape[0]):
-                    i = od[t]
-                    if narrow:
-                        start = indptr32[i]
-                        stop = indptr32[i + 1]
-                    else:
-                        start = indptr64[i]
-                        stop = indptr64[i + 1]
-                    changes += self._step(&indices[start] if stop > start else NULL,
-                                          &data[start] if stop > start else NULL,
-                                          stop - start, yv[i])
-        else:
-            Xd = X
-            if Xd.shape[1] != d:
-                raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
-            if Xd.shape[0] == 0:
-                return 0
-            with nogil:
-                for t in range(od.shape[0]):
-                    i = od[t]
-                    changes += self._step(NULL, &Xd[i, 0] if d else NULL, d, yv[i])
-        return changes
+        return _drive(self, X, y, order, False, 0.0)
 
     def run_checked(self, X, y, order, double limit):
         """``run`` with the input check fused into the pass: each row is checked as it is
-        read, before ``_step`` sees it -- every value finite with ``|x_j| <= limit``, and
-        for CSR every column index in ``[0, n_features)`` (``indptr`` must already be
+        read, before it changes anything -- every value finite with ``|x_j| <= limit``,
+        and for CSR every column index in ``[0, n_features)`` (``indptr`` must already be
         valid: non-decreasing, within the index arrays).  Stops before the first bad row.
 
         Returns ``(changes, n_done)``: the examples ``order[:n_done]`` were learned
         (``changes`` counts their changes); when ``n_done < len(order)``, row
-        ``order[n_done]`` is bad, and the caller restores the state saved before the call.
-        The check reads the row while it is in cache for ``_step``: one pass over X, not
-        three.  A state whose ``_step`` is harmless on any float values (no loop or index
-        that depends on them: the linear twins) has ``check_values_after_step`` true (a
-        class attribute or a property): its values are then checked right after the
-        step, from cache, so that fetching the row overlaps the step's arithmetic (the
-        bad row -- and, for short CSR rows, the rest of its chunk, below -- has then been
-        stepped: restore).  Column indices are always checked before the step.
-
-        Such a state's short CSR rows (at most ``CHECK_CHUNK // 8`` values) that follow
-        each other in X and in ``order`` are checked a chunk at a time (at most
-        ``CHECK_CHUNK`` values and ``CHECK_ROWS`` rows: the indices before the chunk's
-        steps, the values after them, one call each instead of two per row: per-row calls
-        cost a third of a step on rows of 20 values); a chunk with a bad index is learned
-        row by row up to it, and after a bad value the first bad row of the chunk is
-        found, so ``n_done`` and ``changes`` are as above.  Reference:
-        :meth:`refsvm.core.stream.StreamLearner.run_checked` (which always checks first,
-        row by row)."""
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const int[::1] indptr32
-        cdef const long long[::1] indptr64
-        cdef bint narrow
-        cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
-        cdef const Py_ssize_t[::1] od = np.ascontiguousarray(order, dtype=np.intp)
-        cdef Py_ssize_t t = 0, i, start, stop, d = self.n_features, n = od.shape[0]
-        cdef Py_ssize_t u, k, c0, cstop, nxt
-        cdef long long changes = 0
-        cdef int r
-        cdef signed char steps[CHECK_ROWS]     # the chunk's step results (0 / 1)
-        cdef const double* xv
-        # values checked after the step (from cache) when the state says its step is
-        # harmless on any float (CSR indices are always checked before)
-        cdef bint after = getattr(self, "check_values_after_step", False)
-        if n == 0:
-            return 0, 0
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            narrow = X.indptr.dtype == np.int32
-            if narrow:
-                indptr32 = X.indptr
-            else:
-                indptr64 = np.ascontiguousarray(X.indptr, dtype=np.int64)
-            with nogil:
-                while t < n:
-                    i = od[t]
-                    if narrow:
-                        start = indptr32[i]
-                        stop = indptr32[i + 1]
-                    else:
-                        start = indptr64[i]
-                        stop = indptr64[i + 1]
-                    if after and stop - start <= CHECK_CHUNK // 8:
-                        # a chunk: rows order[t:u], consecutive in X (values data[start:cstop])
-                        u = t + 1
-                        cstop = stop
-                        while u < n and u - t < CHECK_ROWS and od[u] == od[u - 1] + 1:
-                            nxt = indptr32[od[u] + 1] if narrow else indptr64[od[u] + 1]
-                            if nxt - start > CHECK_CHUNK or nxt - cstop > CHECK_CHUNK // 8:
-                                break
-                            cstop = nxt
-                            u += 1
-                        if u - t >= 8 and not (cstop > start and row_indices_bad(
-                                &indices[start], cstop - start, d)):
-                            for k in range(t, u):
-                                i = od[k]
-                                if narrow:
-                                    start = indptr32[i]
-                                    stop = indptr32[i + 1]
-                                else:
-                                    start = indptr64[i]
-                                    stop = indptr64[i + 1]
-                                steps[k - t] = <signed char> self._step(
-                                    &indices[start] if stop > start else NULL,
-                                    &data[start] if stop > start else NULL, stop - start,
-                                    yv[i])
-                            i = od[t]
-                            start = indptr32[i] if narrow else indptr64[i]
-                            if cstop > start and row_values_bad(&data[start], cstop - start,
-                                                                limit):
-                                # the first bad row of the chunk (the caller restores)
-                                c0 = t
-                                while True:
-                                    i = od[t]
-                                    if narrow:
-                                        start = indptr32[i]
-                                        stop = indptr32[i + 1]
-                                    else:
-                                        start = indptr64[i]
-                                        stop = indptr64[i + 1]
-                                    if stop > start and row_values_bad(&data[start],
-                                                                       stop - start, limit):
-                                        break
-                                    changes += steps[t - c0]
-                                    t += 1
-                                break
-                            for k in range(u - t):
-                                changes += steps[k]
-                            t = u
-                            continue
-                        # too few rows for a chunk, or a bad index in it: row by row
-                    if stop > start and row_indices_bad(&indices[start], stop - start, d):
-                        break
-                    if not after and stop > start and row_values_bad(&data[start],
-                                                                     stop - start, limit):
-                        break
-                    r = self._step(&indices[start] if stop > start else NULL,
-                                   &data[start] if stop > start else NULL, stop - start, yv[i])
-                    if after and stop > start and row_values_bad(&data[start], stop - start,
-                                                                 limit):
-                        break
-                    changes += r
-                    t += 1
-        else:
-            Xd = X
-            if Xd.shape[1] != d:
-                raise ValueError(f"X has {Xd.shape[1]} features, expected {d}")
-            if Xd.shape[0] == 0:
-                return 0, 0
-            with nogil:
-                while t < n:
-                    i = od[t]
-                    xv = &Xd[i, 0] if d else NULL
-                    if not after and d and row_values_bad(xv, d, limit):
-                        break
-                    r = self._step(NULL, xv, d, yv[i])
-                    if after and d and row_values_bad(xv, d, limit):
-                        break
-                    changes += r
-                    t += 1
-        return changes, t
+        ``order[n_done]`` is bad and the state is the state after ``order[:n_done]``.
+        One pass over X (``_step_checked``).  Reference:
+        :meth:`refsvm.core.stream.StreamLearner.run_checked` (which checks each row
+        before its step)."""
+        return _drive(self, X, y, order, True, limit)
 
     # ---- the persistence protocol of every state (both twins, one format) ----
     def init_params(self):

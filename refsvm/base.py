@@ -57,9 +57,31 @@ def locked(method):
 
     return wrapper
 
+def _compiled_two_values():
+    """``refsvm._core.two_values`` (one compiled read of y), or None when the core is not
+    built (the pure-Python backend needs no compiled module)."""
+    global _two_values
+    if _two_values is False:
+        try:
+            from ._core import two_values as found
+        except ImportError:
+            found = None
+        _two_values = found
+    return _two_values
+
+
+_two_values = False
+
+
 def unique_labels(y):
     """``np.unique(y)``, in O(n) without a sort when y holds at most two distinct numbers
-    (the common binary stream); any other y goes through ``np.unique``."""
+    (the common binary stream: one compiled read of a float64 or int64 y, else four NumPy
+    reads); any other y goes through ``np.unique``."""
+    two = _compiled_two_values()
+    if two is not None:
+        labels = two(y)
+        if labels is not None:
+            return labels
     if y.dtype.kind in "fiu" and y.size:
         lo, hi = y.min(), y.max()
         if lo == hi:
@@ -147,6 +169,17 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     #: interrupt puts back the model before the call and raises ``Interrupted(0, n)``.
     _atomic_calls = False
 
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names (from the signature of ``__init__``), read once
+        per class: ``get_params`` runs in every ``fit`` and ``partial_fit``, and
+        ``inspect.signature`` costs tens of microseconds each time."""
+        names = cls.__dict__.get("_param_names")
+        if names is None:
+            names = tuple(super()._get_param_names())
+            cls._param_names = names
+        return list(names)
+
     # ------------------------------------------------------------------ hooks
     def _backup_states(self):
         """A copy of the states that ``partial_fit`` restores if the call fails (default:
@@ -156,7 +189,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     def _learn(self, X, Ys, check):
         """Learn the call's X (in the model's format) with one encoded label array per
         state (default: one pass of the stream driver)."""
-        run_states(self._states, X, Ys, np.arange(X.shape[0], dtype=np.intp), check=check)
+        run_states(self._states, X, Ys, range(X.shape[0]), check=check)
 
     @classmethod
     def _all_parameter_rules(cls):
@@ -201,9 +234,11 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ helpers
     def _order(self, n, rng):
+        """The order of a pass: a permutation (``shuffle``), else ``range(n)`` (no array of
+        n row numbers: the compiled driver takes a range as it is)."""
         if getattr(self, "shuffle", False):
             return rng.permutation(n).astype(np.intp)
-        return np.arange(n, dtype=np.intp)
+        return range(n)
 
     def _module(self):
         return load_backend(self.backend, self._reference, self._compiled)
@@ -273,7 +308,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         estimator spends microseconds, not a millisecond, before its pass."""
         check_sparse_structure(X, index_range=not defer)
         if defer and _plain_xy(X, y):
-            validate_data(self, X, y, reset=reset, skip_check_array=True)
+            self._check_n_features_plain(X, y, reset)
             labels = unique_labels(y)
             if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
                 # NaN or infinity in y: scikit-learn's validation words the error
@@ -292,6 +327,19 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             self._check_values(X)  # a bad X is reported first, as without deferring
             raise
         return X, y, labels
+
+    def _check_n_features_plain(self, X, y, reset):
+        """What scikit-learn's ``validate_data(..., skip_check_array=True)`` does for an X
+        without feature names (an ndarray or CSR matrix, ``_plain_xy``): record
+        ``n_features_in_`` (``reset``) or compare with it.  Its own call (a few tens of
+        microseconds of tag and data-frame look-ups) words every other case: a model fitted
+        with feature names, a different number of features."""
+        if "feature_names_in_" in self.__dict__ or not (
+                reset or self.__dict__.get("n_features_in_") == X.shape[1]):
+            validate_data(self, X, y, reset=reset, skip_check_array=True)
+            return
+        if reset:
+            self.n_features_in_ = X.shape[1]
 
     def _check_params_unchanged(self):
         """Between ``partial_fit`` calls a hyper-parameter change would be silently

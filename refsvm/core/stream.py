@@ -59,17 +59,33 @@ class Interrupted(KeyboardInterrupt):
         )
 
 
+class _Received(list):
+    """The signals held back by :func:`deferred_signals`, as (signum, frame) pairs."""
+
+    def __init__(self):
+        super().__init__()
+        self.handlers = {}
+
+    def deliver(self):
+        """Deliver the signals held back so far, each to the handler it would have reached
+        (which may raise), and go on holding back the next ones."""
+        while self:
+            signum, frame = self.pop(0)
+            self.handlers[signum](signum, frame)
+
+
 @contextlib.contextmanager
 def deferred_signals():
     """Hold back SIGINT and SIGALRM while the block runs; yields a list that records the
-    signals received.  On exit the handlers are restored and each recorded signal is
-    delivered to its handler (which may raise).  In a thread other than the main one
-    (where Python runs no signal handler anyway) this does nothing."""
-    received = []
+    signals received (its ``deliver()`` delivers them mid-block, at a point the block
+    chooses).  On exit the handlers are restored and each recorded signal is delivered to
+    its handler (which may raise).  In a thread other than the main one (where Python runs
+    no signal handler anyway) this does nothing."""
+    received = _Received()
     if threading.current_thread() is not threading.main_thread():
         yield received
         return
-    saved = {}
+    saved = received.handlers
     for signum in DEFERRED_SIGNALS:
         handler = signal.getsignal(signum)
         if callable(handler):
@@ -80,9 +96,7 @@ def deferred_signals():
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
-        for signum, frame in received:
-            saved[signum](signum, frame)
-
+        received.deliver()
 
 
 class StreamLearner:
@@ -150,13 +164,17 @@ def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02, check=No
     """Run every state over the stream, all of them at the same example boundary.
 
     The stream is cut into blocks; each block is learned by every state in turn (the
-    one-vs-rest problems of an estimator), with SIGINT and SIGALRM held back until the
-    block is done.  A held-back signal is then delivered: the model is the model of the
-    stream up to the end of that block, in every state, and no update was cut half-way
-    (the references too).  A KeyboardInterrupt becomes :class:`Interrupted`, which says
-    how many examples were learned; another exception from a handler gets a note saying
-    the same.  Block sizes adapt so that a block takes about ``block_seconds``, so a
-    signal is answered within a few such intervals.
+    one-vs-rest problems of an estimator), with SIGINT and SIGALRM held back during the
+    whole call and delivered at the next block boundary.  A held-back signal is then
+    delivered: the model is the model of the stream up to the end of that block, in every
+    state, and no update was cut half-way (the references too).  A KeyboardInterrupt
+    becomes :class:`Interrupted`, which says how many examples were learned; another
+    exception from a handler gets a note saying the same.  Block sizes adapt so that a
+    block takes about ``block_seconds``, so a signal is answered within a few such
+    intervals.
+
+    ``order``: an array of row numbers, or a ``range`` (the stream in its order, without
+    an array of n row numbers; its blocks are ranges, which every state's ``run`` takes).
 
     ``check``: a magnitude bound; the first state learns each block with ``run_checked``
     (every row checked as it is read, in the same pass) and the others with ``run``; at a
@@ -165,41 +183,40 @@ def run_states(states, X, Ys, order, *, epoch=None, block_seconds=0.02, check=No
 
     Returns the number of model changes, summed over the states.
     """
-    order = np.asarray(order, dtype=np.intp)
-    n = order.shape[0]
+    if not isinstance(order, range):
+        order = np.asarray(order, dtype=np.intp)
+    n = len(order)
     done, changes, size = 0, 0, 64
-    while done < n:
-        stop = min(n, done + size)
-        block = order[done:stop]
-        start = time.perf_counter()
-        learned = False
-        try:
-            with deferred_signals():
-                for k, (state, y) in enumerate(zip(states, Ys)):
-                    if check is not None and k == 0:
-                        got, n_done = state.run_checked(X, y, block, check)
-                        changes += got
-                        if n_done < block.shape[0]:
-                            raise BadRow(block[n_done])
-                    else:
-                        changes += state.run(X, y, block) or 0  # strict once every twin counts
-                learned = True
-        except KeyboardInterrupt as exc:
-            if not learned:
-                raise
-            raise Interrupted(stop, n, epoch) from exc
-        except BaseException as exc:
-            if learned:  # raised by a signal handler at the block boundary
-                exc.add_note(f"refsvm: the model is the model of the stream up to {stop} of "
-                             f"the call's {n} examples")
-            raise
-        done = stop
-        elapsed = time.perf_counter() - start
-        if elapsed < block_seconds / 2 and size < 1 << 20:
-            # aim the next block at about block_seconds / 2, growing 2x to 16x at a time
-            # (a fast compiled pass reaches its block size in a few blocks, not a dozen)
-            grow = 16 if elapsed <= 0 else min(16, max(2, int(block_seconds / 2 / elapsed)))
-            size = min(size * grow, 1 << 20)
-        elif elapsed > 2 * block_seconds and size > 1:
-            size //= 2
+    first = states[0] if states else None
+    with deferred_signals() as received:
+        while done < n:
+            stop = min(n, done + size)
+            block = order[done:stop]
+            start = time.perf_counter()
+            for state, y in zip(states, Ys):
+                if check is not None and state is first:
+                    got, n_done = state.run_checked(X, y, block, check)
+                    changes += got
+                    if n_done < len(block):
+                        raise BadRow(block[n_done])
+                else:
+                    changes += state.run(X, y, block) or 0  # strict once every twin counts
+            done = stop
+            if received:  # at the block boundary: the model of the stream up to `stop`
+                try:
+                    received.deliver()
+                except KeyboardInterrupt as exc:
+                    raise Interrupted(stop, n, epoch) from exc
+                except BaseException as exc:
+                    exc.add_note(f"refsvm: the model is the model of the stream up to {stop} "
+                                 f"of the call's {n} examples")
+                    raise
+            elapsed = time.perf_counter() - start
+            if elapsed < block_seconds / 2 and size < 1 << 20:
+                # aim the next block at about block_seconds / 2, growing 2x to 16x at a time
+                # (a fast compiled pass reaches its block size in a few blocks, not a dozen)
+                grow = 16 if elapsed <= 0 else min(16, max(2, int(block_seconds / 2 / elapsed)))
+                size = min(size * grow, 1 << 20)
+            elif elapsed > 2 * block_seconds and size > 1:
+                size //= 2
     return changes

@@ -13,8 +13,9 @@ from libc.math cimport sqrt
 import numpy as np
 cimport numpy as cnp
 
-from refsvm._core cimport (ScaledVector, StreamLearner, row_axpy, row_dot, sv_add_row, sv_fold,
-                           sv_init, sv_scale, sv_sqnorm)
+from refsvm._core cimport (STEP_BAD, ScaledVector, StreamLearner, row_axpy, row_dot,
+                           row_dot_sqnorm, row_screen, sv_add_row, sv_fold, sv_init, sv_scale,
+                           sv_sqnorm)
 
 cnp.import_array()
 
@@ -24,10 +25,6 @@ cdef double FOLD_BELOW = 1e-9
 
 cdef class PegasosState(StreamLearner):
     """Twin of :class:`refsvm.linear.online_linear_svm.PegasosState`, with w = s·v."""
-
-    #: the step only does float arithmetic on x: StreamLearner.run_checked may check the
-    #: values right after it, from cache (a bad row is then rolled back by the caller)
-    check_values_after_step = True
 
     cdef readonly double lam
     cdef readonly bint project
@@ -100,35 +97,19 @@ cdef class PegasosState(StreamLearner):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        cdef double vx, eta, shrink
-        cdef long long t
-        self.t += 1
-        vx = row_dot(self.w_scaled.v, xi, xv, nnz)
-        if self.batch_size == 1:
-            # the whole batch is this example: step at once, in O(nnz)
-            t = self.n_steps + 1
-            eta = 1.0 / (self.lam * t)
-            shrink = 1.0 - eta * self.lam
-            if y * (self.w_scaled.s * vx + self.b) < 1.0:
-                if shrink == 0.0:
-                    vx = 0.0  # v is reset: <v, x> = 0
-                self._shrink(shrink)
-                sv_add_row(&self.w_scaled, eta * y, xi, xv, nnz, vx)
-                if self.fit_intercept:
-                    self.b += eta * y
-            else:
-                self._shrink(shrink)
-            self._finish_step(t)
-            return 1
-        if y * (self.w_scaled.s * vx + self.b) < 1.0:
-            row_axpy(self.grad_w_data, y, xi, xv, nnz)
-            if self.fit_intercept:
-                self.grad_b += y
-        self.n_batch += 1
-        if self.n_batch == self.batch_size:
-            self._flush()
-            return 1
-        return 0
+        return _pegasos_learn(self, xi, xv, nnz, y, row_dot(self.w_scaled.v, xi, xv, nnz))
+
+    cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                           double y, double limit) except -1 nogil:
+        """The row check fused into the step's read of x (<v, x>, with ||x||^2 beside it)."""
+        cdef double vx, sq
+        cdef bint bad_index
+        if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
+            return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
+        vx = row_dot_sqnorm(self.w_scaled.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
+        if row_screen(xv, nnz, sq, limit, bad_index):
+            return STEP_BAD
+        return _pegasos_learn(self, xi, xv, nnz, y, vx)
 
     cdef void _flush(self) noexcept nogil:
         cdef long long t
@@ -221,3 +202,36 @@ cdef class PegasosState(StreamLearner):
         self.grad_w[:] = data["grad_w"]
         self.grad_b = float(data["grad_b"])
         self.n_batch = int(data["n_batch"])
+
+
+cdef inline int _pegasos_learn(PegasosState self, const int* xi, const double* xv,
+                               Py_ssize_t nnz, double y, double vx) except -1 nogil:
+    """The step of ``PegasosState`` once <v, x> is known."""
+    cdef double eta, shrink
+    cdef long long t
+    self.t += 1
+    if self.batch_size == 1:
+        # the whole batch is this example: step at once, in O(nnz)
+        t = self.n_steps + 1
+        eta = 1.0 / (self.lam * t)
+        shrink = 1.0 - eta * self.lam
+        if y * (self.w_scaled.s * vx + self.b) < 1.0:
+            if shrink == 0.0:
+                vx = 0.0  # v is reset: <v, x> = 0
+            self._shrink(shrink)
+            sv_add_row(&self.w_scaled, eta * y, xi, xv, nnz, vx)
+            if self.fit_intercept:
+                self.b += eta * y
+        else:
+            self._shrink(shrink)
+        self._finish_step(t)
+        return 1
+    if y * (self.w_scaled.s * vx + self.b) < 1.0:
+        row_axpy(self.grad_w_data, y, xi, xv, nnz)
+        if self.fit_intercept:
+            self.grad_b += y
+    self.n_batch += 1
+    if self.n_batch == self.batch_size:
+        self._flush()
+        return 1
+    return 0

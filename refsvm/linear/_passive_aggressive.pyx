@@ -10,7 +10,8 @@ their ``_step`` (the reduced-kernel PA does, on its transformed rows).
 import numpy as np
 cimport numpy as cnp
 
-from refsvm._core cimport pa_step, row_axpy, row_axpy_squared, row_dot, row_sqnorm
+from refsvm._core cimport (STEP_BAD, pa_step, row_axpy, row_axpy_squared, row_dot,
+                           row_dot_sqnorm, row_screen, row_sqnorm)
 from refsvm._core import max_row_sqnorm
 
 cnp.import_array()
@@ -50,10 +51,6 @@ cdef inline double _dot_sqnorm(const double* w, const int* idx, const double* va
 
 cdef class LinearModel(StreamLearner):
     """Twin of :class:`refsvm.linear.passive_aggressive.LinearModel`: f(x) = <w, x> + b."""
-
-    #: the step only does float arithmetic on x: StreamLearner.run_checked may check the
-    #: values right after it, from cache (a bad row is then rolled back by the caller)
-    check_values_after_step = True
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, bint fit_intercept=False):
         self.n_features = n_features
@@ -99,20 +96,24 @@ cdef class PerceptronState(LinearModel):
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
         cdef double sq, wx
+        cdef bint bad_index
         if xi != NULL:
             wx = _dot_sqnorm(self.w_data, xi, xv, nnz, &sq)
-        else:
-            sq = row_sqnorm(xv, nnz)
-            wx = row_dot(self.w_data, xi, xv, nnz)
-        self.t += 1
-        if sq > self.R2:
-            self.R2 = sq
-        if y * (wx + self.b) <= 0:
-            row_axpy(self.w_data, self.eta * y, xi, xv, nnz)
-            self.b += self.eta * y * self.R2
-            self.n_updates += 1
-            return 1
-        return 0
+        else:  # the two sums in one vector loop
+            wx = row_dot_sqnorm(self.w_data, NULL, xv, nnz, nnz, &sq, &bad_index)
+        return _perceptron_learn(self, xi, xv, nnz, y, wx, sq)
+
+    cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                           double y, double limit) except -1 nogil:
+        """The row check fused into the step's read of x (<w, x> and ||x||^2)."""
+        cdef double sq, wx
+        cdef bint bad_index
+        if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
+            return LinearModel._step_checked(self, xi, xv, nnz, y, limit)
+        wx = row_dot_sqnorm(self.w_data, xi, xv, nnz, self.n_features, &sq, &bad_index)
+        if row_screen(xv, nnz, sq, limit, bad_index):
+            return STEP_BAD
+        return _perceptron_learn(self, xi, xv, nnz, y, wx, sq)
 
     @property
     def R(self):
@@ -137,6 +138,20 @@ cdef class PerceptronState(LinearModel):
         self.R2 = float(data["R2"])
 
 
+cdef inline int _perceptron_learn(PerceptronState self, const int* xi, const double* xv,
+                                  Py_ssize_t nnz, double y, double wx, double sq) noexcept nogil:
+    """The step once <w, x> and ||x||^2 are known."""
+    self.t += 1
+    if sq > self.R2:
+        self.R2 = sq
+    if y * (wx + self.b) <= 0:
+        row_axpy(self.w_data, self.eta * y, xi, xv, nnz)
+        self.b += self.eta * y * self.R2
+        self.n_updates += 1
+        return 1
+    return 0
+
+
 # --------------------------------------------------------------------------- PA
 cdef class PAState(LinearModel):
     """Twin of :class:`refsvm.linear.passive_aggressive.PAState`."""
@@ -149,30 +164,50 @@ cdef class PAState(LinearModel):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        cdef double loss, sq = 0.0, tau
-        self.t += 1
+        cdef double wx, sq = -1.0
         if xi != NULL:  # CSR: ||x||² in the same read of the row
-            loss = 1.0 - y * (_dot_sqnorm(self.w_data, xi, xv, nnz, &sq) + self.b)
-        else:
-            loss = 1.0 - y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
-        if loss <= 0.0:
-            return 0  # passive
-        if xi == NULL:
-            sq = row_sqnorm(xv, nnz)
-        sq = sq + (1.0 if self.fit_intercept else 0.0)
-        tau = pa_step(self.variant, loss, sq, self.C)
-        if tau == 0.0:
-            return 0  # a zero example cannot move the margin
-        row_axpy(self.w_data, tau * y, xi, xv, nnz)
-        if self.fit_intercept:
-            self.b += tau * y
-        self.n_updates += 1
-        return 1
+            wx = _dot_sqnorm(self.w_data, xi, xv, nnz, &sq)
+        else:           # dense: ||x||² only when the step needs it
+            wx = row_dot(self.w_data, xi, xv, nnz)
+        return _pa_learn(self, xi, xv, nnz, y, wx, sq)
+
+    cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                           double y, double limit) except -1 nogil:
+        """The row check fused into the step's read of x (<w, x> and ||x||^2)."""
+        cdef double sq, wx
+        cdef bint bad_index
+        if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
+            return LinearModel._step_checked(self, xi, xv, nnz, y, limit)
+        wx = row_dot_sqnorm(self.w_data, xi, xv, nnz, self.n_features, &sq, &bad_index)
+        if row_screen(xv, nnz, sq, limit, bad_index):
+            return STEP_BAD
+        return _pa_learn(self, xi, xv, nnz, y, wx, sq)
 
     def init_params(self):
         params = LinearModel.init_params(self)
         params.update(variant=self.variant, C=self.C)
         return params
+
+
+cdef inline int _pa_learn(PAState self, const int* xi, const double* xv,
+                          Py_ssize_t nnz, double y, double wx, double sq) noexcept nogil:
+    """The step once <w, x> is known (and ||x||^2, else sq < 0)."""
+    cdef double loss, tau
+    self.t += 1
+    loss = 1.0 - y * (wx + self.b)
+    if loss <= 0.0:
+        return 0  # passive
+    if sq < 0.0:
+        sq = row_sqnorm(xv, nnz)
+    sq = sq + (1.0 if self.fit_intercept else 0.0)
+    tau = pa_step(self.variant, loss, sq, self.C)
+    if tau == 0.0:
+        return 0  # a zero example cannot move the margin
+    row_axpy(self.w_data, tau * y, xi, xv, nnz)
+    if self.fit_intercept:
+        self.b += tau * y
+    self.n_updates += 1
+    return 1
 
 
 # --------------------------------------------------------------------------- PAm

@@ -19,7 +19,8 @@ import scipy.sparse as sp
 
 from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, ScaledVector,
                            sv_init, sv_scale, sv_add_row, sv_sqnorm, sv_fold, row_dot,
-                           row_sqnorm, grow, kernel_dense, kernel_csr)
+                           row_sqnorm, grow, kernel_dense, kernel_csr, STEP_BAD,
+                           row_dot_sqnorm, row_screen)
 from refsvm._core import restore_state
 from refsvm.stream_svm import stream_svm as _ref
 
@@ -462,7 +463,7 @@ cdef class _StreamSVM(StreamLearner):
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
         cdef long long n = self.n_seen
-        cdef double f, kxx, t, d
+        cdef double f, kxx
         self.n_seen += 1
         if self.M == 0:
             # Alg. 1 line 3
@@ -475,6 +476,13 @@ cdef class _StreamSVM(StreamLearner):
         # line 5
         f = self._score(xi, xv, nnz) + self.b
         kxx = self._self_value(xi, xv, nnz) + self.one
+        return self._scored_step(xi, xv, nnz, y, f, kxx, n)
+
+    cdef int _scored_step(self, const int* xi, const double* xv, Py_ssize_t nnz, double y,
+                          double f, double kxx, long long n) except -1 nogil:
+        """The step of example n (counted in n_seen) once f(x) and k(x, x) (+ the bias
+        coordinate) are known: line 5's distance, then lines 6-10 or Alg. 2's buffer."""
+        cdef double t, d
         t = self._wnorm2() - 2.0 * y * f + kxx
         if t < 0.0:
             t = 0.0
@@ -719,13 +727,35 @@ cdef class StreamSVMLinear(_StreamSVM):
     def n_kernel_evals(self):
         return 0
 
-    @property
-    def check_values_after_step(self):
-        """Algorithm 1's step only does float arithmetic on x (no loop or index that depends
-        on its values), so ``run_checked`` may check a row's values right after the step,
-        from cache (a bad row is then rolled back by the caller).  Not with a lookahead: a
-        full buffer runs the enclosing-ball solver, whose iterations depend on the values."""
-        return self.lookahead == 1
+    cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                   double y) except -1 nogil:
+        """Line 5 with <v, x> and ||x||^2 in one read of x (the sums of ``_score`` and
+        ``_self_value``, bit for bit), then the common step."""
+        cdef double vx, sq
+        cdef bint bad_index
+        cdef long long n = self.n_seen
+        if nnz == 0 or self.M == 0 or self.n_features == 0:
+            return _StreamSVM._step(self, xi, xv, nnz, y)
+        vx = row_dot_sqnorm(self.w.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
+        self.n_seen += 1
+        self.vx = vx            # as _score leaves it
+        return self._scored_step(xi, xv, nnz, y, self.w.s * vx + self.b, sq + self.one, n)
+
+    cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
+                           double y, double limit) except -1 nogil:
+        """The row check fused into line 5's read of x (<v, x> and ||x||^2 in one loop),
+        before anything changes (the buffer of Algorithm 2 included)."""
+        cdef double vx, sq
+        cdef bint bad_index
+        cdef long long n = self.n_seen
+        if nnz == 0 or self.M == 0 or self.n_features == 0:
+            return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
+        vx = row_dot_sqnorm(self.w.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
+        if row_screen(xv, nnz, sq, limit, bad_index):
+            return STEP_BAD
+        self.n_seen += 1
+        self.vx = vx            # as _score leaves it
+        return self._scored_step(xi, xv, nnz, y, self.w.s * vx + self.b, sq + self.one, n)
 
     cdef int _append(self, long long n, double a) except -1 nogil:
         grow(<void**> &self.ids, &self.cap_ids, self.n_sv + 1, sizeof(long long))

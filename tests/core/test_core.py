@@ -117,14 +117,14 @@ def test_run_checked_twins_agree_and_stop_before_the_bad_row(sparse, bad_at):
         changes, n_done = st.run_checked(M, y, order, limit)
         plain = module.PAState(7, sparse, variant=1, C=0.5)
         assert changes == plain.run(M, y, order[:n_done])
-        if bad_at is None or name == "ref":  # the twin checks values after the step
-            np.testing.assert_array_equal(st.w, plain.w)
+        # both stop before the bad row changes anything (the twin's check is fused into
+        # the step's read of the row)
+        np.testing.assert_array_equal(st.w, plain.w)
         done[name] = (n_done, changes, st.w.copy())
     assert done["ref"][:2] == done["twin"][:2]
     assert done["ref"][0] == (40 if bad_at is None else bad_at)
     if bad_at is None:
         np.testing.assert_allclose(done["twin"][2], done["ref"][2], rtol=1e-12, atol=1e-14)
-    assert _passive_aggressive.PAState.check_values_after_step
 
 
 def test_run_checked_rejects_out_of_range_indices_before_using_them():
@@ -145,7 +145,65 @@ def test_run_states_with_check_raises_bad_row_naming_it():
     with pytest.raises(BadRow) as info:
         run_states(states, X, [y, -y, y], np.arange(300), check=1e100)
     assert info.value.row == 211 and isinstance(info.value, ValueError)
-    # the checking state stopped at it (this twin checks values right after the step, so
-    # it stepped the bad row too); the others are left at a block boundary before it (the
-    # estimator restores them all)
-    assert states[0].t == 212 and states[1].t == states[2].t < 211
+    # the checking state stopped right before it (its check is fused into the step's read
+    # of the row, before anything changes); the others are left at a block boundary before
+    # it (the estimator restores them all)
+    assert states[0].t == 211 and states[1].t == states[2].t < 211
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", ["PAState", "PerceptronState"])
+def test_fused_screen_reads_huge_norms_again_value_by_value(sparse, name):
+    """The fused check proves a row good from ||x||^2 < limit^2; a row whose norm is not
+    below limit^2 (good entries of a huge norm, or a bad one) is checked entry by entry, so
+    the bound stays |x_j| <= limit exactly, as in the reference."""
+    limit, d = 1e10, 4
+    big = np.nextafter(limit, np.inf)
+    X = np.array([[1.0, 2.0, 0.0, -1.0],
+                  [limit, -limit, limit, limit],     # ||x||^2 = 4 limit^2: good
+                  [limit, 0.0, 0.0, 0.0],            # ||x||^2 = limit^2: good
+                  [0.0, 0.0, 3.0, 1.0],
+                  [0.0, -big, 0.0, 0.0],             # just above the bound: bad
+                  [1.0, 1.0, 1.0, 1.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, 1.0])
+    M = to_csr(X) if sparse else X
+    for module in (passive_aggressive, _passive_aggressive):
+        st = getattr(module, name)(d, sparse)
+        changes, n_done = st.run_checked(M, y, np.arange(6), limit)
+        assert n_done == 4
+        plain = getattr(module, name)(d, sparse)
+        assert changes == plain.run(M, y, np.arange(4))
+        np.testing.assert_array_equal(st.w, plain.w)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_run_takes_a_range_as_the_order(sparse):
+    rng = np.random.RandomState(4)
+    X = rng.randn(50, 6) * (rng.rand(50, 6) < 0.6)
+    y = np.where(rng.rand(50) < 0.5, -1.0, 1.0)
+    M = to_csr(X) if sparse else X
+    for module in (passive_aggressive, _passive_aggressive):
+        a, b = (module.PAState(6, sparse, variant=1, C=0.5) for _ in range(2))
+        assert a.run(M, y, range(10, 40)) == b.run(M, y, np.arange(10, 40))
+        np.testing.assert_array_equal(a.w, b.w)
+        assert a.run_checked(M, y, range(40, 50), 1e100) == b.run_checked(
+            M, y, np.arange(40, 50), 1e100)
+        np.testing.assert_array_equal(a.w, b.w)
+        assert a.run(M, y, range(5, 5)) == 0
+    states = [_passive_aggressive.PAState(6, sparse) for _ in range(2)]
+    ref = [_passive_aggressive.PAState(6, sparse) for _ in range(2)]
+    assert run_states(states, M, [y, -y], range(50), check=1e100) == run_states(
+        ref, M, [y, -y], np.arange(50))
+    for s, r in zip(states, ref):
+        np.testing.assert_array_equal(s.w, r.w)
+
+
+def test_two_values_finds_binary_labels_in_one_read():
+    for y in (np.array([1.0, -1.0, 1.0]), np.array([3, 3, 7, 3]), np.array([2.5]),
+              np.array([0.0, -0.0, 0.0])):
+        np.testing.assert_array_equal(_core.two_values(y), np.unique(y))
+        assert _core.two_values(y).dtype == y.dtype
+    for y in (np.array([1.0, 2.0, 3.0]), np.array([1.0, np.nan]), np.array([np.nan, 1.0]),
+              np.array([1, 2, 3]), np.array([1, 0], dtype=np.int32), np.zeros(0),
+              np.array([1.0, -1.0, 1.0])[::2], np.ones((2, 2))):
+        assert _core.two_values(y) is None

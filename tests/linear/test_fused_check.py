@@ -1,7 +1,9 @@
-"""The input check fused into the linear passes (issue 14): ``run_checked`` on short CSR rows
-checked a chunk at a time, and the Perceptron's radius scan (``scan_radius``), which is
-``fit``'s input check.  Both must stop exactly before the first bad row and, on good input,
-change nothing: the same numbers bit for bit as the unchecked pass."""
+"""The input check fused into the linear passes (issue 14): ``run_checked``, whose check rides
+along the step's read of the row (``_step_checked``: <w, x> and ||x||^2 in one loop, each
+CSR index tested before it addresses w), and the Perceptron's radius scan (``scan_radius``),
+which is ``fit``'s input check.  Both must stop exactly before the first bad row, with the
+state of the stream up to it, and, on good input, change nothing: the same numbers bit for
+bit as the unchecked pass."""
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from ..conftest import to_csr
 
 LIMIT = 1e100
 
-#: compiled states whose values run_checked checks after the step (chunks of short rows)
+#: compiled states with the check fused into the step (PAm: checked before its step)
 STATES = {
     "PA-I": lambda d: _passive_aggressive.PAState(d, True, variant=1, C=0.5),
     "Perceptron": lambda d: _passive_aggressive.PerceptronState(d, True),
@@ -82,11 +84,11 @@ def test_chunked_check_stops_right_before_the_bad_row(name, bad_row, what):
     if name == "PA-I":
         ref = passive_aggressive.PAState(M.shape[1], True, variant=1, C=0.5)
         assert ref.run_checked(M, y, order, LIMIT) == (changes, n_done)
-    if "index" in what:  # indices are checked before any step reads them
-        plain = STATES[name](M.shape[1])
-        plain.run(M, y, order[:bad_row])
-        for key, value in _snapshot(plain).items():
-            np.testing.assert_array_equal(state.get_state()[key], value, err_msg=key)
+    # the bad row changed nothing: the state of the stream up to it
+    plain = STATES[name](M.shape[1])
+    plain.run(M, y, order[:bad_row])
+    for key, value in _snapshot(plain).items():
+        np.testing.assert_array_equal(state.get_state()[key], value, err_msg=key)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -129,3 +131,16 @@ def test_perceptron_fit_radius_from_the_scan(backend, sparse):
     # the failed fit left the model of the good fit
     assert clf._states[0].R2 == R2
     np.testing.assert_array_equal(clf.coef_, coef)
+
+
+@pytest.mark.parametrize("name", list(STATES))
+def test_checked_step_without_features_reads_no_weight(name):
+    """A CSR row with values but no features to address (a malformed index, d = 0): the
+    fused check has no w[0] to read instead, so the core's check-then-step decides."""
+    M = sp.csr_matrix((np.ones(1), np.zeros(1, dtype=np.int32), np.array([0, 0, 1], np.int32)),
+                      shape=(2, 1))
+    M._shape = (2, 0)  # malformed on purpose: index 0 with no column
+    state = STATES[name](0)
+    changes, n_done = state.run_checked(M, np.ones(2), np.arange(2), LIMIT)
+    assert n_done == 1  # row 1 is bad
+    assert changes == STATES[name](0).run(M, np.ones(2), np.arange(1))

@@ -1,7 +1,7 @@
-"""The input check fused into the linear StreamSVM pass (issues 11, 14): Algorithm 1's step
-lets ``run_checked`` check values after it (short CSR rows a chunk at a time); a lookahead
-does not (a full buffer runs the solver).  On good input the checked pass is the plain pass
-bit for bit; on a bad row it stops right before it."""
+"""The input check fused into the linear StreamSVM pass (issues 11, 14): line 5 reads the
+row once for <v, x> and ||x||^2, and the check rides along (``_step_checked``), before
+anything changes, lookahead buffer included.  On good input the checked pass is the plain
+pass bit for bit; on a bad row it stops right before it, the state that of the prefix."""
 
 import numpy as np
 import pytest
@@ -18,11 +18,6 @@ def _stream(n=600, d=30, seed=0):
     X = rng.randn(n, d) * (rng.rand(n, d) < 0.1)
     y = np.where(X[:, 0] + 0.2 * rng.randn(n) > 0, 1.0, -1.0)
     return X, y
-
-
-def test_after_step_only_without_lookahead():
-    assert _stream_svm.StreamSVMLinear(3, False, lookahead=1).check_values_after_step
-    assert not _stream_svm.StreamSVMLinear(3, False, lookahead=10).check_values_after_step
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -50,6 +45,11 @@ def test_checked_pass_is_the_plain_pass_and_stops_at_the_bad_row(sparse, L, bias
         state = make()
         changes, n_done = state.run_checked(Mb, y, order, LIMIT)
         assert n_done == bad_row
-        assert changes == make().run(Mb, y, order[:bad_row])
+        before = make()
+        assert changes == before.run(Mb, y, order[:bad_row])
+        # the check is fused into the step's read of the row, before anything changes:
+        # the state is the state of the stream up to the bad row (the buffer included)
+        for key, value in before.save_state().items():
+            np.testing.assert_array_equal(state.save_state()[key], value, err_msg=key)
         if bad_row == 9:
             assert ref.run_checked(Mb, y, order, LIMIT) == (changes, n_done)
