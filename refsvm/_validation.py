@@ -241,7 +241,7 @@ def _check_compressed(X, index_range=True):
         raise ValueError(f"indptr has {indptr.shape[0]} entries, expected {major + 1}")
     if indptr[0] != 0:
         raise ValueError(f"indptr starts at {indptr[0]}, not 0")
-    if major and np.any(np.diff(indptr) < 0):
+    if major and np.any(indptr[1:] < indptr[:-1]):
         raise ValueError("indptr is not non-decreasing")
     nnz = int(indptr[-1])
     if indices.shape[0] != data.shape[0] or nnz > indices.shape[0]:
