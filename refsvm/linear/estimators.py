@@ -161,21 +161,28 @@ class PassiveAggressive(_LinearEstimator):
     would divide by zero).  With ``fit_intercept=False`` one pass equals
     scikit-learn's ``SGDClassifier(loss="hinge", penalty=None,
     learning_rate="pa1"|"pa2", eta0=C, fit_intercept=False, shuffle=False,
-    max_iter=1)``; the tests check it.
+    max_iter=1)`` (scikit-learn 1.8 and later; before 1.8 that ``SGDClassifier``
+    ignores ``eta0`` and ``PassiveAggressiveClassifier(C=C, loss="hinge"|"squared_hinge")``
+    is the equal one); the tests check it.
 
     Examples
     --------
-    One pass of PA-I is scikit-learn's passive-aggressive ``SGDClassifier``:
+    One pass of PA-I is scikit-learn's passive-aggressive learner:
 
     >>> import numpy as np
+    >>> import sklearn
     >>> from sklearn.datasets import make_classification
-    >>> from sklearn.linear_model import SGDClassifier
+    >>> from sklearn import linear_model
     >>> from refsvm import PassiveAggressive
     >>> X, y = make_classification(n_samples=200, n_features=5, random_state=0)
     >>> pa = PassiveAggressive(variant="PA-I", C=0.5).fit(X, y)
-    >>> sgd = SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=0.5,
-    ...                     fit_intercept=False, shuffle=False, max_iter=1, tol=None).fit(X, y)
-    >>> np.allclose(pa.coef_, sgd.coef_, rtol=1e-12, atol=0)
+    >>> one_pass = dict(fit_intercept=False, shuffle=False, max_iter=1, tol=None)
+    >>> if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 8):
+    ...     sk = linear_model.SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1",
+    ...                                     eta0=0.5, **one_pass)
+    ... else:
+    ...     sk = linear_model.PassiveAggressiveClassifier(C=0.5, **one_pass)
+    >>> np.allclose(pa.coef_, sk.fit(X, y).coef_, rtol=1e-12, atol=0)
     True
 
     References

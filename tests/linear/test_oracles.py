@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
@@ -12,6 +13,18 @@ from refsvm.core.kernels import get_row
 from ..conftest import sparse_stream, to_csr
 
 
+def sklearn_pa(rate, C):
+    """scikit-learn's passive-aggressive learner with aggressiveness C, one ordered pass:
+    ``SGDClassifier(learning_rate="pa1"|"pa2", eta0=C)`` from 1.8 on; before 1.8 that
+    SGDClassifier ignores eta0 (C stays 1), and ``PassiveAggressiveClassifier(C=C)`` is it."""
+    kw = dict(fit_intercept=False, shuffle=False, max_iter=1, tol=None)
+    if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 8):
+        return SGDClassifier(loss="hinge", penalty=None, learning_rate=rate, eta0=C, **kw)
+    from sklearn.linear_model import PassiveAggressiveClassifier
+    return PassiveAggressiveClassifier(
+        C=C, loss="hinge" if rate == "pa1" else "squared_hinge", **kw)
+
+
 @pytest.mark.parametrize("variant,rate", [("PA-I", "pa1"), ("PA-II", "pa2")])
 @pytest.mark.parametrize("C", [0.01, 0.5, 10.0])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -19,8 +32,7 @@ def test_pa_equals_sklearn_sgd_passive_aggressive(variant, rate, C, sparse, back
     X, y = sparse_stream(n=500, d=20, seed=11, noise=1.0)
     M = to_csr(X) if sparse else X
     ours = PassiveAggressive(variant=variant, C=C, backend=backend).fit(M, y)
-    sk = SGDClassifier(loss="hinge", penalty=None, learning_rate=rate, eta0=C,
-                       fit_intercept=False, shuffle=False, max_iter=1, tol=None).fit(M, y)
+    sk = sklearn_pa(rate, C).fit(M, y)
     np.testing.assert_allclose(ours.coef_, sk.coef_, rtol=1e-10, atol=1e-12)
     assert ours.intercept_[0] == 0.0
 
