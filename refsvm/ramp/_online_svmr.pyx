@@ -567,8 +567,14 @@ cdef class OnlineSVMR(StreamLearner):
             aqn = C
         elif t != 0.0 and s == -aq / t:
             aqn = 0.0
-        dp[0] = apn - ap
-        dq[0] = aqn - aq
+        return self._move_pair(p, q, apn, aqn, dp, dq)
+
+    cdef bint _move_pair(self, Py_ssize_t p, Py_ssize_t q, double apn, double aqn,
+                         double* dp, double* dq) noexcept nogil:
+        """Set (alpha_p, alpha_q) to the values a pair step found (reference ``_move_pair``):
+        the moves in dp, dq; returns 1 when they moved (a step is counted)."""
+        dp[0] = apn - self.alpha[p]
+        dq[0] = aqn - self.alpha[q]
         if dp[0] == 0.0 and dq[0] == 0.0:
             return 0
         self.alpha[p] = apn
@@ -625,16 +631,7 @@ cdef class OnlineSVMR(StreamLearner):
                     aqn = v
             if apn < 0.0:                                       # no finite gain (overflow)
                 return 0
-        dp[0] = apn - ap
-        dq[0] = aqn - aq
-        if dp[0] == 0.0 and dq[0] == 0.0:
-            return 0
-        self.alpha[p] = apn
-        self.alpha[q] = aqn
-        self._thresholds(p)
-        self._thresholds(q)
-        self.n_steps += 1
-        return 1
+        return self._move_pair(p, q, apn, aqn, dp, dq)
 
     cdef int _unlearn(self, Py_ssize_t p) except -1 nogil:
         """Alg. 1 steps 24-25."""

@@ -437,7 +437,12 @@ class OnlineSVMR(StreamLearner):
             aq_new = C
         elif t != 0.0 and s == -aq / t:
             aq_new = 0.0
-        dp, dq = ap_new - ap, aq_new - aq
+        return self._move_pair(p, q, ap_new, aq_new)
+
+    def _move_pair(self, p, q, ap_new, aq_new):
+        """Set (alpha_p, alpha_q) to the values a pair step found; returns the moves
+        (dp, dq), (0, 0) when nothing moved (then no step is counted)."""
+        dp, dq = ap_new - self.alpha[p], aq_new - self.alpha[q]
         if dp == 0.0 and dq == 0.0:
             return 0.0, 0.0
         self.alpha[p] = ap_new
@@ -489,13 +494,7 @@ class OnlineSVMR(StreamLearner):
                     best, apn, aqn = gain, u, v
             if apn < 0.0:                                       # no finite gain (overflow)
                 return 0.0, 0.0
-        dp, dq = apn - ap, aqn - aq
-        if dp == 0.0 and dq == 0.0:
-            return 0.0, 0.0
-        self.alpha[p] = apn
-        self.alpha[q] = aqn
-        self.n_steps += 1
-        return dp, dq
+        return self._move_pair(p, q, apn, aqn)
 
     def _pair_eq15(self, p, dp, q, dq, at=None):
         """Eq. (15) for both coordinates of a pair step, in one pass (on ``at``, or all of I)."""
