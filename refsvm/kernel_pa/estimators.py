@@ -39,6 +39,8 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
     classes_, support_, support_vectors_, dual_coef_, n_support_, n_kernel_evals_
     intercept_ : ndarray of shape (n_problems,)
         b of each binary problem (0 without ``fit_intercept``).
+    n_mistakes_ : int
+        Prequential (online) mistakes, y f(x) <= 0 before each example's step.
 
     Examples
     --------
@@ -94,3 +96,13 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
 
         check_is_fitted(self, "classes_")
         return np.array([s.intercept() for s in self._states], dtype=np.float64)
+
+    @property
+    def n_mistakes_(self):
+        """Prequential mistakes: examples the model before them misclassified
+        (y f(x) <= 0), counted inside the step where f(x) is computed anyway; summed
+        over the one-vs-rest problems for more than two classes."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "classes_")
+        return int(sum(s.n_mistakes for s in self._states))

@@ -36,6 +36,7 @@ cdef class PegasosState(StreamLearner):
     cdef public double b
     cdef public long long t
     cdef public long long n_updates
+    cdef public long long n_mistakes     # y f(x) <= 0 before the step (prequential)
     cdef public long long n_steps
     cdef readonly object w_avg           # ndarrays (n_features,), as in the reference
     cdef readonly object grad_w
@@ -62,6 +63,7 @@ cdef class PegasosState(StreamLearner):
         self.b = 0.0
         self.t = 0
         self.n_updates = 0
+        self.n_mistakes = 0
         self.n_steps = 0
         self.w_avg = np.zeros(n_features)
         self.grad_w = np.zeros(n_features)
@@ -76,15 +78,23 @@ cdef class PegasosState(StreamLearner):
         sv_scale(&self.w_scaled, shrink)
         self.b *= shrink
 
-    cdef inline void _finish_step(self, long long t) noexcept nogil:
-        """Lines 10–13 and 16: projection, average, t ← t + 1."""
+    cdef inline void _finish_step(self, long long t, bint unscaled) noexcept nogil:
+        """Lines 10–13 and 16: projection, average, t ← t + 1.  ``unscaled``: the scale
+        is 1 (a mini-batch step) and stays 1 -- the projection multiplies v element by
+        element, as the reference multiplies w."""
         cdef double norm2, factor
+        cdef double* v = self.w_scaled.v
         cdef Py_ssize_t i
         if self.project:
             norm2 = sv_sqnorm(&self.w_scaled) + self.b * self.b
             if norm2 > 1.0 / self.lam:
                 factor = 1.0 / (sqrt(norm2) * sqrt(self.lam))
-                sv_scale(&self.w_scaled, factor)
+                if unscaled:
+                    for i in range(self.n_features):
+                        v[i] = factor * v[i]
+                    self.w_scaled.vnorm2 *= factor * factor
+                else:
+                    sv_scale(&self.w_scaled, factor)
                 self.b *= factor
         sv_fold(&self.w_scaled, FOLD_BELOW)
         if self.average:
@@ -122,19 +132,23 @@ cdef class PegasosState(StreamLearner):
         eta = 1.0 / (self.lam * t)
         shrink = 1.0 - eta * self.lam
         scale = eta / self.n_batch
-        self._shrink(shrink)
-        # w ← w + scale · grad_w touches all of v, so ||v||² is recomputed exactly
-        a = scale / self.w_scaled.s
+        # w ← shrink · w + scale · grad_w touches all of w anyway: it is done element by
+        # element with the reference's arithmetic and the scale folded (s = 1 from here
+        # on, w = v), so the margins of the next batch are the reference's (a tie
+        # y f(x) = 1 is decided alike); ||v||² is recomputed
+        a = self.w_scaled.s
         for i in range(self.n_features):
-            v[i] += a * self.grad_w_data[i]
+            v[i] = shrink * (a * v[i]) + scale * self.grad_w_data[i]
             v2 += v[i] * v[i]
             self.grad_w_data[i] = 0.0
+        self.w_scaled.s = 1.0
         self.w_scaled.vnorm2 = v2
+        self.b *= shrink
         if self.fit_intercept:
             self.b += scale * self.grad_b
         self.grad_b = 0.0
         self.n_batch = 0
-        self._finish_step(t)
+        self._finish_step(t, True)
 
     def flush(self):
         """Take one step with the examples gathered so far (none: nothing happens).
@@ -173,7 +187,7 @@ cdef class PegasosState(StreamLearner):
     def get_state(self):
         """The learned numbers, for comparing the twins (w as one vector)."""
         return {"w": self.w, "b": self.b, "t": self.t, "n_updates": self.n_updates,
-                "n_steps": self.n_steps, "w_avg": self.w_avg.copy(), "b_avg": self.b_avg,
+                "n_mistakes": self.n_mistakes, "n_steps": self.n_steps, "w_avg": self.w_avg.copy(), "b_avg": self.b_avg,
                 "grad_w": self.grad_w.copy(), "grad_b": self.grad_b, "n_batch": self.n_batch}
 
     # ---- persistence protocol (format shared with the reference) ----
@@ -196,6 +210,7 @@ cdef class PegasosState(StreamLearner):
         self.b = float(data["b"])
         self.t = int(data["t"])
         self.n_updates = int(data["n_updates"])
+        self.n_mistakes = int(data["n_mistakes"]) if "n_mistakes" in data else 0
         self.n_steps = int(data["n_steps"])
         self.w_avg[:] = data["w_avg"]
         self.b_avg = float(data["b_avg"])
@@ -207,15 +222,18 @@ cdef class PegasosState(StreamLearner):
 cdef inline int _pegasos_learn(PegasosState self, const int* xi, const double* xv,
                                Py_ssize_t nnz, double y, double vx) except -1 nogil:
     """The step of ``PegasosState`` once <v, x> is known."""
-    cdef double eta, shrink
+    cdef double eta, shrink, margin
     cdef long long t
     self.t += 1
+    margin = y * (self.w_scaled.s * vx + self.b)
+    if margin <= 0.0:
+        self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
     if self.batch_size == 1:
         # the whole batch is this example: step at once, in O(nnz)
         t = self.n_steps + 1
         eta = 1.0 / (self.lam * t)
         shrink = 1.0 - eta * self.lam
-        if y * (self.w_scaled.s * vx + self.b) < 1.0:
+        if margin < 1.0:
             if shrink == 0.0:
                 vx = 0.0  # v is reset: <v, x> = 0
             self._shrink(shrink)
@@ -224,9 +242,9 @@ cdef inline int _pegasos_learn(PegasosState self, const int* xi, const double* x
                 self.b += eta * y
         else:
             self._shrink(shrink)
-        self._finish_step(t)
+        self._finish_step(t, False)
         return 1
-    if y * (self.w_scaled.s * vx + self.b) < 1.0:
+    if margin < 1.0:
         row_axpy(self.grad_w_data, y, xi, xv, nnz)
         if self.fit_intercept:
             self.grad_b += y

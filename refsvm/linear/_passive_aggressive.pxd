@@ -11,6 +11,7 @@ cdef class LinearModel(StreamLearner):
     cdef public double b
     cdef public long long t
     cdef public long long n_updates
+    cdef public long long n_mistakes    # y f(x) <= 0 before the step (prequential)
 
 
 cdef class PerceptronState(LinearModel):

@@ -61,6 +61,7 @@ cdef class LinearModel(StreamLearner):
         self.b = 0.0
         self.t = 0
         self.n_updates = 0
+        self.n_mistakes = 0
 
     def decision_function(self, X):
         """f(x) = <w, x> + b for every row."""
@@ -68,7 +69,8 @@ cdef class LinearModel(StreamLearner):
 
     def get_state(self):
         """The learned numbers, for comparing the twins."""
-        return {"w": self.w.copy(), "b": self.b, "t": self.t, "n_updates": self.n_updates}
+        return {"w": self.w.copy(), "b": self.b, "t": self.t, "n_updates": self.n_updates,
+                "n_mistakes": self.n_mistakes}
 
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse,
@@ -82,6 +84,7 @@ cdef class LinearModel(StreamLearner):
         self.b = float(data["b"])
         self.t = int(data["t"])
         self.n_updates = int(data["n_updates"])
+        self.n_mistakes = int(data["n_mistakes"]) if "n_mistakes" in data else 0
 
 
 # --------------------------------------------------------------------------- Perceptron
@@ -145,6 +148,7 @@ cdef inline int _perceptron_learn(PerceptronState self, const int* xi, const dou
     if sq > self.R2:
         self.R2 = sq
     if y * (wx + self.b) <= 0:
+        self.n_mistakes += 1
         row_axpy(self.w_data, self.eta * y, xi, xv, nnz)
         self.b += self.eta * y * self.R2
         self.n_updates += 1
@@ -192,9 +196,12 @@ cdef class PAState(LinearModel):
 cdef inline int _pa_learn(PAState self, const int* xi, const double* xv,
                           Py_ssize_t nnz, double y, double wx, double sq) noexcept nogil:
     """The step once <w, x> is known (and ||x||^2, else sq < 0)."""
-    cdef double loss, tau
+    cdef double margin, loss, tau
     self.t += 1
-    loss = 1.0 - y * (wx + self.b)
+    margin = y * (wx + self.b)
+    if margin <= 0.0:
+        self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
+    loss = 1.0 - margin
     if loss <= 0.0:
         return 0  # passive
     if sq < 0.0:
@@ -269,11 +276,14 @@ cdef class PAmState(LinearModel):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        cdef double loss, sq, numer, alpha, bp
+        cdef double margin, loss, sq, numer, alpha, bp
         cdef Py_ssize_t i
         self.t += 1
         self._add_statistics(xi, xv, nnz, y)
-        loss = 1.0 - y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
+        margin = y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
+        if margin <= 0.0:
+            self.n_mistakes += 1
+        loss = 1.0 - margin
         if loss <= 0.0:
             return 0  # passive round
         bp = self._proximal()

@@ -51,6 +51,17 @@ class _LinearEstimator(BaseOnlineClassifier):
         """Rounds on which the model changed (summed over one-vs-rest problems)."""
         return int(sum(s.n_updates for s in self._states))
 
+    @property
+    def n_mistakes_(self):
+        """Prequential mistakes: examples the model *before* them misclassified
+        (y f(x) <= 0, f = 0 counted), over every example learned (every epoch of ``fit``,
+        every ``partial_fit``), counted inside the step where f(x) is computed anyway;
+        summed over the one-vs-rest problems when there are more than two classes.  For
+        two classes it equals the mistakes of
+        ``refsvm.evaluate.progressive_validation(..., block=1)``, without its extra
+        ``decision_function`` per example."""
+        return int(sum(s.n_mistakes for s in self._states))
+
     def _weights(self, state):
         return np.asarray(state.w, dtype=np.float64).copy(), float(state.b)
 
@@ -77,7 +88,7 @@ class Perceptron(_LinearEstimator):
 
     Attributes
     ----------
-    classes_, coef_, intercept_, n_updates_ (mistakes), n_epochs_ (epochs run by fit)
+    classes_, coef_, intercept_, n_updates_ (mistakes), n_mistakes_, n_epochs_ (epochs run by fit)
 
     Examples
     --------
@@ -153,7 +164,7 @@ class PassiveAggressive(_LinearEstimator):
 
     Attributes
     ----------
-    classes_, coef_, intercept_, n_updates_
+    classes_, coef_, intercept_, n_updates_, n_mistakes_ (prequential)
 
     Notes
     -----
@@ -302,7 +313,7 @@ class OnlineLinearSVM(_LinearEstimator):
 
     Attributes
     ----------
-    classes_, coef_ (the average when ``average``), intercept_, n_updates_ (steps)
+    classes_, coef_ (the average when ``average``), intercept_, n_updates_ (steps), n_mistakes_
 
     Notes
     -----

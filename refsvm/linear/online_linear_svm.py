@@ -75,6 +75,7 @@ class PegasosState(StreamLearner):
         self.b = 0.0
         self.t = 0  # examples seen
         self.n_updates = 0  # steps taken (the model changed)
+        self.n_mistakes = 0  # y f(x) <= 0 before the example (prequential mistakes)
         self.n_steps = 0  # t − 1 in the pseudocode: steps taken so far
         self.w_avg = np.zeros(self.n_features)
         self.b_avg = 0.0
@@ -85,8 +86,11 @@ class PegasosState(StreamLearner):
 
     def step(self, x, y):
         self.t += 1
+        margin = y * (dot(self.w, x) + self.b)
+        if margin <= 0.0:
+            self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
         # line 5: if y_t wᵀx_t < 1 (margin violation) the example enters the sub-gradient
-        if y * (dot(self.w, x) + self.b) < 1.0:
+        if margin < 1.0:
             add_scaled(self.grad_w, y, x)
             if self.fit_intercept:
                 self.grad_b += y
@@ -148,6 +152,7 @@ class PegasosState(StreamLearner):
             "b": self.b,
             "t": self.t,
             "n_updates": self.n_updates,
+            "n_mistakes": self.n_mistakes,
             "n_steps": self.n_steps,
             "w_avg": self.w_avg.copy(),
             "b_avg": self.b_avg,
@@ -177,6 +182,7 @@ class PegasosState(StreamLearner):
         self.b = float(data["b"])
         self.t = int(data["t"])
         self.n_updates = int(data["n_updates"])
+        self.n_mistakes = int(data["n_mistakes"]) if "n_mistakes" in data else 0
         self.n_steps = int(data["n_steps"])
         self.w_avg[:] = data["w_avg"]
         self.b_avg = float(data["b_avg"])

@@ -38,6 +38,9 @@ class LinearModel(StreamLearner):
         Examples seen.
     n_updates : int
         Rounds on which the model changed.
+    n_mistakes : int
+        Rounds whose example the model before it misclassified (y f(x) <= 0), counted
+        where the step computes f(x) anyway: the prequential (online) mistake count.
     """
 
     def __init__(self, n_features, sparse=False, fit_intercept=False):
@@ -47,6 +50,7 @@ class LinearModel(StreamLearner):
         self.b = 0.0
         self.t = 0
         self.n_updates = 0
+        self.n_mistakes = 0
 
     def decision_function(self, X):
         """f(x) = <w, x> + b for every row."""
@@ -54,7 +58,8 @@ class LinearModel(StreamLearner):
 
     def get_state(self):
         """The learned numbers, for comparing the twins."""
-        return {"w": self.w.copy(), "b": self.b, "t": self.t, "n_updates": self.n_updates}
+        return {"w": self.w.copy(), "b": self.b, "t": self.t, "n_updates": self.n_updates,
+                "n_mistakes": self.n_mistakes}
 
     # ---- persistence protocol (the twin saves and loads the same dict) ----
     def init_params(self):
@@ -69,6 +74,8 @@ class LinearModel(StreamLearner):
         self.b = float(data["b"])
         self.t = int(data["t"])
         self.n_updates = int(data["n_updates"])
+        # states saved before the count existed load with none counted
+        self.n_mistakes = int(data["n_mistakes"]) if "n_mistakes" in data else 0
 
 
 # --------------------------------------------------------------------------- Perceptron
@@ -114,6 +121,7 @@ class PerceptronState(LinearModel):
         self.R2 = max(self.R2, sqnorm(x))
         # if y_t (<w^k, x^t> + b_k) <= 0          (a mistake)
         if y * (dot(self.w, x) + self.b) <= 0:
+            self.n_mistakes += 1
             # w^{k+1} = w^k + η y_t x^t
             add_scaled(self.w, self.eta * y, x)
             # b_{k+1} = b_k + η y_t R^2
@@ -197,8 +205,11 @@ class PAState(LinearModel):
 
     def step(self, x, y):
         self.t += 1
+        margin = y * (dot(self.w, x) + self.b)
+        if margin <= 0.0:
+            self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
         # ℓ_t = max(0, 1 - y_t <w_t, x_t>)      (hinge loss; suffer it)
-        loss = max(0.0, 1.0 - y * (dot(self.w, x) + self.b))
+        loss = max(0.0, 1.0 - margin)
         if loss == 0.0:
             return 0  # passive
         sq = sqnorm(x) + (1.0 if self.fit_intercept else 0.0)
@@ -259,7 +270,7 @@ class PAmState(LinearModel):
     >>> wp
     array([5., 0.])
     >>> sorted(state.get_state())[:4]
-    ['b', 'n_neg', 'n_pos', 'n_updates']
+    ['b', 'n_mistakes', 'n_neg', 'n_pos']
     """
 
     def __init__(self, n_features, sparse=False, variant=1, C=1.0, gamma=0.1,
@@ -307,7 +318,10 @@ class PAmState(LinearModel):
     def step(self, x, y):
         self.t += 1
         self._add_statistics(x, y)
-        loss = max(0.0, 1.0 - y * (dot(self.w, x) + self.b))
+        margin = y * (dot(self.w, x) + self.b)
+        if margin <= 0.0:
+            self.n_mistakes += 1
+        loss = max(0.0, 1.0 - margin)
         if loss == 0.0:
             return 0  # passive round
         wp, bp = self.proximal()

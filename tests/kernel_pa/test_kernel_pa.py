@@ -207,3 +207,16 @@ def test_close_pairs_take_one_step_per_example(r, C, bias):
         compare(a.get_state(), b.get_state(), f"example {t}")
     assert a.n_updates <= X.shape[0]
     assert np.all(np.isfinite(a.decision_function(X)))
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_estimator_n_mistakes_is_the_prequential_count(backend, fit_intercept):
+    from refsvm import KernelPassiveAggressive
+    from refsvm.evaluate import progressive_validation
+
+    X, y = make_checkerboard(150, random_state=3)
+    make = lambda: KernelPassiveAggressive(gamma=2.0, fit_intercept=fit_intercept,  # noqa: E731
+                                           backend=backend)
+    want = int(progressive_validation(make(), X, y, block=1).sum())
+    clf = make().partial_fit(X[:70], y[:70], classes=np.unique(y)).partial_fit(X[70:], y[70:])
+    assert 10 < clf.n_mistakes_ == want

@@ -212,3 +212,43 @@ def test_partial_fit_makes_no_copy_of_X(Estimator, sparse):
     finally:
         tracemalloc.stop()
     assert peak < size / 4, (peak, size)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_n_mistakes_is_the_prequential_count(Estimator, backend, sparse):
+    """The count kept inside the step equals predict-then-learn one example at a time
+    (refsvm.evaluate.progressive_validation), over partial_fit calls of any size, and
+    adds up over the epochs of fit."""
+    from refsvm.evaluate import progressive_validation
+
+    X, y = sparse_stream(n=300, d=8, seed=4)
+    y = np.where(np.random.RandomState(0).rand(300) < 0.15, -y, y)  # noise: mistakes go on
+    X = to_csr(X) if sparse else X
+    want = progressive_validation(Estimator(backend=backend), X, y, block=1)
+    clf = Estimator(backend=backend).partial_fit(X[:1], y[:1], classes=[-1, 1])
+    clf.partial_fit(X[1:120], y[1:120]).partial_fit(X[120:], y[120:])
+    assert 40 < clf.n_mistakes_ == int(want.sum())
+    # fit: every epoch's examples are predicted before their step
+    epochs = {"max_epochs": 3} if Estimator is Perceptron else {"n_epochs": 3}
+    fitted = Estimator(backend=backend, **epochs).fit(X, y)
+    one = Estimator(backend=backend).partial_fit(X, y, classes=[-1, 1])
+    assert fitted.n_mistakes_ > one.n_mistakes_ == int(want.sum())
+
+
+def test_n_mistakes_sums_the_one_vs_rest_problems(backend):
+    X, y = sparse_stream(n=200, d=6, seed=5)
+    y3 = np.asarray(X[:, 0] > 0, int) + np.asarray(y > 0, int)
+    clf = PassiveAggressive(backend=backend).fit(X, y3)
+    assert clf.n_mistakes_ == sum(s.n_mistakes for s in clf._states) > 0
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_states_saved_before_the_mistake_count_still_load(Estimator, backend):
+    X, y = sparse_stream(n=60, d=5, seed=6)
+    clf = Estimator(backend=backend).partial_fit(X, y, classes=[-1, 1])
+    state = clf._states[0]
+    old = {k: v for k, v in state.save_state().items() if k != "n_mistakes"}
+    fresh = type(state)(**state.init_params())
+    fresh.load_state(old)
+    assert fresh.n_mistakes == 0 and fresh.t == state.t > 0
