@@ -28,6 +28,7 @@ cdef class PAmState(LinearModel):
     cdef public int variant
     cdef public double C
     cdef public double gamma
+    cdef public bint frozen             # the class statistics stop changing
     cdef public long long n_pos
     cdef public long long n_neg
     cdef readonly object sum_pos        # ndarrays (n_features,), as in the reference

@@ -230,6 +230,7 @@ cdef class PAmState(LinearModel):
         self.variant = variant
         self.C = C
         self.gamma = gamma
+        self.frozen = False
         self.n_pos = 0
         self.n_neg = 0
         self.sum_pos = np.zeros(n_features)
@@ -279,7 +280,8 @@ cdef class PAmState(LinearModel):
         cdef double margin, loss, sq, numer, alpha, bp
         cdef Py_ssize_t i
         self.t += 1
-        self._add_statistics(xi, xv, nnz, y)
+        if not self.frozen:
+            self._add_statistics(xi, xv, nnz, y)
         margin = y * (row_dot(self.w_data, xi, xv, nnz) + self.b)
         if margin <= 0.0:
             self.n_mistakes += 1
@@ -305,7 +307,7 @@ cdef class PAmState(LinearModel):
 
     def get_state(self):
         state = LinearModel.get_state(self)
-        state.update(n_pos=self.n_pos, n_neg=self.n_neg,
+        state.update(frozen=bool(self.frozen), n_pos=self.n_pos, n_neg=self.n_neg,
                      sum_pos=self.sum_pos.copy(), sum_neg=self.sum_neg.copy(),
                      sumsq_pos=self.sumsq_pos.copy(), sumsq_neg=self.sumsq_neg.copy())
         return state
@@ -317,6 +319,7 @@ cdef class PAmState(LinearModel):
 
     def load_state(self, data):
         LinearModel.load_state(self, data)
+        self.frozen = bool(data["frozen"]) if "frozen" in data else False
         self.n_pos = int(data["n_pos"])
         self.n_neg = int(data["n_neg"])
         self.sum_pos[:] = data["sum_pos"]

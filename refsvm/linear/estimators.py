@@ -236,10 +236,19 @@ class ProximalPassiveAggressive(_LinearEstimator):
     gamma : float, default=0.1
         Weight γ ≥ 0 of the proximal model (0 gives back PA).
     fit_intercept : bool, default=False
+    freeze_proximal : bool, default=False
+        Freeze the proximal model after the first pass over the data -- the first
+        epoch of ``fit``, or the first ``partial_fit`` call -- as the slides do (they
+        build it in epoch 1 and then keep it).  False: the class statistics keep
+        growing with every example (a stream has no epochs).
     n_epochs : int, default=1
     shuffle : bool, default=False
     random_state : int, RandomState or None
     backend : {"cython", "python"}, default="cython"
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_updates_, n_mistakes_ (prequential)
 
     Examples
     --------
@@ -265,11 +274,13 @@ class ProximalPassiveAggressive(_LinearEstimator):
     """
 
     def __init__(self, *, variant="PAm-1", C=1.0, gamma=0.1, fit_intercept=False,
-                 n_epochs=1, shuffle=False, random_state=None, backend="cython"):
+                 freeze_proximal=False, n_epochs=1, shuffle=False, random_state=None,
+                 backend="cython"):
         self.variant = variant
         self.C = C
         self.gamma = gamma
         self.fit_intercept = fit_intercept
+        self.freeze_proximal = freeze_proximal
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -277,12 +288,26 @@ class ProximalPassiveAggressive(_LinearEstimator):
 
     _parameter_rules = {"variant": Options(*PAM_VARIANTS), "C": Positive(),
                         "gamma": NonNegative(), "fit_intercept": Boolean(),
-                        "n_epochs": Integer(minimum=1)}
+                        "freeze_proximal": Boolean(), "n_epochs": Integer(minimum=1)}
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PAmState(
             n_features, sparse, variant=PAM_VARIANTS[self.variant], C=float(self.C),
             gamma=float(self.gamma), fit_intercept=bool(self.fit_intercept))
+
+    def _freeze(self):
+        """After the first pass: the slides' proximal model is that of epoch 1."""
+        if self.freeze_proximal:
+            for state in self._states:
+                state.frozen = True
+
+    def _end_of_pass(self, state):
+        if self.freeze_proximal:
+            state.frozen = True
+
+    def _learn(self, X, Ys, check):
+        super()._learn(X, Ys, check)
+        self._freeze()
 
 
 class OnlineLinearSVM(_LinearEstimator):

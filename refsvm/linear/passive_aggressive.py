@@ -256,6 +256,13 @@ class PAmState(LinearModel):
         Weight γ ≥ 0 of the proximal model.
     fit_intercept : bool
 
+    Attributes
+    ----------
+    frozen : bool
+        When True, ``step`` no longer adds examples to the class statistics, so the
+        proximal model stays what it is (the slides build it in the first epoch and then
+        freeze it; the estimator's ``freeze_proximal``).
+
     Examples
     --------
     Once each class has two examples, every update also moves w by γ w_p:
@@ -270,7 +277,7 @@ class PAmState(LinearModel):
     >>> wp
     array([5., 0.])
     >>> sorted(state.get_state())[:4]
-    ['b', 'n_mistakes', 'n_neg', 'n_pos']
+    ['b', 'frozen', 'n_mistakes', 'n_neg']
     """
 
     def __init__(self, n_features, sparse=False, variant=1, C=1.0, gamma=0.1,
@@ -280,6 +287,7 @@ class PAmState(LinearModel):
         self.C = float(C)
         self.gamma = float(gamma)
         d = self.n_features
+        self.frozen = False  # True: the class statistics (so w_p, b_p) stop changing
         self.n_pos = 0
         self.n_neg = 0
         self.sum_pos = np.zeros(d)
@@ -317,7 +325,8 @@ class PAmState(LinearModel):
 
     def step(self, x, y):
         self.t += 1
-        self._add_statistics(x, y)
+        if not self.frozen:  # (the slides freeze the proximal model after epoch 1)
+            self._add_statistics(x, y)
         margin = y * (dot(self.w, x) + self.b)
         if margin <= 0.0:
             self.n_mistakes += 1
@@ -340,6 +349,7 @@ class PAmState(LinearModel):
     def get_state(self):
         return {
             **super().get_state(),
+            "frozen": self.frozen,
             "n_pos": self.n_pos,
             "n_neg": self.n_neg,
             "sum_pos": self.sum_pos.copy(),
@@ -354,6 +364,7 @@ class PAmState(LinearModel):
 
     def load_state(self, data):
         super().load_state(data)
+        self.frozen = bool(data["frozen"]) if "frozen" in data else False
         self.n_pos = int(data["n_pos"])
         self.n_neg = int(data["n_neg"])
         for name in ("sum_pos", "sum_neg", "sumsq_pos", "sumsq_neg"):

@@ -44,9 +44,9 @@ Readings (the slides are silent):
 - Training time is the wall time of ``fit`` on this machine (the slides: theirs).
 - The convergence study uses a9a (the slides do not name the set), PA-1 and PAm-1 with
   C = 0.1, proximal weight 0.1, and a third curve, PAm-1 with the proximal model frozen
-  after epoch 1 as the slides state (``_FrozenProximalPAm``: the reference PAm whose class
-  statistics stop changing after the first epoch); refsvm's ``ProximalPassiveAggressive``
-  keeps updating them.
+  after epoch 1 as the slides state (``ProximalPassiveAggressive(freeze_proximal=True)``:
+  the class statistics stop changing after the first epoch); the estimator's default keeps
+  updating them.
 """
 
 from __future__ import annotations
@@ -372,36 +372,6 @@ def plan_table2(mode, records):
 
 
 # ------------------------------------------------------------------------------ figure 1
-class _FrozenProximalPAm:
-    """PAm-1 whose proximal model is frozen after the first epoch (the slides), on the
-    reference ``PAmState``: after ``freeze()`` the class statistics stop changing, so
-    w_p, b_p are those of epoch 1."""
-
-    def __init__(self, n_features, sparse, C, gamma):
-        from ..linear.passive_aggressive import PAmState
-
-        class Frozen(PAmState):
-            frozen = False
-
-            def _add_statistics(self, x, y):
-                if not self.frozen:
-                    super()._add_statistics(x, y)
-
-        self.state = Frozen(n_features, sparse, variant=1, C=C, gamma=gamma,
-                            fit_intercept=True)
-
-    def epoch(self, X, y):
-        self.state.run(X, y.astype(np.float64), np.arange(X.shape[0]))
-        self.state.frozen = True
-
-    @property
-    def w(self):
-        return np.concatenate([self.state.w, [self.state.b]])
-
-    def error(self, Xt, yt):
-        return float(np.mean(np.where(self.state.decision_function(Xt) > 0, 1, -1) != yt))
-
-
 def run_convergence(cell, data_home):
     """Epochs over one fixed order: cosine of consecutive classifiers, test error."""
     import refsvm
@@ -409,28 +379,17 @@ def run_convergence(cell, data_home):
     p = cell.params
     X, y, Xt, yt = _data(cell, data_home, p["n_train"], p["n_test"])
     C, pw = 0.1, 0.1
-    frozen = None
     if cell.method == "PA-1":
         est = refsvm.PassiveAggressive(variant="PA-I", C=C, fit_intercept=True)
-    elif cell.method == "PAm-1":
+    else:  # "PAm-1", "PAm-1 frozen" (one partial_fit per epoch: frozen after the first)
         est = refsvm.ProximalPassiveAggressive(variant="PAm-I", C=C, gamma=pw,
-                                               fit_intercept=True)
-    else:  # "PAm-1 frozen"
-        import scipy.sparse as sp
-
-        frozen = _FrozenProximalPAm(X.shape[1], sp.issparse(X), C, pw)
-        if sp.issparse(X):
-            X, Xt = sp.csr_matrix(X), sp.csr_matrix(Xt)
+                                               fit_intercept=True,
+                                               freeze_proximal=cell.method.endswith("frozen"))
     prev, cos, err = None, [], []
     for _ in range(p["epochs"]):
-        if frozen is None:
-            est.partial_fit(X, y, classes=[-1, 1])
-            w = np.concatenate([np.ravel(est.coef_), np.ravel(est.intercept_)])
-            err.append(1.0 - est.score(Xt, yt))
-        else:
-            frozen.epoch(X, y)
-            w = frozen.w
-            err.append(frozen.error(Xt, yt))
+        est.partial_fit(X, y, classes=[-1, 1])
+        w = np.concatenate([np.ravel(est.coef_), np.ravel(est.intercept_)])
+        err.append(1.0 - est.score(Xt, yt))
         if prev is not None:
             denom = np.linalg.norm(w) * np.linalg.norm(prev)
             cos.append(float(w @ prev / denom) if denom > 0 else 1.0)

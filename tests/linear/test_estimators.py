@@ -252,3 +252,25 @@ def test_states_saved_before_the_mistake_count_still_load(Estimator, backend):
     fresh = type(state)(**state.init_params())
     fresh.load_state(old)
     assert fresh.n_mistakes == 0 and fresh.t == state.t > 0
+
+
+def test_freeze_proximal_keeps_the_first_epochs_proximal_model(backend):
+    """The slides build PAm's proximal model in epoch 1 and then freeze it: with
+    freeze_proximal the class statistics after 3 epochs are those of epoch 1 (both
+    through fit and through one partial_fit per epoch), and the model differs from the
+    updating one from epoch 2 on."""
+    X, y = sparse_stream(n=200, d=6, seed=7)
+    kw = dict(variant="PAm-1", C=0.1, gamma=0.1, fit_intercept=True, backend=backend)
+    one = ProximalPassiveAggressive(**kw).fit(X, y)
+    frozen = ProximalPassiveAggressive(freeze_proximal=True, n_epochs=3, **kw).fit(X, y)
+    moving = ProximalPassiveAggressive(n_epochs=3, **kw).fit(X, y)
+    s1, sf, sm = (m._states[0].get_state() for m in (one, frozen, moving))
+    for key in ("n_pos", "n_neg", "sum_pos", "sum_neg", "sumsq_pos", "sumsq_neg"):
+        np.testing.assert_array_equal(sf[key], s1[key])
+    assert sm["n_pos"] + sm["n_neg"] == 3 * 200 and sf["frozen"] and not sm["frozen"]
+    assert not np.allclose(frozen.coef_, moving.coef_)
+    stream = ProximalPassiveAggressive(freeze_proximal=True, **kw)
+    for _ in range(3):
+        stream.partial_fit(X, y, classes=[-1, 1])
+    np.testing.assert_array_equal(stream.coef_, frozen.coef_)
+    np.testing.assert_array_equal(stream.intercept_, frozen.intercept_)
