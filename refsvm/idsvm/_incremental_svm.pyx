@@ -26,7 +26,7 @@ from refsvm._core cimport (
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
 from refsvm.core.kernels import Kernel, SparseRow
-from refsvm.idsvm.incremental_svm import ExactnessError, state_arrays
+from refsvm.idsvm.incremental_svm import ExactnessError, kkt_diagnostics, state_arrays
 
 cnp.import_array()
 
@@ -36,7 +36,8 @@ from refsvm.idsvm._incremental_svm_constants cimport (
     GONE, REST, MARGIN, ERROR, OUT, EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN,
     EPS_RATE, EPS_GAMMA, EPS_G, EPS_ALPHA, EPS_RESIDUE, EPS_DOUBT, EPS_PIVOT_SCALE,
     EPS_PIVOT_ABS, N_REFINE, EPS_RESID, EPS_REFACTOR, EPS_REPAIR, N_REPAIR, EPS_KKT,
-    STEPS_PER_EXAMPLE, POLISH_CK)
+    STEPS_PER_EXAMPLE, POLISH_CK, G_ULPS, A_ULPS, REPAIR_ULPS, SNAP_ULPS, KKT_ULPS, H_ULPS,
+    EPS_MACH)
 
 #: the constants of the .pxd, for the test that they equal the reference's
 CONSTANTS = {
@@ -48,6 +49,8 @@ CONSTANTS = {
     "EPS_PIVOT_ABS": EPS_PIVOT_ABS, "N_REFINE": N_REFINE, "EPS_RESID": EPS_RESID,
     "EPS_REFACTOR": EPS_REFACTOR, "EPS_REPAIR": EPS_REPAIR, "N_REPAIR": N_REPAIR,
     "EPS_KKT": EPS_KKT, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE, "POLISH_CK": POLISH_CK,
+    "G_ULPS": G_ULPS, "A_ULPS": A_ULPS, "REPAIR_ULPS": REPAIR_ULPS, "SNAP_ULPS": SNAP_ULPS,
+    "KKT_ULPS": KKT_ULPS, "H_ULPS": H_ULPS, "EPS_MACH": EPS_MACH,
 }
 
 
@@ -182,7 +185,8 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef Py_ssize_t* snap_S
     cdef double* snap_R
     cdef Py_ssize_t snap_cap, snap_caps, snap_n, snap_ns, snap_ngone
-    cdef double snap_b, snap_kscale, snap_drift, snap_amax
+    cdef double snap_b, snap_kscale, snap_drift, snap_amax, snap_mass
+    cdef double mass            # sum_i alpha_i (see _scales; the g tolerances above POLISH_CK)
     cdef bint snap_fresh
     cdef long long snap_nsc, snap_nref
     cdef double fail_worst, fail_h     # what the check found (see _repair_and_check)
@@ -993,7 +997,8 @@ cdef class IncrementalSVMState(StreamLearner):
         self._events(c, sign, ns, rtb, rt0, INFINITY, ev)
         if ev.kind >= 0:
             self._events(c, sign, ns, rtb, rt0, ev.t, ev)
-        if ev.kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * self.aother:
+        if ev.kind < 0 and sign < 0 and \
+                self.alpha[c] <= self._a_tol(EPS_RESIDUE, max(self.aother, self.snap_amax)):
             ev.t = 0.0                      # round-off residue (see the reference)
             event_take(ev, EV_C_ZERO, c)
         if ev.kind < 0:
@@ -1243,7 +1248,7 @@ cdef class IncrementalSVMState(StreamLearner):
         and the tie windows ea = EPS_ALPHA alpha_max, eg = EPS_G (1 + k_max alpha_max)
         (refsvm.idsvm.incremental_svm._scales)."""
         cdef Py_ssize_t i, n = self.n, cut = c if 0 <= c < self.n else self.n
-        cdef double a, other = 0.0, rest = 0.0
+        cdef double a, other = 0.0, rest = 0.0, mass = 0.0, cap
         cdef double* alpha = self.alpha
         for i in range(cut):
             a = alpha[i]
@@ -1258,6 +1263,35 @@ cdef class IncrementalSVMState(StreamLearner):
             self.amax = alpha[cut]
         self.ea = EPS_ALPHA * self.amax
         self.eg = EPS_G * (1.0 + self.kscale * self.amax)
+        if self._extreme():
+            # capped by multiples of the round-off floor (the reference's _a_tol, _g_tol)
+            for i in range(n):                   # (left to right, as the reference's _mass)
+                mass += alpha[i]
+            cap = A_ULPS * EPS_MACH * self.amax
+            self.ea = min(self.ea, cap)
+            cap = G_ULPS * EPS_MACH * (1.0 + fabs(self.b) + self.kscale * mass)
+            self.eg = min(self.eg, cap)
+        self.mass = mass
+
+    cdef inline bint _extreme(self) noexcept nogil:
+        """C k_max above POLISH_CK (the reference's ``_extreme``)."""
+        return self.C * self.kscale > POLISH_CK
+
+    cdef double _g_tol(self, double eps, int ulps, double amax, double mass) noexcept nogil:
+        """The reference's ``_g_tol``."""
+        cdef double tol = eps * (1.0 + self.kscale * amax), cap
+        if self._extreme():
+            cap = ulps * EPS_MACH * (1.0 + fabs(self.b) + self.kscale * mass)
+            tol = min(tol, cap)
+        return tol
+
+    cdef double _a_tol(self, double eps, double amax) noexcept nogil:
+        """The reference's ``_a_tol``."""
+        cdef double tol = eps * amax, cap
+        if self._extreme():
+            cap = A_ULPS * EPS_MACH * amax
+            tol = min(tol, cap)
+        return tol
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
@@ -1438,10 +1472,19 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j, pos
         cdef double* pe
         cdef double* se
-        cdef double a, size, b0
+        cdef double a, size, b0, w, amax
         cdef bint ok
         if self.C * self.kscale <= POLISH_CK or n == 0:
             return 0
+        for i in range(n):
+            if self.status[i] >= 0:
+                break
+        else:
+            return 0                               # (no learned example: as the reference)
+        # 0. ulp residues on the margin vectors go to their bound (the reference's _snap)
+        self._scales(-1)
+        w = SNAP_ULPS * EPS_MACH * max(self.amax, self.snap_amax)
+        self._snap(w)
         pe = <double*> malloc(2 * n * sizeof(double))
         if pe == NULL: _nomem()
         se = pe + n
@@ -1463,28 +1506,42 @@ cdef class IncrementalSVMState(StreamLearner):
                 bordered_beta(self.Rinv, self.ld_rinv, ns + 1, self.rho, self.dbeta)
                 ok = size > 0.0
                 self._scales(-1)
+                amax = max(self.amax, self.snap_amax)     # (the scale of the operation)
                 for pos in range(ns):
                     a = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
-                    if not (a >= 0.0 and a <= self.C) or \
-                            fabs(self.dbeta[pos + 1]) > EPS_KKT * self.amax:
+                    if not (a >= -w and a <= self.C + w) or \
+                            fabs(self.dbeta[pos + 1]) > EPS_KKT * amax:
                         ok = False
                         break
                 if ok:
                     b0 = self.b
                     for pos in range(ns):     # (the old alpha_S in m, free at this point)
                         self.m[pos] = self.alpha[self.S[pos]]
-                        self.alpha[self.S[pos]] = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
+                        a = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
+                        self.alpha[self.S[pos]] = min(max(a, 0.0), self.C)
                     self.b += self.dbeta[0]
                     if self._polish_residual(pe, se, self.dbeta) >= size:
                         for pos in range(ns):  # no better: R too far from M^-1
                             self.alpha[self.S[pos]] = self.m[pos]
                         self.b = b0
+                self._snap(w)
             for i in range(n):
                 if self.status[i] >= 0:
                     self.g[i] = self._exact_g(i, pe, se)
         finally:
             free(pe)
         return 0
+
+    cdef void _snap(self, double w) noexcept nogil:
+        """Margin vectors with alpha within w of 0 or C go to that bound (the reference's
+        ``_snap``)."""
+        cdef Py_ssize_t pos, j
+        for pos in range(self.n_margin):
+            j = self.S[pos]
+            if self.alpha[j] <= w:
+                self.alpha[j] = 0.0
+            elif self.alpha[j] >= self.C - w:
+                self.alpha[j] = self.C
 
     # ------------------------------------------------------------------ operations
     cdef int _learn(self, Py_ssize_t c, int mode) except -1 nogil:
@@ -1529,6 +1586,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 self.snap_R[a * nn + j] = self.Rinv[a * self.ld_rinv + j]
         self._scales(-1)
         self.snap_amax = self.amax
+        self.snap_mass = self.mass
         self.snap_n = keep
         self.snap_ns = ns
         self.snap_ngone = self.ngone
@@ -1640,12 +1698,15 @@ cdef class IncrementalSVMState(StreamLearner):
         the larger of alpha_max now and before the operation (see the reference)."""
         cdef Py_ssize_t it, v = -1, i
         cdef int rc
-        cdef double h, amax
+        cdef double h, amax, mass, hp, hs, htol
+        cdef bint extreme = self._extreme()
         for it in range(N_REPAIR + 1):
             v = self._worst_violation()
             self._scales(-1)
             amax = max(self.amax, self.snap_amax)
-            if self.fail_worst <= EPS_REPAIR * (1.0 + self.kscale * amax) or it == N_REPAIR:
+            mass = max(self.mass, self.snap_mass) if extreme else 0.0
+            if self.fail_worst <= self._g_tol(EPS_REPAIR, REPAIR_ULPS, amax, mass) or \
+                    it == N_REPAIR:
                 break
             self.n_repairs += 1
             rc = self._unlearn_one(v)
@@ -1659,15 +1720,26 @@ cdef class IncrementalSVMState(StreamLearner):
             self._centre_bias()
         self._scales(-1)
         amax = max(self.amax, self.snap_amax)
+        mass = max(self.mass, self.snap_mass) if extreme else 0.0
         self.fail_v = v
-        h = 0.0
-        for i in range(self.n):
-            if self.status[i] >= 0:
-                h += self.y[i] * self.alpha[i]
+        htol = EPS_KKT * amax
+        if extreme:
+            hp = 0.0                                # Sum2, ids ascending (as _polish)
+            hs = 0.0
+            for i in range(self.n):
+                if self.status[i] >= 0:
+                    _two_sum_add(&hp, &hs, self.y[i] * self.alpha[i])
+            h = hp + hs
+            htol = min(htol, H_ULPS * EPS_MACH * mass)
+        else:
+            h = 0.0
+            for i in range(self.n):
+                if self.status[i] >= 0:
+                    h += self.y[i] * self.alpha[i]
         self.fail_h = fabs(h)
-        if self.fail_worst > EPS_KKT * (1.0 + self.kscale * amax):
+        if self.fail_worst > self._g_tol(EPS_KKT, KKT_ULPS, amax, mass):
             return 3
-        if self.fail_h > EPS_KKT * amax:
+        if self.fail_h > htol:
             return 4
         return 0
 
@@ -1776,6 +1848,9 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double[::1] out = np.empty(ids.shape[0])
         cdef Py_ssize_t r, c
         cdef int rc
+        # c's column, kept across the repairs of the check (which leave theirs in
+        # self.col): the reference's local ``col``
+        cdef double[::1] keep = np.empty(max(self.n, 1))
         with nogil:
             for r in range(v.shape[0]):
                 c = v[r]
@@ -1785,11 +1860,13 @@ cdef class IncrementalSVMState(StreamLearner):
                 self._snapshot(self.n)             # one budget for both halves
                 rc = self._unlearn_one(c)
                 if rc < 2:
+                    memcpy(&keep[0], self.col, self.n * sizeof(double))
                     self._polish()
                     self._centre_bias()
                     rc = self._repair_and_check(c)
                 if rc == 0:
                     out[r] = self.y[c] * (self.g[c] + 1.0)
+                    memcpy(self.col, &keep[0], self.n * sizeof(double))
                     rc = self._learn(c, 3)
                     if rc == 0:
                         self._polish()
@@ -1935,7 +2012,8 @@ cdef class IncrementalSVMState(StreamLearner):
         }
 
     def check(self):
-        """Drift diagnostics (see the reference): g drift, |h|, ||M R - I||_max."""
+        """Diagnostics (see the reference): g drift, the true KKT violation ``kkt``, |h|
+        and h / C, ||M R - I||_max."""
         kern = Kernel(self.kind, self.gamma, self.degree, self.coef0)
         st = self._status()
         act = np.flatnonzero(st >= 0)
@@ -1943,10 +2021,8 @@ cdef class IncrementalSVMState(StreamLearner):
         alpha, y, gg = self._array(0), self._array(2), self._array(1)
         rows = {int(i): self.store.get_row(i) for i in act}
         K = np.array([[kern.value(rows[int(i)], rows[int(j)]) for j in sv] for i in act])
-        f = (K @ (alpha[sv] * y[sv]) if sv.size else np.zeros(act.size)) + self.b
-        g = y[act] * f - 1.0
-        gdrift = float(np.max(np.abs(g - gg[act]))) if act.size else 0.0
-        h = float(abs(np.sum(y[act] * alpha[act])))
+        out = kkt_diagnostics(K.reshape(act.size, sv.size), alpha, y, gg, self.b, self.C,
+                              act, sv)
         if self.n_margin:
             S = self._s_order()
             ys = y[S]
@@ -1957,7 +2033,8 @@ cdef class IncrementalSVMState(StreamLearner):
             rdrift = float(np.max(np.abs(M @ self._rinv() - np.eye(self.n_margin + 1))))
         else:
             rdrift = 0.0
-        return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
+        out["inverse_residual"] = rdrift
+        return out
 
     # ------------------------------------------------------------------ persistence
     def init_params(self):

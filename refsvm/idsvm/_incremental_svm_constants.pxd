@@ -39,6 +39,13 @@ cdef extern from *:
     static const double REFSVM_IDSVM_EPS_KKT = 1e-9;
     static const int REFSVM_IDSVM_STEPS_PER_EXAMPLE = 50;
     static const double REFSVM_IDSVM_POLISH_CK = 1e9;
+    static const int REFSVM_IDSVM_G_ULPS = 4;
+    static const int REFSVM_IDSVM_A_ULPS = 64;
+    static const int REFSVM_IDSVM_REPAIR_ULPS = 8;
+    static const int REFSVM_IDSVM_SNAP_ULPS = 4;
+    static const int REFSVM_IDSVM_KKT_ULPS = 32;
+    static const int REFSVM_IDSVM_H_ULPS = 32;
+    static const double REFSVM_IDSVM_EPS_MACH = 2.220446049250313e-16;
     """
     const double EPS_RATE "REFSVM_IDSVM_EPS_RATE"
     const double EPS_GAMMA "REFSVM_IDSVM_EPS_GAMMA"
@@ -56,3 +63,10 @@ cdef extern from *:
     const double EPS_KKT "REFSVM_IDSVM_EPS_KKT"
     const int STEPS_PER_EXAMPLE "REFSVM_IDSVM_STEPS_PER_EXAMPLE"
     const double POLISH_CK "REFSVM_IDSVM_POLISH_CK"
+    const int G_ULPS "REFSVM_IDSVM_G_ULPS"
+    const int A_ULPS "REFSVM_IDSVM_A_ULPS"
+    const int REPAIR_ULPS "REFSVM_IDSVM_REPAIR_ULPS"
+    const int SNAP_ULPS "REFSVM_IDSVM_SNAP_ULPS"
+    const int KKT_ULPS "REFSVM_IDSVM_KKT_ULPS"
+    const int H_ULPS "REFSVM_IDSVM_H_ULPS"
+    const double EPS_MACH "REFSVM_IDSVM_EPS_MACH"

@@ -105,7 +105,13 @@ operation end exact or be undone:
    operation exactly (``_rollback``) and raises :class:`ExactnessError`.
 
 Tie windows and tolerances are relative to alpha_max and k_max (the size of the
-terms of g = y f - 1), not to C.
+terms of g = y f - 1), not to C.  Above C k_max = POLISH_CK they are moreover capped in
+margin units by multiples of the round-off floor of g itself, eps (1 + |b| + k_max
+sum alpha) (G_ULPS, REPAIR_ULPS, KKT_ULPS, H_ULPS; alpha windows by A_ULPS ulps of
+alpha_max), the check after the operation reads the g the polish recomputed from alpha
+and b, and the polish snaps ulp residues of margin vectors to their bound (SNAP_ULPS):
+at C = 1e12, 1e-12 g_scale was one margin unit, and ties that wide left the path (not
+only g) off by as much (docs, "Extreme C: tolerances in margin units").
 
 Numerical hygiene
 -----------------
@@ -138,7 +144,7 @@ from ..core.bordered import matvec as _matvec
 from ..core.kernels import Kernel, SparseRow, get_row, rows_from_state, rows_to_state, stack_rows
 from ..core.stream import StreamLearner
 
-__all__ = ["IncrementalSVMState", "state_arrays"]
+__all__ = ["IncrementalSVMState", "kkt_diagnostics", "state_arrays"]
 
 # set membership codes (shared with the twin)
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
@@ -185,6 +191,31 @@ STEPS_PER_EXAMPLE = 50
 #: precision, and every g recomputed so.  Below it the round-off of an alpha at C,
 #: 1.1e-16 C k_max, moves g by less than 1e-7 and nothing is done (every ordinary C)
 POLISH_CK = 1e9
+#: above POLISH_CK the g tolerances in margin units are capped by multiples of the
+#: round-off floor of g = sum_j Q_ij alpha_j - 1 + y_i b itself,
+#: g_floor = eps (1 + |b| + k_max sum_i alpha_i) (eps the unit round-off of float64):
+#: an alpha of order C is held to an ulp of C, so g cannot be known better than that,
+#: but EPS_G g_scale (1 at alpha_max = 1e12) and EPS_KKT g_scale (1e3) are thousands of
+#: floors wide there, wide enough to tie an event 0.8 margin units away with the
+#: candidate's own (the path then ended with two opposite copies at C and g = +1.5).
+#: Tie windows: at most G_ULPS floors; repair above REPAIR_ULPS floors; roll back above
+#: KKT_ULPS floors (the floor of tests/test_properties.py), or |h| above H_ULPS eps
+#: sum_i alpha_i (h summed exactly, Sum2).  Below POLISH_CK nothing changes.
+G_ULPS = 4
+#: ... and likewise the windows in alpha: at most A_ULPS ulps of alpha_max (EPS_ALPHA
+#: alpha_max is 4,500 of them: at alpha_max = 1e12 it tied the candidate's bound with a
+#: margin vector's 0.7 away and the candidate's alpha then jumped by 0.7), and the
+#: residue of alpha_c taken for 0 when S empties while unlearning (EPS_RESIDUE)
+A_ULPS = 64
+REPAIR_ULPS = 8
+#: the end-of-operation polish sets a margin vector's alpha within SNAP_ULPS ulps of the
+#: operation's alpha_max of 0 or C to that bound (an ulp of C left on a margin vector
+#: by the path made the next unlearning find no event to limit its increment)
+SNAP_ULPS = 4
+KKT_ULPS = 32
+H_ULPS = 32
+#: unit round-off of float64
+EPS_MACH = float(np.finfo(np.float64).eps)
 
 
 class ExactnessError(RuntimeError):
@@ -230,6 +261,38 @@ def _dot2_add(p, s, a, b):
     h, r = _two_product(a, b)
     p, q = _two_sum(p, h)
     return p, s + (q + r)
+
+
+def kkt_diagnostics(K, alpha, y, g_kept, b, C, act, sv):
+    """The diagnostics of ``check()``, shared by both twins: g of the active examples
+    ``act`` recomputed from alpha and b alone (``K[r, j] = k(x_act[r], x_sv[j])``, Dot2
+    over the support vectors ``sv`` in id order, then y_i b and -1, so that the
+    recomputation adds no round-off of its own even at C = 1e12), and against it
+
+    - ``g_drift``: max |g_kept - g| (how far the kept g has drifted);
+    - ``kkt``: the true KKT violation in margin units, independent of the kept g and of
+      the sets: max over active i of -g_i (alpha_i = 0), |g_i| (0 < alpha_i < C),
+      g_i (alpha_i = C), clipped at 0;
+    - ``h``: |sum_i y_i alpha_i| (Sum2) and ``h_rel`` = h / C."""
+    yi = y[act]
+    p = np.zeros(act.size)
+    s = np.zeros(act.size)
+    for j, i in enumerate(sv.tolist()):
+        p, s = _dot2_add(p, s, yi * (alpha[i] * y[i]), K[:, j])
+    p, q = _two_sum(p, yi * b)
+    s = s + q
+    p, q = _two_sum(p, np.full(p.shape, -1.0))
+    g = p + (s + q)
+    a = alpha[act]
+    viol = np.where(a <= 0.0, np.maximum(-g, 0.0),
+                    np.where(a >= C, np.maximum(g, 0.0), np.abs(g)))
+    hp = hs = 0.0
+    for i in act.tolist():
+        hp, q = _two_sum(hp, y[i] * alpha[i])
+        hs += q
+    h = abs(hp + hs)
+    return {"g_drift": float(np.max(np.abs(g - g_kept[act]))) if act.size else 0.0,
+            "h": h, "h_rel": h / C, "kkt": float(viol.max()) if act.size else 0.0}
 
 
 # event kinds (shared with the twin)
@@ -376,6 +439,7 @@ class IncrementalSVMState(StreamLearner):
         super().__init__(n_features, sparse)
         self.max_steps = int(max_steps)
         self._steps_left = 0                         # of the operation under way
+        self._amax0 = 0.0                            # alpha_max when it started
         self.cache_size = float(cache_size)
         self.C = float(C)
         self.tol = float(tol)
@@ -682,6 +746,34 @@ class IncrementalSVMState(StreamLearner):
             other = float(max(a[:c].max(initial=0.0), a[c + 1:].max(initial=0.0)))
         return amax, 1.0 + self.kscale * amax, other
 
+    def _extreme(self):
+        """Whether the operation is polished and the g tolerances capped (C k_max above
+        POLISH_CK)."""
+        return self.C * self.kscale > POLISH_CK
+
+    def _mass(self):
+        """sum_i alpha_i over the stored examples, summed left to right (as the twin)."""
+        s = 0.0
+        for a in self.alpha[: self.n].tolist():
+            s += a
+        return s
+
+    def _g_tol(self, eps, ulps, amax, mass):
+        """A tolerance on g: eps g_scale = eps (1 + k_max alpha_max), and above POLISH_CK
+        at most ``ulps`` round-off floors eps_mach (1 + |b| + k_max mass) (see G_ULPS)."""
+        tol = eps * (1.0 + self.kscale * amax)
+        if self._extreme():
+            tol = min(tol, ulps * EPS_MACH * (1.0 + abs(self.b) + self.kscale * mass))
+        return tol
+
+    def _a_tol(self, eps, amax):
+        """A tolerance on alpha: eps alpha_max, and above POLISH_CK at most A_ULPS ulps
+        of alpha_max (see A_ULPS)."""
+        tol = eps * amax
+        if self._extreme():
+            tol = min(tol, A_ULPS * EPS_MACH * amax)
+        return tol
+
     def _limiting_event(self, c, sign, sens, dependent):
         """The largest increment t >= 0 that changes no membership (Sec. 2.2) and the
         event that limits it: (t, kind, id), chosen by :func:`_first_event`."""
@@ -690,8 +782,8 @@ class IncrementalSVMState(StreamLearner):
         S = np.array(self.S, dtype=np.intp)
         st = self.status[: self.n]
         amax, gscale, aother = self._scales(c)
-        ea = EPS_ALPHA * amax
-        eg = EPS_G * gscale
+        ea = self._a_tol(EPS_ALPHA, amax)
+        eg = self._g_tol(EPS_G, G_ULPS, amax, self._mass() if self._extreme() else 0.0)
         events = []                                      # (t, kind, id, window), fixed order
         if sign > 0:
             # c reaches the margin; with a numerically zero pivot gamma_c (c dependent on
@@ -719,7 +811,7 @@ class IncrementalSVMState(StreamLearner):
         tc = np.maximum(-self.g[cand] / r[cand], 0.0)
         wc = eg / np.abs(r[cand])
         best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
-        if best_kind < 0 and sign < 0 and self.alpha[c] <= EPS_RESIDUE * aother:
+        if best_kind < 0 and sign < 0 and self.alpha[c] <= self._a_tol(EPS_RESIDUE, max(aother, self._amax0)):
             # unlearning, S emptied by events tied with alpha_c ~ 0: alpha_c (a round-off
             # residue of h = 0) cannot move alone; it is 0
             best_t, best_kind, best_i = 0.0, EV_C_ZERO, c
@@ -854,7 +946,7 @@ class IncrementalSVMState(StreamLearner):
             d = 1.0 if self.status[i] == REST else -1.0
             aS = d * beta_i[1:]
             S = np.array(self.S, dtype=np.intp)
-            ea = EPS_ALPHA * self._scales()[0]
+            ea = self._a_tol(EPS_ALPHA, self._scales()[0])
             events = []
             for pos in range(len(S)):
                 s, a = S[pos], aS[pos]
@@ -911,7 +1003,10 @@ class IncrementalSVMState(StreamLearner):
         2. takes one step of iterative refinement of (b, alpha_S) on these residuals,
            [db; dalpha_S] = -R [h; g_S] (the bordered system, Eq. 3), kept only if every
            alpha_S stays in [0, C], no alpha_s moves by more than EPS_KKT alpha_max (a
-           correction of round-off, not of the path) and the residual,
+           correction of round-off, not of the path; alpha_max the larger of now and
+           when the operation began: unlearning an alpha of C leaves residues of an
+           ulp of C on the small alphas left, which only that scale lets go) and the
+           residual,
            max(k_max |h|, max|g_S|) summed again so, is smaller than before: with a
            nearly singular S the updated R can be far from M^-1 (on the noisy stream
            at C = 1e12, 126 margin vectors in two dimensions, ||M R - I|| reached 20)
@@ -928,6 +1023,11 @@ class IncrementalSVMState(StreamLearner):
         act = np.flatnonzero(st >= 0)
         if not act.size:
             return
+        # 0. ulp residues on the margin vectors go to their bound (as POKER's window):
+        #    an alpha_s within SNAP_ULPS ulps of the operation's alpha_max of 0 or C
+        #    (and again after the refinement below, which may leave such residues)
+        w = SNAP_ULPS * EPS_MACH * max(self._scales()[0], self._amax0)
+        self._snap(w)
         y = self.y[act]
         pe = np.zeros(act.size)                          # Dot2 over the error vectors
         se = np.zeros(act.size)
@@ -967,17 +1067,28 @@ class IncrementalSVMState(StreamLearner):
             r, size = residual()
             sol = bordered_beta(self.Rinv, r)            # -R [h; g_S]
             new = self.alpha[S] + sol[1:]
-            amax = self._scales()[0]
-            if (size > 0.0 and np.all((new >= 0.0) & (new <= self.C))
+            amax = max(self._scales()[0], self._amax0)     # (the scale of the operation)
+            # (a step that leaves the box by no more than the snap window w is clipped
+            # into it: margin vectors at alpha = 0 or C exactly, as after a snap)
+            if (size > 0.0 and np.all((new >= -w) & (new <= self.C + w))
                     and not np.any(np.abs(sol[1:]) > EPS_KKT * amax)):
                 old, b = self.alpha[S].copy(), self.b
-                self.alpha[S] = new
+                self.alpha[S] = np.minimum(np.maximum(new, 0.0), self.C)
                 self.b += sol[0]
                 if residual()[1] >= size:
                     # no better: R is too far from M^-1 (S nearly singular) to help
                     self.alpha[S] = old
                     self.b = b
+            self._snap(w)
         self.g[act] = exact_g(np.arange(act.size))
+
+    def _snap(self, w):
+        """Margin vectors with alpha within w of 0 or C go to that bound (S order)."""
+        for j in self.S:
+            if self.alpha[j] <= w:
+                self.alpha[j] = 0.0
+            elif self.alpha[j] >= self.C - w:
+                self.alpha[j] = self.C
 
     def _centre_bias(self):
         """With S empty the KKT conditions leave b in an interval [lo, hi]; take its
@@ -1026,7 +1137,9 @@ class IncrementalSVMState(StreamLearner):
         n = self.n
         self._steps_left = (self.max_steps if self.max_steps > 0
                             else STEPS_PER_EXAMPLE * (n + 10))
-        return dict(n=keep, amax=self._scales()[0], alpha=self.alpha[:keep].copy(),
+        self._amax0 = self._scales()[0]
+        return dict(n=keep, amax=self._scales()[0],
+                    mass=self._mass() if self._extreme() else 0.0, alpha=self.alpha[:keep].copy(),
                     g=self.g[:keep].copy(), status=self.status[:keep].copy(), b=self.b,
                     S=list(self.S), Rinv=self.Rinv.copy(), kscale=self.kscale,
                     fresh=self.fresh, n_s_changes=self.n_s_changes,
@@ -1078,15 +1191,20 @@ class IncrementalSVMState(StreamLearner):
         i = int(np.argmax(v))
         return i, float(v[i])
 
-    def _repair_and_check(self, c, amax0):
+    def _repair_and_check(self, c, amax0, mass0=0.0):
         """Safeguard 3 after an operation on c (see above); ExactnessError if the
         conditions cannot be restored.  The scales are those of the larger of the
-        alphas now and ``amax0`` (before the operation): the round-off of g and h is
-        that of the alphas they were computed with."""
+        alphas now and ``amax0``, ``mass0`` (alpha_max and sum alpha before the
+        operation): the round-off of g and h is that of the alphas they were computed
+        with.  Above POLISH_CK g is the one ``_polish`` recomputed from alpha and b, h
+        is summed exactly, and the tolerances are capped by multiples of the round-off
+        floor (REPAIR_ULPS, KKT_ULPS, H_ULPS): the check sees the true KKT residual."""
+        extreme = self._extreme()
         for it in range(N_REPAIR + 1):
             v, worst = self._worst_violation()
             amax = max(self._scales()[0], amax0)
-            if worst <= EPS_REPAIR * (1.0 + self.kscale * amax) or it == N_REPAIR:
+            mass = max(self._mass(), mass0) if extreme else 0.0
+            if worst <= self._g_tol(EPS_REPAIR, REPAIR_ULPS, amax, mass) or it == N_REPAIR:
                 break
             self.n_repairs += 1
             col = self._unlearn_one(v)
@@ -1095,13 +1213,23 @@ class IncrementalSVMState(StreamLearner):
             self._polish()
             self._centre_bias()
         amax = max(self._scales()[0], amax0)
+        mass = max(self._mass(), mass0) if extreme else 0.0
         n = self.n
         act = self.status[:n] >= 0
-        h = abs(_dot(self.y[:n][act], self.alpha[:n][act]))
-        if worst > EPS_KKT * (1.0 + self.kscale * amax):
+        htol = EPS_KKT * amax
+        if extreme:
+            hp = hs = 0.0                                # Sum2, ids ascending (as _polish)
+            for i in np.flatnonzero(act).tolist():
+                hp, q = _two_sum(hp, self.y[i] * self.alpha[i])
+                hs += q
+            h = abs(hp + hs)
+            htol = min(htol, H_ULPS * EPS_MACH * mass)
+        else:
+            h = abs(_dot(self.y[:n][act], self.alpha[:n][act]))
+        if worst > self._g_tol(EPS_KKT, KKT_ULPS, amax, mass):
             raise ExactnessError(f"a KKT condition is violated by {worst:.3g} (example {v}) "
                                  f"after {N_REPAIR} repairs", c)
-        if h > EPS_KKT * amax:
+        if h > htol:
             raise ExactnessError(f"sum_i y_i alpha_i = {h:.3g} is not zero", c)
 
     def _guarded(self, c, keep, operation):
@@ -1112,7 +1240,7 @@ class IncrementalSVMState(StreamLearner):
             operation()
             self._polish()
             self._centre_bias()
-            self._repair_and_check(c, snap["amax"])
+            self._repair_and_check(c, snap["amax"], snap["mass"])
         except ExactnessError as exc:
             self._rollback(snap)
             raise ExactnessError(
@@ -1194,12 +1322,12 @@ class IncrementalSVMState(StreamLearner):
                 col = self._unlearn_one(c)
                 self._polish()
                 self._centre_bias()
-                self._repair_and_check(c, snap["amax"])
+                self._repair_and_check(c, snap["amax"], snap["mass"])
                 out[r] = self.y[c] * (self.g[c] + 1.0)
                 self._learn(c, col=col)
                 self._polish()
                 self._centre_bias()
-                self._repair_and_check(c, snap["amax"])
+                self._repair_and_check(c, snap["amax"], snap["mass"])
             except ExactnessError as exc:
                 self._rollback(snap)
                 raise ExactnessError(
@@ -1336,20 +1464,20 @@ class IncrementalSVMState(StreamLearner):
         return (restore_state, (type(self), self.init_params(), self.save_state()))
 
     def check(self):
-        """Drift diagnostics (costs kernel evaluations, not counted): the largest
-        |g_i - g_i(recomputed)| over active examples, |h| = |sum y_i alpha_i| and
-        ||M R - I||_max of the bordered matrix."""
+        """Diagnostics (costs kernel evaluations, not counted), g recomputed from alpha
+        and b alone (see :func:`kkt_diagnostics`): ``g_drift`` (largest |g_i kept - g_i
+        recomputed|), ``kkt`` (the true KKT violation in margin units), ``h`` = |sum y_i
+        alpha_i| and ``h_rel`` = h / C, and ``inverse_residual`` ||M R - I||_max of the
+        bordered matrix."""
         n = self.n
         act = np.flatnonzero(self.status[:n] >= 0)
         sv = self.support_ids()
         K = np.array([[self.kernel.value(self.rows[i], self.rows[j]) for j in sv] for i in act])
-        f = (K @ (self.alpha[sv] * self.y[sv]) if sv.size else np.zeros(act.size)) + self.b
-        g = self.y[act] * f - 1.0
-        gdrift = float(np.max(np.abs(g - self.g[act]))) if act.size else 0.0
-        h = float(abs(np.sum(self.y[act] * self.alpha[act])))
+        out = kkt_diagnostics(K.reshape(act.size, sv.size), self.alpha[:n], self.y[:n],
+                              self.g[:n], self.b, self.C, act, sv)
         if self.S:
             E = self._bordered() @ self.Rinv - np.eye(len(self.S) + 1)
-            rdrift = float(np.max(np.abs(E)))
+            out["inverse_residual"] = float(np.max(np.abs(E)))
         else:
-            rdrift = 0.0
-        return {"g_drift": gdrift, "h": h, "inverse_residual": rdrift}
+            out["inverse_residual"] = 0.0
+        return out
