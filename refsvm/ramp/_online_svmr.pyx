@@ -41,6 +41,12 @@ cdef extern from "_eq15_simd.h":
 cdef enum:
     POOL_MAX = 4194304
 
+# the cycle detector's history and the largest block (the reference's CYCLE_WINDOW_MAX,
+# CYCLE_SET_MAX; its cycle_params() checks the values read)
+cdef enum:
+    HIST_MAX = 64
+    BLOCK_MAX = 8
+
 
 cdef struct RemKey:
     double key
@@ -104,6 +110,11 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
     cdef readonly bint keep_rows       # park the rows of coordinates back at 0 (see the reference)
     cdef readonly double pair_eta      # the reference's PAIR_ETA when the state was made
+    cdef readonly int cycle_window, cycle_set   # the reference's cycle_params() likewise
+    cdef readonly double cycle_ratio, cycle_eta
+    cdef Py_ssize_t hist_p[HIST_MAX]   # the cycle detector's history: positions of the steps,
+    cdef double hist_g[HIST_MAX]       # their Eq. (13) gains (a ring, hist_n steps pushed)
+    cdef Py_ssize_t hist_n
     cdef bint stop_relative            # stop="relative": the gain rule relative to D
     cdef readonly long long max_non_sv
     cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
@@ -186,6 +197,8 @@ cdef class OnlineSVMR(StreamLearner):
         self.fit_intercept = fit_intercept
         self.keep_rows = keep_rows
         self.pair_eta = _reference.PAIR_ETA
+        (self.cycle_window, self.cycle_set, self.cycle_ratio,
+         self.cycle_eta) = _reference.cycle_params()
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -633,6 +646,197 @@ cdef class OnlineSVMR(StreamLearner):
                 return 0
         return self._move_pair(p, q, apn, aqn, dp, dq)
 
+    # ------------------------------------------------------------------ detected cycles
+    cdef inline void _push(self, Py_ssize_t p, double gain) noexcept nogil:
+        """A coordinate step on p with Eq. (13) gain ``gain``, into the detector's history."""
+        self.hist_p[self.hist_n % HIST_MAX] = p
+        self.hist_g[self.hist_n % HIST_MAX] = gain
+        self.hist_n += 1
+
+    cdef Py_ssize_t _cycle(self, Py_ssize_t q, double gain, Py_ssize_t* S,
+                           double* H) noexcept nogil:
+        """The reference's ``_cycle``: the members of a detected cycle that q belongs to, in
+        increasing position, into S, their block into H; returns their number, 0 when
+        there is none."""
+        cdef Py_ssize_t w = self.cycle_window, i, j, k = 0, p, t
+        cdef bint seen
+        if w == 0 or self.hist_n < w:
+            return 0
+        if not gain >= self.cycle_ratio * self.hist_g[(self.hist_n - w) % HIST_MAX]:
+            return 0
+        for i in range(w):
+            p = self.hist_p[(self.hist_n - w + i) % HIST_MAX]
+            seen = False
+            for j in range(k):
+                if S[j] == p:
+                    seen = True
+            if not seen:
+                if k == self.cycle_set:
+                    return 0
+                S[k] = p
+                k += 1
+        seen = False
+        for j in range(k):
+            if S[j] == q:
+                seen = True
+        if not seen or k < 2:
+            return 0
+        for i in range(1, k):                                   # increasing position
+            t = S[i]
+            j = i - 1
+            while j >= 0 and S[j] > t:
+                S[j + 1] = S[j]
+                j -= 1
+            S[j + 1] = t
+        if not self._block_matrix(S, k, H):
+            return 0
+        return k
+
+    cdef inline bint _usable_row(self, Py_ssize_t p) noexcept nogil:
+        """p's kernel row is kept and not parked (complete over I)."""
+        return self.krow[p] != NULL and self.pstamp[p] < 0
+
+    cdef bint _block_matrix(self, const Py_ssize_t* S, Py_ssize_t k, double* H) noexcept nogil:
+        """The reference's ``_block_matrix``: H (row stride BLOCK_MAX) on the positions S
+        from kept rows only; 1 when it is nearly singular (prod piv_c / H_cc <= cycle_eta),
+        else 0."""
+        cdef double M[BLOCK_MAX][BLOCK_MAX]
+        cdef double v, piv, f, ratio = 1.0
+        cdef Py_ssize_t i, j, r, c, cc
+        for i in range(k):
+            H[i * BLOCK_MAX + i] = self.qdiag[S[i]]
+            if not H[i * BLOCK_MAX + i] > 0.0:
+                return 0
+            for j in range(i + 1, k):
+                if self._usable_row(S[i]):
+                    v = sgn(self.y[S[j]]) * self.krow[S[i]][S[j]]
+                elif self._usable_row(S[j]):
+                    v = sgn(self.y[S[i]]) * self.krow[S[j]][S[i]]
+                else:
+                    return 0
+                v = (self.y[S[i]] * self.y[S[j]]) * v
+                H[i * BLOCK_MAX + j] = v
+                H[j * BLOCK_MAX + i] = v
+        for i in range(k):
+            for j in range(k):
+                M[i][j] = H[i * BLOCK_MAX + j]
+        for c in range(k):
+            piv = M[c][c]
+            if not piv > 0.0:
+                ratio = 0.0
+                break
+            ratio = ratio * (piv / H[c * BLOCK_MAX + c])
+            for r in range(c + 1, k):
+                f = M[r][c] / piv
+                for cc in range(c + 1, k):
+                    M[r][cc] = M[r][cc] - f * M[c][cc]
+        return ratio <= self.cycle_eta
+
+    cdef int _block_step(self, const Py_ssize_t* S, Py_ssize_t k, const double* Hf,
+                         const double* g, double gain, double* moves) except -1 nogil:
+        """The reference's ``_block_step`` (same operations in the same order): the exact
+        maximum of the dual over the coordinates S in the box, over every face of it, when
+        it gains more than ``gain``.  Sets alpha on S, counts a step, writes the moves and
+        returns 1; 0 when nothing changed."""
+        cdef double C = self.C, best = gain, t, piv, f, lin, quad, hd, val
+        cdef double a[BLOCK_MAX]
+        cdef double H[BLOCK_MAX][BLOCK_MAX]
+        cdef double M[BLOCK_MAX][BLOCK_MAX]
+        cdef double d[BLOCK_MAX]
+        cdef double nw[BLOCK_MAX]
+        cdef double best_new[BLOCK_MAX]
+        cdef double rhs[BLOCK_MAX]
+        cdef double x[BLOCK_MAX]
+        cdef int state[BLOCK_MAX]
+        cdef Py_ssize_t free_[BLOCK_MAX]
+        cdef Py_ssize_t i, j, r, c, cc, m, code, n_codes = 1, rest
+        cdef bint ok, found = False, any_move
+        for i in range(k):
+            a[i] = self.alpha[S[i]]
+            n_codes *= 3
+            for j in range(k):
+                H[i][j] = Hf[i * BLOCK_MAX + j]
+        for code in range(n_codes):
+            rest = code
+            m = 0
+            for i in range(k):
+                state[i] = rest % 3
+                rest = rest // 3
+                d[i] = 0.0
+                nw[i] = 0.0
+                if state[i] == 1:
+                    nw[i] = 0.0
+                    d[i] = 0.0 - a[i]
+                elif state[i] == 2:
+                    nw[i] = C
+                    d[i] = C - a[i]
+                else:
+                    free_[m] = i
+                    m += 1
+            for r in range(m):                                  # M = H_FF, r = g_F - H_FB d_B
+                for c in range(m):
+                    M[r][c] = H[free_[r]][free_[c]]
+                t = g[free_[r]]
+                for j in range(k):
+                    if state[j] != 0:
+                        t = t - H[free_[r]][j] * d[j]
+                rhs[r] = t
+            ok = True
+            for c in range(m):                                  # elimination
+                piv = M[c][c]
+                if not piv > PAIR_EPS * H[free_[c]][free_[c]]:
+                    ok = False
+                    break
+                for r in range(c + 1, m):
+                    f = M[r][c] / piv
+                    for cc in range(c + 1, m):
+                        M[r][cc] = M[r][cc] - f * M[c][cc]
+                    rhs[r] = rhs[r] - f * rhs[c]
+            if not ok:
+                continue
+            for r in range(m - 1, -1, -1):                      # back substitution
+                t = rhs[r]
+                for cc in range(r + 1, m):
+                    t = t - M[r][cc] * x[cc]
+                x[r] = t / M[r][r]
+            for r in range(m):
+                i = free_[r]
+                nw[i] = a[i] + x[r]
+                if not (0.0 <= nw[i] and nw[i] <= C):
+                    ok = False
+                    break
+                d[i] = x[r]
+            if not ok:
+                continue
+            lin = 0.0
+            quad = 0.0
+            for i in range(k):
+                lin = lin + g[i] * d[i]
+                hd = 0.0
+                for j in range(k):
+                    hd = hd + H[i][j] * d[j]
+                quad = quad + d[i] * hd
+            val = lin - 0.5 * quad
+            if val > best:                                      # first of the largest gain
+                best = val
+                found = True
+                for i in range(k):
+                    best_new[i] = nw[i]
+        if not found:
+            return 0
+        any_move = False
+        for i in range(k):
+            moves[i] = best_new[i] - a[i]
+            if moves[i] != 0.0:
+                any_move = True
+        if not any_move:
+            return 0
+        for i in range(k):
+            self.alpha[S[i]] = best_new[i]
+            self._thresholds(S[i])
+        self.n_steps += 1
+        return 1
+
     cdef int _unlearn(self, Py_ssize_t p) except -1 nogil:
         """Alg. 1 steps 24-25."""
         cdef double delta, c
@@ -751,12 +955,18 @@ cdef class OnlineSVMR(StreamLearner):
         return 0
 
     cdef int _optimize_on_v(self) except -1 nogil:
-        cdef Py_ssize_t p, k, best = -1, last = -1, back = -1
-        cdef double best_gain = -INFINITY, kpq, dp, dq, cp, cq, sk, min_gain
+        cdef Py_ssize_t p, k, best = -1, last = -1, back = -1, nb, i
+        cdef double best_gain = -INFINITY, kpq, dp, dq, cp, cq, sk, min_gain, acc
         cdef double* rp
         cdef double* rq
+        cdef Py_ssize_t S[BLOCK_MAX]
+        cdef double gS[BLOCK_MAX]
+        cdef double mv[BLOCK_MAX]
+        cdef double* rows[BLOCK_MAX]
+        cdef double Hf[BLOCK_MAX * BLOCK_MAX]
         if self.shrinking:
             return self._optimize_shrunk()
+        self.hist_n = 0
         min_gain = self._gain_threshold()
         for p in range(self.n):                                  # step 10: scan V
             if self.in_v[p]:
@@ -782,6 +992,8 @@ cdef class OnlineSVMR(StreamLearner):
                     self._release_row(last)
                 if self.alpha[best] == 0.0:
                     self._release_row(best)
+                self._push(last, best_gain)                      # for _cycle: two steps
+                self._push(best, best_gain)
                 last = -1
                 back = -1
                 best = -1
@@ -790,6 +1002,33 @@ cdef class OnlineSVMR(StreamLearner):
                     if self.in_v[p]:
                         self._consider(p, &best, &best_gain)
                 continue
+            nb = self._cycle(best, best_gain, S, Hf)
+            if nb > 0:
+                # a detected cycle (our reading, Eqs. 13-15 on its coordinates jointly)
+                self.hist_n = 0
+                for i in range(nb):
+                    gS[i] = self.g[S[i]]
+                if self._block_step(S, nb, Hf, gS, best_gain, mv):
+                    for i in range(nb):
+                        rows[i] = self._row(S[i])
+                    for k in range(self.n):                      # Eq. (15), one pass
+                        sk = sgn(self.y[k])
+                        acc = (mv[0] * self.y[S[0]]) * (sk * rows[0][k])
+                        for i in range(1, nb):
+                            acc = acc + (mv[i] * self.y[S[i]]) * (sk * rows[i][k])
+                        self.g[k] = self.g[k] - self.y[k] * acc
+                    for i in range(nb):
+                        if self.alpha[S[i]] == 0.0:
+                            self._release_row(S[i])
+                    last = -1
+                    back = -1
+                    best = -1
+                    best_gain = -INFINITY
+                    for p in range(self.n):                      # step 11: scan V
+                        if self.in_v[p]:
+                            self._consider(p, &best, &best_gain)
+                    continue
+            self._push(best, best_gain)
             back = last
             last = best
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
@@ -826,6 +1065,13 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double* lta = self.lta
         cdef double* row
         cdef double* ra
+        cdef Py_ssize_t S[BLOCK_MAX]
+        cdef double gS[BLOCK_MAX]
+        cdef double mv[BLOCK_MAX]
+        cdef double* rows[BLOCK_MAX]
+        cdef Py_ssize_t nb, i
+        cdef double acc
+        cdef double Hf[BLOCK_MAX * BLOCK_MAX]
         while True:
             na = 0
             nv = 0
@@ -857,6 +1103,7 @@ cdef class OnlineSVMR(StreamLearner):
             best = rank[best]                                    # from here on, a rank in A
             last = -1                                            # previous working example
             back = -1                                            # the one before it
+            self.hist_n = 0
             while best >= 0 and bg >= min_gain and bg > 0.0:     # steps 11-14 on A
                 jp = best
                 p = A[jp]
@@ -879,6 +1126,8 @@ cdef class OnlineSVMR(StreamLearner):
                     lta[jp] = self.lt[p]
                     cl = dl * yv[last]
                     cp = dp * yv[p]
+                    self._push(last, bg)                         # for _cycle: two steps
+                    self._push(p, bg)
                     best = -1
                     bg = -INFINITY
                     for j in range(na):                          # Eq. (15) on A, step 11
@@ -896,6 +1145,38 @@ cdef class OnlineSVMR(StreamLearner):
                     last = -1
                     back = -1
                     continue
+                nb = self._cycle(p, bg, S, Hf)
+                if nb > 0:
+                    # a detected cycle (our reading, Eqs. 13-15 on its coordinates jointly)
+                    self.hist_n = 0
+                    for i in range(nb):
+                        gS[i] = ga[rank[S[i]]]
+                    if self._block_step(S, nb, Hf, gS, bg, mv):
+                        for i in range(nb):                      # each moved in this round
+                            rows[i] = self._row(S[i])
+                            self.net_step[S[i]] += mv[i]
+                            uta[rank[S[i]]] = self.ut[S[i]]
+                            lta[rank[S[i]]] = self.lt[S[i]]
+                        best = -1
+                        bg = -INFINITY
+                        for j in range(na):                      # Eq. (15) on A, step 11
+                            k = A[j]
+                            sk = sgn(yv[k])
+                            acc = (mv[0] * yv[S[0]]) * (sk * rows[0][k])
+                            for i in range(1, nb):
+                                acc = acc + (mv[i] * yv[S[i]]) * (sk * rows[i][k])
+                            gk = ga[j] - yv[k] * acc
+                            ga[j] = gk
+                            if gk > uta[j] or gk < lta[j]:
+                                a = alpha[k]
+                                d = eq14(a, gk, qdiag[k], C) - a
+                                gain = gk * d - 0.5 * qdiag[k] * d * d
+                                if best < 0 or gain > bg:
+                                    best = j
+                                    bg = gain
+                        last = -1
+                        back = -1
+                        continue
                 a_old = alpha[p]
                 a_new = eq14(a_old, ga[jp], qdiag[p], C)            # Eq. (14)
                 delta = a_new - a_old
@@ -939,6 +1220,7 @@ cdef class OnlineSVMR(StreamLearner):
                         if gk > uta[j] or gk < lta[j]:
                             cand[m] = j
                             m += 1
+                self._push(p, bg)
                 back = last
                 last = p
                 best = -1

@@ -92,6 +92,15 @@ Readings chosen where the printed text is ambiguous (see
   per step (about min(C, log(1/tol) / (1 - k)) steps); the two-variable sub-problem is
   solved exactly instead (:meth:`OnlineSVMR._exact_pair_step`: the Newton point in the
   box, else the best edge of the box); Eq. (15) for both coordinates.
+- Detected cycles (the same departure): when the last ``CYCLE_WINDOW`` = 32 steps of the
+  loop (a pair step counting as two) went to at most ``CYCLE_SET`` = 8 examples, the
+  working example is one of them, its Eq. (13) gain is at least ``CYCLE_RATIO`` = 0.5
+  times that of the step 32 back, and their block H of the dual is nearly singular
+  (det H <= ``CYCLE_ETA`` = 1e-3 prod H_ii, read from kept rows), the loop circles on a
+  near-null direction of H (triples, clusters, pairs just above ``PAIR_ETA`` with a third
+  point between their steps: steps growing with C); the sub-problem on those coordinates
+  is solved exactly over every face of the box (:meth:`OnlineSVMR._block_step`) when
+  that gains more than the Eq. (14) step on q; Eq. (15) for every coordinate of it.
 
 References
 ----------
@@ -144,9 +153,44 @@ PAIR_EPS = 1e-12
 #: of the printed loop, as before issue 15; the tests replay it).
 PAIR_ETA = 1e-3
 
+#: Cycle detector (issue 15 item 4, docs reading 13): when the last CYCLE_WINDOW coordinate
+#: steps of the step-10 loop (since it started, since the last pair or block step, or in a
+#: shrinking round) all went to at most CYCLE_SET examples, the working example is one of
+#: them and its Eq. (13) gain is at least CYCLE_RATIO times the gain of the step
+#: CYCLE_WINDOW steps back (the gains do not shrink geometrically: the loop circles on a
+#: nearly singular block), the dual is maximised exactly over those coordinates instead
+#: (OnlineSVMR._block_step).  Both twins read CYCLE_WINDOW when a state is made
+#: (``cycle_window``); 0 turns the block step off (the path before it, as the tests replay).
+CYCLE_WINDOW = 32
+#: The largest block solved exactly (3^k faces of the box are enumerated); read likewise.
+CYCLE_SET = 8
+#: See CYCLE_WINDOW; read likewise.
+CYCLE_RATIO = 0.5
+#: A cycle's block H is nearly singular when det H <= CYCLE_ETA prod_i H_ii (PAIR_ETA's
+#: test on k coordinates; OnlineSVMR._block_matrix); read likewise.
+CYCLE_ETA = 1e-3
+#: The most steps of history and the largest block the compiled twin provides for.
+CYCLE_WINDOW_MAX = 64
+CYCLE_SET_MAX = 8
+
 
 #: The second stopping rules of step 10 (see OnlineSVMR, ``stop``).
 STOP_RULES = ("gain", "relative")
+
+
+def cycle_params():
+    """The module's (CYCLE_WINDOW, CYCLE_SET, CYCLE_RATIO, CYCLE_ETA), checked; both twins read them
+    when a state is made."""
+    w, k, r, e = int(CYCLE_WINDOW), int(CYCLE_SET), float(CYCLE_RATIO), float(CYCLE_ETA)
+    if not 0 <= w <= CYCLE_WINDOW_MAX:
+        raise ValueError(f"CYCLE_WINDOW must be in [0, {CYCLE_WINDOW_MAX}]; got {w}")
+    if not 2 <= k <= CYCLE_SET_MAX:
+        raise ValueError(f"CYCLE_SET must be in [2, {CYCLE_SET_MAX}]; got {k}")
+    if not r >= 0.0:
+        raise ValueError(f"CYCLE_RATIO must be >= 0; got {r}")
+    if not e >= 0.0:
+        raise ValueError(f"CYCLE_ETA must be >= 0; got {e}")
+    return w, k, r, e
 
 
 def violates_eq3(alpha, g, C, tol):
@@ -200,6 +244,9 @@ class OnlineSVMR(StreamLearner):
     pair_eta : float
         The module's ``PAIR_ETA`` when the state was made: the threshold of the exact step
         on nearly singular pairs (0.0: off, the printed loop's path).
+    cycle_window : int
+        The module's ``CYCLE_WINDOW`` when the state was made: the steps of the cycle
+        detector that triggers the exact block step (0: off).
 
     Examples
     --------
@@ -241,6 +288,8 @@ class OnlineSVMR(StreamLearner):
         self.fit_intercept = bool(fit_intercept)
         self.keep_rows = bool(keep_rows)
         self.pair_eta = PAIR_ETA          # read when the state is made (see PAIR_ETA)
+        # likewise (see CYCLE_WINDOW)
+        self.cycle_window, self.cycle_set, self.cycle_ratio, self.cycle_eta = cycle_params()
         if stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
         self.stop = stop
@@ -505,6 +554,192 @@ class OnlineSVMR(StreamLearner):
         else:
             self.g[at] -= self.y[at] * (cp * rp[at] + cq * rq[at])
 
+    # ------------------------------------------------------------------ detected cycles
+    def _cycle(self, hist, q, gain):
+        """(S, H) for a detected cycle that the working example q (Eq. 13 gain ``gain``)
+        belongs to, else None: S its positions (increasing), H its block of the dual.
+
+        ``hist`` holds (position, gain) of the steps since the loop (or the shrinking
+        round) started or since the last block step, newest last (a pair step as two steps,
+        each with the gain of the Eq. 13 step it replaced).  A
+        cycle: at least ``cycle_window`` steps, the last ``cycle_window`` of them on at most
+        ``cycle_set`` distinct examples, q one of them; ``gain`` at least ``cycle_ratio``
+        times the gain of the step ``cycle_window`` back (a loop that converges normally
+        shrinks its gains geometrically; one that circles on a nearly singular block does
+        not); and the block is nearly singular (:meth:`_block_matrix`)."""
+        w = self.cycle_window
+        if w == 0 or len(hist) < w:
+            return None
+        window = hist[len(hist) - w:]
+        if not gain >= self.cycle_ratio * window[0][1]:
+            return None
+        members = []
+        for p, _ in window:
+            if p not in members:
+                if len(members) == self.cycle_set:
+                    return None
+                members.append(p)
+        if q not in members or len(members) < 2:
+            return None
+        S = sorted(members)
+        H = self._block_matrix(S)
+        if H is None:
+            return None
+        return S, H
+
+    def _block_matrix(self, S):
+        """H_ij = y_i y_j k(x_i, x_j) (H_ii = Q_ii) on the positions S when it is nearly
+        singular, else None: prod_c piv_c / H_cc <= ``cycle_eta`` over the pivots piv_c of
+        the elimination of H without pivoting in increasing position (det H over
+        prod_c H_cc; 1 - c^2 for a pair; any pivot <= 0 counts as singular).  Reads kept
+        rows only (k(x_i, x_j) from the row of i, else of j; None when neither is kept),
+        so it evaluates no kernel and changes nothing."""
+        k = len(S)
+        H = [[0.0] * k for _ in range(k)]
+        for i in range(k):
+            H[i][i] = float(self.qdiag[S[i]])
+            if not H[i][i] > 0.0:
+                return None
+            for j in range(i + 1, k):
+                ri = self._kept_row(S[i])
+                rj = self._kept_row(S[j])
+                if ri is not None:
+                    v = float(ri[S[j]])
+                elif rj is not None:
+                    v = float(rj[S[i]])
+                else:
+                    return None
+                H[i][j] = H[j][i] = (float(self.y[S[i]]) * float(self.y[S[j]])) * v
+        M = [list(r) for r in H]
+        ratio = 1.0
+        for c in range(k):
+            piv = M[c][c]
+            if not piv > 0.0:
+                ratio = 0.0
+                break
+            ratio = ratio * (piv / H[c][c])
+            for r in range(c + 1, k):
+                f = M[r][c] / piv
+                for cc in range(c + 1, k):
+                    M[r][cc] = M[r][cc] - f * M[c][cc]
+        if not ratio <= self.cycle_eta:
+            return None
+        return H
+
+    def _kept_row(self, p):
+        """p's kernel row when kept and not parked (complete over I), else None."""
+        i = int(self.ids[p])
+        if i not in self.krow or i in self.parked:
+            return None
+        return self.krow[i]
+
+    def _block_step(self, S, H, g, gain):
+        """Exact maximisation of the dual over the coordinates S (2 to ``cycle_set`` of
+        them, positions in increasing id; H their block, :meth:`_block_matrix`) in the box
+        [0, C]^k, the others fixed (our departure, ``docs/wang_vucetic.rst`` reading 13),
+        when it gains more than ``gain`` (the Eq. 13 gain of the one-coordinate step it
+        replaces).  ``g`` are their g values.
+
+        The sub-problem is Eq. (13) on k coordinates, max g'd - 1/2 d'Hd with alpha + d in
+        the box.  Its maximiser is the maximiser of some face of the box (each coordinate
+        free, at 0 or at C) restricted to that face, where H on the free coordinates F is
+        not singular (if it is, the maximisers of the face reach a smaller face).  Every one
+        of the 3^k faces, in the order of the number sum_i s_i 3^i (s_i = 0 free, 1 at 0,
+        2 at C): d_B = bound - alpha_B, solve H_FF d_F = g_F - H_FB d_B by elimination
+        without pivoting in increasing position (the face is skipped when a pivot is at
+        most PAIR_EPS H_ii: singular to round-off), keep it when alpha_F + d_F is in the
+        box; the first of the largest gain g'd - 1/2 d'Hd wins.
+
+        Sets alpha on S (the bound values exactly) and counts one step; returns the moves
+        d, or None (nothing changed) when no face gains more than ``gain``."""
+        C = self.C
+        k = len(S)
+        a = [float(self.alpha[p]) for p in S]
+        best, best_new = gain, None
+        for code in range(3 ** k):
+            state = [(code // 3 ** i) % 3 for i in range(k)]
+            d = [0.0] * k
+            new = [0.0] * k
+            for i in range(k):
+                if state[i] == 1:
+                    new[i] = 0.0
+                    d[i] = 0.0 - a[i]
+                elif state[i] == 2:
+                    new[i] = C
+                    d[i] = C - a[i]
+            free = [i for i in range(k) if state[i] == 0]
+            m = len(free)
+            # the free system: M x = r, M = H_FF, r = g_F - H_FB d_B
+            M = [[H[free[r]][free[c]] for c in range(m)] for r in range(m)]
+            rhs = [0.0] * m
+            for r in range(m):
+                t = g[free[r]]
+                for j in range(k):
+                    if state[j] != 0:
+                        t = t - H[free[r]][j] * d[j]
+                rhs[r] = t
+            ok = True
+            for c in range(m):                                   # elimination
+                piv = M[c][c]
+                if not piv > PAIR_EPS * H[free[c]][free[c]]:
+                    ok = False
+                    break
+                for r in range(c + 1, m):
+                    f = M[r][c] / piv
+                    for cc in range(c + 1, m):
+                        M[r][cc] = M[r][cc] - f * M[c][cc]
+                    rhs[r] = rhs[r] - f * rhs[c]
+            if not ok:
+                continue
+            x = [0.0] * m
+            for r in range(m - 1, -1, -1):                       # back substitution
+                t = rhs[r]
+                for cc in range(r + 1, m):
+                    t = t - M[r][cc] * x[cc]
+                x[r] = t / M[r][r]
+            for r in range(m):
+                i = free[r]
+                new[i] = a[i] + x[r]
+                if not (0.0 <= new[i] <= C):
+                    ok = False
+                    break
+                d[i] = x[r]
+            if not ok:
+                continue
+            lin = 0.0
+            quad = 0.0
+            for i in range(k):
+                lin = lin + g[i] * d[i]
+                hd = 0.0
+                for j in range(k):
+                    hd = hd + H[i][j] * d[j]
+                quad = quad + d[i] * hd
+            val = lin - 0.5 * quad
+            if val > best:                                       # first of the largest gain
+                best, best_new = val, new
+        if best_new is None:
+            return None
+        moves = [best_new[i] - a[i] for i in range(k)]
+        if all(dm == 0.0 for dm in moves):
+            return None
+        for i in range(k):
+            self.alpha[S[i]] = best_new[i]
+        self.n_steps += 1
+        return moves
+
+    def _block_eq15(self, S, moves, at=None):
+        """Eq. (15) for every coordinate of a block step, in one pass (on ``at``, or all of I):
+        g_k -= y_k (c_1 k(x_1, x_k) + c_2 k(x_2, x_k) + ...), c_i = d_i y_i."""
+        acc = None
+        for p, dm in zip(S, moves):
+            r = self._row(p)
+            term = (dm * self.y[p]) * (r if at is None else r[at])
+            acc = term if acc is None else acc + term
+        if at is None:
+            self.g -= self.y * acc
+        else:
+            self.g[at] -= self.y[at] * acc
+
     def _unlearn(self, p):
         """Alg. 1 steps 24-25: alpha_p = 0, Eq. (15) with Delta alpha = -alpha_p_old."""
         if self.alpha[p] == 0.0:
@@ -537,6 +772,7 @@ class OnlineSVMR(StreamLearner):
         if self.shrinking:
             return self._optimize_shrunk()
         last = back = -1                       # previous working example, the one before it
+        hist = []                              # (position, gain) of the steps, for _cycle
         min_gain = self.gain_threshold()
         while True:
             v = np.flatnonzero(self.in_v)
@@ -556,10 +792,26 @@ class OnlineSVMR(StreamLearner):
                     for r in (last, q):
                         if self.alpha[r] == 0.0:
                             self._release_row(r)
+                    hist += [(last, gain), (q, gain)]            # for _cycle: two steps
+                    del hist[:-CYCLE_WINDOW_MAX]
+                    last = back = -1
+                    continue
+            cyc = self._cycle(hist, q, gain)
+            if cyc is not None:           # a detected cycle: Eq. (13) on its coordinates jointly
+                hist = []
+                S, H = cyc
+                moves = self._block_step(S, H, [float(self.g[p]) for p in S], gain)
+                if moves is not None:
+                    self._block_eq15(S, moves)                   # Eq. (15), every coordinate
+                    for r in S:
+                        if self.alpha[r] == 0.0:
+                            self._release_row(r)
                     last = back = -1
                     continue
             self._coordinate_step(int(v[best]))                  # steps 12-14
             last, back = q, last
+            hist.append((q, gain))
+            del hist[:-CYCLE_WINDOW_MAX]
 
     def _best_violator(self, A):
         """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the violator of
@@ -611,6 +863,7 @@ class OnlineSVMR(StreamLearner):
             self.n_shrunk += int(v.shape[0] - A.shape[0])
             moved = {}                                           # p -> D_p, first moved first
             last = back = -1                   # previous working example, the one before it
+            hist = []                          # (position, gain) of the steps, for _cycle
             while best is not None and gain >= min_gain and gain > 0.0:  # 2. on A
                 p = int(A[best])
                 kpq = self._pair_kernel(last, p, back)
@@ -620,6 +873,20 @@ class OnlineSVMR(StreamLearner):
                         moved[last] = moved.get(last, 0.0) + dl
                         moved[p] = moved.get(p, 0.0) + dp
                         self._pair_eq15(last, dl, p, dp, A)      # Eq. (15) on A
+                        hist += [(last, gain), (p, gain)]        # for _cycle: two steps
+                        del hist[:-CYCLE_WINDOW_MAX]
+                        last = back = -1
+                        best, gain = self._best_violator(A)      # step 11
+                        continue
+                cyc = self._cycle(hist, p, gain)
+                if cyc is not None:       # a detected cycle: Eq. (13) on its coordinates jointly
+                    hist = []
+                    S, H = cyc
+                    moves = self._block_step(S, H, [float(self.g[r]) for r in S], gain)
+                    if moves is not None:
+                        for r, dm in zip(S, moves):              # each moved in this round
+                            moved[r] = moved[r] + dm
+                        self._block_eq15(S, moves, A)            # Eq. (15) on A
                         last = back = -1
                         best, gain = self._best_violator(A)      # step 11
                         continue
@@ -634,6 +901,8 @@ class OnlineSVMR(StreamLearner):
                 self.g[A] -= (delta * self.y[p]) * self.y[A] * row[A]   # Eq. (15) on A
                 self.n_steps += 1
                 last, back = p, last
+                hist.append((p, gain))
+                del hist[:-CYCLE_WINDOW_MAX]
                 best, gain = self._best_violator(A)              # step 11
             rest = np.ones(self.ids.shape[0], bool)
             rest[A] = False
