@@ -264,16 +264,19 @@ def test_fig6_active_learning(benchmark):
 # ---------------------------------------------- nearly singular pairs (issue 15, reading 13)
 def _pass_with_pair_eta(X, y, C, gamma, pair_eta, shrinking=True):
     """One pass of the compiled twin with the module's PAIR_ETA set to ``pair_eta`` (0.0:
-    the exact step on nearly singular pairs off, the printed loop's path)."""
+    the exact step on nearly singular pairs and the block step on detected cycles off,
+    the printed loop's path)."""
     from refsvm.ramp import online_svmr as reference
 
-    saved = reference.PAIR_ETA
+    saved = reference.PAIR_ETA, reference.CYCLE_WINDOW
     reference.PAIR_ETA = pair_eta
+    if pair_eta == 0.0:                  # the printed path: the block step off too
+        reference.CYCLE_WINDOW = 0
     try:
         st = _ramp.OnlineSVMR(X.shape[1], False, C=C, kernel="rbf", gamma=gamma, tol=1e-3,
                               min_gain=1e-5, shrinking=shrinking)
     finally:
-        reference.PAIR_ETA = saved
+        reference.PAIR_ETA, reference.CYCLE_WINDOW = saved
     st.run(X, y, np.arange(len(y), dtype=np.intp))
     return st
 
@@ -353,18 +356,21 @@ def _clustered_streams(n_streams=400, seed=0):
 
 
 @pytest.mark.skipif(quick(), reason="full mode only")
-@pytest.mark.parametrize("pair_eta", [1e-3, 1.0], ids=["PAIR_ETA=1e-3", "PAIR_ETA=1"])
-def test_clustered_stream_census(benchmark, pair_eta):
-    """Steps of the compiled twin on 400 random clustered streams (docs reading 13, "kin
-    not covered") at C = 1e3, 1e6, 1e9, 1e12; a stream stops at the first example
-    boundary past 100,000 steps.  PAIR_ETA = 1 solves every zig-zag exactly."""
+@pytest.mark.parametrize("pair_eta,cycle_window", [(1e-3, 32), (1e-3, 0), (1.0, 0)],
+                         ids=["block-step", "PAIR_ETA=1e-3", "PAIR_ETA=1"])
+def test_clustered_stream_census(benchmark, pair_eta, cycle_window):
+    """Steps of the compiled twin on 400 random clustered streams (docs reading 13, the
+    block step on detected cycles) at C = 1e3, 1e6, 1e9, 1e12; a stream stops at the first
+    example boundary past 100,000 steps.  CYCLE_WINDOW = 0 turns the block step off;
+    PAIR_ETA = 1 solves every zig-zag exactly."""
     from refsvm.ramp import online_svmr as reference
 
     benchmark.group = "clustered streams"
 
     def measure():
-        saved = reference.PAIR_ETA
+        saved = reference.PAIR_ETA, reference.CYCLE_WINDOW
         reference.PAIR_ETA = pair_eta
+        reference.CYCLE_WINDOW = cycle_window
         try:
             total, worst = {}, 0
             for X, y, opts, shrinking in _clustered_streams():
@@ -378,8 +384,8 @@ def test_clustered_stream_census(benchmark, pair_eta):
                     worst = max(worst, st.n_steps)
             return total, worst
         finally:
-            reference.PAIR_ETA = saved
+            reference.PAIR_ETA, reference.CYCLE_WINDOW = saved
 
     total, worst = benchmark.pedantic(measure, rounds=1, iterations=1)
-    print(f"\n[clustered streams, PAIR_ETA={pair_eta:g}] steps in all: "
+    print(f"\n[clustered streams, PAIR_ETA={pair_eta:g}, CYCLE_WINDOW={cycle_window}] steps in all: "
           + ", ".join(f"C = {C:g}: {v:,}" for C, v in total.items()) + f"; worst stream {worst:,}")
