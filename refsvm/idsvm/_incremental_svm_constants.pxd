@@ -38,7 +38,7 @@ cdef extern from *:
     static const int REFSVM_IDSVM_N_REPAIR = 8;
     static const double REFSVM_IDSVM_EPS_KKT = 1e-9;
     static const int REFSVM_IDSVM_STEPS_PER_EXAMPLE = 50;
-    static const double REFSVM_IDSVM_POLISH_CK = 1e9;
+    static const double REFSVM_IDSVM_POLISH_CK = 1e5;
     static const int REFSVM_IDSVM_G_ULPS = 4;
     static const int REFSVM_IDSVM_A_ULPS = 64;
     static const int REFSVM_IDSVM_REPAIR_ULPS = 8;

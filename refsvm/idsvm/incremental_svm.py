@@ -189,8 +189,10 @@ STEPS_PER_EXAMPLE = 50
 #: above this C k_max the end of every operation is polished (``_polish``): one step of
 #: iterative refinement of (b, alpha_S) on residuals summed in twice the working
 #: precision, and every g recomputed so.  Below it the round-off of an alpha at C,
-#: 1.1e-16 C k_max, moves g by less than 1e-7 and nothing is done (every ordinary C)
-POLISH_CK = 1e9
+#: 1.1e-16 C k_max, moves g by less than 1e-11 and nothing is done (every ordinary C).
+#: 1e5, not POKER's 1e9: at C k_max = 1e6 ... 1e9 the plain tolerances let census
+#: operations end up to 13 round-off floors off the KKT conditions (docs, *Extreme C*)
+POLISH_CK = 1e5
 #: above POLISH_CK the g tolerances in margin units are capped by multiples of the
 #: round-off floor of g = sum_j Q_ij alpha_j - 1 + y_i b itself,
 #: g_floor = eps (1 + |b| + k_max sum_i alpha_i) (eps the unit round-off of float64):
