@@ -83,15 +83,11 @@ cdef bint row_values_bad(const double* v, Py_ssize_t n, double limit) noexcept n
 cdef bint row_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil
 
 
-cdef inline double row_dot_sqnorm(const double* w, const int* idx, const double* val,
-                                  Py_ssize_t n, Py_ssize_t d, double* sq,
-                                  bint* bad_index) noexcept nogil:
-    """<w, x> (returned) and ||x||^2 (in ``sq``) in one read of the row: the same sums, in
-    the same order, as ``row_dot`` and ``row_sqnorm`` (four partial sums each), so the
-    results are theirs bit for bit.  A CSR column index is tested before it addresses w:
-    one outside [0, d) sets ``bad_index`` and reads w[0] instead (d >= 1), so a bad row
-    is read safely and the caller drops it.  With ``row_screen``, the row check of
-    ``run_checked`` fused into a linear step that reads the row anyway."""
+cdef inline double _row_dot_sqnorm(const double* w, const int* idx, const double* val,
+                                   Py_ssize_t n, Py_ssize_t d, double* sq, bint* bad_index,
+                                   bint checked) noexcept nogil:
+    """The loop of ``row_dot_sqnorm`` (``checked``) and ``row_dot_sqnorm_trusted`` (not):
+    always called with a constant ``checked``, so the C compiler keeps one branch."""
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
     cdef double v0, v1, v2, v3
@@ -108,7 +104,7 @@ cdef inline double row_dot_sqnorm(const double* w, const int* idx, const double*
             j1 = <size_t> <Py_ssize_t> idx[p + 1]
             j2 = <size_t> <Py_ssize_t> idx[p + 2]
             j3 = <size_t> <Py_ssize_t> idx[p + 3]
-            if j0 >= ud or j1 >= ud or j2 >= ud or j3 >= ud:
+            if checked and (j0 >= ud or j1 >= ud or j2 >= ud or j3 >= ud):
                 bad = True
                 j0 = 0 if j0 >= ud else j0
                 j1 = 0 if j1 >= ud else j1
@@ -129,7 +125,7 @@ cdef inline double row_dot_sqnorm(const double* w, const int* idx, const double*
             p += 4
         while p < n:
             j0 = <size_t> <Py_ssize_t> idx[p]
-            if j0 >= ud:
+            if checked and j0 >= ud:
                 bad = True
                 j0 = 0
             s0 += val[p] * w[j0]
@@ -138,6 +134,26 @@ cdef inline double row_dot_sqnorm(const double* w, const int* idx, const double*
     bad_index[0] = bad
     sq[0] = (q0 + q1) + (q2 + q3)
     return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double row_dot_sqnorm(const double* w, const int* idx, const double* val,
+                                  Py_ssize_t n, Py_ssize_t d, double* sq,
+                                  bint* bad_index) noexcept nogil:
+    """<w, x> (returned) and ||x||^2 (in ``sq``) in one read of the row: the same sums, in
+    the same order, as ``row_dot`` and ``row_sqnorm`` (four partial sums each), so the
+    results are theirs bit for bit.  A CSR column index is tested before it addresses w:
+    one outside [0, d) sets ``bad_index`` and reads w[0] instead (d >= 1), so a bad row
+    is read safely and the caller drops it.  With ``row_screen``, the row check of
+    ``run_checked`` fused into a linear step that reads the row anyway."""
+    return _row_dot_sqnorm(w, idx, val, n, d, sq, bad_index, True)
+
+
+cdef inline double row_dot_sqnorm_trusted(const double* w, const int* idx, const double* val,
+                                          Py_ssize_t n, double* sq) noexcept nogil:
+    """``row_dot_sqnorm`` of a row already checked (every CSR index in range): the same
+    sums, no index test -- the unchecked steps (``run`` after a check pass)."""
+    cdef bint unused
+    return _row_dot_sqnorm(w, idx, val, n, 0, sq, &unused, False)
 
 
 cdef inline bint row_screen(const double* xv, Py_ssize_t nnz, double sq, double limit,

@@ -11,7 +11,8 @@ import numpy as np
 cimport numpy as cnp
 
 from refsvm._core cimport (STEP_BAD, pa_step, row_axpy, row_axpy_squared, row_dot,
-                           row_dot_sqnorm, row_screen, row_sqnorm)
+                           row_dot_sqnorm, row_dot_sqnorm_trusted, row_screen,
+                           row_sqnorm)
 from refsvm._core import max_row_sqnorm
 
 cnp.import_array()
@@ -19,34 +20,6 @@ cnp.import_array()
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
     return <double*> cnp.PyArray_DATA(a)
-
-
-cdef inline double _dot_sqnorm(const double* w, const int* idx, const double* val, Py_ssize_t n,
-                               double* sq) noexcept nogil:
-    """<w, x> (returned) and ||x||^2 (in ``sq``) of a CSR row in one read of it: the same
-    sums, in the same order, as the core's ``row_dot`` and ``row_sqnorm`` (four partial
-    sums each), so the results are theirs bit for bit.  Sparse rows only: their dot is a
-    gather, and the squares ride along (about 10 % off a long CSR row's PA step); a
-    dense row's two loops are faster apart."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
-    cdef Py_ssize_t p = 0
-    while p + 4 <= n:
-        s0 += val[p] * w[idx[p]]
-        s1 += val[p + 1] * w[idx[p + 1]]
-        s2 += val[p + 2] * w[idx[p + 2]]
-        s3 += val[p + 3] * w[idx[p + 3]]
-        q0 += val[p] * val[p]
-        q1 += val[p + 1] * val[p + 1]
-        q2 += val[p + 2] * val[p + 2]
-        q3 += val[p + 3] * val[p + 3]
-        p += 4
-    while p < n:
-        s0 += val[p] * w[idx[p]]
-        q0 += val[p] * val[p]
-        p += 1
-    sq[0] = (q0 + q1) + (q2 + q3)
-    return (s0 + s1) + (s2 + s3)
 
 
 cdef class LinearModel(StreamLearner):
@@ -98,12 +71,9 @@ cdef class PerceptronState(LinearModel):
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
                    double y) except -1 nogil:
-        cdef double sq, wx
-        cdef bint bad_index
-        if xi != NULL:
-            wx = _dot_sqnorm(self.w_data, xi, xv, nnz, &sq)
-        else:  # the two sums in one vector loop
-            wx = row_dot_sqnorm(self.w_data, NULL, xv, nnz, nnz, &sq, &bad_index)
+        cdef double sq
+        # <w, x> and ||x||^2 in one read (dense: one vector loop)
+        cdef double wx = row_dot_sqnorm_trusted(self.w_data, xi, xv, nnz, &sq)
         return _perceptron_learn(self, xi, xv, nnz, y, wx, sq)
 
     cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
@@ -170,7 +140,7 @@ cdef class PAState(LinearModel):
                    double y) except -1 nogil:
         cdef double wx, sq = -1.0
         if xi != NULL:  # CSR: ||x||² in the same read of the row
-            wx = _dot_sqnorm(self.w_data, xi, xv, nnz, &sq)
+            wx = row_dot_sqnorm_trusted(self.w_data, xi, xv, nnz, &sq)
         else:           # dense: ||x||² only when the step needs it
             wx = row_dot(self.w_data, xi, xv, nnz)
         return _pa_learn(self, xi, xv, nnz, y, wx, sq)
