@@ -73,6 +73,8 @@ cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
 # Q_pp Q_qq - Q_pq^2 <= PAIR_EPS Q_pp Q_qq: singular to round-off (_exact_pair_step).
 # The threshold of nearly singular pairs, the reference's PAIR_ETA, is read by __init__.
 cdef double PAIR_EPS = 1e-12
+# The reference's BLOCK_KKT_TOL: a block step's face search stops at a KKT point.
+cdef double BLOCK_KKT_TOL = 1e-9
 
 
 cdef inline double sgn(double y) noexcept nogil:
@@ -738,7 +740,8 @@ cdef class OnlineSVMR(StreamLearner):
         maximum of the dual over the coordinates S in the box, over every face of it, when
         it gains more than ``gain``.  Sets alpha on S, counts a step, writes the moves and
         returns 1; 0 when nothing changed."""
-        cdef double C = self.C, best = gain, t, piv, f, lin, quad, hd, val
+        cdef double C = self.C, best = gain, t, piv, f, lin, quad, hd, val, habs, r_kkt, tol
+        cdef bint kkt
         cdef double a[BLOCK_MAX]
         cdef double H[BLOCK_MAX][BLOCK_MAX]
         cdef double M[BLOCK_MAX][BLOCK_MAX]
@@ -810,18 +813,27 @@ cdef class OnlineSVMR(StreamLearner):
                 continue
             lin = 0.0
             quad = 0.0
+            kkt = True
             for i in range(k):
                 lin = lin + g[i] * d[i]
                 hd = 0.0
+                habs = 0.0
                 for j in range(k):
                     hd = hd + H[i][j] * d[j]
+                    habs = habs + fabs(H[i][j] * d[j])
                 quad = quad + d[i] * hd
+                r_kkt = g[i] - hd                               # the reference's KKT test
+                tol = BLOCK_KKT_TOL * (fabs(g[i]) + habs)
+                if (state[i] == 1 and r_kkt > tol) or (state[i] == 2 and r_kkt < -tol):
+                    kkt = False
             val = lin - 0.5 * quad
             if val > best:                                      # first of the largest gain
                 best = val
                 found = True
                 for i in range(k):
                     best_new[i] = nw[i]
+            if kkt:  # convex: a KKT point is the maximum
+                break
         if not found:
             return 0
         any_move = False
