@@ -41,6 +41,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
+from refsvm._testing import RAMP_OPTIONS, clustered_streams
 from refsvm.ramp.estimators import Greedy, OnlineASVMR, QueryAll
 from refsvm.ramp.cccp import cccp_ramp
 from refsvm.datasets import make_train_test
@@ -336,25 +337,6 @@ def test_close_pair_steps(benchmark, pair_eta):
         print(f"   r = {r:g}: " + ", ".join(f"C = {C:g}: {out[r, C]}" for C in Cs))
 
 
-def _clustered_streams(n_streams=400, seed=0):
-    """Random small streams with close points: 1 to 3 clusters of 2 to 4 points, each
-    point 1e-6 to 1e-1 from its centre, plus up to 9 scattered points, random labels; each
-    with a random option set (the tests' OPTIONS) and loop."""
-    options = [{}, dict(fit_intercept=True), dict(stop="relative"),
-               dict(fit_intercept=True, stop="relative"), dict(keep_rows=True),
-               dict(fit_intercept=True, stop="relative", keep_rows=True)]
-    rng = np.random.RandomState(seed)
-    for _ in range(n_streams):
-        n_cl, per = rng.randint(1, 4), rng.randint(2, 5)
-        centers = rng.randn(n_cl, 2) * 2
-        X = [c + 10.0 ** rng.uniform(-6, -1) * rng.randn(2) for c in centers for _ in range(per)]
-        X += list(rng.randn(rng.randint(0, 10), 2))
-        X = np.ascontiguousarray(np.array(X)[rng.permutation(len(X))])
-        y = rng.choice([-1.0, 1.0], len(X))
-        rng.choice([0, 3, 6, 9, 12])                       # (a C drawn, unused: C is swept)
-        yield X, y, options[rng.randint(len(options))], bool(rng.randint(2))
-
-
 @pytest.mark.skipif(quick(), reason="full mode only")
 @pytest.mark.parametrize("pair_eta,cycle_window", [(1e-3, 32), (1e-3, 0), (1.0, 0)],
                          ids=["block-step", "PAIR_ETA=1e-3", "PAIR_ETA=1"])
@@ -373,9 +355,10 @@ def test_clustered_stream_census(benchmark, pair_eta, cycle_window):
         reference.CYCLE_WINDOW = cycle_window
         try:
             total, worst = {}, 0
-            for X, y, opts, shrinking in _clustered_streams():
+            for X, y, option, shrinking in clustered_streams():
                 for C in (1e3, 1e6, 1e9, 1e12):
-                    st = _ramp.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking, **opts)
+                    st = _ramp.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking,
+                                          **RAMP_OPTIONS[option])
                     for t in range(len(y)):
                         st.step(X[t], y[t])
                         if st.n_steps > 100_000:

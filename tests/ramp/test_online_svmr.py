@@ -22,6 +22,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
+from refsvm._testing import RAMP_OPTIONS, clustered_streams
 from refsvm.ramp import online_svmr as ramp
 from refsvm.datasets import make_two_gaussians
 from refsvm.core.kernels import Kernel, get_row
@@ -63,10 +64,7 @@ def full_f(state, X):
 
 
 #: The options of issue 13 on top of the paper's form (each test of the twins runs them all).
-OPTIONS = {"paper": {}, "bias": dict(fit_intercept=True), "relative": dict(stop="relative"),
-           "bias-relative": dict(fit_intercept=True, stop="relative"),
-           "keep": dict(keep_rows=True),
-           "all": dict(fit_intercept=True, stop="relative", keep_rows=True)}
+OPTIONS = RAMP_OPTIONS
 
 
 def gain_bound(state, st, min_gain):
@@ -964,26 +962,8 @@ def test_stop_rule_is_checked():
 
 
 # ------------------- detected cycles: the exact block step (issue 15 item 4, reading 13)
-def _clustered_streams(n_streams, seed=0):
-    """Random small streams with close points (the census of docs reading 13, as in
-    ``benchmarks/bench_ramp.py``): 1 to 3 clusters of 2 to 4 points, each 1e-6 to 1e-1
-    from its centre, plus up to 9 scattered points, random labels; each with an option
-    set and loop drawn at random."""
-    options = ["paper", "bias", "relative", "bias-relative", "keep", "all"]
-    rng = np.random.RandomState(seed)
-    for _ in range(n_streams):
-        n_cl, per = rng.randint(1, 4), rng.randint(2, 5)
-        centers = rng.randn(n_cl, 2) * 2
-        X = [c + 10.0 ** rng.uniform(-6, -1) * rng.randn(2) for c in centers for _ in range(per)]
-        X += list(rng.randn(rng.randint(0, 10), 2))
-        X = np.ascontiguousarray(np.array(X)[rng.permutation(len(X))])
-        y = rng.choice([-1.0, 1.0], len(X))
-        rng.choice([0, 3, 6, 9, 12])                       # (a C drawn, unused: C is swept)
-        yield X, y, options[rng.randint(len(options))], bool(rng.randint(2))
-
-
 def _census_stream(i):
-    for j, s in enumerate(_clustered_streams(i + 1)):
+    for j, s in enumerate(clustered_streams(i + 1)):
         if j == i:
             return s
 
@@ -1116,7 +1096,7 @@ def test_clustered_stream_census_is_flat_in_C():
     C = 1e3 / 1e6 / 1e9 / 1e12; without the block step 72,272 / 95,369 / 98,612 /
     120,683, and on the 400 streams of the census 3.7x from 1e3 to 1e12)."""
     total = {}
-    for X, y, option, shrinking in _clustered_streams(60):
+    for X, y, option, shrinking in clustered_streams(60):
         for C in (1e3, 1e6, 1e9, 1e12):
             total[C] = total.get(C, 0) + _census_steps(_ramp, X, y, option, shrinking, C)
     assert total[1e12] <= 1.2 * total[1e3], total
@@ -1133,7 +1113,7 @@ def test_clustered_stream_census_of_400_is_flat_in_C(monkeypatch):
     for window in (ramp.CYCLE_WINDOW, 0):
         monkeypatch.setattr(ramp, "CYCLE_WINDOW", window)
         total, worst = dict.fromkeys(Cs, 0), 0
-        for X, y, option, shrinking in _clustered_streams(400):
+        for X, y, option, shrinking in clustered_streams(400):
             for C in Cs:
                 n = _census_steps(_ramp, X, y, option, shrinking, C)
                 total[C] += n
