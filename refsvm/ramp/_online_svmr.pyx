@@ -82,6 +82,12 @@ cdef inline double sgn(double y) noexcept nogil:
     return -1.0 if y < 0 else 1.0
 
 
+cdef inline double eq13_gain(double g, double q, double d) noexcept nogil:
+    """Eq. (13): dual gain g d - 1/2 Q_ii d^2 of a one-coordinate step (the reference's
+    ``eq13_gain``, the same operations)."""
+    return g * d - 0.5 * q * d * d
+
+
 cdef inline double eq14(double alpha, double g, double q, double C) noexcept nogil:
     """Eq. (14): clip(alpha + g / Q_ii, 0, C)."""
     cdef double step, new
@@ -901,7 +907,7 @@ cdef class OnlineSVMR(StreamLearner):
         if not ((a < self.C and gg > self.tol) or (a > 0 and gg < -self.tol)):   # Eq. (3)
             return
         d = eq14(a, gg, self.qdiag[p], self.C) - a                                  # Eq. (14)
-        gain = gg * d - 0.5 * self.qdiag[p] * d * d                                 # Eq. (13)
+        gain = eq13_gain(gg, self.qdiag[p], d)                                 # Eq. (13)
         if best[0] < 0 or gain > best_gain[0]:                                   # lowest id on ties
             best[0] = p
             best_gain[0] = gain
@@ -955,7 +961,7 @@ cdef class OnlineSVMR(StreamLearner):
             gk = g[k]
             a = alpha[k]
             d = eq14(a, gk, qdiag[k], C) - a                                        # Eq. (14)
-            gain = gk * d - 0.5 * qdiag[k] * d * d                                  # Eq. (13)
+            gain = eq13_gain(gk, qdiag[k], d)                                  # Eq. (13)
             if bk < 0 or gain > bg:                                              # lowest id on ties
                 bk = k
                 bg = gain
@@ -1150,7 +1156,7 @@ cdef class OnlineSVMR(StreamLearner):
                         if gk > uta[j] or gk < lta[j]:
                             a = alpha[k]
                             d = eq14(a, gk, qdiag[k], C) - a
-                            gain = gk * d - 0.5 * qdiag[k] * d * d
+                            gain = eq13_gain(gk, qdiag[k], d)
                             if best < 0 or gain > bg:
                                 best = j
                                 bg = gain
@@ -1182,7 +1188,7 @@ cdef class OnlineSVMR(StreamLearner):
                             if gk > uta[j] or gk < lta[j]:
                                 a = alpha[k]
                                 d = eq14(a, gk, qdiag[k], C) - a
-                                gain = gk * d - 0.5 * qdiag[k] * d * d
+                                gain = eq13_gain(gk, qdiag[k], d)
                                 if best < 0 or gain > bg:
                                     best = j
                                     bg = gain
@@ -1242,7 +1248,7 @@ cdef class OnlineSVMR(StreamLearner):
                     gk = ga[cand[j]]
                     a = alpha[k]
                     d = eq14(a, gk, qdiag[k], C) - a
-                    gain = gk * d - 0.5 * qdiag[k] * d * d
+                    gain = eq13_gain(gk, qdiag[k], d)
                     if best < 0 or gain > bg:
                         best = cand[j]
                         bg = gain
