@@ -523,6 +523,50 @@ cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize
     return 0
 
 
+cdef inline double bordered_drift(const double* R, Py_ssize_t ld, Py_ssize_t k,
+                                  const double* y, const Py_ssize_t* S, double** cols,
+                                  double* u, double* w) noexcept nogil:
+    """How far the updated Rinv ((k+1) x (k+1)) has drifted from M^-1, M = [[0, y_S'],
+    [y_S, Q_SS]] read from the margin set's kernel columns (cols[b][S[a]] = k(x_S[a],
+    x_S[b])): the largest backward error max_a |(M Rinv v - v)_a| / (|v_a| + sum_b
+    |M_ab| |(Rinv v)_b|) of the test vector v_a = (-1)^a, in O(k^2) (the reference's
+    ``bordered_drift``: every sum left to right, as ``matvec``).  ``u`` and ``w`` hold
+    k + 1 doubles.  A scale-free probe: the round-off of one product is about 1e-16."""
+    cdef Py_ssize_t a, b, n = k + 1
+    cdef double s, va, sc, worst = 0.0, ya, t
+    cdef const double* row
+    for a in range(n):                       # u = Rinv v
+        row = R + a * ld
+        s = 0.0
+        for b in range(n):
+            s = s + row[b] * (1.0 if b % 2 == 0 else -1.0)
+        u[a] = s
+    for a in range(n):                       # w = M u, and the scale of each sum
+        va = 1.0 if a % 2 == 0 else -1.0
+        if a == 0:
+            s = 0.0 * u[0]
+            sc = 0.0
+            for b in range(k):
+                t = y[S[b]] * u[b + 1]
+                s = s + t
+                sc = sc + fabs(t)
+        else:
+            ya = y[S[a - 1]]
+            s = 0.0 + ya * u[0]
+            sc = fabs(ya * u[0])
+            for b in range(k):
+                t = ((ya * y[S[b]]) * cols[b][S[a - 1]]) * u[b + 1]
+                s = s + t
+                sc = sc + fabs(t)
+        w[a] = s
+        t = fabs(s - va) / (1.0 + sc)
+        if t != t:                           # NaN: R (or M) is broken
+            return t
+        if t > worst:
+            worst = t
+    return worst
+
+
 cdef inline void bordered_beta(const double* R, Py_ssize_t ld, Py_ssize_t n, const double* m,
                                double* beta) noexcept nogil:
     """beta = -Rinv m (C&P Eq. 5), each row summed left to right (four rows at a time, as

@@ -930,6 +930,31 @@ def bordered_shrink_array(Rinv, Py_ssize_t p, double eps):
     return out[: n - 1, : n - 1].copy()
 
 
+def bordered_drift_value(Rinv, y, KS, S):
+    """The compiled ``bordered_drift`` of Rinv against M = [[0, y_S'], [y_S, Q_SS]],
+    with Q read from the kernel columns ``KS`` (row = example id, column = position
+    in S), as the twins hold them."""
+    cdef const double[:, ::1] R = np.ascontiguousarray(Rinv, dtype=np.float64)
+    cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    cdef const Py_ssize_t[::1] Sv = np.ascontiguousarray(S, dtype=np.intp)
+    cols = [np.ascontiguousarray(KS[:, j], dtype=np.float64) for j in range(len(S))]
+    cdef Py_ssize_t k = Sv.shape[0], j
+    cdef double** cp = <double**> malloc(max(k, 1) * sizeof(double*))
+    cdef double[::1] c
+    u = np.empty(k + 1)
+    w = np.empty(k + 1)
+    cdef double[::1] uv = u, wv = w
+    if cp == NULL:
+        raise MemoryError()
+    try:
+        for j in range(k):
+            c = cols[j]
+            cp[j] = &c[0]
+        return bordered_drift(&R[0, 0], R.shape[1], k, &yv[0], &Sv[0], cp, &uv[0], &wv[0])
+    finally:
+        free(cp)
+
+
 def bordered_beta_array(Rinv, m):
     """The compiled ``bordered_beta``: -Rinv m."""
     cdef const double[:, ::1] R = np.ascontiguousarray(Rinv, dtype=np.float64)

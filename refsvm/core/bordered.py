@@ -48,7 +48,7 @@ from scipy.linalg import lapack
 __all__ = [
     "matvec", "dot", "bordered_matrix", "lu_inverse", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
     "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
-    "pivot_is_zero", "least_index_event",
+    "pivot_is_zero", "least_index_event", "bordered_drift",
 ]
 
 
@@ -92,6 +92,20 @@ def lu_inverse(M):
     if info != 0:
         raise np.linalg.LinAlgError(f"getri failed (info={info})")
     return inv
+
+
+def bordered_drift(R, y, KS, S):
+    """How far an updated inverse R has drifted from M^-1 (M = ``bordered_matrix``): the
+    largest backward error |(M R v - v)_a| / (|v_a| + sum_b |M_ab| |(R v)_b|) of the test
+    vector v_a = (-1)^a; every sum left to right, as the compiled core's."""
+    M = bordered_matrix(y, KS, S)
+    n = M.shape[0]
+    v = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    u = matvec(R, v)
+    w = matvec(M, u)
+    scale = matvec(np.abs(M), np.abs(u))
+    r = np.abs(w - v) / (1.0 + scale)
+    return float(np.nan) if np.isnan(r).any() else float(np.max(r))
 
 
 def grow_array(a, n, fill=0.0):

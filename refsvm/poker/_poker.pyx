@@ -46,7 +46,7 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
-from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_grow,
+from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
                            bordered_pivot, bordered_shrink, bordered_start, event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero)
@@ -67,6 +67,7 @@ cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
 cdef int EV_FLIP = _ref.EV_FLIP
 cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
 cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_SHRINK = _ref.EPS_SHRINK
+cdef double DRIFT_REFRESH = _ref.DRIFT_REFRESH
 cdef double EPS_SMALL_PIVOT = _ref.EPS_SMALL_PIVOT, COND_REFRESH = _ref.COND_REFRESH
 cdef double EPS_DOUBT = _ref.EPS_DOUBT, EPS_PIVOT = _ref.EPS_PIVOT
 cdef double EPS_PIVOT_ABS = _ref.EPS_PIVOT_ABS
@@ -649,9 +650,15 @@ cdef class _Engine:
         return True
 
     cdef int _s_changed(self) except -1:
+        """Every ``refresh_every`` changes of I_s, the drift of R is probed (O(|I_s|^2),
+        ``bordered_drift``) and R is computed afresh (O(|I_s|^3)) only above DRIFT_REFRESH."""
+        cdef double drift
         self.n_s_changes += 1
         if self.refresh_every and self.ns and self.n_s_changes % self.refresh_every == 0:
-            self._refresh()
+            drift = bordered_drift(self.R, self.ld, self.ns, self.y, self.S, self.cols,
+                                   self.rp, self.work)
+            if not drift <= DRIFT_REFRESH:
+                self._refresh()
         return 0
 
     cdef int _add_to_S(self, Py_ssize_t i, double* col, double kappa) except -1:

@@ -129,3 +129,29 @@ def test_least_index_random_twins_agree():
         assert (kind, index) == (first[1], first[2])
         assert (_core.least_index_event_value(events, tmin)
                 == ref.least_index_event(events, tmin))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_drift_twins_agree_and_detect_a_drifted_inverse(seed):
+    """bordered_drift: the compiled probe equals the reference bit for bit; an exact
+    inverse has a backward error at round-off, a perturbed one is caught."""
+    rng = np.random.RandomState(seed)
+    n_all, k = 12, 7
+    X = rng.randn(n_all, 3)
+    y = np.where(rng.rand(n_all) < 0.5, -1.0, 1.0)
+    S = np.sort(rng.choice(n_all, k, replace=False))
+    y[S[0]], y[S[1]] = 1.0, -1.0                       # both classes in S: M is regular
+    KS = np.exp(-0.5 * ((X[:, None, :] - X[None, S, :]) ** 2).sum(-1))  # column j: x_S[j]
+    M = ref.bordered_matrix(y, KS, S)
+    R = np.linalg.inv(M)
+    drift = ref.bordered_drift(R, y, KS, S)
+    assert _core.bordered_drift_value(R, y, KS, S) == drift
+    assert drift < 1e-13
+    E = R.copy()
+    E[2, 3] += 1e-6 * np.abs(R).max()                  # one drifted entry
+    bad = ref.bordered_drift(E, y, KS, S)
+    assert _core.bordered_drift_value(E, y, KS, S) == bad
+    assert bad > 1e-9
+    E[1, 1] = np.nan
+    assert np.isnan(ref.bordered_drift(E, y, KS, S))
+    assert np.isnan(_core.bordered_drift_value(E, y, KS, S))
