@@ -3,6 +3,8 @@
 #     from refsvm._core cimport ...
 # Its pure-Python counterpart is the package refsvm.core.
 
+from libc.math cimport exp
+
 ctypedef struct KernelSpec:
     int kind          # 0 linear, 1 rbf, 2 poly  (refsvm.core.kernels.KERNEL_CODES)
     double gamma
@@ -56,6 +58,78 @@ cdef class CKernel:
     cdef double k_row_dense(self, RowStore s, Py_ssize_t i, const double* x) noexcept nogil
     cdef double k_row_csr(self, RowStore s, Py_ssize_t i, const int* xi, const double* xv,
                           Py_ssize_t xn) noexcept nogil
+
+
+cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize_t* pos,
+                             Py_ssize_t m, double* out) noexcept nogil:
+    """out[j] = k(x_pos[j], x_z) for j < m, two stored rows; m counted evaluations, the
+    values of ``k.k_rows(s, pos[j], z)`` bit for bit.
+
+    Dense rows with the linear or RBF kernel are read four stored rows at a time against
+    x_z: each value is still one sequential sum in the order of ``dense_dot`` /
+    ``dense_sqdist`` (four independent chains instead of one: the same IEEE operations,
+    more of them in flight, about 3x on d = 180), then the same finish (exp(-gamma s)).
+    CSR rows and the polynomial kernel: ``k_rows`` one by one."""
+    cdef Py_ssize_t j = 0, i, d = s.n_features
+    cdef int kind = k.spec.kind
+    cdef double gamma = k.spec.gamma
+    cdef const double* xz
+    cdef const double* r0
+    cdef const double* r1
+    cdef const double* r2
+    cdef const double* r3
+    cdef double s0, s1, s2, s3, t0, t1, t2, t3
+    if s.sparse or kind == 2:
+        for j in range(m):
+            out[j] = k.k_rows(s, pos[j], z)
+        return
+    xz = s.dense + z * d
+    while j + 4 <= m:
+        r0 = s.dense + pos[j] * d
+        r1 = s.dense + pos[j + 1] * d
+        r2 = s.dense + pos[j + 2] * d
+        r3 = s.dense + pos[j + 3] * d
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        if kind == 1:
+            for i in range(d):
+                t0 = r0[i] - xz[i]
+                t1 = r1[i] - xz[i]
+                t2 = r2[i] - xz[i]
+                t3 = r3[i] - xz[i]
+                s0 = s0 + t0 * t0
+                s1 = s1 + t1 * t1
+                s2 = s2 + t2 * t2
+                s3 = s3 + t3 * t3
+        else:
+            for i in range(d):
+                s0 = s0 + r0[i] * xz[i]
+                s1 = s1 + r1[i] * xz[i]
+                s2 = s2 + r2[i] * xz[i]
+                s3 = s3 + r3[i] * xz[i]
+        out[j] = s0
+        out[j + 1] = s1
+        out[j + 2] = s2
+        out[j + 3] = s3
+        j += 4
+    while j < m:
+        r0 = s.dense + pos[j] * d
+        s0 = 0.0
+        if kind == 1:
+            for i in range(d):
+                t0 = r0[i] - xz[i]
+                s0 = s0 + t0 * t0
+        else:
+            for i in range(d):
+                s0 = s0 + r0[i] * xz[i]
+        out[j] = s0
+        j += 1
+    if kind == 1:
+        for j in range(m):
+            out[j] = exp(-gamma * out[j])
+    k.n_evals += m
 
 
 cdef class StreamLearner:
@@ -457,7 +531,7 @@ cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
 # Storage: R is row-major with leading dimension ld; its leading n x n block holds
 # Rinv = M^-1 for the current n x n bordered matrix M (for IDSVM n = |S| + 1).
 
-from libc.math cimport fabs
+from libc.math cimport exp, fabs
 
 cdef inline void bordered_start(double* R, Py_ssize_t ld, double a, double q) noexcept nogil:
     """R <- inverse of [[0, a], [a, q]] = [[-q/a^2, 1/a], [1/a, 0]] (ld >= 2)."""

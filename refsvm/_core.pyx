@@ -542,6 +542,21 @@ cdef class CKernel:
                 out[i] = self.k_row_dense(store, i, &xd[0])
         return np.asarray(out)
 
+    def rows_pairs(self, RowStore store, Py_ssize_t z, pos, bint many=True):
+        """[k(store[pos[j]], store[z])]: by ``kernel_many`` (one call), or (``many``
+        False) by ``k_rows`` one by one; len(pos) counted evaluations either way."""
+        cdef const Py_ssize_t[::1] p = np.ascontiguousarray(pos, dtype=np.intp)
+        cdef Py_ssize_t j, m = p.shape[0]
+        if not 0 <= z < store.n_rows or (m and not (0 <= np.min(pos) and np.max(pos) < store.n_rows)):
+            raise IndexError("row id out of range")
+        cdef double[::1] out = np.empty(max(m, 1))
+        if many:
+            kernel_many(self, store, z, &p[0] if m else NULL, m, &out[0])
+        else:
+            for j in range(m):
+                out[j] = self.k_rows(store, p[j], z)
+        return np.asarray(out)[:m]
+
 
 # ---------------------------------------------------------------- row checks
 # The row checks of run_checked, in C: written as counts (no branch) so that they

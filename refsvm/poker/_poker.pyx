@@ -47,6 +47,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
+                           kernel_many,
                            bordered_pivot, bordered_shrink, bordered_start, event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero)
@@ -190,6 +191,7 @@ cdef class _Engine:
     cdef double* tmp
     cdef double* cts            # steps of the join candidates ...
     cdef Py_ssize_t* cand       # ... and their ids
+    cdef Py_ssize_t* kidx       # ids whose kernel value _column evaluates (values in tmp)
     cdef Py_ssize_t* spos       # position in I_s, or -1
     cdef Py_ssize_t* cslot      # slot in the cache, or -1
     cdef signed char* blk       # left dependent by an exchange: no candidate (reference: dependent)
@@ -257,6 +259,7 @@ cdef class _Engine:
         self.tmp = NULL
         self.cts = NULL
         self.cand = NULL
+        self.kidx = NULL
         self.spos = NULL
         self.cslot = NULL
         self.blk = NULL
@@ -334,6 +337,7 @@ cdef class _Engine:
         free(self.tmp)
         free(self.cts)
         free(self.cand)
+        free(self.kidx)
         free(self.spos)
         free(self.cslot)
         free(self.blk)
@@ -367,6 +371,7 @@ cdef class _Engine:
         _resize(<void**> &self.tmp, cap, sizeof(double))
         _resize(<void**> &self.cts, cap, sizeof(double))
         _resize(<void**> &self.cand, cap, sizeof(Py_ssize_t))
+        _resize(<void**> &self.kidx, cap, sizeof(Py_ssize_t))
         _resize(<void**> &self.spos, cap, sizeof(Py_ssize_t))
         _resize(<void**> &self.cslot, cap, sizeof(Py_ssize_t))
         _resize(<void**> &self.blk, cap, sizeof(signed char))
@@ -583,7 +588,7 @@ cdef class _Engine:
         ``_column``): the cached part (taken out of the cache), the entries known from
         I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the problem;
         NaN where unknown (ids not in the problem)."""
-        cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, n = self.n
+        cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n
         cdef double* col
         cdef double t0 = _now()
         if sl >= 0:
@@ -600,13 +605,15 @@ cdef class _Engine:
         for j in range(self.ns):
             if isnan(col[self.S[j]]):
                 col[self.S[j]] = self.cols[j][i]
-        for l in range(n):
-            if self.status[l] >= 0 and isnan(col[l]):
-                if l == i:
-                    col[l] = self.kdiag[i]
-                else:
-                    col[l] = self.kern.k_rows(self.store, l, i)
         col[i] = self.kdiag[i]
+        m = 0
+        for l in range(n):                   # the rest of the problem: evaluated in one call
+            if self.status[l] >= 0 and isnan(col[l]):
+                self.kidx[m] = l
+                m += 1
+        kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
+        for j in range(m):
+            col[self.kidx[j]] = self.tmp[j]
         self.timers[T_COLUMN] += _now() - t0
         return col
 
