@@ -21,7 +21,8 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (
-    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta, bordered_grow,
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta, bordered_drift,
+    bordered_grow, kernel_many,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
@@ -37,7 +38,7 @@ from refsvm.idsvm._incremental_svm_constants cimport (
     EPS_RATE, EPS_GAMMA, EPS_G, EPS_ALPHA, EPS_RESIDUE, EPS_DOUBT, EPS_PIVOT_SCALE,
     EPS_PIVOT_ABS, N_REFINE, EPS_RESID, EPS_REFACTOR, EPS_REPAIR, N_REPAIR, EPS_KKT,
     STEPS_PER_EXAMPLE, POLISH_CK, G_ULPS, A_ULPS, REPAIR_ULPS, SNAP_ULPS, KKT_ULPS, H_ULPS,
-    EPS_MACH)
+    EPS_MACH, DRIFT_REFRESH)
 
 #: the constants of the .pxd, for the test that they equal the reference's
 CONSTANTS = {
@@ -50,7 +51,7 @@ CONSTANTS = {
     "EPS_REFACTOR": EPS_REFACTOR, "EPS_REPAIR": EPS_REPAIR, "N_REPAIR": N_REPAIR,
     "EPS_KKT": EPS_KKT, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE, "POLISH_CK": POLISH_CK,
     "G_ULPS": G_ULPS, "A_ULPS": A_ULPS, "REPAIR_ULPS": REPAIR_ULPS, "SNAP_ULPS": SNAP_ULPS,
-    "KKT_ULPS": KKT_ULPS, "H_ULPS": H_ULPS, "EPS_MACH": EPS_MACH,
+    "KKT_ULPS": KKT_ULPS, "H_ULPS": H_ULPS, "EPS_MACH": EPS_MACH, "DRIFT_REFRESH": DRIFT_REFRESH,
 }
 
 
@@ -143,7 +144,8 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* tb             # the join steps computed by _events pass 1 ...
     cdef Py_ssize_t* tlist      # ... and their examples (ascending)
     cdef Py_ssize_t ntl
-    cdef Py_ssize_t* idx        # ids whose kernel value is to be evaluated
+    cdef Py_ssize_t* idx        # ids whose kernel value is to be evaluated ...
+    cdef double* kv             # ... and their values (kernel_many)
     cdef signed char* blk       # left dependent on S by an exchange: no candidate until S changes
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
@@ -213,6 +215,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.tb = NULL
         self.tlist = NULL
         self.idx = NULL
+        self.kv = NULL
         self.ntl = 0
         self.blk = NULL
         self.blist = NULL
@@ -311,6 +314,7 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.tb)
         free(self.tlist)
         free(self.idx)
+        free(self.kv)
         free(self.blk)
         free(self.blist)
         free(self.saved)
@@ -369,6 +373,8 @@ cdef class IncrementalSVMState(StreamLearner):
         grow(<void**> &self.tlist, &c, cap, sizeof(Py_ssize_t))
         c = old
         grow(<void**> &self.idx, &c, cap, sizeof(Py_ssize_t))
+        c = old
+        grow(<void**> &self.kv, &c, cap, sizeof(double))
         c = old
         grow(<void**> &self.blk, &c, cap, sizeof(signed char))
         for i in range(self.cap, cap):
@@ -575,8 +581,9 @@ cdef class IncrementalSVMState(StreamLearner):
                 skip = skip | (self.r[i] == 1.0)
             idx[m] = i
             m += 1 - skip
+        kernel_many(self.kern, self.store, c, idx, m, self.kv)
         for j in range(m):
-            out[idx[j]] = self.kern.k_rows(self.store, idx[j], c)
+            out[idx[j]] = self.kv[j]
         if self.ngone:
             for i in range(n):
                 if self.status[i] == GONE:
@@ -693,9 +700,19 @@ cdef class IncrementalSVMState(StreamLearner):
         return 0
 
     cdef int _s_changed(self) except -1 nogil:
+        """Every ``refresh_every`` changes of S the drift of R is probed (O(|S|^2), the
+        core's ``bordered_drift``); R is recomputed (O(|S|^3)) only above DRIFT_REFRESH."""
+        cdef double drift
+        cdef double* u
         self.n_s_changes += 1
         if self.refresh_every and self.n_margin and self.n_s_changes % self.refresh_every == 0:
-            self._refresh()
+            u = <double*> malloc(2 * (self.n_margin + 1) * sizeof(double))
+            if u == NULL: _nomem()
+            drift = bordered_drift(self.Rinv, self.ld_rinv, self.n_margin, self.y, self.S,
+                                   self.KS, u, u + self.n_margin + 1)
+            free(u)
+            if not drift <= DRIFT_REFRESH:
+                self._refresh()
         return 0
 
     cdef double _refresh(self) except -1 nogil:

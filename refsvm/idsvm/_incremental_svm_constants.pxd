@@ -34,6 +34,7 @@ cdef extern from *:
     static const int REFSVM_IDSVM_N_REFINE = 3;
     static const double REFSVM_IDSVM_EPS_RESID = 1e-14;
     static const double REFSVM_IDSVM_EPS_REFACTOR = 1e-10;
+    static const double REFSVM_IDSVM_DRIFT_REFRESH = 1e-12;
     static const double REFSVM_IDSVM_EPS_REPAIR = 1e-11;
     static const int REFSVM_IDSVM_N_REPAIR = 8;
     static const double REFSVM_IDSVM_EPS_KKT = 1e-9;
@@ -58,6 +59,7 @@ cdef extern from *:
     const int N_REFINE "REFSVM_IDSVM_N_REFINE"
     const double EPS_RESID "REFSVM_IDSVM_EPS_RESID"
     const double EPS_REFACTOR "REFSVM_IDSVM_EPS_REFACTOR"
+    const double DRIFT_REFRESH "REFSVM_IDSVM_DRIFT_REFRESH"
     const double EPS_REPAIR "REFSVM_IDSVM_EPS_REPAIR"
     const int N_REPAIR "REFSVM_IDSVM_N_REPAIR"
     const double EPS_KKT "REFSVM_IDSVM_EPS_KKT"

@@ -37,9 +37,10 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         An arriving example with y f(x) - 1 >= -tol is taken as on or beyond
         its margin (it joins R, nothing changes).
     refresh_every : int, default=100
-        Recompute the inverse of the bordered matrix after this many changes
-        of the margin set (0: never); the drift found is kept in
-        ``max_inverse_drift_``.
+        Probe the drift of the inverse of the bordered matrix after this many
+        changes of the margin set, and recompute it when the probe finds more
+        than round-off (1e-12; 0: never); the drift found at a recomputation is
+        kept in ``max_inverse_drift_``.
     cache_size : float, default=200.0
         Megabytes of kernel columns kept for examples outside the margin set
         (those that left it, or just ended in E or R), so that a return to S

@@ -115,10 +115,11 @@ only g) off by as much (docs, "Extreme C: tolerances in margin units").
 
 Numerical hygiene
 -----------------
-Every ``refresh_every`` changes of S the inverse is recomputed from the
-cached kernel columns (LAPACK getrf/getri, no kernel evaluations) and the
-largest deviation of the updated inverse from the fresh one is recorded
-(``max_inverse_drift``).  :meth:`IncrementalSVMState.check` measures the
+Every ``refresh_every`` changes of S the drift of the updated inverse is
+probed (``bordered_drift``, O(|S|^2)); above DRIFT_REFRESH the inverse is
+recomputed from the cached kernel columns (LAPACK getrf/getri, no kernel
+evaluations) and the largest deviation of the updated inverse from the fresh
+one is recorded (``max_inverse_drift``).  :meth:`IncrementalSVMState.check` measures the
 drift of g and of h against a recomputation from scratch.
 
 References
@@ -135,7 +136,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..core.bordered import (
-    bordered_beta, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
+    bordered_beta, bordered_drift, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
     bordered_start, grow_array, least_index_event, lu_inverse, pivot_bound, pivot_doubtful,
     pivot_is_zero, pivot_round_off_scale,
 )
@@ -176,6 +177,9 @@ N_REFINE = 3
 EPS_RESID = 1e-14
 #: ... and above EPS_REFACTOR of it after them, R is refactorised from the kernel columns
 EPS_REFACTOR = 1e-10
+#: every ``refresh_every`` changes of S, R is recomputed only when its backward error
+#: (``bordered_drift``) is above this (POKER's rule: refsvm/poker/poker.py)
+DRIFT_REFRESH = 1e-12
 #: after each operation (safeguard 3) an example whose g violates its KKT condition by
 #: more than EPS_REPAIR g_scale is unlearned and learned again (at most N_REPAIR times);
 #: a violation above EPS_KKT g_scale left after that (or |h| above EPS_KKT alpha_max)
@@ -382,8 +386,9 @@ class IncrementalSVMState(StreamLearner):
         An arriving example with g_c >= -tol counts as on or beyond its margin
         and joins R without any change.
     refresh_every : int
-        Recompute the inverse of the bordered matrix after this many changes
-        of the margin set S (0 = never).
+        Probe the drift of the inverse of the bordered matrix after this many
+        changes of the margin set S, and recompute it when the drift is above
+        DRIFT_REFRESH (0 = never).
     cache_size : float
         Megabytes of kernel columns kept for examples outside S (see
         :meth:`_cache_put`); 0 disables the cache.
@@ -583,9 +588,12 @@ class IncrementalSVMState(StreamLearner):
         return bordered_matrix(self.y, self.KS, self.S)
 
     def _s_changed(self):
+        """Every ``refresh_every`` changes of S the drift of R is probed (O(|S|^2)); R is
+        recomputed (O(|S|^3)) only above DRIFT_REFRESH."""
         self.n_s_changes += 1
         if self.refresh_every and len(self.S) and self.n_s_changes % self.refresh_every == 0:
-            self.refresh_inverse()
+            if not bordered_drift(self.Rinv, self.y, self.KS, self.S) <= DRIFT_REFRESH:
+                self.refresh_inverse()
 
     def refresh_inverse(self):
         """Recompute R from the cached kernel columns; record the drift of the updated R."""

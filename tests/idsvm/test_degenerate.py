@@ -142,16 +142,18 @@ def test_degenerate_join_goes_through_an_exchange():
 
 
 def test_drift_on_a_long_stream():
-    """4000 increments (compiled twin), the inverse refreshed every 100 changes of S:
-    the kept g, h and the inverse stay within round-off of a recomputation from
-    scratch, and the end model equals SVC."""
+    """4000 increments (compiled twin), the drift of the inverse probed every 100
+    changes of S (and R recomputed when the probe finds it above DRIFT_REFRESH): the
+    kept g, h and the inverse stay within round-off of a recomputation from scratch, and
+    the end model equals SVC."""
     n = 4000
     X, y = make_two_gaussians(n, random_state=17)
     y = y.astype(float)
     st = make_state("cython", 2, 1.0, "rbf", gamma=0.5, refresh_every=100)
     st.run(X, y, np.arange(n))
     s = st.get_state()
-    assert s["n_refresh"] > 10
+    assert st.n_s_changes > 10 * 100            # the probe ran more than ten times
+    assert st.refresh_inverse() < 1e-9          # the kept R against a fresh inverse
     sv = np.concatenate([s["S"], s["E"]])
     f = np.concatenate([rbf_kernel(X[i:i + 500], X[sv], gamma=0.5) @ (s["alpha"][sv] * y[sv])
                         for i in range(0, n, 500)]) + s["b"]
