@@ -18,7 +18,7 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._core cimport CKernel, RowStore, StreamLearner, grow
+from refsvm._core cimport CKernel, RowStore, StreamLearner, grow, kernel_many
 from refsvm.core.kernels import rows_to_state
 from refsvm.ramp import online_svmr as _reference   # constants only (PAIR_ETA)
 
@@ -315,75 +315,15 @@ cdef class OnlineSVMR(StreamLearner):
 
     cdef void _k_many(self, Py_ssize_t z, const Py_ssize_t* pos, Py_ssize_t m,
                       double* out) noexcept nogil:
-        """out[j] = k(x_pos[j], x_z) for j < m, counted: the values of ``_k`` bit for bit.
-
-        Dense rows, linear or RBF kernel: four stored rows at a time against x_z, each
-        value still one sequential sum in the order of the core's ``dense_sqdist`` /
-        ``dense_dot`` (four independent sums instead of one dependent chain: same IEEE
-        operations, more of them in flight), then the core's finish (exp(-gamma s)) and
-        + 1 with ``fit_intercept``.  Other kernels and CSR rows: ``_k`` one by one."""
-        cdef Py_ssize_t j = 0, i, d = self.n_features
-        cdef int kind = self.kernel.spec.kind
-        cdef double gamma = self.kernel.spec.gamma
-        cdef const double* xz
-        cdef const double* r0
-        cdef const double* r1
-        cdef const double* r2
-        cdef const double* r3
-        cdef double s0, s1, s2, s3, t0, t1, t2, t3
-        if self.sparse or kind == 2:
+        """out[j] = k(x_pos[j], x_z) for j < m, counted: the values of ``_k`` bit for bit
+        (the core's ``kernel_many``: dense linear/RBF rows four at a time, each value one
+        sequential sum in the order of ``dense_sqdist`` / ``dense_dot``), + 1 with
+        ``fit_intercept``."""
+        cdef Py_ssize_t j
+        kernel_many(self.kernel, self.store, z, pos, m, out)
+        if self.fit_intercept:
             for j in range(m):
-                out[j] = self._k(pos[j], z)
-            return
-        xz = self.store.dense + z * d
-        while j + 4 <= m:
-            r0 = self.store.dense + pos[j] * d
-            r1 = self.store.dense + pos[j + 1] * d
-            r2 = self.store.dense + pos[j + 2] * d
-            r3 = self.store.dense + pos[j + 3] * d
-            s0 = 0.0
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
-            if kind == 1:
-                for i in range(d):
-                    t0 = r0[i] - xz[i]
-                    t1 = r1[i] - xz[i]
-                    t2 = r2[i] - xz[i]
-                    t3 = r3[i] - xz[i]
-                    s0 = s0 + t0 * t0
-                    s1 = s1 + t1 * t1
-                    s2 = s2 + t2 * t2
-                    s3 = s3 + t3 * t3
-            else:
-                for i in range(d):
-                    s0 = s0 + r0[i] * xz[i]
-                    s1 = s1 + r1[i] * xz[i]
-                    s2 = s2 + r2[i] * xz[i]
-                    s3 = s3 + r3[i] * xz[i]
-            out[j] = s0
-            out[j + 1] = s1
-            out[j + 2] = s2
-            out[j + 3] = s3
-            j += 4
-        while j < m:
-            r0 = self.store.dense + pos[j] * d
-            s0 = 0.0
-            if kind == 1:
-                for i in range(d):
-                    t0 = r0[i] - xz[i]
-                    s0 = s0 + t0 * t0
-            else:
-                for i in range(d):
-                    s0 = s0 + r0[i] * xz[i]
-            out[j] = s0
-            j += 1
-        for j in range(m):
-            if kind == 1:
-                out[j] = exp(-gamma * out[j])
-            if self.fit_intercept:
                 out[j] = out[j] + 1.0
-        self.kernel.n_evals += m
 
     # ------------------------------------------------------------------ kernel rows
     cdef double* _row(self, Py_ssize_t p) except NULL nogil:
