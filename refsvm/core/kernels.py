@@ -5,7 +5,12 @@ counts the evaluations it performs in ``n_evals``.  The compiled twin is
 :class:`refsvm._core.CKernel`; both compute the same formulas in the same
 way (the squared distance of the RBF kernel is summed directly as
 ``sum((x - z) ** 2)``, not expanded into norms), so that the twins agree to
-rounding.
+rounding -- in fact bit for bit, on every machine: sums are added left to right
+(:func:`sequential_sum`, as the twin's C loops; not BLAS's ``ddot``, whose order and
+fused multiply-adds depend on the CPU), and the exponential is the C library's
+(``math.exp``, the function the twin calls; NumPy's vectorised exp differs from it in the
+last bit on about 5 % of arguments on CPUs with AVX-512, measured with NumPy 2.4).  On
+nearly degenerate streams one bit decides which path an exact method takes.
 
 An example ("row") is either a 1-D ``float64`` NumPy array (dense) or a
 :class:`SparseRow` (sorted column indices and their values, as in one row of
@@ -23,6 +28,7 @@ exp(-||x - z||^2 / (2 delta^2)); that is ``gamma = 1 / (2 delta^2)``.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -87,24 +93,35 @@ def rows_from_state(data, n_rows, sparse):
             for r in range(n_rows)]
 
 
+def sequential_sum(v):
+    """v[0] + v[1] + ... + v[n-1], added left to right as the twins' C loops add.
+
+    ``np.dot`` and ``np.sum`` add in another order, and BLAS's ``ddot`` in one that depends
+    on the CPU (with fused multiply-adds on some): the kernel values would then differ from
+    the twin's in the last bit on some machines only.  A cumulative sum is sequential by
+    definition, and each product ``x * z`` is rounded by itself, as in C."""
+    return float(np.cumsum(v)[-1]) if v.shape[0] else 0.0
+
+
 def dot(x, z):
-    """<x, z> for dense or sparse rows (sparse-sparse by matching indices)."""
+    """<x, z> for dense or sparse rows (sparse-sparse by matching indices), summed in
+    index order (:func:`sequential_sum`)."""
     if isinstance(x, SparseRow):
         if isinstance(z, SparseRow):
             common, ix, iz = np.intersect1d(
                 x.indices, z.indices, assume_unique=True, return_indices=True
             )
-            return float(np.dot(x.data[ix], z.data[iz]))
-        return float(np.dot(x.data, z[x.indices]))
+            return sequential_sum(x.data[ix] * z.data[iz])
+        return sequential_sum(x.data * z[x.indices])
     if isinstance(z, SparseRow):
-        return float(np.dot(z.data, x[z.indices]))
-    return float(np.dot(x, z))
+        return sequential_sum(z.data * x[z.indices])
+    return sequential_sum(np.asarray(x) * np.asarray(z))
 
 
 def sqnorm(x):
     """||x||^2 of a dense or sparse row."""
-    data = x.data if isinstance(x, SparseRow) else x
-    return float(np.dot(data, data))
+    data = x.data if isinstance(x, SparseRow) else np.asarray(x)
+    return sequential_sum(data * data)
 
 
 def sqdist(x, z):
@@ -116,9 +133,9 @@ def sqdist(x, z):
         diff = np.zeros(union.shape[0])
         diff[np.searchsorted(union, x.indices)] += x.data
         diff[np.searchsorted(union, z.indices)] -= z.data
-        return float(np.dot(diff, diff))
+        return sequential_sum(diff * diff)
     diff = x - z
-    return float(np.dot(diff, diff))
+    return sequential_sum(diff * diff)
 
 
 def _as_sparse(x):
@@ -169,7 +186,7 @@ class Kernel:
         if self.kind == "linear":
             return dot(x, z)
         if self.kind == "rbf":
-            return float(np.exp(-self.gamma * sqdist(x, z)))
+            return math.exp(-self.gamma * sqdist(x, z))
         return float((self.gamma * dot(x, z) + self.coef0) ** self.degree)
 
     def __call__(self, x, z):
