@@ -46,8 +46,8 @@ def _registry():
         ("OnlineRampSVM", "gauss", lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=0.5, backend=b)),
         ("OnlineRampSVM", "ncheckerboard",
          lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, backend=b)),
-        ("OnlineRampSVM(m=100)", "ncheckerboard",
-         lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, max_non_sv=100, backend=b)),
+        ("OnlineRampSVM(m=None)", "ncheckerboard",
+         lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, max_non_sv=None, backend=b)),
     ]
     return entries
 

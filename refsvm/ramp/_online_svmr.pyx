@@ -125,6 +125,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef Py_ssize_t hist_n
     cdef bint stop_relative            # stop="relative": the gain rule relative to D
     cdef readonly long long max_non_sv
+    cdef readonly long long warmup     # hinge loss for the first arrivals (see the reference)
     cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
     cdef long long* ids
     cdef double* y
@@ -191,9 +192,13 @@ cdef class OnlineSVMR(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
-                 shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False):
+                 shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False,
+                 warmup=0):
         if stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
+        if warmup < 0:
+            raise ValueError(f"warmup must be >= 0; got {warmup!r}")
+        self.warmup = warmup
         self.stop_relative = stop == "relative"
         self.n_features = n_features
         self.sparse = sparse
@@ -1222,9 +1227,14 @@ cdef class OnlineSVMR(StreamLearner):
         return 1
 
     # ------------------------------------------------------------------ steps 9-27
+    cdef inline double _outlier_bound(self) noexcept nogil:
+        """The bound of Eq. (10): 2, or infinite in the warm-up (see the reference)."""
+        return INFINITY if self.n_seen <= self.warmup else 2.0
+
     cdef int _cccp(self) except -1 nogil:
         cdef Py_ssize_t p, n_removed
         cdef bint changed
+        cdef double bound = self._outlier_bound()    # 2, or inf in the warm-up
         while True:
             self.n_cccp_rounds += 1
             self._optimize_on_v()
@@ -1233,11 +1243,11 @@ cdef class OnlineSVMR(StreamLearner):
             for p in range(self.n):
                 if self.dead[p]:
                     continue
-                if self.g[p] <= 2.0 and not self.in_v[p] and not self.held[p]:
+                if self.g[p] <= bound and not self.in_v[p] and not self.held[p]:
                     self.in_v[p] = 1
                     self._thresholds(p)
                     changed = True
-                elif self.g[p] > 2.0 and self.in_v[p]:
+                elif self.g[p] > bound and self.in_v[p]:
                     self.in_v[p] = 0
                     self._thresholds(p)
                     self.held[p] = 1
@@ -1407,7 +1417,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.n += 1
         self.n_seen += 1
         self.gain_stopped = False
-        if 0.0 <= self.g[new] <= 2.0:                            # step 4
+        if 0.0 <= self.g[new] <= self._outlier_bound():          # step 4
             self.n_updates += 1
             for p in range(new + 1):
                 self.held[p] = 0
@@ -1415,6 +1425,11 @@ cdef class OnlineSVMR(StreamLearner):
             self._thresholds(new)
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
+        elif self.warmup and self.n_seen == self.warmup + 1:     # warm-up over (not in
+            self.n_updates += 1                                  # the paper): an update,
+            for p in range(new + 1):                             # steps 9-27 with the
+                self.held[p] = 0                                 # bound 2
+            self._cccp()
         self._removal_step()                                     # Algorithm 2
         if self.keep_rows:
             self._evict_parked()
@@ -1467,6 +1482,10 @@ cdef class OnlineSVMR(StreamLearner):
         if not self.pending:
             raise RuntimeError("label() needs a preceding observe()")
         return self._label(y)
+
+    @property
+    def outlier_bound(self):
+        return self._outlier_bound()
 
     @property
     def n_kernel_evals(self):
@@ -1571,7 +1590,7 @@ cdef class OnlineSVMR(StreamLearner):
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
                     shrinking=bool(self.shrinking), shrink_margin=self.shrink_margin,
                     fit_intercept=bool(self.fit_intercept), stop=self.stop,
-                    keep_rows=bool(self.keep_rows))
+                    keep_rows=bool(self.keep_rows), warmup=self.warmup)
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of

@@ -111,6 +111,7 @@ Algorithm 3 (OnlineASVMR), Eqs. (3), (4), (10), (13), (14), (15).
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
@@ -241,6 +242,15 @@ class OnlineSVMR(StreamLearner):
         rows parked) and complete it when alpha leaves 0 again, instead of
         building it anew (see the module docstring).  Same model, fewer kernel
         evaluations.
+    warmup : int
+        Our addition (0, the default, is the paper's algorithm): the first ``warmup``
+        arrivals are learned with the hinge loss -- the flat part of the ramp is off, no
+        example is an outlier (:attr:`outlier_bound` is infinite), so steps 4 and 16-22 keep
+        every g >= 0 in V -- and at arrival ``warmup + 1`` steps 9-27 run once with the
+        ramp's bound g <= 2, whatever that arrival's g.  CCCP's usual start from the
+        hinge-loss solution, for the first examples of the stream: without it a stream can
+        fix a wrong model in its first few dozen examples and then ignore, as outliers,
+        every later example that model gets badly wrong (see ``docs/wang_vucetic.rst``).
 
     Attributes
     ----------
@@ -281,7 +291,8 @@ class OnlineSVMR(StreamLearner):
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
-                 shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False):
+                 shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False,
+                 warmup=0):
         super().__init__(n_features, sparse)
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
@@ -292,6 +303,9 @@ class OnlineSVMR(StreamLearner):
         self.shrink_margin = float(shrink_margin)
         self.fit_intercept = bool(fit_intercept)
         self.keep_rows = bool(keep_rows)
+        if int(warmup) < 0:
+            raise ValueError(f"warmup must be >= 0; got {warmup!r}")
+        self.warmup = int(warmup)
         self.pair_eta = PAIR_ETA          # read when the state is made (see PAIR_ETA)
         # likewise (see CYCLE_WINDOW)
         self.cycle_window, self.cycle_set, self.cycle_ratio, self.cycle_eta = cycle_params()
@@ -313,7 +327,7 @@ class OnlineSVMR(StreamLearner):
         # the members of I when it was last complete), oldest parked first
         self.parked = {}
         self.n_seen = 0
-        self.n_updates = 0        # arrivals that entered step 5 (model update)
+        self.n_updates = 0        # arrivals that entered step 5, and the end of a warm-up
         self.n_steps = 0          # Eq. (14) steps taken (steps 6 and 12), and pair steps
         self.n_cccp_rounds = 0    # passes through steps 9-27
         self.n_unlearned = 0      # examples decrementally unlearned (steps 23-26) with alpha != 0
@@ -329,6 +343,12 @@ class OnlineSVMR(StreamLearner):
     @property
     def n_kernel_evals(self):
         return self.kernel.n_evals
+
+    @property
+    def outlier_bound(self):
+        """The bound of Eq. (10) now: V holds the examples with g <= 2 (the ramp's
+        s = -1), or every g during the first ``warmup`` arrivals (infinite bound)."""
+        return math.inf if self.n_seen <= self.warmup else 2.0
 
     # ------------------------------------------------------------------ kernel values
     def _k(self, a, b):
@@ -932,16 +952,17 @@ class OnlineSVMR(StreamLearner):
 
     # ------------------------------------------------------------------ steps 9-27
     def _cccp(self):
+        bound = self.outlier_bound                               # 2, or inf in the warm-up
         while True:                                              # step 9
             self.n_cccp_rounds += 1
             self._optimize_on_v()                                # steps 10-15
             removed = []
             changed = False
             for p in range(self.ids.shape[0]):                   # steps 16-22, Eq. (10)
-                if self.g[p] <= 2.0 and not self.in_v[p] and not self.held[p]:
+                if self.g[p] <= bound and not self.in_v[p] and not self.held[p]:
                     self.in_v[p] = True                          # step 17
                     changed = True
-                elif self.g[p] > 2.0 and self.in_v[p]:
+                elif self.g[p] > bound and self.in_v[p]:
                     self.in_v[p] = False                         # step 19
                     self.held[p] = True                          # no re-entry in this update
                     removed.append(p)
@@ -1027,12 +1048,16 @@ class OnlineSVMR(StreamLearner):
         new = self.ids.shape[0] - 1
         self.gain_stopped = False
         moves = self.n_steps + self.n_unlearned
-        if 0.0 <= self.g[new] <= 2.0:                            # step 4
+        if 0.0 <= self.g[new] <= self.outlier_bound:             # step 4
             self.n_updates += 1
             self.held[:] = False
             self.in_v[new] = True                                # step 5
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
+        elif self.warmup and self.n_seen == self.warmup + 1:     # warm-up over (not in
+            self.n_updates += 1                                  # the paper): an update,
+            self.held[:] = False                                 # steps 9-27 with the
+            self._cccp()                                         # bound 2
         self._removal_step()                                     # Algorithm 2 (after step 28)
         if self.keep_rows:
             self._evict_parked()
@@ -1103,7 +1128,8 @@ class OnlineSVMR(StreamLearner):
                     gamma=k.gamma, degree=k.degree, coef0=k.coef0, tol=self.tol,
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
                     shrinking=self.shrinking, shrink_margin=self.shrink_margin,
-                    fit_intercept=self.fit_intercept, stop=self.stop, keep_rows=self.keep_rows)
+                    fit_intercept=self.fit_intercept, stop=self.stop, keep_rows=self.keep_rows,
+                    warmup=self.warmup)
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of

@@ -128,10 +128,11 @@ def _make(method, C, gamma, **kw):
     if method == "PA":
         return refsvm.KernelPassiveAggressive(variant="PA-I", C=C, gamma=gamma)
     if method == "OnlineSVMR":
-        # the paper's stopping rule, zero-bias model and kernel-row life (every row freed
-        # when its alpha returns to 0): the estimator's defaults differ
+        # the paper's stopping rule, zero-bias model, kernel-row life (every row freed
+        # when its alpha returns to 0), no removal budget unless asked (Fig. 5) and no
+        # hinge warm-up: the estimator's defaults differ
         kw = {"stop": "gain", "min_gain": 1e-5, "fit_intercept": False, "keep_rows": False,
-              **kw}
+              "max_non_sv": None, "warmup": 0, **kw}
         return refsvm.OnlineRampSVM(C=C, gamma=gamma, **kw)
     raise ValueError(method)
 

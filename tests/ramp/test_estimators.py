@@ -78,7 +78,9 @@ def test_online_ramp_svm_is_sparse_and_accurate_vs_svc(shrinking):
     thr = est._states[0].gain_threshold() * (1 + 1e-9)
     assert est.stop == "relative" and thr > 0.0
     assert np.all(eq13_gain(g, q, eq14_new_alpha(a, g, q, 1.0) - a) < thr)
-    assert est.n_V_ <= est.n_I_ == 1500
+    # the default removal budget (max_non_sv=100) keeps at most 100 non-SVs in I
+    assert est.n_V_ <= est.n_I_ <= est.support_.shape[0] + 100 < 1500
+    assert est.max_non_sv == 100 and est._states[0].get_state()["n_removed"] > 0
 
 
 def test_removal_step_bounds_memory():
