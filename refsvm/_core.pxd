@@ -569,13 +569,36 @@ cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize
     ``work`` holds n doubles.  Returns 1 and leaves R untouched when |Rinv_pp| <=
     eps max|Rinv| (the reduced matrix is nearly singular: invert it afresh), else 0."""
     cdef Py_ssize_t a, b
-    cdef double rpp, rap, mx = 0.0
+    cdef double rpp, rap, mx = 0.0, m0, m1, m2, m3, v
     cdef double* src
     cdef double* dst
     for a in range(n):
-        for b in range(n):
-            if fabs(R[a * ld + b]) > mx:
-                mx = fabs(R[a * ld + b])
+        # max |R_ab| of the row in four independent running maxima (one chain of
+        # dependent compares was the cost of the whole test); a maximum is one of the
+        # values, so the result is the single chain's exactly
+        src = R + a * ld
+        m0 = m1 = m2 = m3 = mx
+        b = 0
+        while b + 4 <= n:
+            v = fabs(src[b])
+            if v > m0:
+                m0 = v
+            v = fabs(src[b + 1])
+            if v > m1:
+                m1 = v
+            v = fabs(src[b + 2])
+            if v > m2:
+                m2 = v
+            v = fabs(src[b + 3])
+            if v > m3:
+                m3 = v
+            b += 4
+        while b < n:
+            v = fabs(src[b])
+            if v > m0:
+                m0 = v
+            b += 1
+        mx = max(max(m0, m1), max(m2, m3))
     rpp = R[p * ld + p]
     if fabs(rpp) <= eps * mx:
         return 1
