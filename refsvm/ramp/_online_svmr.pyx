@@ -82,6 +82,11 @@ cdef inline double sgn(double y) noexcept nogil:
     return -1.0 if y < 0 else 1.0
 
 
+#: 1/2 (1 + 1e-12): the bound g^2 / (2 Q) of an Eq. (13) gain with a relative margin far
+#: above the few ulps by which the computed gain of the clipped step can exceed it
+cdef double GAIN_BOUND_HALF = 0.5 * (1.0 + 1e-12)
+
+
 cdef inline double eq13_gain(double g, double q, double d) noexcept nogil:
     """Eq. (13): dual gain g d - 1/2 Q_ii d^2 of a one-coordinate step (the reference's
     ``eq13_gain``, the same operations)."""
@@ -898,12 +903,13 @@ cdef class OnlineSVMR(StreamLearner):
         else:
             self._eq15(c, row)                                                  # Eq. (15)
             for k in range(n):
-                if g[k] > ut[k] or g[k] < lt[k]:
-                    cand[m] = k
-                    m += 1
+                cand[m] = k
+                m += (g[k] > ut[k]) | (g[k] < lt[k])
         for j in range(m):                           # the violators of Eq. (3), increasing k
             k = cand[j]
             gk = g[k]
+            if bg > 0.0 and gk * gk * GAIN_BOUND_HALF <= qdiag[k] * bg:
+                continue                             # cannot win (see _optimize_shrunk)
             a = alpha[k]
             d = eq14(a, gk, qdiag[k], C) - a                                        # Eq. (14)
             gain = eq13_gain(gk, qdiag[k], d)                                  # Eq. (13)
@@ -1196,6 +1202,12 @@ cdef class OnlineSVMR(StreamLearner):
                 for j in range(m):                               # step 11: Eq. (13) on violators
                     k = A[cand[j]]
                     gk = ga[cand[j]]
+                    # no step of Eq. (14) gains more than g^2 / (2 Q_kk) (the unclipped
+                    # Newton step; clipping only loses): a violator whose bound, with a
+                    # margin far above round-off, is not above the best gain so far cannot
+                    # win (a win needs gain > bg) -- skipped without its division
+                    if bg > 0.0 and gk * gk * GAIN_BOUND_HALF <= qdiag[k] * bg:
+                        continue
                     a = alpha[k]
                     d = eq14(a, gk, qdiag[k], C) - a
                     gain = eq13_gain(gk, qdiag[k], d)
