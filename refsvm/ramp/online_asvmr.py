@@ -57,9 +57,12 @@ def online_asvmr(state, X, oracle, start=0, stop=None):
     """
     stop = X.shape[0] if stop is None else stop
     queried = []
+    warmup = getattr(state, "warmup", 0)
     for i in range(start, stop):
         f = state.observe(get_row(X, i))                   # step 2, Eq. (4)
-        if abs(f) <= 1.0:                                   # step 3: in the ramp region
+        # step 3: in the ramp region; during a hinge warm-up (not in the paper) the
+        # region is the whole space: every example is asked until warmup are learned
+        if abs(f) <= 1.0 or state.n_seen < warmup:
             queried.append(i)
             state.label(oracle(i))                          # steps 4-7 (Alg. 1 steps 3-28)
         else:

@@ -151,16 +151,17 @@ def test_references_import_only_the_core(module):
             assert all(a.name in ("math", "numpy", "scipy.sparse") for a in node.names)
 
 
+@pytest.mark.parametrize("warmup", [0, 30])
 @pytest.mark.parametrize("strategy", ["online_asvmr", "query_all", "greedy"])
-def test_reference_strategies_on_either_twin_agree(strategy):
+def test_reference_strategies_on_either_twin_agree(strategy, warmup):
     """The same reference loop drives the reference state and the compiled twin to the
-    same queries, kernel evaluations and alpha."""
+    same queries, kernel evaluations and alpha (with and without a hinge warm-up)."""
     _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
     X, y = stream(160, 6)
     run = getattr(online_asvmr, strategy)
     out = []
     for mod in (ramp, _ramp):
-        state = mod.OnlineSVMR(2, False, **PARAMS)
+        state = mod.OnlineSVMR(2, False, warmup=warmup, **PARAMS)
         asked = run(state, X, lambda i: float(y[i]), start=0, stop=160)
         out.append((asked, state.get_state()))
     assert out[0][0] == out[1][0] and len(out[0][0]) > 0
@@ -188,3 +189,36 @@ def test_close_pair_with_opposite_labels_is_a_few_steps_in_algorithm_3(r, C, shr
     assert out[0][1]["n_steps"] == out[1][1]["n_steps"] <= 5
     np.testing.assert_allclose(out[0][1]["alpha"], out[1][1]["alpha"], rtol=1e-10)
     assert np.all(out[0][1]["alpha"] > 0.5)
+
+
+def test_warmup_queries_every_example_until_it_has_warmup_labels():
+    """OnlineASVMR with a hinge warm-up asks for the first ``warmup`` labels whatever f
+    (the hinge region is the whole space), then only in the ramp region |f| <= 1."""
+    X, y = make_two_gaussians(400, random_state=2)
+    curve = OnlineASVMR(warmup=60, **PARAMS).run(X, y, eval_every=400)
+    asked = curve.queried
+    assert np.array_equal(asked[:60], np.arange(60))
+    plain = OnlineASVMR(**PARAMS).run(X[:60], y[:60], eval_every=60)
+    assert plain.n_labels[-1] < 60                    # without it, some are not asked
+
+
+def test_warmup_keeps_online_asvmr_from_freezing_on_banana():
+    """The early freeze of reading 18 in Algorithm 3 (Banana, C = 10): orders 0 and 1 end
+    near 67 % without the warm-up, at LIBSVM's accuracy with warmup=200."""
+    from refsvm.datasets import load_shared
+
+    try:
+        X, y = load_shared("banana")
+    except FileNotFoundError:
+        pytest.skip("banana is not in the data home")
+    p = np.random.RandomState(0).permutation(X.shape[0])
+    X, y = np.asarray(X, dtype=np.float64)[p], np.where(y[p] > 0, 1, -1)
+    X, Xt, y, yt = X[:3533], X[3533:4533], y[:3533], y[3533:4533]
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    X, Xt = (X - mu) / sd, (Xt - mu) / sd
+    for seed in (0, 1):
+        q = np.random.RandomState(seed).permutation(X.shape[0])
+        paper = OnlineASVMR(C=10.0, gamma=0.5).run(X[q], y[q], Xt, yt, eval_every=3533)
+        warm = OnlineASVMR(C=10.0, gamma=0.5, warmup=200).run(X[q], y[q], Xt, yt,
+                                                               eval_every=3533)
+        assert paper.accuracy[-1] < 0.8 < 0.88 < warm.accuracy[-1]
