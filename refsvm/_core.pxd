@@ -361,11 +361,56 @@ cdef extern from *:
             s0 += x[p] * w[p];
         return (s0 + s1) + (s2 + s3);
     }
+    /* <w, x> exactly as refsvm_dense_dot, and in *sq a sum of the squares x_p^2 in any
+       order and rounding (fused multiply-adds where the CPU has them): enough for the
+       row check of row_screen, whose proof needs only a computed sum of non-negative
+       terms that is monotone in each of them -- not for a step that uses ||x||^2. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+    #include <immintrin.h>
+    __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
+    static double refsvm_dense_dot_bound_fma(const double* w, const double* x, Py_ssize_t n,
+                                             double* sq) {
+        __m256d s = _mm256_setzero_pd(), q = _mm256_setzero_pd(), v, u;
+        double a[4], b[4], s0, s1, s2, s3, q0;
+        Py_ssize_t p = 0;
+        for (; p + 4 <= n; p += 4) {
+            v = _mm256_loadu_pd(x + p);
+            u = _mm256_loadu_pd(w + p);
+            s = _mm256_add_pd(s, _mm256_mul_pd(v, u));   /* no contraction: row_dot's sums */
+            q = _mm256_fmadd_pd(v, v, q);
+        }
+        _mm256_storeu_pd(a, s);
+        _mm256_storeu_pd(b, q);
+        s0 = a[0]; s1 = a[1]; s2 = a[2]; s3 = a[3];
+        q0 = (b[0] + b[1]) + (b[2] + b[3]);
+        for (; p < n; p++) {
+            s0 += x[p] * w[p];
+            q0 += x[p] * x[p];
+        }
+        *sq = q0;
+        return (s0 + s1) + (s2 + s3);
+    }
+    static int refsvm_fma_ok = -1;
+    #endif
+    static double refsvm_dense_dot_bound(const double* w, const double* x, Py_ssize_t n,
+                                         double* sq) {
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+        if (refsvm_fma_ok < 0) {
+            __builtin_cpu_init();
+            refsvm_fma_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        }
+        if (refsvm_fma_ok)
+            return refsvm_dense_dot_bound_fma(w, x, n, sq);
+    #endif
+        return refsvm_dense_dot_sqnorm(w, x, n, sq);
+    }
     #endif
     """
     double refsvm_dense_dot_sqnorm(const double* w, const double* x, Py_ssize_t n,
                                    double* sq) noexcept nogil
     double refsvm_dense_dot(const double* w, const double* x, Py_ssize_t n) noexcept nogil
+    double refsvm_dense_dot_bound(const double* w, const double* x, Py_ssize_t n,
+                                  double* sq) noexcept nogil
 
 
 cdef inline double row_dot(const double* w, const int* idx, const double* val,

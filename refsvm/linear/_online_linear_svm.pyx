@@ -13,7 +13,8 @@ from libc.math cimport sqrt
 import numpy as np
 cimport numpy as cnp
 
-from refsvm._core cimport (STEP_BAD, ScaledVector, StreamLearner, row_axpy, row_dot,
+from refsvm._core cimport (STEP_BAD, ScaledVector, StreamLearner, refsvm_dense_dot_bound,
+                           row_axpy, row_dot,
                            row_dot_sqnorm, row_screen, sv_add_row, sv_fold, sv_init, sv_scale,
                            sv_sqnorm)
 
@@ -116,7 +117,12 @@ cdef class PegasosState(StreamLearner):
         cdef bint bad_index
         if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
             return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
-        vx = row_dot_sqnorm(self.w_scaled.v, xi, xv, nnz, self.n_features, &sq, &bad_index)
+        if xi == NULL:  # dense: ||x||^2 only for the check (any rounding will do)
+            vx = refsvm_dense_dot_bound(self.w_scaled.v, xv, nnz, &sq)
+            bad_index = False
+        else:
+            vx = row_dot_sqnorm(self.w_scaled.v, xi, xv, nnz, self.n_features, &sq,
+                                &bad_index)
         if row_screen(xv, nnz, sq, limit, bad_index):
             return STEP_BAD
         return _pegasos_learn(self, xi, xv, nnz, y, vx)

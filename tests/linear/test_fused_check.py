@@ -144,3 +144,46 @@ def test_checked_step_without_features_reads_no_weight(name):
     changes, n_done = state.run_checked(M, np.ones(2), np.arange(2), LIMIT)
     assert n_done == 1  # row 1 is bad
     assert changes == STATES[name](0).run(M, np.ones(2), np.arange(1))
+
+
+#: dense states: Pegasos checks a dense row with <v, x> exact and ||x||^2 as a bound only
+#: (fused multiply-adds where the CPU has them), the others with the exact ||x||^2
+DENSE = {
+    "Pegasos": lambda d: _online_linear_svm.PegasosState(d, False, lam=0.01),
+    "Pegasos-batch": lambda d: _online_linear_svm.PegasosState(d, False, lam=0.01,
+                                                               batch_size=3),
+    "PA-I": lambda d: _passive_aggressive.PAState(d, False, variant=1, C=0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(DENSE))
+@pytest.mark.parametrize("d", [3, 16, 37])
+@pytest.mark.parametrize("what", [None, "nan", "inf", "above", "at limit", "huge norm"])
+def test_dense_checked_pass_stops_right_before_the_bad_row(name, d, what):
+    """On good dense input the checked pass is the plain one bit for bit; a row with NaN,
+    an infinity or a value above the limit stops it right before, with the state of the
+    stream up to it; values at the limit, and a row whose squared norm exceeds limit^2
+    with every value within it, are accepted (read again value by value)."""
+    rng = np.random.RandomState(d)
+    X = rng.randn(300, d)
+    y = np.where(rng.rand(300) < 0.5, -1.0, 1.0)
+    limit = 1e3
+    bad = 123
+    if what == "nan":
+        X[bad, d // 2] = np.nan
+    elif what == "inf":
+        X[bad, d - 1] = np.inf
+    elif what == "above":
+        X[bad, 0] = -np.nextafter(limit, np.inf)
+    elif what == "at limit":
+        X[bad, 0] = -limit
+    elif what == "huge norm":
+        X[bad, :] = limit                       # ||x||^2 = d limit^2 >= limit^2
+    order = np.arange(300)
+    state, plain = DENSE[name](d), DENSE[name](d)
+    changes, n_done = state.run_checked(X, y, order, limit)
+    stop = bad if what in ("nan", "inf", "above") else 300
+    assert n_done == stop
+    assert changes == plain.run(X, y, order[:stop])
+    for key, value in _snapshot(plain).items():
+        np.testing.assert_array_equal(state.get_state()[key], value, err_msg=key)
