@@ -607,20 +607,15 @@ cdef inline void bordered_grow(double* R, Py_ssize_t ld, Py_ssize_t n, double* b
             row[b] = row[b] + (ba * beta[b]) / kappa
 
 
-cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t p,
-                                double eps, double* work) noexcept nogil:
-    """Shrink Rinv (n x n) to the inverse of M without row and column p ((n-1) x (n-1)):
-    Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped (C&P Eq. 9), in place.
-    ``work`` holds n doubles.  Returns 1 and leaves R untouched when |Rinv_pp| <=
-    eps max|Rinv| (the reduced matrix is nearly singular: invert it afresh), else 0."""
+cdef inline double bordered_max_abs(const double* R, Py_ssize_t ld, Py_ssize_t n) noexcept nogil:
+    """max |R_ab| over the leading n x n block (0 for n = 0; NaN entries are passed over):
+    four independent running maxima per row (one chain of dependent compares was the
+    cost of the whole scan); a maximum is one of the values, so the result is the
+    single chain's exactly."""
     cdef Py_ssize_t a, b
-    cdef double rpp, rap, mx = 0.0, m0, m1, m2, m3, v
-    cdef double* src
-    cdef double* dst
+    cdef double mx = 0.0, m0, m1, m2, m3, v
+    cdef const double* src
     for a in range(n):
-        # max |R_ab| of the row in four independent running maxima (one chain of
-        # dependent compares was the cost of the whole test); a maximum is one of the
-        # values, so the result is the single chain's exactly
         src = R + a * ld
         m0 = m1 = m2 = m3 = mx
         b = 0
@@ -644,6 +639,19 @@ cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize
                 m0 = v
             b += 1
         mx = max(max(m0, m1), max(m2, m3))
+    return mx
+
+
+cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t p,
+                                double eps, double* work) noexcept nogil:
+    """Shrink Rinv (n x n) to the inverse of M without row and column p ((n-1) x (n-1)):
+    Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped (C&P Eq. 9), in place.
+    ``work`` holds n doubles.  Returns 1 and leaves R untouched when |Rinv_pp| <=
+    eps max|Rinv| (the reduced matrix is nearly singular: invert it afresh), else 0."""
+    cdef Py_ssize_t a, b
+    cdef double rpp, rap, mx = bordered_max_abs(R, ld, n)
+    cdef double* src
+    cdef double* dst
     rpp = R[p * ld + p]
     if fabs(rpp) <= eps * mx:
         return 1

@@ -945,6 +945,17 @@ def bordered_shrink_array(Rinv, Py_ssize_t p, double eps):
     return out[: n - 1, : n - 1].copy()
 
 
+def bordered_max_abs_value(R, Py_ssize_t n):
+    """The compiled ``bordered_max_abs`` of the leading n x n block of R (rows of R as
+    stored, leading dimension its number of columns)."""
+    cdef const double[:, ::1] Rv = np.ascontiguousarray(R, dtype=np.float64)
+    if n < 0 or n > Rv.shape[0] or n > Rv.shape[1]:
+        raise ValueError(f"n = {n} outside the {Rv.shape[0]} x {Rv.shape[1]} matrix")
+    if n == 0:
+        return 0.0
+    return bordered_max_abs(&Rv[0, 0], Rv.shape[1], n)
+
+
 def bordered_drift_value(Rinv, y, KS, S):
     """The compiled ``bordered_drift`` of Rinv against M = [[0, y_S'], [y_S, Q_SS]],
     with Q read from the kernel columns ``KS`` (row = example id, column = position

@@ -48,7 +48,7 @@ from scipy.linalg import lapack
 __all__ = [
     "matvec", "dot", "bordered_matrix", "lu_inverse", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
     "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
-    "pivot_is_zero", "least_index_event", "bordered_drift",
+    "pivot_is_zero", "least_index_event", "bordered_drift", "bordered_max_abs",
 ]
 
 
@@ -137,12 +137,18 @@ def bordered_grow(Rinv, beta, kappa):
     return R
 
 
+def bordered_max_abs(Rinv):
+    """max |Rinv_ab| (0 for an empty matrix): the scale of the shrink's singularity test
+    (the twin's ``bordered_max_abs``, which passes NaN entries over)."""
+    return float(np.max(np.abs(Rinv))) if Rinv.size else 0.0
+
+
 def bordered_shrink(Rinv, p, eps):
     """Inverse of M with row and column p removed, from ``Rinv`` = M^-1:
     Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped.  Returns None when
     |Rinv_pp| <= eps max|Rinv| (the reduced matrix is nearly singular: the caller
     inverts it afresh)."""
-    if abs(Rinv[p, p]) <= eps * np.max(np.abs(Rinv)):
+    if abs(Rinv[p, p]) <= eps * bordered_max_abs(Rinv):
         return None
     R = Rinv - np.outer(Rinv[:, p], Rinv[p, :]) / Rinv[p, p]
     return np.delete(np.delete(R, p, axis=0), p, axis=1)

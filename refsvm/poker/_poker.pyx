@@ -47,6 +47,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
+                           bordered_max_abs,
                            kernel_many,
                            bordered_pivot, bordered_shrink, bordered_start, event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
@@ -697,10 +698,7 @@ cdef class _Engine:
         cdef double mx = 0.0
         cdef bint ill = False, refused = False
         if k > 1:
-            for a in range(k + 1):
-                for bb in range(k + 1):
-                    if fabs(self.R[a * ld + bb]) > mx:
-                        mx = fabs(self.R[a * ld + bb])
+            mx = bordered_max_abs(self.R, ld, k + 1)
             ill = mx * max(1.0, self.kmax) > COND_REFRESH
         self._cache_put(s, self.cols[pos])
         if k > 1:

@@ -82,7 +82,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.bordered import (bordered_beta, bordered_grow, bordered_matrix, bordered_pivot,
-                             bordered_drift, bordered_shrink, bordered_start, dot, grow_array, least_index_event,
+                             bordered_drift, bordered_max_abs, bordered_shrink, bordered_start, dot, grow_array, least_index_event,
                              lu_inverse, matvec, pivot_doubtful, pivot_is_zero)
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.stream import StreamLearner
@@ -530,7 +530,7 @@ class POKERState(StreamLearner):
         k = len(self.S)
         # an inverse of a badly conditioned M (max|R| max|M| large) carries its error into
         # the smaller one: R afresh after the shrink then
-        ill = k > 1 and float(np.max(np.abs(self.R))) * max(1.0, self.kmax) > COND_REFRESH
+        ill = k > 1 and bordered_max_abs(self.R) * max(1.0, self.kmax) > COND_REFRESH
         self._cache_put(s, self.KS[: self.n, pos])
         R = bordered_shrink(self.R, pos + 1, EPS_SHRINK) if k > 1 else np.zeros((0, 0))
         self.KS[:, pos: k - 1] = self.KS[:, pos + 1: k]

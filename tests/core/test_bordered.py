@@ -155,3 +155,16 @@ def test_drift_twins_agree_and_detect_a_drifted_inverse(seed):
     E[1, 1] = np.nan
     assert np.isnan(ref.bordered_drift(E, y, KS, S))
     assert np.isnan(_core.bordered_drift_value(E, y, KS, S))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9])
+def test_max_abs_twins_agree(n):
+    """bordered_max_abs (four running maxima per row) is the maximum of |R| over the
+    leading n x n block, as the reference's, wherever the largest entry sits."""
+    rng = np.random.RandomState(n)
+    for trial in range(20):
+        R = rng.randn(n + 2, n + 3)
+        if n:
+            R[rng.randint(n), rng.randint(n)] = -50.0 * (trial + 1)
+        want = ref.bordered_max_abs(R[:n, :n])
+        assert _core.bordered_max_abs_value(R, n) == want
