@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from refsvm._core cimport (
     KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta, bordered_drift,
-    bordered_grow, kernel_many,
+    bordered_grow, kernel_many, refsvm_cols_matvec,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
@@ -868,87 +868,18 @@ cdef class IncrementalSVMState(StreamLearner):
         """r_i = sign * gamma_i (Eq. 7) for every example (those in S are not used).
 
         gamma_i = y_i ((y_c col_i + sum_j KS_ij w_j) + beta_b), w_j = beta_j y_{S_j}, the
-        sum from 0.0 left to right in j (the reference's order, bit for bit).  The sweep
-        is memory-bound (KS is n x |S|): four columns per pass, so that r is read and
-        written once per four columns; the first pass starts the sums (no zero fill),
-        the last one (with the 1-3 leftover columns) finishes gamma in the same loop."""
-        cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j, last
+        sum from 0.0 left to right in j (the reference's order, bit for bit): the core's
+        sweep over the kernel columns (``refsvm_cols_matvec``, four columns per pass, AVX2
+        where the CPU has it; the same sweep as POKER's sensitivities), then gamma."""
+        cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
-        cdef double w0, w1, w2, w3, acc
-        cdef double* k0
-        cdef double* k1
-        cdef double* k2
-        cdef double* k3
         for j in range(ns):
             self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
-        if ns == 0:
-            for i in range(n):
-                r[i] = sign * (y[i] * ((yc * col[i] + 0.0) + bb))
-            return 0
-        # the full groups of four before the last (possibly partial) group
-        last = ((ns - 1) // 4) * 4
-        j = 0
-        while j < last:
-            w0 = self.w[j]
-            w1 = self.w[j + 1]
-            w2 = self.w[j + 2]
-            w3 = self.w[j + 3]
-            k0 = self.KS[j]
-            k1 = self.KS[j + 1]
-            k2 = self.KS[j + 2]
-            k3 = self.KS[j + 3]
-            if j == 0:
-                for i in range(n):
-                    acc = 0.0 + k0[i] * w0
-                    acc = acc + k1[i] * w1
-                    acc = acc + k2[i] * w2
-                    r[i] = acc + k3[i] * w3
-            else:
-                for i in range(n):
-                    acc = r[i] + k0[i] * w0
-                    acc = acc + k1[i] * w1
-                    acc = acc + k2[i] * w2
-                    r[i] = acc + k3[i] * w3
-            j += 4
-        # the last 1-4 columns, and gamma
-        w0 = self.w[j]
-        k0 = self.KS[j]
-        if ns - j == 4:
-            w1 = self.w[j + 1]
-            w2 = self.w[j + 2]
-            w3 = self.w[j + 3]
-            k1 = self.KS[j + 1]
-            k2 = self.KS[j + 2]
-            k3 = self.KS[j + 3]
-            for i in range(n):
-                acc = (r[i] if j else 0.0) + k0[i] * w0
-                acc = acc + k1[i] * w1
-                acc = acc + k2[i] * w2
-                acc = acc + k3[i] * w3
-                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
-        elif ns - j == 3:
-            w1 = self.w[j + 1]
-            w2 = self.w[j + 2]
-            k1 = self.KS[j + 1]
-            k2 = self.KS[j + 2]
-            for i in range(n):
-                acc = (r[i] if j else 0.0) + k0[i] * w0
-                acc = acc + k1[i] * w1
-                acc = acc + k2[i] * w2
-                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
-        elif ns - j == 2:
-            w1 = self.w[j + 1]
-            k1 = self.KS[j + 1]
-            for i in range(n):
-                acc = (r[i] if j else 0.0) + k0[i] * w0
-                acc = acc + k1[i] * w1
-                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
-        else:
-            for i in range(n):
-                acc = (r[i] if j else 0.0) + k0[i] * w0
-                r[i] = sign * (y[i] * ((yc * col[i] + acc) + bb))
+        refsvm_cols_matvec(r, self.KS, self.w, ns, n)
+        for i in range(n):
+            r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
         return 0
 
     # ------------------------------------------------------------------ the adiabatic loop

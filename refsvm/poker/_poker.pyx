@@ -47,8 +47,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
-                           bordered_max_abs,
-                           kernel_many,
+                           bordered_max_abs, kernel_many, refsvm_cols_matvec,
                            bordered_pivot, bordered_shrink, bordered_start, event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero)
@@ -123,11 +122,6 @@ cdef inline double _max0(double x) noexcept nogil:
     return x if x >= 0.0 else 0.0
 
 
-cdef extern from "_poker_kernels.h":
-    # out[i] = sum_j cols[j][i] v[j], i < n, each sum from 0 left to right over j (the
-    # reference's matvec); baseline and AVX2 builds of one C body, chosen at run time
-    void poker_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
-                      Py_ssize_t n) noexcept nogil
 
 
 cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
@@ -866,7 +860,7 @@ cdef class _Engine:
         # the sensitivities, O(n |I_s|): every sum over I_s left to right
         for a in range(k):
             self.z[a] = self.y[self.S[a]] * self.aS[a]
-        poker_matvec(self.inner, self.cols, self.z, k, n)
+        refsvm_cols_matvec(self.inner, self.cols, self.z, k, n)   # the core's sweep
         if nF:
             for i in range(n):
                 acc = 0.0
