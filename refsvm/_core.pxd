@@ -392,6 +392,9 @@ cdef extern from *:
     }
     static int refsvm_fma_ok = -1;
     #endif
+    #if defined(__GNUC__)
+    __attribute__((unused))   /* static in every module that cimports the core */
+    #endif
     static double refsvm_dense_dot_bound(const double* w, const double* x, Py_ssize_t n,
                                          double* sq) {
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
@@ -434,6 +437,9 @@ cdef extern from *:
     static void refsvm_cols_matvec_avx2(double* out, double* const* cols, const double* v,
                                         Py_ssize_t k, Py_ssize_t n) { REFSVM_COLS_MATVEC_BODY }
     static int refsvm_cols_matvec_avx2_ok = -1;
+    #endif
+    #if defined(__GNUC__)
+    __attribute__((unused))
     #endif
     static void refsvm_cols_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
                                    Py_ssize_t n) {
@@ -695,8 +701,15 @@ cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize
     Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped (C&P Eq. 9), in place.
     ``work`` holds n doubles.  Returns 1 and leaves R untouched when |Rinv_pp| <=
     eps max|Rinv| (the reduced matrix is nearly singular: invert it afresh), else 0."""
+    return bordered_shrink_scaled(R, ld, n, p, eps, bordered_max_abs(R, ld, n), work)
+
+
+cdef inline int bordered_shrink_scaled(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t p,
+                                       double eps, double mx, double* work) noexcept nogil:
+    """``bordered_shrink`` with max|Rinv| already known (``mx``, from
+    ``bordered_max_abs`` of the same block): for a caller that needs the scale itself."""
     cdef Py_ssize_t a, b
-    cdef double rpp, rap, mx = bordered_max_abs(R, ld, n)
+    cdef double rpp, rap
     cdef double* src
     cdef double* dst
     rpp = R[p * ld + p]

@@ -48,7 +48,8 @@ from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
                            bordered_max_abs, kernel_many, refsvm_cols_matvec,
-                           bordered_pivot, bordered_shrink, bordered_start, event_least_index,
+                           bordered_pivot, bordered_shrink_scaled, bordered_start,
+                           event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero)
 
@@ -120,8 +121,6 @@ cdef inline double _clip(double x, double hi) noexcept nogil:
 cdef inline double _max0(double x) noexcept nogil:
     """np.maximum(x, 0.0)."""
     return x if x >= 0.0 else 0.0
-
-
 
 
 cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
@@ -688,7 +687,7 @@ cdef class _Engine:
     cdef int _remove_from_S(self, Py_ssize_t pos, signed char new_status) except -1:
         """The member at ``pos`` leaves I_s (bordered_shrink; R afresh if it is refused,
         or after the shrink of an ill-conditioned inverse); its column goes to the cache."""
-        cdef Py_ssize_t s = self.S[pos], k = self.ns, a, bb, ld = self.ld
+        cdef Py_ssize_t s = self.S[pos], k = self.ns, a, ld = self.ld
         cdef double mx = 0.0
         cdef bint ill = False, refused = False
         if k > 1:
@@ -696,7 +695,9 @@ cdef class _Engine:
             ill = mx * max(1.0, self.kmax) > COND_REFRESH
         self._cache_put(s, self.cols[pos])
         if k > 1:
-            refused = bordered_shrink(self.R, ld, k + 1, pos + 1, EPS_SHRINK, self.rp) != 0
+            # the scale of the shrink's singularity test is the mx just computed
+            refused = bordered_shrink_scaled(self.R, ld, k + 1, pos + 1, EPS_SHRINK, mx,
+                                             self.rp) != 0
         for a in range(pos, k - 1):
             self.cols[a] = self.cols[a + 1]
             self.S[a] = self.S[a + 1]

@@ -87,6 +87,14 @@ cdef inline double sgn(double y) noexcept nogil:
 cdef double GAIN_BOUND_HALF = 0.5 * (1.0 + 1e-12)
 
 
+cdef inline bint cannot_win(double g, double q, double bg) noexcept nogil:
+    """Step 11: no step of Eq. (14) gains more than g^2 / (2 Q) (the unclipped Newton
+    step; clipping only loses), so a violator whose bound, with a margin far above
+    round-off, is not above the best gain so far ``bg`` cannot win (a win needs gain > bg):
+    skipped without its division."""
+    return bg > 0.0 and g * g * GAIN_BOUND_HALF <= q * bg
+
+
 cdef inline double eq13_gain(double g, double q, double d) noexcept nogil:
     """Eq. (13): dual gain g d - 1/2 Q_ii d^2 of a one-coordinate step (the reference's
     ``eq13_gain``, the same operations)."""
@@ -908,8 +916,8 @@ cdef class OnlineSVMR(StreamLearner):
         for j in range(m):                           # the violators of Eq. (3), increasing k
             k = cand[j]
             gk = g[k]
-            if bg > 0.0 and gk * gk * GAIN_BOUND_HALF <= qdiag[k] * bg:
-                continue                             # cannot win (see _optimize_shrunk)
+            if cannot_win(gk, qdiag[k], bg):
+                continue
             a = alpha[k]
             d = eq14(a, gk, qdiag[k], C) - a                                        # Eq. (14)
             gain = eq13_gain(gk, qdiag[k], d)                                  # Eq. (13)
@@ -1202,11 +1210,7 @@ cdef class OnlineSVMR(StreamLearner):
                 for j in range(m):                               # step 11: Eq. (13) on violators
                     k = A[cand[j]]
                     gk = ga[cand[j]]
-                    # no step of Eq. (14) gains more than g^2 / (2 Q_kk) (the unclipped
-                    # Newton step; clipping only loses): a violator whose bound, with a
-                    # margin far above round-off, is not above the best gain so far cannot
-                    # win (a win needs gain > bg) -- skipped without its division
-                    if bg > 0.0 and gk * gk * GAIN_BOUND_HALF <= qdiag[k] * bg:
+                    if cannot_win(gk, qdiag[k], bg):
                         continue
                     a = alpha[k]
                     d = eq14(a, gk, qdiag[k], C) - a
