@@ -45,6 +45,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import lapack
 
+from .kernels import sequential_sum
+
 __all__ = [
     "matvec", "dot", "bordered_matrix", "lu_inverse", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
     "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
@@ -62,11 +64,8 @@ def matvec(A, v):
 
 
 def dot(u, v):
-    """u . v summed left to right (the compiled order)."""
-    s = 0.0
-    for a, b in zip(u.tolist(), v.tolist()):
-        s += a * b
-    return s
+    """u . v summed left to right (the compiled order; the kernels' ``sequential_sum``)."""
+    return sequential_sum(np.asarray(u, dtype=np.float64) * np.asarray(v, dtype=np.float64))
 
 
 def bordered_matrix(y, KS, S):

@@ -94,13 +94,16 @@ def rows_from_state(data, n_rows, sparse):
 
 
 def sequential_sum(v):
-    """v[0] + v[1] + ... + v[n-1], added left to right as the twins' C loops add.
+    """0.0 + v[0] + v[1] + ... + v[n-1], added left to right as the twins' C loops add
+    (``s = 0.0`` then ``s += v[p]``).
 
     ``np.dot`` and ``np.sum`` add in another order, and BLAS's ``ddot`` in one that depends
     on the CPU (with fused multiply-adds on some): the kernel values would then differ from
     the twin's in the last bit on some machines only.  A cumulative sum is sequential by
-    definition, and each product ``x * z`` is rounded by itself, as in C."""
-    return float(np.cumsum(v)[-1]) if v.shape[0] else 0.0
+    definition, and each product ``x * z`` is rounded by itself, as in C.  Adding the 0.0
+    at the end instead of the start changes only the sign of an all-zero sum, which the
+    final ``0.0 +`` makes +0.0 as in C."""
+    return 0.0 + float(np.cumsum(v)[-1]) if v.shape[0] else 0.0
 
 
 def dot(x, z):
