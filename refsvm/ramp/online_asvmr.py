@@ -57,7 +57,7 @@ def online_asvmr(state, X, oracle, start=0, stop=None):
     """
     stop = X.shape[0] if stop is None else stop
     queried = []
-    warmup = getattr(state, "warmup", 0)
+    warmup = state.warmup
     for i in range(start, stop):
         f = state.observe(get_row(X, i))                   # step 2, Eq. (4)
         # step 3: in the ramp region; during a hinge warm-up (not in the paper) the
