@@ -131,12 +131,12 @@ CONTENDERS = {
         lambda d, sparse: _passive_aggressive.PerceptronState(d, sparse),
     ),
     "PA-I": (
-        lambda: PassiveAggressive(variant="PA-I", C=0.1),
+        lambda: PassiveAggressive(variant="PA-I", C=0.1, fit_intercept=False),
         _sgd_pa1,
         lambda d, sparse: _passive_aggressive.PAState(d, sparse, variant=1, C=0.1),
     ),
     "OnlineLinearSVM": (
-        lambda: OnlineLinearSVM(lam=1e-4),
+        lambda: OnlineLinearSVM(lam=1e-4, fit_intercept=False),
         _sgd_hinge,
         lambda d, sparse: _online_linear_svm.PegasosState(d, sparse, lam=1e-4),
     ),

@@ -49,12 +49,14 @@ def _estimators():
 
     return {
         "perceptron": lambda b: refsvm.Perceptron(backend=b, max_epochs=3),
-        "pa": lambda b: refsvm.PassiveAggressive(variant="PA-I", C=0.5, backend=b),
+        "pa": lambda b: refsvm.PassiveAggressive(variant="PA-I", C=0.5, fit_intercept=False,
+                                                 backend=b),
         "pa2_bias": lambda b: refsvm.PassiveAggressive(variant="PA-II", C=0.5,
                                                       fit_intercept=True, backend=b),
-        "pam": lambda b: refsvm.ProximalPassiveAggressive(C=0.5, backend=b),
+        "pam": lambda b: refsvm.ProximalPassiveAggressive(C=0.5, fit_intercept=False, backend=b),
         "pegasos": lambda b: refsvm.OnlineLinearSVM(lam=1e-2, project=True, average=True,
-                                                    batch_size=4, backend=b),
+                                                    batch_size=4, fit_intercept=False,
+                                                    backend=b),
         "kernel_pa": lambda b: refsvm.KernelPassiveAggressive(C=1.0, gamma=0.5, backend=b),
         "ramp": lambda b: refsvm.OnlineRampSVM(C=2.0, gamma=0.5, backend=b),
         "ramp_m": lambda b: refsvm.OnlineRampSVM(C=2.0, gamma=0.5, max_non_sv=5,

@@ -55,7 +55,7 @@ def run_curve(cell, data_home):
     X, y, Xt, yt = _data(cell, data_home, p)
     project, average = VARIANTS[p["variant"]]
     est = refsvm.OnlineLinearSVM(lam=LAM, project=project, average=average,
-                                 batch_size=p["batch"])
+                                 batch_size=p["batch"], fit_intercept=False)
     points = checkpoints(X.shape[0], first=100, per_decade=4)
     out = {"n_seen": [], "objective": [], "error": []}
     t = 0

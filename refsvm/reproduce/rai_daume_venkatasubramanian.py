@@ -228,7 +228,8 @@ def make_method(method, lookahead=None):
     if method == "Perceptron":
         return refsvm.Perceptron(max_epochs=1)
     if method.startswith("Pegasos"):
-        return refsvm.OnlineLinearSVM(lam=LAM, batch_size=int(method.rpartition("=")[2]))
+        return refsvm.OnlineLinearSVM(lam=LAM, batch_size=int(method.rpartition("=")[2]),
+                                      fit_intercept=False)  # Pegasos as the paper ran it
     if method == "StreamSVM Algo-1":
         lookahead = 1
     elif method.startswith("StreamSVM Algo-2"):

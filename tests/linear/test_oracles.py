@@ -31,7 +31,7 @@ def sklearn_pa(rate, C):
 def test_pa_equals_sklearn_sgd_passive_aggressive(variant, rate, C, sparse, backend):
     X, y = sparse_stream(n=500, d=20, seed=11, noise=1.0)
     M = to_csr(X) if sparse else X
-    ours = PassiveAggressive(variant=variant, C=C, backend=backend).fit(M, y)
+    ours = PassiveAggressive(variant=variant, C=C, fit_intercept=False, backend=backend).fit(M, y)
     sk = sklearn_pa(rate, C).fit(M, y)
     np.testing.assert_allclose(ours.coef_, sk.coef_, rtol=1e-10, atol=1e-12)
     assert ours.intercept_[0] == 0.0
