@@ -8,6 +8,7 @@ memoryviews.
 from __future__ import annotations
 
 import importlib
+import math
 import numbers
 
 import numpy as np
@@ -319,6 +320,62 @@ def check_magnitude(X):
             f"with {X.shape[1]} features so that squared norms do not overflow "
             "(rescale the data, e.g. with sklearn.preprocessing.MaxAbsScaler)"
         )
+
+
+#: The largest kernel value the kernel estimators accept (``check_kernel_range``): the
+#: solvers form products of two kernel values and sums of many (Gram blocks, bordered
+#: inverses, f(x) = sum alpha_i y_i k(x_i, x)), which must stay finite.
+KERNEL_VALUE_LIMIT = 1e150
+
+
+def max_row_sqnorm(X):
+    """max_i ||x_i||^2 of a checked dense array or CSR matrix (0.0 with no rows)."""
+    if X.shape[0] == 0:
+        return 0.0
+    if sp.issparse(X):
+        return float(np.asarray(X.multiply(X).sum(axis=1)).max())
+    return float(np.einsum("ij,ij->i", X, X).max())
+
+
+def kernel_bound(kernel, gamma, degree, coef0, sq_a, sq_b):
+    """An upper bound of |k(x, z)| over ||x||^2 <= sq_a and ||z||^2 <= sq_b (Cauchy-Schwarz:
+    |<x, z>| <= ||x|| ||z||); 1 for the RBF kernel; infinity where the bound overflows."""
+    if kernel == "rbf":
+        return 1.0
+    s = math.sqrt(sq_a) * math.sqrt(sq_b)
+    if kernel == "linear":
+        return s
+    base = gamma * s + abs(coef0)
+    if degree == 0:
+        return 1.0
+    if base == 0.0:
+        return 0.0
+    if degree * math.log(base) > 700.0:  # base**degree would overflow (or nearly)
+        return math.inf
+    return base ** degree
+
+
+def check_kernel_range(kernel, gamma, degree, coef0, sq_a, sq_b, where="this data"):
+    """A ValueError naming the problem when kernel values on rows of squared norms up to
+    ``sq_a`` and ``sq_b`` can exceed :data:`KERNEL_VALUE_LIMIT` (a polynomial kernel of a
+    high degree, or large attributes): the solvers would otherwise meet infinite or
+    overflowing sums in their compiled loops."""
+    bound = kernel_bound(kernel, gamma, degree, coef0, sq_a, sq_b)
+    if bound <= KERNEL_VALUE_LIMIT:
+        return
+    if kernel == "linear":
+        what = "the linear kernel <x, z>"
+        fix = "rescale the data (e.g. with sklearn.preprocessing.StandardScaler)"
+    else:
+        what = (f"the polynomial kernel (gamma <x, z> + coef0)^degree (gamma={gamma:.3g}, "
+                f"degree={degree}, coef0={coef0:.3g})")
+        fix = "rescale the data (e.g. with sklearn.preprocessing.StandardScaler) or lower gamma or degree"
+    reach = "overflow" if math.isinf(bound) else f"reach {bound:.3g}"
+    raise ValueError(
+        f"{what} can {reach} on {where} (largest squared row norm "
+        f"{max(sq_a, sq_b):.3g}); kernel values must stay below {KERNEL_VALUE_LIMIT:.0e} "
+        f"so that sums and products of them stay finite: {fix}"
+    )
 
 
 def check_unlearn_ids(indices, n_seen, active):

@@ -574,6 +574,47 @@ class BaseKernelClassifier(BaseOnlineClassifier):
         self._gamma_ = resolve_gamma(self.gamma, X)
         return (self.kernel, self._gamma_, int(self.degree), float(self.coef0))
 
+    #: whether the kernel range is checked (``check_kernel_range``): every estimator whose
+    #: solver evaluates the kernel (StreamSVM's linear form keeps w and does not)
+    _checks_kernel_range = True
+
+    def _kernel_range_args(self, X, first):
+        """(kernel, gamma, degree, coef0) as the states use them (gamma "scale"/"auto"
+        resolved on the first batch, as ``_kernel_args`` will)."""
+        from ._validation import resolve_gamma
+
+        gamma = resolve_gamma(self.gamma, X) if first else self._gamma_
+        return self.kernel, float(gamma), int(self.degree), float(self.coef0)
+
+    def _validate_xy(self, X, y, reset, defer=False):
+        """Also: kernel values on X, and between X and the rows learned before, must stay
+        finite (``check_kernel_range``); the largest squared row norm learned so far is
+        kept in ``_max_sqnorm_`` (set on success only: a failed call restores the
+        estimator)."""
+        from ._validation import check_kernel_range, max_row_sqnorm
+
+        X, y, labels = super()._validate_xy(X, y, reset, defer)
+        if self._checks_kernel_range and self.kernel != "rbf":
+            first = reset or not hasattr(self, "_gamma_")
+            sq = max_row_sqnorm(X)
+            if not first:
+                sq = max(sq, getattr(self, "_max_sqnorm_", 0.0))
+            check_kernel_range(*self._kernel_range_args(X, first), sq, sq,
+                               where="the training data")
+            self._max_sqnorm_ = sq
+        return X, y, labels
+
+    def _validate_X(self, X, reset):
+        """Also: kernel values between X and the training rows must stay finite."""
+        from ._validation import check_kernel_range, max_row_sqnorm
+
+        X = super()._validate_X(X, reset)
+        if (self._checks_kernel_range and self.kernel != "rbf"
+                and hasattr(self, "_max_sqnorm_")):
+            check_kernel_range(*self._kernel_range_args(X, False), max_row_sqnorm(X),
+                               self._max_sqnorm_, where="these rows and the training data")
+        return X
+
     @property
     def n_kernel_evals_(self):
         """Kernel evaluations spent so far (training and, for some models, prediction)."""

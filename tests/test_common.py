@@ -34,8 +34,8 @@ REGISTRY = {
     "IncrementalSVM": lambda b: refsvm.IncrementalSVM(C=1.0, gamma=0.5, backend=b),
     "ReducedKernelPA": lambda b: ReducedKernelPA(n_reduced=10, gamma=0.5, random_state=0,
                                                  backend=b),
-    "ProximalReducedKernelPA": lambda b: ProximalReducedKernelPA(n_reduced=10, gamma=0.5,
-                                                                 random_state=0, backend=b),
+    "ProximalReducedKernelPA": lambda b: ProximalReducedKernelPA(
+        n_reduced=10, gamma=0.5, covariance="diagonal", random_state=0, backend=b),
     "ProximalReducedKernelPA-full": lambda b: ProximalReducedKernelPA(
         n_reduced=10, gamma=0.5, covariance="full", random_state=0, backend=b),
     "StreamSVM": lambda b: StreamSVM(C=1.0, backend=b),

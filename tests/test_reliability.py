@@ -161,6 +161,36 @@ def test_values_whose_squares_overflow_are_rejected(name, backend):
         REGISTRY[name](backend).fit(big, y)
 
 
+#: the estimators that evaluate a kernel (StreamSVM's linear form keeps w instead)
+_KERNEL_CASES = [(n, b) for n, b in CASES
+                 if "kernel" in REGISTRY[n](b).get_params() and n not in ("StreamSVM",
+                                                                         "StreamSVM-balls")]
+
+
+@pytest.mark.parametrize("name,backend", _KERNEL_CASES,
+                         ids=[f"{n}-{b}" for n, b in _KERNEL_CASES])
+def test_kernel_values_that_overflow_are_rejected(name, backend):
+    """A polynomial kernel whose values overflow (found by fuzzing: OnlineRampSVM's
+    compiled inner loop never ended on infinite kernel values; the reference raised
+    OverflowError) is a ValueError before any pass, in fit, in a later partial_fit whose
+    rows are larger, and in decision_function; the model stays as it was."""
+    X, y = _data()
+    poly = dict(kernel="poly", degree=40, gamma=10.0, coef0=1.0)
+    with pytest.raises(ValueError, match="polynomial kernel .* overflow"):
+        REGISTRY[name](backend).set_params(**poly).fit(X * 1e4, y)
+    # (10 * 16 + 1)^3 is fine; rows 1e60 larger in a later call reach 1e362
+    est = REGISTRY[name](backend).set_params(kernel="poly", degree=3, gamma=10.0, coef0=1.0)
+    est.partial_fit(X[:40], y[:40], classes=["neg", "pos"])
+    before = est.decision_function(X)
+    big = X[40:] * 1e60
+    with pytest.raises(ValueError, match="kernel values must stay below"):
+        est.partial_fit(big, y[40:])
+    with pytest.raises(ValueError, match="these rows and the training data"):
+        est.decision_function(big)
+    np.testing.assert_array_equal(est.decision_function(X), before)
+    est.partial_fit(X[40:], y[40:])  # the model goes on from where it was
+
+
 @pytest.mark.parametrize("name,backend", CASES, ids=IDS)
 def test_failed_fit_leaves_the_fitted_model_untouched(name, backend):
     X, y = _data()

@@ -151,6 +151,11 @@ class StreamSVM(BaseKernelClassifier):
         "fit_intercept": BooleanOrAuto(),
     }
 
+    @property
+    def _checks_kernel_range(self):
+        """The linear form keeps w (no kernel values); the kernel forms are checked."""
+        return self.kernel != "linear"
+
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=0.0, lookahead=1,
                  n_balls=1, form="consistent", fit_intercept="auto", backend="cython"):
         self.C = C
