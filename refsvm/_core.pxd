@@ -502,13 +502,21 @@ cdef inline double row_dot(const double* w, const int* idx, const double* val,
 
 cdef inline void row_axpy(double* w, double a, const int* idx, const double* val,
                           Py_ssize_t n) noexcept nogil:
-    """w += a * x."""
+    """w += a * x.  A CSR row is walked from its end: the entries of w that the step's
+    read of the row (``row_dot``, from the start) touched last are still in the L1 cache,
+    and a backward walk uses them before they are evicted, where a forward walk over a
+    row whose entries of w exceed L1 (1,000 nonzeros: 1,000 cache lines) misses on
+    nearly every one, LRU having evicted each just before its turn (sparse PA-I pass of
+    issue 14: 36.6 -> 34.8 ms).  The indices of a row are distinct (canonical CSR), so
+    the order changes no value."""
     cdef Py_ssize_t p
     if idx == NULL:
         for p in range(n):
             w[p] += a * val[p]
     else:
-        for p in range(n):
+        p = n
+        while p > 0:
+            p -= 1
             w[idx[p]] += a * val[p]
 
 

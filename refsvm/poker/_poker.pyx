@@ -133,22 +133,37 @@ cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
     s[0] = t
 
 
-cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
-                      const Py_ssize_t[::1] at_c, const double[::1] cy,
-                      const double[::1] kdiag, double[::1] F, double[::1] Fc) noexcept nogil:
+cdef int _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
+                     const Py_ssize_t[::1] at_c, const double[::1] cy,
+                     const double[::1] kdiag, double[::1] F, double[::1] Fc) except -1 nogil:
     """F[r] += (c y_j) k(x_ids[r], x_j) over j at c (outer), r (inner), compensated in
-    Fc: the reference's order."""
-    cdef Py_ssize_t a, r, i, j
+    Fc: the reference's order.  The kernel values of one j come from one ``kernel_many``
+    call (four stored rows at a time, each value ``k_rows``'s bit for bit); k(x_j, x_j)
+    is kdiag[j] and not counted, as in the reference."""
+    cdef Py_ssize_t a, r, i, j, m = ids.shape[0]
     cdef double kv
-    for a in range(at_c.shape[0]):
-        j = at_c[a]
-        for r in range(ids.shape[0]):
-            i = ids[r]
-            if i == j:
-                kv = kdiag[i]
-            else:
-                kv = kern.k_rows(store, i, j)
-            _neumaier_add(&F[r], &Fc[r], cy[a] * kv)
+    cdef double* tmp
+    if m == 0:
+        return 0
+    tmp = <double*> malloc(m * sizeof(double))
+    if tmp == NULL:
+        with gil:
+            raise MemoryError()
+    try:
+        for a in range(at_c.shape[0]):
+            j = at_c[a]
+            kernel_many(kern, store, j, &ids[0], m, tmp)
+            for r in range(m):
+                i = ids[r]
+                if i == j:
+                    kv = kdiag[i]
+                    kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
+                else:
+                    kv = tmp[r]
+                _neumaier_add(&F[r], &Fc[r], cy[a] * kv)
+    finally:
+        free(tmp)
+    return 0
 
 
 cdef class _Engine:
