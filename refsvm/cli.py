@@ -48,6 +48,18 @@ def _registry():
          lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, backend=b)),
         ("OnlineRampSVM(m=None)", "ncheckerboard",
          lambda b: refsvm.OnlineRampSVM(C=1.0, gamma=4.0, max_non_sv=None, backend=b)),
+        ("POKER(SelfInit)", "gauss", lambda b: refsvm.POKER(C=1.0, gamma=0.5, backend=b)),
+        ("RKPA-I", "ncheckerboard",
+         lambda b: refsvm.ReducedKernelPA(variant="PA-I", C=1.0, gamma=4.0, random_state=0,
+                                          backend=b)),
+        ("RKPAm-I", "ncheckerboard",
+         lambda b: refsvm.ProximalReducedKernelPA(C=1.0, gamma=4.0, random_state=0,
+                                                  backend=b)),
+        ("StreamSVM", "linear", lambda b: refsvm.StreamSVM(backend=b)),
+        ("StreamSVM(L=10)", "linear", lambda b: refsvm.StreamSVM(lookahead=10, backend=b)),
+        ("StreamSVM(B=5)", "linear", lambda b: refsvm.StreamSVM(n_balls=5, backend=b)),
+        ("StreamSVM(rbf)", "gauss",
+         lambda b: refsvm.StreamSVM(kernel="rbf", gamma=0.5, backend=b)),
     ]
     return entries
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
@@ -435,6 +437,8 @@ class ReducedKernelPA(BaseKernelClassifier):
     C : float, default=1.0
     n_reduced : int, default=100
         m̃, the size of the reduced set (ignored when ``reduced_set`` gives the points).
+        With a random reduced set drawn from fewer examples, all of them are used (a
+        ``UserWarning`` says so), as scikit-learn's ``Nystroem`` does.
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     gamma : float or {"scale", "auto"}, default="scale"
         Kernel width (the slides' Gaussian kernel exp(−γ‖x − z‖²)).
@@ -542,9 +546,11 @@ class ReducedKernelPA(BaseKernelClassifier):
         if how == "auto":
             how = "random" if self.__dict__.get("_fitting") else "first"
         if how == "random":
-            if m > n:
-                raise ValueError(f"n_reduced={m} is larger than the {n} examples given to "
-                                 "choose the reduced set from")
+            if m > n:  # as scikit-learn's Nystroem: all the examples, with a warning
+                warnings.warn(f"n_reduced={m} is larger than the {n} examples given to "
+                              f"choose the reduced set from; using all {n}", UserWarning,
+                              stacklevel=4)
+                m = n
             rng = check_random_state(self.random_state)
             idx = np.sort(rng.choice(n, m, replace=False)).astype(np.intp)
         else:

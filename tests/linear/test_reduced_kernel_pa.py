@@ -383,8 +383,13 @@ def test_full_covariance_estimator_backends_agree_and_resume_from_a_pickle():
 
 def test_bad_parameters_and_singular_reduced_sets():
     X, y = _xor(n=30, seed=12)
-    with pytest.raises(ValueError, match="n_reduced=31 is larger"):
-        ReducedKernelPA(n_reduced=31).fit(X, y)
+    # more reduced points than examples: all of them, with a warning (as Nystroem)
+    with pytest.warns(UserWarning, match="n_reduced=31 is larger than the 30 examples"):
+        clf = ReducedKernelPA(n_reduced=31, random_state=0).fit(X, y)
+    assert clf.reduced_set_.shape[0] == 30
+    np.testing.assert_array_equal(np.sort(clf.reduced_indices_), np.arange(30))
+    with pytest.raises(ValueError, match="only 30 distinct examples"):  # a stream's start
+        ReducedKernelPA(n_reduced=31).partial_fit(X, y, classes=[0, 1])
     for bad in (0, -1, 2.5):
         with pytest.raises(ValueError, match="n_reduced"):
             ReducedKernelPA(n_reduced=bad).fit(X, y)
