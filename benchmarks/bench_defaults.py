@@ -1,6 +1,6 @@
 """Every estimator with its default settings on every data set of ``shared/data``.
 
-    python benchmarks/bench_defaults.py                  # the full table (~10 minutes)
+    python benchmarks/bench_defaults.py                  # the full table (3-5 minutes on 2 cores)
     python benchmarks/bench_defaults.py --quick          # 400 training rows per task
     python benchmarks/bench_defaults.py --modes raw --only PassiveAggressive,SVC
     python benchmarks/bench_defaults.py --params PassiveAggressive:fit_intercept=False
