@@ -17,6 +17,9 @@ from refsvm._core import max_row_sqnorm
 
 cnp.import_array()
 
+# the reference's VARIANCE_ROUNDOFF (refsvm.linear.passive_aggressive): 2 eps
+cdef double VARIANCE_ROUNDOFF = 2.0 * 2.220446049250313e-16
+
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
     return <double*> cnp.PyArray_DATA(a)
@@ -230,7 +233,8 @@ cdef class PAmState(LinearModel):
         """Fill wp with the quasi-LDA direction; return b_p."""
         cdef Py_ssize_t i, d = self.n_features
         cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
-        cdef double m_pos, m_neg, s_pos, s_neg, denom, bp = 0.0
+        cdef double m_pos, m_neg, s_pos, s_neg, a_pos, a_neg, denom, bp = 0.0
+        cdef double tol_pos = VARIANCE_ROUNDOFF * (n_pos + 2), tol_neg = VARIANCE_ROUNDOFF * (n_neg + 2)
         if self.n_pos < 2 or self.n_neg < 2:
             for i in range(d):
                 self.wp_data[i] = 0.0
@@ -238,9 +242,16 @@ cdef class PAmState(LinearModel):
         for i in range(d):
             m_pos = self.sum_pos_data[i] / n_pos
             m_neg = self.sum_neg_data[i] / n_neg
-            s_pos = self.sumsq_pos_data[i] / (n_pos - 1) - n_pos / (n_pos - 1) * (m_pos * m_pos)
-            s_neg = self.sumsq_neg_data[i] / (n_neg - 1) - n_neg / (n_neg - 1) * (m_neg * m_neg)
-            denom = max(s_pos, 0.0) + max(s_neg, 0.0)
+            # the reference's ``variance``: 0 within the formula's rounding error bound
+            a_pos = self.sumsq_pos_data[i] / (n_pos - 1)
+            a_neg = self.sumsq_neg_data[i] / (n_neg - 1)
+            s_pos = a_pos - n_pos / (n_pos - 1) * (m_pos * m_pos)
+            s_neg = a_neg - n_neg / (n_neg - 1) * (m_neg * m_neg)
+            if not s_pos > tol_pos * a_pos:
+                s_pos = 0.0
+            if not s_neg > tol_neg * a_neg:
+                s_neg = 0.0
+            denom = s_pos + s_neg
             self.wp_data[i] = (m_pos - m_neg) / denom if denom > 0 else 0.0
             bp += self.wp_data[i] * (m_pos + m_neg)
         return -0.5 * bp if self.fit_intercept else 0.0

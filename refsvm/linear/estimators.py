@@ -244,7 +244,7 @@ class ProximalPassiveAggressive(_LinearEstimator):
     fit_intercept : bool, default=True
         A bias as the weight of a constant feature 1, as :class:`PassiveAggressive`
         (False: the slides' bias-free PAm).  True by measurement: on the 13 binary
-        tasks of ``shared/data`` the bias raised the mean test accuracy by 3-4
+        tasks of ``shared/data`` the bias raised the mean test accuracy by 4 to 7
         points (ijcnn1 62 -> 95, svmguide1 raw 75 -> 96).
     freeze_proximal : bool, default=False
         Freeze the proximal model after the first pass over the data -- the first
@@ -634,7 +634,8 @@ class ProximalReducedKernelPA(ReducedKernelPA):
     the diagonal form with weight 0.1 was on average 12.3 points of test accuracy
     below ``SVC`` (ionosphere, banana, usps, w3a, ijcnn1: 17-21 points; w3a and
     ijcnn1 below the majority class), 8.4 points below RKPA itself; the full
-    covariance with weight 0.01 was 2.0 points below ``SVC`` (RKPA: 3.9), in about
+    covariance with weight 0.01 was about 2 points below ``SVC`` (RKPA: 3-4; the
+    random reduced set moves these by a point between runs), in about
     the same time (the O(m̃²) feature map dominates both).  So the defaults are the
     full covariance and 0.01; ``refsvm reproduce lee-tseng-chen`` uses the slides'
     diagonal form with the weight chosen on a validation split.  See

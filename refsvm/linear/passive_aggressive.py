@@ -24,6 +24,21 @@ from ..core.kernels import SparseRow, add_scaled, dot, get_row, sqnorm
 from ..core.pa import pa_step
 from ..core.stream import StreamLearner, row_is_bad
 
+#: A class variance s = Σx²/(n−1) − n/(n−1)·m² is a difference of two terms of about the
+#: size of A = Σx²/(n−1); its rounding error is at most about 2(n + 2)ε·A.  A computed s
+#: within that bound is zero: the feature is constant in the class so far, and the tiny
+#: residue of the cancellation (1e-17 where the values were equal) must not become a
+#: weight (m₊ − m₋)/s of 1e16 (``variance``).
+VARIANCE_ROUNDOFF = 2.0 * np.finfo(np.float64).eps
+
+
+def variance(sumsq, n, mean):
+    """The slides' unbiased variance Σx²/(n−1) − n/(n−1)·m² (n ≥ 2), element-wise, with
+    a value within its rounding error bound (``VARIANCE_ROUNDOFF``) set to 0."""
+    a = sumsq / (n - 1)
+    s = a - n / (n - 1) * mean**2
+    return np.where(s > VARIANCE_ROUNDOFF * (n + 2) * a, s, 0.0)
+
 __all__ = ["LinearModel", "PAState", "PAmState", "PerceptronState"]
 
 
@@ -239,7 +254,8 @@ class PAmState(LinearModel):
     Readings (ALGORITHMS.md §3; the slides are silent): the statistics of
     round t include x_t; w_p = 0 until each class has two examples (the
     variance needs n ≥ 2); a coordinate whose pooled variance is 0 gets
-    (w_p)_i = 0; negative variances from rounding are clipped to 0; only
+    (w_p)_i = 0, and a computed variance within its rounding error bound is 0
+    (``variance``); only
     rounds with ℓ_t > 0 update (passive otherwise, as PA); α_t is clipped at 0
     from below (it multiplies an inequality).  With ``fit_intercept`` the
     proximal bias is the midpoint b_p = −w_pᵀ(m₊ + m₋)/2.
@@ -302,10 +318,10 @@ class PAmState(LinearModel):
             return np.zeros(d), 0.0
         m_pos = self.sum_pos / self.n_pos
         m_neg = self.sum_neg / self.n_neg
-        # (s_±)_i = Σ x_i² / (n−1) − n/(n−1) · (m_±)_i²
-        s_pos = self.sumsq_pos / (self.n_pos - 1) - self.n_pos / (self.n_pos - 1) * m_pos**2
-        s_neg = self.sumsq_neg / (self.n_neg - 1) - self.n_neg / (self.n_neg - 1) * m_neg**2
-        denom = np.maximum(s_pos, 0.0) + np.maximum(s_neg, 0.0)
+        # (s_±)_i = Σ x_i² / (n−1) − n/(n−1) · (m_±)_i², 0 within its round-off
+        s_pos = variance(self.sumsq_pos, self.n_pos, m_pos)
+        s_neg = variance(self.sumsq_neg, self.n_neg, m_neg)
+        denom = s_pos + s_neg
         wp = np.zeros(d)
         ok = denom > 0
         wp[ok] = (m_pos[ok] - m_neg[ok]) / denom[ok]

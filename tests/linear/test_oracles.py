@@ -124,6 +124,27 @@ def test_quasi_lda_proximal_direction(module):
     assert bp == pytest.approx(-0.5 * expected @ (P.mean(0) + N.mean(0)), rel=1e-9)
 
 
+@pytest.mark.parametrize("module", [passive_aggressive, _passive_aggressive],
+                         ids=["python", "cython"])
+@pytest.mark.parametrize("value", [0.1, 0.7, -0.8366600265340756, 1 / 3])
+def test_a_constant_feature_gets_no_proximal_weight_at_any_step(module, value):
+    """A feature constant so far (a standardised binary feature early in a stream) has
+    variance 0, but the slides' formula computes Σx²/(n−1) − n/(n−1)m² as a residue of
+    up to 2e-16 for these values: (m₊ − m₋)/s then was 1e15, and PAm's model (adding γw_p
+    on every update) reached coefficients of 4e13 on dna (test accuracy 0.31, PA 0.92).
+    The variance within its rounding error bound is 0, at every step."""
+    rng = np.random.RandomState(5)
+    X = rng.randn(300, 4)
+    X[:, 3] = value
+    y = np.where(X[:, 0] + 0.3 * rng.randn(300) > 0, 1.0, -1.0)
+    state = module.PAmState(4, False, variant=1, gamma=0.1, fit_intercept=True)
+    for i in range(X.shape[0]):
+        state.step(X[i], y[i])
+        wp, _ = state.proximal()
+        assert wp[3] == 0.0, (i, wp)
+    assert np.all(np.abs(state.w) < 50), state.w
+
+
 @pytest.mark.parametrize("variant", ["PAm", "PAm-1", "PAm-2"])
 def test_pam_with_gamma_zero_is_pa(variant, backend):
     X, y = sparse_stream(n=300, d=9, seed=13)
