@@ -14,7 +14,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import (Boolean, Integer, NonNegative, Options, Positive, as_format,
-                           check_int, check_params, kernel_rules, load_backend)
+                           check_int, check_kernel_range, check_magnitude, check_params,
+                           check_sparse_structure, kernel_rules, load_backend,
+                           max_row_sqnorm)
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import online_asvmr as _strategies
 from . import online_svmr as _reference_module
@@ -322,11 +324,19 @@ class _ActiveLearner:
         eval_every = check_int("eval_every", eval_every, minimum=1)
         check_int("max_labels", max_labels, minimum=1, allow_none=True)
         sparse = sp.issparse(X)
+        check_sparse_structure(X)
         X = as_format(X, sparse)
-        if not np.all(np.isfinite(X.data if sparse else X)):
-            raise ValueError("X contains NaN or infinity")
+        check_magnitude(X)  # NaN, infinity, squares that overflow (as the estimators)
+        sq = max_row_sqnorm(X)
+        p = self.params
+        check_kernel_range(p["kernel"], p["gamma"], p["degree"], p["coef0"], sq, sq,
+                           where="the stream")
         if X_test is not None:
+            check_sparse_structure(X_test)
             X_test = as_format(X_test, sparse)
+            check_magnitude(X_test)
+            check_kernel_range(p["kernel"], p["gamma"], p["degree"], p["coef0"],
+                               max_row_sqnorm(X_test), sq, where="the test rows and the stream")
             y_test = np.asarray(y_test)
         self.state = self.module.OnlineSVMR(X.shape[1], sparse, **self.params)
         self.queried = []

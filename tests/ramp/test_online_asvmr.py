@@ -130,6 +130,16 @@ def test_max_labels_and_bad_input():
     Xbad[3, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         OnlineASVMR(**PARAMS).run(Xbad, y)
+    Xbad[3, 0] = 1e160  # its square overflows
+    with pytest.raises(ValueError, match="overflow"):
+        QueryAll(**PARAMS).run(Xbad, y)
+    # kernel values that overflow (the compiled inner loop never ended on them)
+    poly = dict(C=1.0, kernel="poly", degree=40, gamma=10.0, coef0=1.0)
+    for cls in (OnlineASVMR, QueryAll, Greedy):
+        with pytest.raises(ValueError, match="polynomial kernel .* overflow on the stream"):
+            cls(**poly).run(X * 1e4, y)
+    with pytest.raises(ValueError, match="the test rows and the stream"):
+        QueryAll(**poly).run(X, y, X * 1e4, y)
 
 
 def test_public_names_are_the_learners():
