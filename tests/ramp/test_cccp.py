@@ -111,3 +111,23 @@ def test_default_online_solution_is_a_cccp_fixed_point_up_to_the_gain_rule(shrin
     assert np.max(np.abs(r.g - st["g"])) < 0.05
     d0, d1 = dual_objective(st["alpha"], st["g"]), dual_objective(r.alpha, r.g)
     assert 0 <= d1 - d0 <= 1e-4 * abs(d0)
+
+
+def test_bad_input_is_a_clear_error():
+    """Found by fuzzing: NaN, values whose squares overflow and a polynomial kernel that
+    overflows were solved silently (alpha = 0); now the estimators' checks apply."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    bad = X.copy()
+    bad[2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        cccp_ramp(bad, y, 1.0)
+    with pytest.raises(ValueError, match="overflow"):
+        cccp_ramp(X * 1e160, y, 1.0)
+    with pytest.raises(ValueError, match="polynomial kernel"):
+        cccp_ramp(X * 1e4, y, 1.0, kernel="poly", degree=40, gamma=10.0, coef0=1.0)
+    with pytest.raises(ValueError, match="labels -1 and \\+1"):
+        cccp_ramp(X, (y > 0).astype(float), 1.0)
+    with pytest.raises(ValueError, match="rows"):
+        cccp_ramp(X, y[:-1], 1.0)
