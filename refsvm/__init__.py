@@ -12,7 +12,7 @@ from .linear.estimators import (OnlineLinearSVM, PassiveAggressive, Perceptron,
                                 ProximalPassiveAggressive, ProximalReducedKernelPA,
                                 ReducedKernelPA)
 from .ramp.estimators import Greedy, LearningCurve, OnlineASVMR, OnlineRampSVM, QueryAll
-from .ramp.cccp import cccp_ramp
+from .ramp.estimators import cccp_ramp
 from .persistence import load
 from .poker.estimators import POKER
 from .stream_svm.estimators import StreamSVM

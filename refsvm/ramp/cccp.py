@@ -144,25 +144,6 @@ def solve_hinge(K, y, C, V, alpha, g, qdiag, tol=1e-3, max_steps=10_000_000):
     return steps
 
 
-def _checked_input(X, y, kernel, gamma, degree, coef0):
-    """X as the solver reads it, after the checks of the estimators: a 2-D float array or
-    CSR matrix with one row per label, no NaN, infinity or value whose square overflows,
-    labels +-1, and kernel values that stay finite (``check_kernel_range``)."""
-    from sklearn.utils import check_array
-
-    from .._validation import check_kernel_range, check_magnitude, max_row_sqnorm
-
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False)
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows and y {y.shape[0]} labels")
-    if not np.all(np.isin(y, (-1.0, 1.0))):
-        raise ValueError("y must hold the labels -1 and +1")
-    check_magnitude(X)
-    sq = max_row_sqnorm(X)
-    check_kernel_range(kernel, float(gamma), int(degree), float(coef0), sq, sq)
-    return X
-
-
 def cccp_ramp(X, y, C, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, tol=1e-3, alpha0=None,
               max_rounds=100, cache_mb=256.0, K=None):
     """Ramp-loss SVM by CCCP, zero bias (Eqs. 8-11 of Wang & Vucetic).
@@ -192,7 +173,6 @@ def cccp_ramp(X, y, C, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, tol=1e-3, a
     y = np.asarray(y, dtype=np.float64)
     n = y.shape[0]
     if K is None:
-        X = _checked_input(X, y, kernel, gamma, degree, coef0)
         K = RowKernel(X, kernel, gamma, degree, coef0, cache_mb)
     start_evals = K.n_evals
     qdiag = K.diag()

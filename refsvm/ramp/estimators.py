@@ -18,6 +18,7 @@ from .._validation import (Boolean, Integer, NonNegative, Options, Positive, as_
                            check_sparse_structure, kernel_rules, load_backend,
                            max_row_sqnorm)
 from ..base import BaseKernelClassifier, SupportVectorsMixin
+from . import cccp as _cccp
 from . import online_asvmr as _strategies
 from . import online_svmr as _reference_module
 
@@ -457,3 +458,27 @@ class OnlineASVMR(_ActiveLearner):
 
     def _select(self, X, ask, start, stop):
         return _strategies.online_asvmr(self.state, X, ask, start, stop)
+
+
+def cccp_ramp(X, y, C, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, **kwargs):
+    """:func:`refsvm.ramp.cccp.cccp_ramp` (the offline ramp-loss SVM by CCCP, the reference
+    solver) on checked input, as the estimators check theirs: X a 2-D float array or CSR
+    matrix with one row per label, no NaN, infinity or value whose square overflows, y of
+    -1 and +1, kernel values that stay finite.  The reference itself reads its input as
+    given (it holds only the algorithm); fuzzing found that NaN or overflowing input was
+    solved silently to alpha = 0.  Parameters and result as there."""
+    from sklearn.utils import check_array
+
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False)
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows and y {y.shape} labels; one label per row")
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError("y must hold the labels -1 and +1")
+    check_sparse_structure(X)
+    check_magnitude(X)
+    sq = max_row_sqnorm(X)
+    check_kernel_range(kernel, float(gamma), int(degree), float(coef0), sq, sq)
+    return _cccp.cccp_ramp(X, y, C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                           **kwargs)
+

@@ -3,6 +3,8 @@ CCCP stopping rule, and the fixed-point property of the online solution (OnlineS
 
 import numpy as np
 import pytest
+
+import refsvm
 from scipy.optimize import minimize
 
 from refsvm.ramp import online_svmr as ramp
@@ -114,20 +116,23 @@ def test_default_online_solution_is_a_cccp_fixed_point_up_to_the_gain_rule(shrin
 
 
 def test_bad_input_is_a_clear_error():
-    """Found by fuzzing: NaN, values whose squares overflow and a polynomial kernel that
-    overflows were solved silently (alpha = 0); now the estimators' checks apply."""
+    """The public refsvm.cccp_ramp checks its input as the estimators do (found by
+    fuzzing: NaN, values whose squares overflow and a polynomial kernel that overflows
+    were solved silently to alpha = 0); on good input it is the reference's solver."""
     rng = np.random.RandomState(0)
     X = rng.randn(40, 3)
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     bad = X.copy()
     bad[2, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        cccp_ramp(bad, y, 1.0)
+        refsvm.cccp_ramp(bad, y, 1.0)
     with pytest.raises(ValueError, match="overflow"):
-        cccp_ramp(X * 1e160, y, 1.0)
+        refsvm.cccp_ramp(X * 1e160, y, 1.0)
     with pytest.raises(ValueError, match="polynomial kernel"):
-        cccp_ramp(X * 1e4, y, 1.0, kernel="poly", degree=40, gamma=10.0, coef0=1.0)
+        refsvm.cccp_ramp(X * 1e4, y, 1.0, kernel="poly", degree=40, gamma=10.0, coef0=1.0)
     with pytest.raises(ValueError, match="labels -1 and \\+1"):
-        cccp_ramp(X, (y > 0).astype(float), 1.0)
+        refsvm.cccp_ramp(X, (y > 0).astype(float), 1.0)
     with pytest.raises(ValueError, match="rows"):
-        cccp_ramp(X, y[:-1], 1.0)
+        refsvm.cccp_ramp(X, y[:-1], 1.0)
+    ok = refsvm.cccp_ramp(X, y, 1.0, gamma=0.5)
+    np.testing.assert_array_equal(ok.alpha, cccp_ramp(X, y, 1.0, gamma=0.5).alpha)
