@@ -112,44 +112,30 @@ def _local(key, positive, home):
     return arr[:, :-1].astype(np.float64), np.where(arr[:, -1] == positive[1], 1, -1)
 
 
-def _binary(y, positive):
-    if positive is None:
-        return np.where(y > 0, 1, -1)
-    return np.where(np.isin(y, positive), 1, -1)
-
-
 def load(task, mode, n_train=4000, n_test=2000, seed=0, data_home=None):
-    """(X, y, X_test, y_test) of one task by the protocol above; None when absent."""
+    """(X, y, X_test, y_test) of one task by the protocol above; None when absent.  The
+    rows are drawn and standardised as in ``bench_real_data.py`` (``draw``,
+    ``standardize``)."""
+    from bench_real_data import _binary, draw, standardize
+
     from refsvm.datasets import get_data_home, load_shared
 
     key, source, positive = TASKS[task]
-    rng = np.random.RandomState(seed)
     try:
-        if source == "files":
-            X, y = load_shared(key, data_home=data_home)
-            Xt, yt = load_shared(key, data_home=data_home, test=True)
-            i = np.sort(rng.choice(X.shape[0], min(n_train, X.shape[0]), replace=False))
-            j = np.sort(rng.choice(Xt.shape[0], min(n_test, Xt.shape[0]), replace=False))
-            X, y, Xt, yt = X[i], _binary(y[i], positive), Xt[j], _binary(yt[j], positive)
+        if source == "local":  # labels already +-1
+            X, y = _local(key, positive, get_data_home(data_home))
         else:
-            if source == "local":
-                X, y = _local(key, positive, get_data_home(data_home))
-            else:
-                X, y = load_shared(key, data_home=data_home, test=(source == "test"))
-                y = _binary(y, positive)
-            n = X.shape[0]
-            ntr = min(n_train, 2 * n // 3)
-            nte = min(n_test, n - ntr)
-            p = rng.permutation(n)
-            X, y, Xt, yt = X[p[:ntr]], y[p[:ntr]], X[p[ntr:ntr + nte]], y[p[ntr:ntr + nte]]
+            X, y = load_shared(key, data_home=data_home, test=(source == "test"))
+            y = _binary(y, positive)
+        Xt, yt = (None, None)
+        if source == "files":
+            Xt, yt = load_shared(key, data_home=data_home, test=True)
+            yt = _binary(yt, positive)
     except FileNotFoundError:
         return None
+    X, y, Xt, yt = draw(X, y, Xt, yt, n_train, n_test, np.random.RandomState(seed))
     if mode == "std":
-        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        Xt = Xt.toarray() if sp.issparse(Xt) else np.asarray(Xt, dtype=np.float64)
-        mu, sd = X.mean(axis=0), X.std(axis=0)
-        sd[sd == 0] = 1.0
-        X, Xt = (X - mu) / sd, (Xt - mu) / sd
+        X, Xt = standardize(X, Xt)
     return X, y, Xt, yt
 
 

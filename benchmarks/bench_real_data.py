@@ -76,33 +76,42 @@ def _dense(X):
     return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
 
+def draw(X, y, Xt, yt, n_train, n_test, rng):
+    """The rows of the protocol: with a test file (``Xt`` given) ``n_train`` and ``n_test``
+    rows drawn from each, in file order; else a random split of X into min(n_train, 2/3
+    of the rows) training and min(n_test, the rest) test rows."""
+    if Xt is not None:
+        i = np.sort(rng.choice(X.shape[0], min(n_train, X.shape[0]), replace=False))
+        j = np.sort(rng.choice(Xt.shape[0], min(n_test, Xt.shape[0]), replace=False))
+        return X[i], y[i], Xt[j], yt[j]
+    n = X.shape[0]
+    ntr = min(n_train, 2 * n // 3)
+    nte = min(n_test, n - ntr)
+    p = rng.permutation(n)
+    return X[p[:ntr]], y[p[:ntr]], X[p[ntr:ntr + nte]], y[p[ntr:ntr + nte]]
+
+
+def standardize(X, Xt):
+    """Dense X and Xt scaled to mean 0 / std 1 with the statistics of X."""
+    X, Xt = _dense(X), _dense(Xt)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    return np.ascontiguousarray((X - mu) / sd), np.ascontiguousarray((Xt - mu) / sd)
+
+
 def load(name, n_train=4000, n_test=2000, seed=0, data_home=None):
     """(X, y, X_test, y_test) of one set by the protocol above; None when its files are absent."""
     from refsvm.datasets import load_shared
 
     key, source, positive = SETS[name]
-    rng = np.random.RandomState(seed)
     try:
-        if source == "files":
-            X, y = load_shared(key, data_home=data_home)
-            Xt, yt = load_shared(key, data_home=data_home, test=True)
-            i = np.sort(rng.choice(X.shape[0], min(n_train, X.shape[0]), replace=False))
-            j = np.sort(rng.choice(Xt.shape[0], min(n_test, Xt.shape[0]), replace=False))
-            X, y, Xt, yt = X[i], y[i], Xt[j], yt[j]
-        else:
-            X, y = load_shared(key, data_home=data_home, test=(source == "test"))
-            n = X.shape[0]
-            ntr = min(n_train, 2 * n // 3)
-            nte = min(n_test, n - ntr)
-            p = rng.permutation(n)
-            X, y, Xt, yt = X[p[:ntr]], y[p[:ntr]], X[p[ntr:ntr + nte]], y[p[ntr:ntr + nte]]
+        X, y = load_shared(key, data_home=data_home, test=(source == "test"))
+        Xt, yt = load_shared(key, data_home=data_home, test=True) if source == "files" \
+            else (None, None)
     except FileNotFoundError:
         return None
-    X, Xt = _dense(X), _dense(Xt)
-    mu, sd = X.mean(axis=0), X.std(axis=0)
-    sd[sd == 0] = 1.0
-    X = np.ascontiguousarray((X - mu) / sd)
-    Xt = np.ascontiguousarray((Xt - mu) / sd)
+    X, y, Xt, yt = draw(X, y, Xt, yt, n_train, n_test, np.random.RandomState(seed))
+    X, Xt = standardize(X, Xt)
     return X, _binary(y, positive), Xt, _binary(yt, positive)
 
 
