@@ -378,6 +378,24 @@ def check_kernel_range(kernel, gamma, degree, coef0, sq_a, sq_b, where="this dat
     )
 
 
+def check_kernel_rows(X, kernel, gamma, degree, coef0, *, seen=0.0, against=None,
+                      where="this data"):
+    """``check_kernel_range`` on the rows of X: among themselves and rows seen before of
+    squared norm up to ``seen``, or (``against`` given) only against rows of squared norm
+    up to ``against`` (prediction rows are never paired with each other).  Returns the
+    largest squared norm of X (with ``seen``); the RBF kernel, bounded by 1, reads
+    nothing and returns 0.0."""
+    if kernel == "rbf":
+        return 0.0
+    sq = max_row_sqnorm(X)
+    if against is not None:
+        check_kernel_range(kernel, gamma, degree, coef0, sq, against, where)
+        return sq
+    sq = max(sq, seen)
+    check_kernel_range(kernel, gamma, degree, coef0, sq, sq, where)
+    return sq
+
+
 def check_unlearn_ids(indices, n_seen, active):
     """The ids to unlearn as int64, or a ValueError: a 1-D list of integer ids (integral
     floats accepted), no repeats, each in 0..n_seen-1 and still learned (in ``active``)."""

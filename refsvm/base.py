@@ -591,28 +591,25 @@ class BaseKernelClassifier(BaseOnlineClassifier):
         finite (``check_kernel_range``); the largest squared row norm learned so far is
         kept in ``_max_sqnorm_`` (set on success only: a failed call restores the
         estimator)."""
-        from ._validation import check_kernel_range, max_row_sqnorm
+        from ._validation import check_kernel_rows
 
         X, y, labels = super()._validate_xy(X, y, reset, defer)
         if self._checks_kernel_range and self.kernel != "rbf":
             first = reset or not hasattr(self, "_gamma_")
-            sq = max_row_sqnorm(X)
-            if not first:
-                sq = max(sq, getattr(self, "_max_sqnorm_", 0.0))
-            check_kernel_range(*self._kernel_range_args(X, first), sq, sq,
-                               where="the training data")
-            self._max_sqnorm_ = sq
+            seen = 0.0 if first else getattr(self, "_max_sqnorm_", 0.0)
+            self._max_sqnorm_ = check_kernel_rows(X, *self._kernel_range_args(X, first),
+                                                  seen=seen, where="the training data")
         return X, y, labels
 
     def _validate_X(self, X, reset):
         """Also: kernel values between X and the training rows must stay finite."""
-        from ._validation import check_kernel_range, max_row_sqnorm
+        from ._validation import check_kernel_rows
 
         X = super()._validate_X(X, reset)
-        if (self._checks_kernel_range and self.kernel != "rbf"
-                and hasattr(self, "_max_sqnorm_")):
-            check_kernel_range(*self._kernel_range_args(X, False), max_row_sqnorm(X),
-                               self._max_sqnorm_, where="these rows and the training data")
+        if self._checks_kernel_range and hasattr(self, "_max_sqnorm_"):
+            check_kernel_rows(X, *self._kernel_range_args(X, False),
+                              against=self._max_sqnorm_,
+                              where="these rows and the training data")
         return X
 
     @property

@@ -14,9 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import (Boolean, Integer, NonNegative, Options, Positive, as_format,
-                           check_int, check_kernel_range, check_magnitude, check_params,
-                           check_sparse_structure, kernel_rules, load_backend,
-                           max_row_sqnorm)
+                           check_int, check_kernel_rows, check_magnitude, check_params,
+                           check_sparse_structure, kernel_rules, load_backend)
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import cccp as _cccp
 from . import online_asvmr as _strategies
@@ -328,16 +327,13 @@ class _ActiveLearner:
         check_sparse_structure(X)
         X = as_format(X, sparse)
         check_magnitude(X)  # NaN, infinity, squares that overflow (as the estimators)
-        sq = max_row_sqnorm(X)
-        p = self.params
-        check_kernel_range(p["kernel"], p["gamma"], p["degree"], p["coef0"], sq, sq,
-                           where="the stream")
+        kernel = [self.params[k] for k in ("kernel", "gamma", "degree", "coef0")]
+        sq = check_kernel_rows(X, *kernel, where="the stream")
         if X_test is not None:
             check_sparse_structure(X_test)
             X_test = as_format(X_test, sparse)
             check_magnitude(X_test)
-            check_kernel_range(p["kernel"], p["gamma"], p["degree"], p["coef0"],
-                               max_row_sqnorm(X_test), sq, where="the test rows and the stream")
+            check_kernel_rows(X_test, *kernel, against=sq, where="the test rows and the stream")
             y_test = np.asarray(y_test)
         self.state = self.module.OnlineSVMR(X.shape[1], sparse, **self.params)
         self.queried = []
@@ -477,8 +473,6 @@ def cccp_ramp(X, y, C, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, **kwargs):
         raise ValueError("y must hold the labels -1 and +1")
     check_sparse_structure(X)
     check_magnitude(X)
-    sq = max_row_sqnorm(X)
-    check_kernel_range(kernel, float(gamma), int(degree), float(coef0), sq, sq)
+    check_kernel_rows(X, kernel, float(gamma), int(degree), float(coef0))
     return _cccp.cccp_ramp(X, y, C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
                            **kwargs)
-
