@@ -7,6 +7,8 @@ the model changed); ``step`` and the ``nogil`` ``run`` come from the core's
 declared in ``_passive_aggressive.pxd`` so that other twins of the family can run
 their ``_step`` (the reduced-kernel PA does, on its transformed rows).
 """
+from libc.float cimport DBL_EPSILON
+
 import numpy as np
 cimport numpy as cnp
 
@@ -18,7 +20,7 @@ from refsvm._core import max_row_sqnorm
 cnp.import_array()
 
 # the reference's VARIANCE_ROUNDOFF (refsvm.linear.passive_aggressive): 2 eps
-cdef double VARIANCE_ROUNDOFF = 2.0 * 2.220446049250313e-16
+cdef double VARIANCE_ROUNDOFF = 2.0 * DBL_EPSILON
 
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
@@ -234,7 +236,8 @@ cdef class PAmState(LinearModel):
         cdef Py_ssize_t i, d = self.n_features
         cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
         cdef double m_pos, m_neg, s_pos, s_neg, a_pos, a_neg, denom, bp = 0.0
-        cdef double tol_pos = VARIANCE_ROUNDOFF * (n_pos + 2), tol_neg = VARIANCE_ROUNDOFF * (n_neg + 2)
+        cdef double tol_pos = VARIANCE_ROUNDOFF * (n_pos + 2)
+        cdef double tol_neg = VARIANCE_ROUNDOFF * (n_neg + 2)
         if self.n_pos < 2 or self.n_neg < 2:
             for i in range(d):
                 self.wp_data[i] = 0.0

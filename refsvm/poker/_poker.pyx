@@ -133,37 +133,29 @@ cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
     s[0] = t
 
 
-cdef int _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
-                     const Py_ssize_t[::1] at_c, const double[::1] cy,
-                     const double[::1] kdiag, double[::1] F, double[::1] Fc) except -1 nogil:
+cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
+                      const Py_ssize_t[::1] at_c, const double[::1] cy,
+                      const double[::1] kdiag, double[::1] F, double[::1] Fc,
+                      double[::1] tmp) noexcept nogil:
     """F[r] += (c y_j) k(x_ids[r], x_j) over j at c (outer), r (inner), compensated in
     Fc: the reference's order.  The kernel values of one j come from one ``kernel_many``
-    call (four stored rows at a time, each value ``k_rows``'s bit for bit); k(x_j, x_j)
-    is kdiag[j] and not counted, as in the reference."""
+    call into ``tmp`` (four stored rows at a time, each value ``k_rows``'s bit for bit);
+    k(x_j, x_j) is kdiag[j] and not counted, as in the reference."""
     cdef Py_ssize_t a, r, i, j, m = ids.shape[0]
     cdef double kv
-    cdef double* tmp
     if m == 0:
-        return 0
-    tmp = <double*> malloc(m * sizeof(double))
-    if tmp == NULL:
-        with gil:
-            raise MemoryError()
-    try:
-        for a in range(at_c.shape[0]):
-            j = at_c[a]
-            kernel_many(kern, store, j, &ids[0], m, tmp)
-            for r in range(m):
-                i = ids[r]
-                if i == j:
-                    kv = kdiag[i]
-                    kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
-                else:
-                    kv = tmp[r]
-                _neumaier_add(&F[r], &Fc[r], cy[a] * kv)
-    finally:
-        free(tmp)
-    return 0
+        return
+    for a in range(at_c.shape[0]):
+        j = at_c[a]
+        kernel_many(kern, store, j, &ids[0], m, &tmp[0])
+        for r in range(m):
+            i = ids[r]
+            if i == j:
+                kv = kdiag[i]
+                kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
+            else:
+                kv = tmp[r]
+            _neumaier_add(&F[r], &Fc[r], cy[a] * kv)
 
 
 cdef class _Engine:
@@ -1751,10 +1743,11 @@ class POKERState(_ref.POKERState):
         cdef const double[::1] kd = self.kdiag
         cdef double[::1] F_v = F
         cdef double[::1] Fc_v = Fc
+        cdef double[::1] tmp = np.empty(idx.shape[0])
         cdef RowStore store = self.store
         cdef CKernel kern = self.kernel
         with nogil:
-            _class_sums(store, kern, ids_v, ac_v, cy_v, kd, F_v, Fc_v)
+            _class_sums(store, kern, ids_v, ac_v, cy_v, kd, F_v, Fc_v, tmp)
         return F + Fc
 
     def decision_function(self, X):
