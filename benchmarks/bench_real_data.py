@@ -137,6 +137,7 @@ def arrival_floor(est, X, y):
         twin.observe(X[t])
         floor += twin.n_kernel_evals - e0
         twin.label(yy[t])
+    est._end_of_pass(twin)            # the finishing step of fit, if any (no arrival)
     assert twin.n_kernel_evals == st.n_kernel_evals, "the untimed pass must equal the timed one"
     return floor
 

@@ -91,13 +91,18 @@ class Positive(Rule):
 
 
 class NonNegative(Rule):
-    """A finite real number >= 0."""
+    """A finite real number >= 0 (or None when ``allow_none``)."""
+
+    def __init__(self, allow_none=False):
+        self.allow_none = allow_none
 
     def check(self, name, value):
+        if value is None and self.allow_none:
+            return
         check_nonnegative(name, value)
 
     def describe(self):
-        return "float >= 0"
+        return "float >= 0 or None" if self.allow_none else "float >= 0"
 
 
 class Finite(Rule):

@@ -1504,6 +1504,31 @@ cdef class OnlineSVMR(StreamLearner):
             raise RuntimeError("label() needs a preceding observe()")
         return self._label(y)
 
+    def finish(self, double min_gain):
+        """The finishing step after the stream (see the reference): steps 9-27 on the
+        examples kept with the gain threshold ``min_gain``, then Algorithm 2; 1 if f
+        changed."""
+        if self.pending:
+            raise RuntimeError("finish() between observe() and label()")
+        return self._finish(min_gain)
+
+    cdef int _finish(self, double min_gain) except -1 nogil:
+        cdef long long moves = self.n_steps + self.n_unlearned
+        cdef double online_gain = self.min_gain
+        cdef Py_ssize_t p
+        self.min_gain = min_gain
+        self.gain_stopped = False
+        for p in range(self.n):                                  # as at an update
+            self.held[p] = 0
+        try:
+            self._cccp()                                         # steps 9-27
+        finally:
+            self.min_gain = online_gain
+        self._removal_step()                                     # Algorithm 2
+        if self.keep_rows:
+            self._evict_parked()
+        return 1 if self.n_steps + self.n_unlearned != moves else 0
+
     @property
     def outlier_bound(self):
         return self._outlier_bound()

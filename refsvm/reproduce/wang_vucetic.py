@@ -132,7 +132,7 @@ def _make(method, C, gamma, **kw):
         # when its alpha returns to 0), no removal budget unless asked (Fig. 5) and no
         # hinge warm-up: the estimator's defaults differ
         kw = {"stop": "gain", "min_gain": 1e-5, "fit_intercept": False, "keep_rows": False,
-              "max_non_sv": None, "warmup": 0, **kw}
+              "max_non_sv": None, "warmup": 0, "finish_gain": None, **kw}
         return refsvm.OnlineRampSVM(C=C, gamma=gamma, **kw)
     raise ValueError(method)
 

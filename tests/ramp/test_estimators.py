@@ -99,7 +99,13 @@ def test_partial_fit_equals_fit_and_sparse_equals_dense(backend):
     part = OnlineRampSVM(C=2.0, gamma=0.5, backend=backend)
     for chunk in np.array_split(np.arange(200), 4):
         part.partial_fit(X[chunk], y[chunk], classes=["neg", "pos"])
+    # fit ends with the finishing step (finish_gain); partial_fit has none
+    online = OnlineRampSVM(C=2.0, gamma=0.5, finish_gain=None, backend=backend).fit(X, y)
+    np.testing.assert_array_equal(online.decision_function(X), part.decision_function(X))
+    assert part._states[0].finish(part.finish_gain) == 1      # it moved some alpha
+    assert not np.array_equal(online.decision_function(X), part.decision_function(X))
     np.testing.assert_array_equal(full.decision_function(X), part.decision_function(X))
+    assert full.n_kernel_evals_ == part.n_kernel_evals_
     sparse = OnlineRampSVM(C=2.0, gamma=0.5, backend=backend).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(full.decision_function(X),
                                sparse.decision_function(sp.csr_matrix(X)), rtol=1e-10,

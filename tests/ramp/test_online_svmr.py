@@ -252,6 +252,58 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking, o
         assert sa["n_shrink_rounds"] == 0
 
 
+class _Finished:
+    """A state read with the gain threshold of its last finishing step (check_invariants)."""
+
+    def __init__(self, state, min_gain):
+        self._state, self.min_gain = state, min_gain
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
+
+
+@pytest.mark.parametrize("sparse,seed,C,gamma,m,options,shrinking", [
+    (*STREAMS[0], "paper", False), (*STREAMS[3], "bias-relative", True),
+    (*STREAMS[1], "all", True), (*STREAMS[4], "warmup", False)])
+def test_twins_agree_after_every_finishing_step(sparse, seed, C, gamma, m, shrinking, options):
+    """The finishing step of ``fit`` (``finish``: steps 9-27 without an arrival, at a tighter
+    gain threshold, then Algorithm 2), taken every 7 examples in mid-stream: the twins agree
+    and invariants (a)-(c) hold with the finishing threshold after each, and the stream
+    goes on from the finished model."""
+    X, y = drift_stream(seed)
+    XX = as_csr(X) if sparse else X
+    params = dict(C=C, gamma=gamma, tol=1e-3, min_gain=1e-5, max_non_sv=m,
+                  shrinking=shrinking, **OPTIONS[options])
+    a = ramp.OnlineSVMR(2, sparse, **params)
+    b = _ramp.OnlineSVMR(2, sparse, **params)
+    finish_gain = 1e-8
+    moved = 0
+    for t in range(X.shape[0]):
+        x = get_row(XX, t)
+        a.observe(x), b.observe(x)
+        with pytest.raises(RuntimeError, match="between observe"):
+            a.finish(finish_gain)
+        with pytest.raises(RuntimeError, match="between observe"):
+            b.finish(finish_gain)
+        assert a.label(y[t]) == b.label(y[t])
+        if t % 7 != 6:
+            continue
+        moves = a.n_steps + a.n_unlearned
+        changed = a.finish(finish_gain)
+        assert b.finish(finish_gain) == changed
+        moved += changed
+        assert a.min_gain == b.min_gain == 1e-5          # the online threshold is back
+        sa, sb = a.get_state(), b.get_state()
+        assert changed == int(sa["n_steps"] + sa["n_unlearned"] > moves)
+        compare_states(sa, sb, f"finish after example {t}", atol=1e-12 * max(1.0, C))
+        for s, st in ((a, sa), (b, sb)):
+            rows = as_csr(XX[st["I"]]) if sparse else XX[st["I"]]
+            check_invariants(st, _Finished(s, finish_gain), rows, C, 1e-3, finish_gain)
+            if m >= 0:
+                assert st["I"].shape[0] <= st["support"].shape[0] + m
+    assert moved > 0            # the finishing steps did move the model
+
+
 @pytest.mark.parametrize("first_odd,shrinking", ci_subset(
     [(0, False), (0, True), (60, False), (60, True)], [(0, True), (60, False)],
     lambda c: f"{c[0]}-{LOOPS[c[1]]}"))
