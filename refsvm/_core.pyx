@@ -699,7 +699,8 @@ def two_values(y):
     cdef Py_ssize_t i = 1, j, n
     cdef double a, b, v
     cdef long long la, lb, lv
-    cdef int bad = 0
+    cdef double bad = 0.0        # the count of other values (a double: the loop vectorises)
+    cdef int lbad = 0
     if not isinstance(y, np.ndarray) or y.ndim != 1 or y.shape[0] == 0:
         return None
     if y.dtype == np.float64 and y.flags.c_contiguous:
@@ -714,7 +715,7 @@ def two_values(y):
             b = yd[i] if i < n else a
             for j in range(i, n):
                 v = yd[j]
-                bad |= (v != a) & (v != b)   # NaN is neither
+                bad += 0.0 if (v == a) | (v == b) else 1.0   # NaN is neither
         if bad:
             return None
         return np.array([min(a, b), max(a, b)] if b != a else [a], dtype=y.dtype)
@@ -728,8 +729,8 @@ def two_values(y):
             lb = yl[i] if i < n else la
             for j in range(i, n):
                 lv = yl[j]
-                bad |= (lv != la) & (lv != lb)
-        if bad:
+                lbad |= (lv != la) & (lv != lb)
+        if lbad:
             return None
         return np.array([min(la, lb), max(la, lb)] if lb != la else [la], dtype=y.dtype)
     return None
