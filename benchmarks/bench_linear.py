@@ -156,7 +156,9 @@ def test_single_pass_vs_sklearn(benchmark, record, dense_stream, sparse_stream, 
         pytest.skip("only the Perceptron's fit reads X before its pass (R)")
     benchmark.group = f"single pass {algo}, {data}"
     n, d = X.shape
-    order = np.arange(n, dtype=np.intp)
+    # the order as fit and partial_fit hand it to the compiled driver (a range: no array of
+    # row numbers to read; an array costs the dense pass 0.7-1.5 ms more)
+    order = range(n)
 
     def fit():
         with warnings.catch_warnings():

@@ -102,7 +102,7 @@ def test_algorithm_loop_alone(benchmark, record, dense_stream, sparse_stream, L,
     """The state's ``run`` (the compiled loop), without the estimator's input checks."""
     X, y = dense_stream if data.startswith("dense") else sparse_stream
     benchmark.group = f"StreamSVM single pass (fit), {data}"
-    order = np.arange(X.shape[0])
+    order = range(X.shape[0])      # as the estimator hands it to the driver (no array)
 
     def run():
         s = _stream_svm.StreamSVMLinear(X.shape[1], sp.issparse(X), C=1.0, lookahead=L)
