@@ -3,7 +3,8 @@
 #     from refsvm._core cimport ...
 # Its pure-Python counterpart is the package refsvm.core.
 
-from libc.math cimport exp
+from libc.float cimport DBL_MAX
+from libc.math cimport exp, isfinite
 
 ctypedef struct KernelSpec:
     int kind          # 0 linear, 1 rbf, 2 poly  (refsvm.core.kernels.KERNEL_CODES)
@@ -245,6 +246,19 @@ cdef inline bint row_screen(const double* xv, Py_ssize_t nnz, double sq, double 
     if sq < limit * limit:
         return False
     return nnz > 0 and row_values_bad(xv, nnz, limit)
+
+
+cdef inline bint row_bad_by_dot(double wx, const double* xv, Py_ssize_t nnz) noexcept nogil:
+    """The row check of ``run_checked`` with ``limit = DBL_MAX`` (every value finite: the
+    linear estimators, ``_finite_input_only``) from <w, x> alone, w finite: True when the
+    row is bad.
+
+    A NaN or infinite x_j makes the product w_j x_j NaN or infinite (0 * inf is NaN), and
+    a sum with a NaN or infinite term is NaN or infinite, so a finite <w, x> proves every
+    value finite: a dense step that reads the row only for <w, x> is checked for free.
+    Only a row with <w, x> not finite (a bad one, or a good one whose product overflowed)
+    is read again, value by value."""
+    return not isfinite(wx) and row_values_bad(xv, nnz, DBL_MAX)
 
 
 # ---------------------------------------------------------------- CSR input

@@ -825,7 +825,8 @@ cdef class StreamLearner:
     whose step reads the whole row before it changes anything (the linear twins: <w, x>
     first) overrides it with the check fused into that read (``row_dot_sqnorm`` and
     ``row_screen``: one compare per CSR index in the loop that uses it, the squared norm
-    beside the dot), so that the checked pass costs about what the plain one does.
+    beside the dot; for a dense row with any finite value accepted, <w, x> alone,
+    ``row_bad_by_dot``), so that the checked pass costs about what the plain one does.
     """
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,

@@ -300,15 +300,18 @@ def magnitude_limit(n_features):
     return float(np.sqrt(np.finfo(np.float64).max / (4.0 * max(int(n_features), 1))))
 
 
-def check_magnitude(X):
+def check_magnitude(X, limit=None):
     """Reject NaN, infinity and values whose squares overflow, in two reads of X.
 
     Every squared norm ‖x‖² (and so every kernel distance) must be finite: entries are
-    bounded by sqrt(max_float / (4 n_features)) (:func:`magnitude_limit`).  ``max`` and
-    ``min`` propagate NaN and infinity, so they also serve as the finiteness check (the
-    estimators ask scikit-learn's validation not to make a third pass for it).  The linear
-    estimators make the same check inside their compiled pass instead (one read of X,
-    ``StreamLearner.run_checked``) and call this function only to word the error."""
+    bounded by sqrt(max_float / (4 n_features)) (:func:`magnitude_limit`, the default
+    ``limit``).  ``limit=max_float`` checks finiteness only (the linear estimators: any
+    finite value, as in scikit-learn; an overflow of their arithmetic is caught after
+    the pass).
+    ``max`` and ``min`` propagate NaN and infinity, so they also serve as the finiteness
+    check (the estimators ask scikit-learn's validation not to make a third pass for it).
+    The linear estimators make the same check inside their compiled pass instead (one read
+    of X, ``StreamLearner.run_checked``) and call this function only to word the error."""
     data = X.data if sp.issparse(X) else X
     if data.size == 0:
         return
@@ -317,7 +320,8 @@ def check_magnitude(X):
         raise ValueError("Input X contains NaN.")
     if np.isinf(hi) or np.isinf(lo):
         raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-    limit = magnitude_limit(X.shape[1])
+    if limit is None:
+        limit = magnitude_limit(X.shape[1])
     top = max(hi, -lo)
     if top > limit:
         raise ValueError(

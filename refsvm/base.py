@@ -127,6 +127,9 @@ def _plain_xy(X, y):
     return X.shape[0] == y.shape[0] and X.shape[0] >= 1 and X.shape[1] >= 1
 
 
+#: the row check's limit for "any finite value" (|x| <= max_float fails only for NaN, inf)
+FLOAT_MAX = float(np.finfo(np.float64).max)
+
 class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     """Base class: ``fit``, ``partial_fit``, ``decision_function``, ``predict``.
 
@@ -168,6 +171,14 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     #: run, whose intermediate states are no model of a prefix of the stream): an
     #: interrupt puts back the model before the call and raises ``Interrupted(0, n)``.
     _atomic_calls = False
+    #: Accept any finite value of X, as scikit-learn does, instead of bounding |x_j| by
+    #: ``magnitude_limit`` (which keeps squared norms and kernel distances finite): the
+    #: linear models compute no kernel distance, and their compiled pass then proves a
+    #: dense row finite from <w, x> alone (``row_bad_by_dot``; the row check's limit is
+    #: then the largest float, ``FLOAT_MAX``).  An overflow of their
+    #: arithmetic is caught after the pass instead (``_check_learned``): the call raises
+    #: and the model is restored.
+    _finite_input_only = False
 
     @classmethod
     def _get_param_names(cls):
@@ -246,15 +257,24 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     def _validate_X(self, X, reset):
         check_sparse_structure(X)
         X = validate_data(self, X, reset=reset, **_ARRAY_CHECKS)
-        check_magnitude(X)
+        check_magnitude(X, self._value_limit(X.shape[1]))
         return X
 
-    @staticmethod
-    def _check_values(X):
+    def _value_limit(self, n_features):
+        """The largest |x_j| accepted: ``magnitude_limit``, or the largest float (any
+        finite value: |x_j| <= max_float is false for NaN and infinities) for the
+        estimators with ``_finite_input_only``."""
+        return FLOAT_MAX if self._finite_input_only else magnitude_limit(n_features)
+
+    def _check_values(self, X):
         """The input checks that a fused pass makes row by row, here in two reads of X:
         the range of the CSR indices, then NaN, infinity and the magnitude bound."""
         check_sparse_structure(X)
-        check_magnitude(X)
+        check_magnitude(X, self._value_limit(X.shape[1]))
+
+    def _check_learned(self, X):
+        """Hook run after the learning of ``fit`` and ``partial_fit``, inside the call (an
+        error restores the model): default nothing; see ``_finite_input_only``."""
 
     def _prepare_input(self, X, deferred):
         """X in the model's format.  ``deferred``: the values (and CSR index range) of X
@@ -270,7 +290,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             self._check_values(X)  # converted (or stored values beyond the rows): check X
             deferred = False
         if deferred:
-            self._pending_check = magnitude_limit(X.shape[1])
+            self._pending_check = self._value_limit(X.shape[1])
         return Xc
 
     def _raise_input_error(self, X, exc):
@@ -316,7 +336,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(self, X, y, reset=reset, y_numeric=False, **_ARRAY_CHECKS)
             if not defer:
-                check_magnitude(X)
+                check_magnitude(X, self._value_limit(X.shape[1]))
                 check_classification_targets(y)
                 return X, y, unique_labels(y)
             labels = unique_labels(y)
@@ -410,6 +430,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             if "_pending_check" not in self.__dict__:
                 unchecked = None
             self._fit_states(X, self._encode(y))
+            self._check_learned(X)
         except Interrupted:
             raise  # the model of the stream up to the interruption (see partial_fit)
         except BaseException as exc:
@@ -498,6 +519,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                 backup = self._backup_states()
             n_call = X.shape[0]
             self._learn(X, self._encode(y), check)
+            self._check_learned(X)
         except KeyboardInterrupt as exc:
             if isinstance(exc, Interrupted) and not self._atomic_calls:
                 raise  # keep the model of the stream up to the interruption

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from refsvm.core.stream import Interrupted
 
 from .conftest import BACKENDS
-from .test_common import CASES, IDS, REGISTRY, _data
+from .test_common import CASES, IDS, REGISTRY, _data, _model_bytes
 
 #: rows per stream so that one pass takes a noticeable time, by (family kind, backend)
 _FAST = {"Perceptron", "PassiveAggressive", "ProximalPassiveAggressive", "OnlineLinearSVM"}
@@ -152,13 +152,47 @@ def test_malformed_sparse_input_is_rejected_before_any_loop(name, backend):
     np.testing.assert_array_equal(est.decision_function(sp.csr_matrix(X)), before)
 
 
-@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+#: the estimators that accept any finite X, as scikit-learn's linear models do
+#: (``_finite_input_only``): an overflow of their arithmetic is caught after the pass
+_FINITE_ONLY = [(n, b) for n, b in CASES if REGISTRY[n](b)._finite_input_only]
+
+
+@pytest.mark.parametrize("name,backend", [c for c in CASES if c not in _FINITE_ONLY],
+                         ids=[i for c, i in zip(CASES, IDS) if c not in _FINITE_ONLY])
 def test_values_whose_squares_overflow_are_rejected(name, backend):
     X, y = _data()
     big = X.copy()
     big[3, 1] = 1e160
     with pytest.raises(ValueError, match="overflow"):
         REGISTRY[name](backend).fit(big, y)
+
+
+@pytest.mark.parametrize("name,backend", _FINITE_ONLY,
+                         ids=[f"{n}-{b}" for n, b in _FINITE_ONLY])
+@pytest.mark.parametrize("value", [1e160, 1e300, 1.7e308])
+def test_finite_only_models_learn_huge_values_or_raise_on_overflow(name, backend, value):
+    """The linear models accept any finite value; where their arithmetic overflows on it
+    the call raises, naming the overflow, and the model is what it was; where it does not,
+    the model is finite and the other twin learns the same one (or raises the same)."""
+    X, y = _data()
+    big = X.copy()
+    big[3, 1] = value
+    outcomes = []
+    for b in (backend, "python" if backend == "cython" else "cython"):
+        est = REGISTRY[name](b).fit(X, y)
+        before = _model_bytes(est)
+        try:
+            est.partial_fit(big, y)
+        except ValueError as exc:
+            assert "overflowed" in str(exc), exc
+            assert _model_bytes(est) == before
+            outcomes.append(None)
+            continue
+        assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.intercept_))
+        outcomes.append((est.coef_, est.intercept_))
+    assert (outcomes[0] is None) == (outcomes[1] is None)
+    if outcomes[0] is not None:
+        np.testing.assert_allclose(outcomes[0][0], outcomes[1][0], rtol=1e-8, atol=1e-300)
 
 
 #: the estimators that evaluate a kernel (StreamSVM's linear form keeps w instead)

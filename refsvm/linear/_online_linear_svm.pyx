@@ -8,13 +8,14 @@ w ← (1 − α_t λ) w of every step costs O(1) and a sparse step O(nnz); ``w``
 exposed as the product.  ``save_state`` keeps s, v and ||v||² apart, so a pickled
 state resumes bit for bit.
 """
-from libc.math cimport sqrt
+from libc.float cimport DBL_MAX
+from libc.math cimport NAN, isfinite, sqrt
 
 import numpy as np
 cimport numpy as cnp
 
 from refsvm._core cimport (STEP_BAD, ScaledVector, StreamLearner, refsvm_dense_dot_bound,
-                           row_axpy, row_dot,
+                           row_axpy, row_bad_by_dot, row_dot,
                            row_dot_sqnorm, row_screen, sv_add_row, sv_fold, sv_init, sv_scale,
                            sv_sqnorm)
 
@@ -89,7 +90,8 @@ cdef class PegasosState(StreamLearner):
         if self.project:
             norm2 = sv_sqnorm(&self.w_scaled) + self.b * self.b
             if norm2 > 1.0 / self.lam:
-                factor = 1.0 / (sqrt(norm2) * sqrt(self.lam))
+                # an overflowed ||w||^2: NaN marks it (the reference's reading)
+                factor = 1.0 / (sqrt(norm2) * sqrt(self.lam)) if isfinite(norm2) else NAN
                 if unscaled:
                     for i in range(self.n_features):
                         v[i] = factor * v[i]
@@ -112,11 +114,17 @@ cdef class PegasosState(StreamLearner):
 
     cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
                            double y, double limit) except -1 nogil:
-        """The row check fused into the step's read of x (<v, x>, with ||x||^2 beside it)."""
+        """The row check fused into the step's read of x: <v, x> alone (dense rows, any
+        finite value accepted: ``row_bad_by_dot``), else <v, x> with ||x||^2 beside it."""
         cdef double vx, sq
         cdef bint bad_index
         if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
             return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
+        if xi == NULL and limit >= DBL_MAX:  # dense, finite values: <v, x> proves them
+            vx = row_dot(self.w_scaled.v, xi, xv, nnz)
+            if row_bad_by_dot(vx, xv, nnz):
+                return STEP_BAD
+            return _pegasos_learn(self, xi, xv, nnz, y, vx)
         if xi == NULL:  # dense: ||x||^2 only for the check (any rounding will do)
             vx = refsvm_dense_dot_bound(self.w_scaled.v, xv, nnz, &sq)
             bad_index = False

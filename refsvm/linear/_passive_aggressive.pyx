@@ -12,8 +12,10 @@ from libc.float cimport DBL_EPSILON
 import numpy as np
 cimport numpy as cnp
 
-from refsvm._core cimport (STEP_BAD, pa_step, row_axpy, row_axpy_squared, row_dot,
-                           row_dot_sqnorm, row_dot_sqnorm_trusted, row_screen,
+from libc.float cimport DBL_MAX
+
+from refsvm._core cimport (STEP_BAD, pa_step, row_axpy, row_axpy_squared, row_bad_by_dot,
+                           row_dot, row_dot_sqnorm, row_dot_sqnorm_trusted, row_screen,
                            row_sqnorm)
 from refsvm._core import max_row_sqnorm
 
@@ -152,11 +154,17 @@ cdef class PAState(LinearModel):
 
     cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
                            double y, double limit) except -1 nogil:
-        """The row check fused into the step's read of x (<w, x> and ||x||^2)."""
+        """The row check fused into the step's read of x: <w, x> alone (dense rows, any
+        finite value accepted: ``row_bad_by_dot``), else <w, x> and ||x||^2."""
         cdef double sq, wx
         cdef bint bad_index
         if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
             return LinearModel._step_checked(self, xi, xv, nnz, y, limit)
+        if xi == NULL and limit >= DBL_MAX:  # dense, finite values: <w, x> proves them
+            wx = row_dot(self.w_data, xi, xv, nnz)
+            if row_bad_by_dot(wx, xv, nnz):
+                return STEP_BAD
+            return _pa_learn(self, xi, xv, nnz, y, wx, -1.0)
         wx = row_dot_sqnorm(self.w_data, xi, xv, nnz, self.n_features, &sq, &bad_index)
         if row_screen(xv, nnz, sq, limit, bad_index):
             return STEP_BAD

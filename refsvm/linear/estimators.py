@@ -30,9 +30,42 @@ class _LinearEstimator(BaseOnlineClassifier):
     _reference = passive_aggressive
     _compiled = "refsvm.linear._passive_aggressive"
     #: X is read only by the states' pass, which checks each row as it reads it (NaN,
-    #: infinity, the magnitude bound, CSR indices); a bad row restores the O(d) model
-    #: saved before the call (BaseOnlineClassifier._fused_input_check).
+    #: infinity, CSR indices); a bad row restores the O(d) model saved before the call
+    #: (BaseOnlineClassifier._fused_input_check).
     _fused_input_check = True
+    #: Any finite value is accepted, as by scikit-learn's linear models; an overflow of
+    #: the arithmetic is caught after the pass (``_check_learned``).
+    _finite_input_only = True
+
+    def _learn(self, X, Ys, check):
+        # an overflow is reported by _check_learned; NumPy's warnings on the way (the
+        # reference's arithmetic) would only repeat it, and the compiled twin makes none
+        with np.errstate(over="ignore", invalid="ignore"):
+            super()._learn(X, Ys, check)
+
+    def _fit_states(self, X, Y):
+        with np.errstate(over="ignore", invalid="ignore"):
+            super()._fit_states(X, Y)
+
+    #: the learned numbers of a state that an overflow would leave infinite or NaN
+    _learned_numbers = ("w", "b", "R2", "w_avg", "b_avg")
+
+    def _check_learned(self, X):
+        """Any finite X is accepted (``_finite_input_only``): a step whose arithmetic
+        overflowed leaves an infinite or NaN number in the state (OnlineLinearSVM marks an
+        overflowed ‖w‖² with NaN).  Raise then; the call restores the model."""
+        for state in self._states:
+            for name in self._learned_numbers:
+                value = getattr(state, name, None)
+                if value is not None and not np.all(np.isfinite(value)):
+                    data = X.data if sp.issparse(X) else X
+                    top = float(np.max(np.abs(data))) if data.size else 0.0
+                    raise ValueError(
+                        f"the learning arithmetic overflowed float64 on this X (largest "
+                        f"|x| = {top:.3g}), leaving {name} not finite; the model is left "
+                        "as it was before the call. Rescale X, e.g. with "
+                        "sklearn.preprocessing.StandardScaler or MaxAbsScaler"
+                    )
 
     def _n_passes(self):
         return self.n_epochs

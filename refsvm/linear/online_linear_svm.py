@@ -117,7 +117,10 @@ class PegasosState(StreamLearner):
         if self.project:
             norm2 = float(np.dot(self.w, self.w)) + self.b * self.b
             if norm2 > 1.0 / self.lam:
-                factor = 1.0 / (np.sqrt(norm2) * np.sqrt(self.lam))
+                # an overflowed ‖w‖² (X near 1e154 or beyond) has no projection in float64:
+                # NaN marks the overflow (the estimators raise and restore the model)
+                factor = (1.0 / (np.sqrt(norm2) * np.sqrt(self.lam)) if np.isfinite(norm2)
+                          else np.nan)
                 self.w = factor * self.w
                 self.b = factor * self.b
         # line 16 (optional): the average of all the w's computed
