@@ -622,6 +622,32 @@ def row_check_value(x, double limit, Py_ssize_t n_features):
     return bool(row_values_bad(&xv[0], xv.shape[0], limit))
 
 
+def csr_row_dot_values(w, indices, data):
+    """The CSR row arithmetic, callable from Python (tests): ``(row_dot,
+    row_dot_sqnorm_trusted and its squared norm, row_dot_sqnorm and its squared norm and
+    bad-index flag)`` of the row (``indices``, ``data``) against w (d = len(w) >= 1).  An
+    index outside [0, d) is read as 0 by the checked form only; the others must not be
+    given one."""
+    cdef const double[::1] wv = np.ascontiguousarray(w, dtype=np.float64)
+    cdef const int[::1] xi = np.ascontiguousarray(indices, dtype=np.int32)
+    cdef const double[::1] xv = np.ascontiguousarray(data, dtype=np.float64)
+    cdef Py_ssize_t n = xv.shape[0], d = wv.shape[0]
+    cdef double dot = 0.0, dot_t = 0.0, sq_t = 0.0, dot_c, sq_c
+    cdef bint bad = False, trusted = True
+    if xi.shape[0] != n or d < 1:
+        raise ValueError("indices and data differ in length, or w is empty")
+    if n:
+        trusted = not row_indices_bad(&xi[0], n, d)
+    if n and trusted:
+        dot = row_dot(&wv[0], &xi[0], &xv[0], n)
+        dot_t = row_dot_sqnorm_trusted(&wv[0], &xi[0], &xv[0], n, &sq_t)
+    dot_c = row_dot_sqnorm(&wv[0], &xi[0] if n else NULL, &xv[0] if n else NULL, n, d,
+                           &sq_c, &bad) if n else 0.0
+    if not n:
+        sq_c = 0.0
+    return dot, dot_t, sq_t, dot_c, sq_c, bool(bad)
+
+
 # ---------------------------------------------------------------- CSR input
 cdef object csr_view(CSRView* view, object X):
     """Point ``view`` at the arrays of the CSR matrix X: float64 data, int32 column indices,

@@ -207,3 +207,45 @@ def test_two_values_finds_binary_labels_in_one_read():
               np.array([1, 2, 3]), np.array([1, 0], dtype=np.int32), np.zeros(0),
               np.array([1.0, -1.0, 1.0])[::2], np.ones((2, 2))):
         assert _core.two_values(y) is None
+
+
+def _four_lane_sums(terms):
+    """The twins' summation order: lane k sums terms p = k mod 4 (p below the last whole
+    group of four) in order, the rest go into lane 0, then (s0 + s1) + (s2 + s3)."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    m = len(terms) - len(terms) % 4
+    for p in range(m):
+        s[p % 4] += terms[p]
+    for p in range(m, len(terms)):
+        s[0] += terms[p]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def test_csr_row_dot_is_the_four_lane_sum_bit_for_bit():
+    """The CSR dot and squared norm (w gathered four at a time where the CPU has AVX2, a
+    scalar loop otherwise or below 16 entries) give the four-lane sums exactly, for every
+    row length; the checked form flags an index outside [0, d) wherever it is, reading
+    w[0] in its place."""
+    from refsvm import _core
+
+    rng = np.random.RandomState(0)
+    d = 500
+    w = rng.randn(d) * 10.0 ** rng.randint(-3, 4, d)
+    for n in list(range(0, 40)) + [63, 64, 65, 257]:
+        idx = np.sort(rng.choice(d, size=n, replace=False)).astype(np.int32)
+        val = rng.randn(n) * 10.0 ** rng.randint(-5, 6, n)
+        prods = [float(v) * float(w[j]) for v, j in zip(val, idx)]
+        squares = [float(v) * float(v) for v in val]
+        dot, dot_t, sq_t, dot_c, sq_c, bad = _core.csr_row_dot_values(w, idx, val)
+        assert dot == dot_t == dot_c == _four_lane_sums(prods)
+        assert sq_t == sq_c == _four_lane_sums(squares)
+        assert not bad
+        for where in sorted({0, n // 2, n - 1}) if n else []:
+            for wrong in (-1, d, 2**31 - 1, -(2**31)):
+                bad_idx = idx.copy()
+                bad_idx[where] = wrong
+                read = [float(w[j]) if 0 <= j < d else float(w[0]) for j in bad_idx]
+                *_, dot_c, sq_c, bad = _core.csr_row_dot_values(w, bad_idx, val)
+                assert bad
+                assert dot_c == _four_lane_sums([float(v) * r for v, r in zip(val, read)])
+                assert sq_c == _four_lane_sums(squares)
