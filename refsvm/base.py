@@ -588,12 +588,19 @@ class BaseKernelClassifier(BaseOnlineClassifier):
     _snapshot_states = False
     _parameter_rules = kernel_rules()
 
+    def _start(self, X, classes):
+        # gamma "scale"/"auto" is resolved on this first batch once, for every state
+        self.__dict__.pop("_gamma_", None)
+        super()._start(X, classes)
+
     def _kernel_args(self, X):
         """(kind, gamma, degree, coef0) for a new state; called from ``_make_state``
-        with the first batch, so "scale"/"auto" are resolved on it."""
+        with the first batch, so "scale"/"auto" are resolved on it (once per ``_start``:
+        one read of X, not one per one-vs-rest problem)."""
         from ._validation import resolve_gamma
 
-        self._gamma_ = resolve_gamma(self.gamma, X)
+        if "_gamma_" not in self.__dict__:
+            self._gamma_ = resolve_gamma(self.gamma, X)
         return (self.kernel, self._gamma_, int(self.degree), float(self.coef0))
 
     #: whether the kernel range is checked (``check_kernel_range``): every estimator whose

@@ -210,3 +210,34 @@ def test_load_refuses_foreign_and_future_files(tmp_path):
     np.savez(tmp_path / "other.npz", a=np.zeros(3))
     with pytest.raises(ValueError, match="not a refsvm model"):
         refsvm.load(tmp_path / "other.npz")
+
+
+#: the registered estimators with a kernel width ``gamma`` (every kernel estimator but
+#: StreamSVM's linear forms)
+_GAMMA_CASES = [n for n in REGISTRY
+                if REGISTRY[n]("python").get_params().get("kernel", "linear") != "linear"]
+
+
+@pytest.mark.parametrize("name", _GAMMA_CASES)
+def test_gamma_scale_is_resolved_once_on_the_first_batch(name, monkeypatch):
+    """gamma="scale" is resolved on the data that starts the model, once for all the
+    one-vs-rest problems (one read of X, not one per class), and kept by later calls."""
+    import refsvm._validation as V
+
+    calls = []
+    real = V.resolve_gamma
+
+    def counting(gamma, X):
+        calls.append(X.shape)
+        return real(gamma, X)
+
+    monkeypatch.setattr(V, "resolve_gamma", counting)
+    X, y = _data(90, labels=("a", "b"))
+    y = np.resize(np.array(["a", "b", "c"]), X.shape[0])  # three classes: three problems
+    est = REGISTRY[name]("cython").set_params(gamma="scale")
+    est.fit(X, y)
+    assert len(calls) == 1
+    expected = 1.0 / (X.shape[1] * X.var())
+    assert est._gamma_ == pytest.approx(expected, rel=1e-12)
+    est.partial_fit(2.0 * X, y)  # later batches keep the model's gamma
+    assert len(calls) == 1 and est._gamma_ == pytest.approx(expected, rel=1e-12)
