@@ -140,19 +140,14 @@ def load(task, mode, n_train=4000, n_test=2000, seed=0, data_home=None):
 
 
 def parse_params(items):
-    """["Name:k=v,k2=v2", ...] -> {Name: {k: v}} (values as Python literals, else strings)."""
-    import ast
+    """["Name:k=v,k2=v2", ...] -> {Name: {k: v}} (the pairs read by
+    ``bench_real_data.parse_kv``: values as Python literals, else strings)."""
+    from bench_real_data import parse_kv
 
     out = {}
     for item in items or ():
         name, _, rest = item.partition(":")
-        for pair in filter(None, rest.split(",")):
-            k, _, v = pair.partition("=")
-            try:
-                v = ast.literal_eval(v.strip())
-            except (ValueError, SyntaxError):
-                v = v.strip()
-            out.setdefault(name.strip(), {})[k.strip()] = v
+        out.setdefault(name.strip(), {}).update(parse_kv(rest))
     return out
 
 

@@ -142,15 +142,18 @@ def arrival_floor(est, X, y):
     return floor
 
 
-def _parse_params(text):
+def parse_kv(text):
+    """"k=v,k2=v2" -> {k: v}: values as Python literals (1e-3, True, None, 'x'), else as
+    strings.  The one option parser of the benchmark scripts (``bench_defaults.py`` too)."""
+    import ast
+
     out = {}
-    for item in filter(None, (text or "").split(",")):
-        k, _, v = item.partition("=")
-        v = v.strip()
+    for pair in filter(None, (text or "").split(",")):
+        k, _, v = pair.partition("=")
         try:
-            out[k.strip()] = json.loads(v.lower() if v in ("True", "False") else v)
-        except json.JSONDecodeError:
-            out[k.strip()] = None if v == "None" else v
+            out[k.strip()] = ast.literal_eval(v.strip())
+        except (ValueError, SyntaxError):
+            out[k.strip()] = v.strip()
     return out
 
 
@@ -239,7 +242,7 @@ def main(argv=None):
             continue
         for C in (float(c) for c in args.C.split(",")):
             r = run_one(*data, C, repeat=args.repeat, idsvm=not args.no_idsvm,
-                        ramp_params=_parse_params(args.ramp), pa_params=_parse_params(args.pa))
+                        ramp_params=parse_kv(args.ramp), pa_params=parse_kv(args.pa))
             r["name"] = name
             rows.append(r)
             print(f"[done] {name} C={C:g}: " + ", ".join(
