@@ -125,6 +125,13 @@ class Perceptron(_LinearEstimator):
     ----------
     classes_, coef_, intercept_, n_updates_ (mistakes), n_mistakes_, n_epochs_ (epochs run by fit)
 
+    Notes
+    -----
+    Any finite X is accepted, as by scikit-learn's linear models (no bound on
+    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    on huge values the call raises ``ValueError`` and the model is left as it was
+    (:doc:`/reliability`).
+
     Examples
     --------
     On separable data ``fit`` stops after the first epoch without a mistake (the
@@ -215,6 +222,11 @@ class PassiveAggressive(_LinearEstimator):
     ignores ``eta0`` and ``PassiveAggressiveClassifier(C=C, loss="hinge"|"squared_hinge")``
     is the equal one); the tests check it.
 
+    Any finite X is accepted, as by scikit-learn's linear models (no bound on
+    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    on huge values the call raises ``ValueError`` and the model is left as it was
+    (:doc:`/reliability`).
+
     Examples
     --------
     One pass of PA-I is scikit-learn's passive-aggressive learner:
@@ -292,6 +304,13 @@ class ProximalPassiveAggressive(_LinearEstimator):
     Attributes
     ----------
     classes_, coef_, intercept_, n_updates_, n_mistakes_ (prequential)
+
+    Notes
+    -----
+    Any finite X is accepted, as by scikit-learn's linear models (no bound on
+    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    on huge values the call raises ``ValueError`` and the model is left as it was
+    (:doc:`/reliability`).
 
     Examples
     --------
@@ -390,6 +409,11 @@ class OnlineLinearSVM(_LinearEstimator):
     -----
     ``fit`` applies the last, possibly incomplete, mini-batch of every epoch;
     ``partial_fit`` keeps an incomplete batch for the next call.
+
+    Any finite X is accepted, as by scikit-learn's linear models (no bound on
+    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    on huge values the call raises ``ValueError`` and the model is left as it was
+    (:doc:`/reliability`).
 
     Examples
     --------
