@@ -236,6 +236,21 @@ cdef inline double row_dot_sqnorm_trusted(const double* w, const int* idx, const
     return _row_dot_sqnorm(w, idx, val, n, 0, sq, &unused, False)
 
 
+cdef inline double row_dot_index_checked(const double* w, const int* idx, const double* val,
+                                         Py_ssize_t n, Py_ssize_t d,
+                                         bint* bad_index) noexcept nogil:
+    """<w, x> of a CSR row with every column index tested before it addresses w (a bad
+    one sets ``bad_index`` and reads w[0]; d >= 1): the sums of ``row_dot``, no ||x||^2.
+    With ``row_bad_by_dot``, the row check of a sparse step that needs no ||x||^2."""
+    cdef int bad_c = 0
+    cdef double s, sq
+    if n >= 16 and refsvm_csr_fast():
+        s = refsvm_csr_dot(w, idx, val, n, d, NULL, &bad_c, 1)
+        bad_index[0] = bad_c != 0
+        return s
+    return _row_dot_sqnorm(w, idx, val, n, d, &sq, bad_index, True)
+
+
 cdef inline bint row_screen(const double* xv, Py_ssize_t nnz, double sq, double limit,
                             bint bad_index) noexcept nogil:
     """The row check of ``run_checked`` (every value finite with |x_j| <= limit, every CSR

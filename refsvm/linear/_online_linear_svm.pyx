@@ -15,7 +15,7 @@ import numpy as np
 cimport numpy as cnp
 
 from refsvm._core cimport (STEP_BAD, ScaledVector, StreamLearner, refsvm_dense_dot_bound,
-                           row_axpy, row_bad_by_dot, row_dot,
+                           row_axpy, row_bad_by_dot, row_dot, row_dot_index_checked,
                            row_dot_sqnorm, row_screen, sv_add_row, sv_fold, sv_init, sv_scale,
                            sv_sqnorm)
 
@@ -114,15 +114,21 @@ cdef class PegasosState(StreamLearner):
 
     cdef int _step_checked(self, const int* xi, const double* xv, Py_ssize_t nnz,
                            double y, double limit) except -1 nogil:
-        """The row check fused into the step's read of x: <v, x> alone (dense rows, any
-        finite value accepted: ``row_bad_by_dot``), else <v, x> with ||x||^2 beside it."""
+        """The row check fused into the step's read of x: <v, x> alone when any finite
+        value is accepted (``row_bad_by_dot``; CSR indices tested in the same read), else
+        <v, x> with ||x||^2 beside it."""
         cdef double vx, sq
         cdef bint bad_index
         if nnz == 0 or self.n_features == 0:  # nothing to fuse (or no w[0] to read)
             return StreamLearner._step_checked(self, xi, xv, nnz, y, limit)
-        if xi == NULL and limit >= DBL_MAX:  # dense, finite values: <v, x> proves them
-            vx = row_dot(self.w_scaled.v, xi, xv, nnz)
-            if row_bad_by_dot(vx, xv, nnz):
+        if limit >= DBL_MAX:  # any finite value: <v, x> proves the values
+            if xi == NULL:
+                vx = row_dot(self.w_scaled.v, xi, xv, nnz)
+                bad_index = False
+            else:
+                vx = row_dot_index_checked(self.w_scaled.v, xi, xv, nnz, self.n_features,
+                                           &bad_index)
+            if bad_index or row_bad_by_dot(vx, xv, nnz):
                 return STEP_BAD
             return _pegasos_learn(self, xi, xv, nnz, y, vx)
         if xi == NULL:  # dense: ||x||^2 only for the check (any rounding will do)
