@@ -431,8 +431,10 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                 unchecked = None
             self._fit_states(X, self._encode(y))
             self._check_learned(X)
-        except Interrupted:
-            raise  # the model of the stream up to the interruption (see partial_fit)
+        except Interrupted as exc:
+            # the model of the stream up to the interruption (see partial_fit), if sound
+            self._keep_interrupted(saved, None, X, exc)
+            raise
         except BaseException as exc:
             self._restore(saved, None)
             if isinstance(exc, ValueError):
@@ -441,6 +443,18 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         finally:
             self.__dict__.pop("_pending_check", None)
         return self
+
+    def _keep_interrupted(self, saved, states, X, exc):
+        """An interrupted call keeps the model of the stream up to the interruption,
+        unless that model failed ``_check_learned`` (an overflow before the interrupt):
+        then the estimator is put back as it was and the check's error is raised."""
+        if "_states" not in self.__dict__:
+            return
+        try:
+            self._check_learned(X)
+        except ValueError as err:
+            self._restore(saved, states)
+            raise err from exc
 
     def _restore(self, saved, states):
         """Put the estimator back as it was (signals held back meanwhile)."""
@@ -522,6 +536,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
             self._check_learned(X)
         except KeyboardInterrupt as exc:
             if isinstance(exc, Interrupted) and not self._atomic_calls:
+                self._keep_interrupted(saved, backup, X, exc)
                 raise  # keep the model of the stream up to the interruption
             self._restore(saved, backup)
             if self._atomic_calls and n_call:

@@ -172,7 +172,8 @@ class Perceptron(_LinearEstimator):
         # compiled read of X (the state's scan_radius) that also makes the input check
         # the first pass would make (see _fused_input_check), so the passes run unchecked
         limit = self.__dict__.pop("_pending_check", None)
-        R2, n_done = self._states[0].scan_radius(X, np.inf if limit is None else limit)
+        with np.errstate(over="ignore"):  # an overflowed R^2 is reported by _check_learned
+            R2, n_done = self._states[0].scan_radius(X, np.inf if limit is None else limit)
         if n_done < X.shape[0]:
             raise BadRow(n_done)  # fit restores the model and words the error
         for state in self._states:

@@ -285,3 +285,39 @@ def test_freeze_proximal_keeps_the_first_epochs_proximal_model(backend):
         stream.partial_fit(X, y, classes=[-1, 1])
     np.testing.assert_array_equal(stream.coef_, frozen.coef_)
     np.testing.assert_array_equal(stream.intercept_, frozen.intercept_)
+
+
+@pytest.mark.parametrize("call", ["fit", "partial_fit"])
+def test_interrupt_after_an_overflow_does_not_keep_the_overflowed_model(backend, call,
+                                                                       monkeypatch):
+    """An interrupted call keeps the model of the stream up to the interruption -- unless
+    the arithmetic overflowed before it: then the model is put back and the overflow is
+    raised, as without the interrupt."""
+    from refsvm.core.stream import Interrupted
+
+    X, y = sparse_stream(n=80, d=5, seed=7)
+    big = X.copy()
+    big[10, 2] = 1e200  # Perceptron: R^2 overflows, then the bias
+    clf = Perceptron(backend=backend, max_epochs=1).partial_fit(X, y, classes=[-1, 1])
+    before = _fitted_state(clf)
+    name = "_fit_states" if call == "fit" else "_learn"
+    real = getattr(Perceptron, name)
+
+    def learn_then_interrupt(self, *args):
+        real(self, *args)
+        raise Interrupted(big.shape[0], big.shape[0])
+
+    monkeypatch.setattr(Perceptron, name, learn_then_interrupt)
+    try:
+        getattr(clf, call)(big, y)
+    except ValueError as exc:
+        assert "overflowed" in str(exc)
+    except KeyboardInterrupt:  # (an Interrupted let through would end the test run)
+        pytest.fail("the interrupted call kept a model whose arithmetic overflowed")
+    else:
+        pytest.fail("no error")
+    _assert_unchanged(clf, before)
+    # without the overflow the interrupted call keeps the prefix model, as before
+    with pytest.raises(Interrupted):
+        getattr(clf, call)(X, y)
+    assert np.all(np.isfinite(clf.coef_))
