@@ -633,18 +633,15 @@ def csr_row_dot_values(w, indices, data):
     cdef const double[::1] xv = np.ascontiguousarray(data, dtype=np.float64)
     cdef Py_ssize_t n = xv.shape[0], d = wv.shape[0]
     cdef double dot = 0.0, dot_t = 0.0, sq_t = 0.0, dot_c, sq_c
-    cdef bint bad = False, trusted = True
+    cdef bint bad = False
     if xi.shape[0] != n or d < 1:
         raise ValueError("indices and data differ in length, or w is empty")
-    if n:
-        trusted = not row_indices_bad(&xi[0], n, d)
-    if n and trusted:
+    if n == 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, False
+    if not row_indices_bad(&xi[0], n, d):  # the unchecked forms only on a good row
         dot = row_dot(&wv[0], &xi[0], &xv[0], n)
         dot_t = row_dot_sqnorm_trusted(&wv[0], &xi[0], &xv[0], n, &sq_t)
-    dot_c = row_dot_sqnorm(&wv[0], &xi[0] if n else NULL, &xv[0] if n else NULL, n, d,
-                           &sq_c, &bad) if n else 0.0
-    if not n:
-        sq_c = 0.0
+    dot_c = row_dot_sqnorm(&wv[0], &xi[0], &xv[0], n, d, &sq_c, &bad)
     return dot, dot_t, sq_t, dot_c, sq_c, bool(bad)
 
 

@@ -130,6 +130,7 @@ def _plain_xy(X, y):
 #: the row check's limit for "any finite value" (|x| <= max_float fails only for NaN, inf)
 FLOAT_MAX = float(np.finfo(np.float64).max)
 
+
 class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     """Base class: ``fit``, ``partial_fit``, ``decision_function``, ``predict``.
 

@@ -7,12 +7,10 @@ the model changed); ``step`` and the ``nogil`` ``run`` come from the core's
 declared in ``_passive_aggressive.pxd`` so that other twins of the family can run
 their ``_step`` (the reduced-kernel PA does, on its transformed rows).
 """
-from libc.float cimport DBL_EPSILON
+from libc.float cimport DBL_EPSILON, DBL_MAX
 
 import numpy as np
 cimport numpy as cnp
-
-from libc.float cimport DBL_MAX
 
 from refsvm._core cimport (STEP_BAD, pa_step, row_axpy, row_axpy_squared, row_bad_by_dot,
                            row_dot, row_dot_sqnorm, row_dot_sqnorm_trusted, row_screen,
