@@ -10,7 +10,7 @@ for Algorithm 3).  The SIMD pass of steps 11-14 is C, in ``_eq15_simd.h``; buffe
 through the core's ``grow``; the persistence format is the reference's.
 """
 from libc.stdlib cimport malloc, free, qsort
-from libc.math cimport exp, fabs, INFINITY
+from libc.math cimport exp, fabs, fmax, fmin, INFINITY
 
 cimport cython
 
@@ -75,6 +75,95 @@ cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
 cdef double PAIR_EPS = 1e-12
 # The reference's BLOCK_KKT_TOL: a block step's face search stops at a KKT point.
 cdef double BLOCK_KKT_TOL = 1e-9
+# The reference's BLOCK_GUESSES_MAX: the most faces of a block step's active-set search
+# (the state's block_guesses, read from the reference's BLOCK_GUESSES).
+cdef enum:
+    BLOCK_GUESSES_MAX = 32
+
+
+cdef inline bint _any(const int* flag, Py_ssize_t k) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(k):
+        if flag[i]:
+            return True
+    return False
+
+
+cdef int _face(const double* H, const double* g, const double* a, const int* state,
+               Py_ssize_t k, double C, double* nw, double* d, int* flag,
+               double* val) noexcept nogil:
+    """The reference's ``OnlineSVMR._face`` (same operations in the same order) on H (row
+    stride BLOCK_MAX): -1 - i when H_FF is singular to round-off (i the coordinate of the
+    vanishing pivot); 1 when the face's point
+    leaves the box (flag marks those free coordinates); else 0, with the gain in ``val``
+    and flag marking the bound coordinates where the KKT conditions fail."""
+    cdef double M[BLOCK_MAX][BLOCK_MAX]
+    cdef double rhs[BLOCK_MAX]
+    cdef double x[BLOCK_MAX]
+    cdef Py_ssize_t free_[BLOCK_MAX]
+    cdef Py_ssize_t i, j, r, c, cc, m = 0
+    cdef double t, piv, f, lin, quad, hd, habs, r_kkt, tol
+    cdef int out = 0
+    for i in range(k):
+        d[i] = 0.0
+        nw[i] = 0.0
+        flag[i] = 0
+        if state[i] == 1:
+            nw[i] = 0.0
+            d[i] = 0.0 - a[i]
+        elif state[i] == 2:
+            nw[i] = C
+            d[i] = C - a[i]
+        else:
+            free_[m] = i
+            m += 1
+    for r in range(m):                                          # M = H_FF, r = g_F - H_FB d_B
+        for c in range(m):
+            M[r][c] = H[free_[r] * BLOCK_MAX + free_[c]]
+        t = g[free_[r]]
+        for j in range(k):
+            if state[j] != 0:
+                t = t - H[free_[r] * BLOCK_MAX + j] * d[j]
+        rhs[r] = t
+    for c in range(m):                                          # elimination
+        piv = M[c][c]
+        if not piv > PAIR_EPS * H[free_[c] * BLOCK_MAX + free_[c]]:
+            return -1 - <int> free_[c]
+        for r in range(c + 1, m):
+            f = M[r][c] / piv
+            for cc in range(c + 1, m):
+                M[r][cc] = M[r][cc] - f * M[c][cc]
+            rhs[r] = rhs[r] - f * rhs[c]
+    for r in range(m - 1, -1, -1):                              # back substitution
+        t = rhs[r]
+        for cc in range(r + 1, m):
+            t = t - M[r][cc] * x[cc]
+        x[r] = t / M[r][r]
+    for r in range(m):
+        i = free_[r]
+        nw[i] = a[i] + x[r]
+        d[i] = x[r]
+        if not (0.0 <= nw[i] and nw[i] <= C):
+            flag[i] = 1
+            out = 1
+    if out:
+        return 1
+    lin = 0.0
+    quad = 0.0
+    for i in range(k):
+        lin = lin + g[i] * d[i]
+        hd = 0.0
+        habs = 0.0
+        for j in range(k):
+            hd = hd + H[i * BLOCK_MAX + j] * d[j]
+            habs = habs + fabs(H[i * BLOCK_MAX + j] * d[j])
+        quad = quad + d[i] * hd
+        r_kkt = g[i] - hd                                       # the reference's KKT test
+        tol = BLOCK_KKT_TOL * (fabs(g[i]) + habs)
+        if (state[i] == 1 and r_kkt > tol) or (state[i] == 2 and r_kkt < -tol):
+            flag[i] = 1
+    val[0] = lin - 0.5 * quad
+    return 0
 
 
 cdef inline double sgn(double y) noexcept nogil:
@@ -133,6 +222,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly double pair_eta      # the reference's PAIR_ETA when the state was made
     cdef readonly int cycle_window, cycle_set   # the reference's cycle_params() likewise
     cdef readonly double cycle_ratio, cycle_eta
+    cdef readonly int block_guesses              # the reference's BLOCK_GUESSES likewise
     cdef Py_ssize_t hist_p[HIST_MAX]   # the cycle detector's history: positions of the steps,
     cdef double hist_g[HIST_MAX]       # their Eq. (13) gains (a ring, hist_n steps pushed)
     cdef Py_ssize_t hist_n
@@ -224,7 +314,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.keep_rows = keep_rows
         self.pair_eta = _reference.PAIR_ETA
         (self.cycle_window, self.cycle_set, self.cycle_ratio,
-         self.cycle_eta) = _reference.cycle_params()
+         self.cycle_eta, self.block_guesses) = _reference.cycle_params()
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -701,103 +791,103 @@ cdef class OnlineSVMR(StreamLearner):
     cdef int _block_step(self, const Py_ssize_t* S, Py_ssize_t k, const double* Hf,
                          const double* g, double gain, double* moves) except -1 nogil:
         """The reference's ``_block_step`` (same operations in the same order): the exact
-        maximum of the dual over the coordinates S in the box, over every face of it, when
-        it gains more than ``gain``.  Sets alpha on S, counts a step, writes the moves and
-        returns 1; 0 when nothing changed."""
-        cdef double C = self.C, best = gain, t, piv, f, lin, quad, hd, val, habs, r_kkt, tol
-        cdef bint kkt
+        maximum of the dual over the coordinates S in the box, by an active-set search
+        from alpha, else over every face of it, when it gains more than ``gain``.  Sets
+        alpha on S, counts a step, writes the moves and returns 1; 0 when nothing
+        changed."""
+        cdef double C = self.C, best = gain, val, step = 0.0, ti
         cdef double a[BLOCK_MAX]
+        cdef double x[BLOCK_MAX]
         cdef double H[BLOCK_MAX][BLOCK_MAX]
-        cdef double M[BLOCK_MAX][BLOCK_MAX]
         cdef double d[BLOCK_MAX]
         cdef double nw[BLOCK_MAX]
         cdef double best_new[BLOCK_MAX]
-        cdef double rhs[BLOCK_MAX]
-        cdef double x[BLOCK_MAX]
         cdef int state[BLOCK_MAX]
-        cdef Py_ssize_t free_[BLOCK_MAX]
-        cdef Py_ssize_t i, j, r, c, cc, m, code, n_codes = 1, rest
-        cdef bint ok, found = False, any_move
+        cdef int flag[BLOCK_MAX]
+        cdef long tried[BLOCK_GUESSES_MAX]
+        cdef Py_ssize_t i, j, code, n_codes = 1, rest, n_tried = 0, t, res, hit
+        cdef long face_code, p3
+        cdef bint found = False, any_move, done = False, seen
         for i in range(k):
             a[i] = self.alpha[S[i]]
             n_codes *= 3
             for j in range(k):
                 H[i][j] = Hf[i * BLOCK_MAX + j]
-        for code in range(n_codes):
-            rest = code
-            m = 0
+        # 1. the active-set search from alpha: x its current point, in the box
+        for i in range(k):
+            x[i] = a[i]
+            if a[i] == 0.0 and g[i] <= 0.0:
+                state[i] = 1
+            elif a[i] == C and g[i] >= 0.0:
+                state[i] = 2
+            else:
+                state[i] = 0
+        for t in range(self.block_guesses):
+            face_code = 0
+            p3 = 1
             for i in range(k):
-                state[i] = rest % 3
-                rest = rest // 3
-                d[i] = 0.0
-                nw[i] = 0.0
-                if state[i] == 1:
-                    nw[i] = 0.0
-                    d[i] = 0.0 - a[i]
-                elif state[i] == 2:
-                    nw[i] = C
-                    d[i] = C - a[i]
-                else:
-                    free_[m] = i
-                    m += 1
-            for r in range(m):                                  # M = H_FF, r = g_F - H_FB d_B
-                for c in range(m):
-                    M[r][c] = H[free_[r]][free_[c]]
-                t = g[free_[r]]
-                for j in range(k):
-                    if state[j] != 0:
-                        t = t - H[free_[r]][j] * d[j]
-                rhs[r] = t
-            ok = True
-            for c in range(m):                                  # elimination
-                piv = M[c][c]
-                if not piv > PAIR_EPS * H[free_[c]][free_[c]]:
-                    ok = False
+                face_code += state[i] * p3
+                p3 *= 3
+            seen = False
+            for j in range(n_tried):
+                if tried[j] == face_code:
+                    seen = True
                     break
-                for r in range(c + 1, m):
-                    f = M[r][c] / piv
-                    for cc in range(c + 1, m):
-                        M[r][cc] = M[r][cc] - f * M[c][cc]
-                    rhs[r] = rhs[r] - f * rhs[c]
-            if not ok:
-                continue
-            for r in range(m - 1, -1, -1):                      # back substitution
-                t = rhs[r]
-                for cc in range(r + 1, m):
-                    t = t - M[r][cc] * x[cc]
-                x[r] = t / M[r][r]
-            for r in range(m):
-                i = free_[r]
-                nw[i] = a[i] + x[r]
-                if not (0.0 <= nw[i] and nw[i] <= C):
-                    ok = False
-                    break
-                d[i] = x[r]
-            if not ok:
-                continue
-            lin = 0.0
-            quad = 0.0
-            kkt = True
-            for i in range(k):
-                lin = lin + g[i] * d[i]
-                hd = 0.0
-                habs = 0.0
-                for j in range(k):
-                    hd = hd + H[i][j] * d[j]
-                    habs = habs + fabs(H[i][j] * d[j])
-                quad = quad + d[i] * hd
-                r_kkt = g[i] - hd                               # the reference's KKT test
-                tol = BLOCK_KKT_TOL * (fabs(g[i]) + habs)
-                if (state[i] == 1 and r_kkt > tol) or (state[i] == 2 and r_kkt < -tol):
-                    kkt = False
-            val = lin - 0.5 * quad
-            if val > best:                                      # first of the largest gain
-                best = val
-                found = True
-                for i in range(k):
-                    best_new[i] = nw[i]
-            if kkt:  # convex: a KKT point is the maximum
+            if seen:
                 break
+            tried[n_tried] = face_code
+            n_tried += 1
+            res = _face(&H[0][0], g, a, state, k, C, nw, d, flag, &val)
+            if res < 0:                                         # singular: fix its pivot's
+                i = -1 - res                                    # coordinate by its g at alpha
+                state[i] = 2 if g[i] > 0.0 else 1
+                x[i] = C if state[i] == 2 else 0.0
+                continue
+            if res > 0:                                         # step towards nw to the first
+                hit = -1                                        # bound it crosses (least index)
+                for i in range(k):
+                    if flag[i]:
+                        ti = ((0.0 if nw[i] < 0.0 else C) - x[i]) / (nw[i] - x[i])
+                        if hit < 0 or ti < step:
+                            hit = i
+                            step = ti
+                for i in range(k):
+                    if state[i] == 0:
+                        x[i] = fmin(fmax(x[i] + step * (nw[i] - x[i]), 0.0), C)
+                state[hit] = 1 if nw[hit] < 0.0 else 2
+                x[hit] = 0.0 if nw[hit] < 0.0 else C
+                continue
+            if not _any(flag, k):                               # a KKT point: the maximum
+                if val > best:
+                    best = val
+                    found = True
+                    for i in range(k):
+                        best_new[i] = nw[i]
+                done = True
+                break
+            for i in range(k):                                  # x moves to nw; free the
+                x[i] = nw[i]                                    # first violator
+            for i in range(k):
+                if flag[i]:
+                    state[i] = 0
+                    break
+        # 2. every face
+        if not done:
+            for code in range(n_codes):
+                rest = code
+                for i in range(k):
+                    state[i] = rest % 3
+                    rest = rest // 3
+                res = _face(&H[0][0], g, a, state, k, C, nw, d, flag, &val)
+                if res != 0:                                    # singular, or out of the box
+                    continue
+                if val > best:                                  # first of the largest gain
+                    best = val
+                    found = True
+                    for i in range(k):
+                        best_new[i] = nw[i]
+                if not _any(flag, k):  # convex: a KKT point is the maximum
+                    break
         if not found:
             return 0
         any_move = False

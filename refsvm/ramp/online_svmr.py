@@ -175,9 +175,14 @@ CYCLE_ETA = 1e-3
 #: (of |g_i| + sum_j |H_ij d_j|): the sub-problem is convex, so that point is its maximum
 #: (up to the tolerance); without the stop all 3^k faces were solved (6,561 for k = 8).
 BLOCK_KKT_TOL = 1e-9
+#: The most faces the active-set search of a block step tries before it falls back on
+#: every face (OnlineSVMR._block_step); 0: every face at once (the search before it).
+#: Both twins read it when a state is made (``block_guesses``).
+BLOCK_GUESSES = 24
 #: The most steps of history and the largest block the compiled twin provides for.
 CYCLE_WINDOW_MAX = 64
 CYCLE_SET_MAX = 8
+BLOCK_GUESSES_MAX = 32
 
 
 #: The second stopping rules of step 10 (see OnlineSVMR, ``stop``).
@@ -185,9 +190,12 @@ STOP_RULES = ("gain", "relative")
 
 
 def cycle_params():
-    """The module's (CYCLE_WINDOW, CYCLE_SET, CYCLE_RATIO, CYCLE_ETA), checked; both twins read them
-    when a state is made."""
+    """The module's (CYCLE_WINDOW, CYCLE_SET, CYCLE_RATIO, CYCLE_ETA, BLOCK_GUESSES), checked;
+    both twins read them when a state is made."""
     w, k, r, e = int(CYCLE_WINDOW), int(CYCLE_SET), float(CYCLE_RATIO), float(CYCLE_ETA)
+    m = int(BLOCK_GUESSES)
+    if not 0 <= m <= BLOCK_GUESSES_MAX:
+        raise ValueError(f"BLOCK_GUESSES must be in [0, {BLOCK_GUESSES_MAX}]; got {m}")
     if not 0 <= w <= CYCLE_WINDOW_MAX:
         raise ValueError(f"CYCLE_WINDOW must be in [0, {CYCLE_WINDOW_MAX}]; got {w}")
     if not 2 <= k <= CYCLE_SET_MAX:
@@ -196,7 +204,7 @@ def cycle_params():
         raise ValueError(f"CYCLE_RATIO must be >= 0; got {r}")
     if not e >= 0.0:
         raise ValueError(f"CYCLE_ETA must be >= 0; got {e}")
-    return w, k, r, e
+    return w, k, r, e, m
 
 
 def violates_eq3(alpha, g, C, tol):
@@ -262,6 +270,9 @@ class OnlineSVMR(StreamLearner):
     cycle_window : int
         The module's ``CYCLE_WINDOW`` when the state was made: the steps of the cycle
         detector that triggers the exact block step (0: off).
+    block_guesses : int
+        The module's ``BLOCK_GUESSES`` when the state was made: the faces the block step's
+        active-set search tries before the search over every face (0: that search alone).
 
     Examples
     --------
@@ -308,7 +319,8 @@ class OnlineSVMR(StreamLearner):
         self.warmup = int(warmup)
         self.pair_eta = PAIR_ETA          # read when the state is made (see PAIR_ETA)
         # likewise (see CYCLE_WINDOW)
-        self.cycle_window, self.cycle_set, self.cycle_ratio, self.cycle_eta = cycle_params()
+        (self.cycle_window, self.cycle_set, self.cycle_ratio, self.cycle_eta,
+         self.block_guesses) = cycle_params()
         if stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
         self.stop = stop
@@ -664,91 +676,74 @@ class OnlineSVMR(StreamLearner):
         The sub-problem is Eq. (13) on k coordinates, max g'd - 1/2 d'Hd with alpha + d in
         the box.  Its maximiser is the maximiser of some face of the box (each coordinate
         free, at 0 or at C) restricted to that face, where H on the free coordinates F is
-        not singular (if it is, the maximisers of the face reach a smaller face).  Every one
-        of the 3^k faces, in the order of the number sum_i s_i 3^i (s_i = 0 free, 1 at 0,
-        2 at C): d_B = bound - alpha_B, solve H_FF d_F = g_F - H_FB d_B by elimination
-        without pivoting in increasing position (the face is skipped when a pivot is at
-        most PAIR_EPS H_ii: singular to round-off), keep it when alpha_F + d_F is in the
-        box; the first of the largest gain g'd - 1/2 d'Hd wins, and the search stops at the
-        first feasible face whose point meets the KKT conditions (``BLOCK_KKT_TOL``).
+        not singular (if it is, the maximisers of the face reach a smaller face); a
+        feasible face point that meets the KKT conditions (``BLOCK_KKT_TOL``) is a
+        maximum, the problem being convex.  The search (:meth:`_face` solves one face):
+
+        1. at most ``block_guesses`` faces of a primal active-set search from x = alpha:
+           the first face fixes the coordinates at a bound whose g points out of the box
+           and frees the others.  When a face's point leaves the box, x moves towards it
+           up to the first bound crossed (least index on ties) and that coordinate is
+           fixed there; when it is in the box but violates the KKT conditions, x moves to
+           it and the first violating coordinate is freed; a singular face fixes the
+           coordinate of its vanishing pivot at C where its g is positive, else at 0.  It
+           ends at a KKT point or at a face already tried;
+        2. without a KKT point there, every one of the 3^k faces in the order of the
+           number sum_i s_i 3^i (s_i = 0 free, 1 at 0, 2 at C): the first of the largest
+           gain among the feasible faces wins, and the search stops at the first KKT one.
 
         Sets alpha on S (the bound values exactly) and counts one step; returns the moves
-        d, or None (nothing changed) when no face gains more than ``gain``."""
+        d, or None (nothing changed) when the maximum gains no more than ``gain``."""
         C = self.C
         k = len(S)
         a = [float(self.alpha[p]) for p in S]
         best, best_new = gain, None
-        for code in range(3 ** k):
+        # 1. the active-set search from alpha: x its current point, in the box
+        state = [1 if a[i] == 0.0 and g[i] <= 0.0 else 2 if a[i] == C and g[i] >= 0.0 else 0
+                 for i in range(k)]
+        x = list(a)
+        tried = []
+        done = False
+        for _ in range(self.block_guesses):
+            code = sum(state[i] * 3 ** i for i in range(k))
+            if code in tried:
+                break
+            tried.append(code)
+            new, d, out, val, viol = self._face(H, g, a, state)
+            if new is None:                                      # singular: fix its pivot's
+                i = out                                          # coordinate by its g at alpha
+                state[i] = 2 if g[i] > 0.0 else 1
+                x[i] = C if state[i] == 2 else 0.0
+                continue
+            if out:                                              # step towards new to the first
+                hit = out[0]                                     # bound it crosses (least index)
+                t = ((0.0 if new[hit] < 0.0 else C) - x[hit]) / (new[hit] - x[hit])
+                for i in out[1:]:
+                    ti = ((0.0 if new[i] < 0.0 else C) - x[i]) / (new[i] - x[i])
+                    if ti < t:
+                        hit, t = i, ti
+                for i in range(k):
+                    if state[i] == 0:
+                        x[i] = min(max(x[i] + t * (new[i] - x[i]), 0.0), C)
+                state[hit] = 1 if new[hit] < 0.0 else 2
+                x[hit] = 0.0 if new[hit] < 0.0 else C
+                continue
+            if not viol:                                         # a KKT point: the maximum
+                if val > best:
+                    best, best_new = val, new
+                done = True
+                break
+            x = list(new)                                        # free the first violator
+            state[viol[0]] = 0
+        # 2. every face
+        for code in range(0 if done else 3 ** k):
             state = [(code // 3 ** i) % 3 for i in range(k)]
-            d = [0.0] * k
-            new = [0.0] * k
-            for i in range(k):
-                if state[i] == 1:
-                    new[i] = 0.0
-                    d[i] = 0.0 - a[i]
-                elif state[i] == 2:
-                    new[i] = C
-                    d[i] = C - a[i]
-            free = [i for i in range(k) if state[i] == 0]
-            m = len(free)
-            # the free system: M x = r, M = H_FF, r = g_F - H_FB d_B
-            M = [[H[free[r]][free[c]] for c in range(m)] for r in range(m)]
-            rhs = [0.0] * m
-            for r in range(m):
-                t = g[free[r]]
-                for j in range(k):
-                    if state[j] != 0:
-                        t = t - H[free[r]][j] * d[j]
-                rhs[r] = t
-            ok = True
-            for c in range(m):                                   # elimination
-                piv = M[c][c]
-                if not piv > PAIR_EPS * H[free[c]][free[c]]:
-                    ok = False
-                    break
-                for r in range(c + 1, m):
-                    f = M[r][c] / piv
-                    for cc in range(c + 1, m):
-                        M[r][cc] = M[r][cc] - f * M[c][cc]
-                    rhs[r] = rhs[r] - f * rhs[c]
-            if not ok:
+            new, d, out, val, viol = self._face(H, g, a, state)
+            if new is None or out:                               # singular, or out of the box
                 continue
-            x = [0.0] * m
-            for r in range(m - 1, -1, -1):                       # back substitution
-                t = rhs[r]
-                for cc in range(r + 1, m):
-                    t = t - M[r][cc] * x[cc]
-                x[r] = t / M[r][r]
-            for r in range(m):
-                i = free[r]
-                new[i] = a[i] + x[r]
-                if not (0.0 <= new[i] <= C):
-                    ok = False
-                    break
-                d[i] = x[r]
-            if not ok:
-                continue
-            lin = 0.0
-            quad = 0.0
-            kkt = True
-            for i in range(k):
-                lin = lin + g[i] * d[i]
-                hd = 0.0
-                habs = 0.0
-                for j in range(k):
-                    hd = hd + H[i][j] * d[j]
-                    habs = habs + abs(H[i][j] * d[j])
-                quad = quad + d[i] * hd
-                # the KKT conditions of the box QP at this point: r = g - H d <= 0 where
-                # alpha_i = 0, >= 0 where alpha_i = C (0 on F by construction)
-                r = g[i] - hd
-                tol = BLOCK_KKT_TOL * (abs(g[i]) + habs)
-                if (state[i] == 1 and r > tol) or (state[i] == 2 and r < -tol):
-                    kkt = False
-            val = lin - 0.5 * quad
             if val > best:                                       # first of the largest gain
                 best, best_new = val, new
-            if kkt:  # the problem is convex: a KKT point is its maximum, no face gains more
+            if not viol:  # the problem is convex: a KKT point is its maximum
                 break
         if best_new is None:
             return None
@@ -759,6 +754,81 @@ class OnlineSVMR(StreamLearner):
             self.alpha[S[i]] = best_new[i]
         self.n_steps += 1
         return moves
+
+    def _face(self, H, g, a, state):
+        """The maximiser of the block sub-problem on one face of the box (``_block_step``;
+        state[i]: 0 free, 1 at 0, 2 at C).  d_B = bound - alpha_B, H_FF d_F = g_F - H_FB d_B
+        by elimination without pivoting in increasing position.
+
+        Returns (new, d, out, val, viol): the point alpha + d, the step, the free
+        coordinates whose point leaves [0, C] (when there are any, val and viol are not
+        computed: None), the gain g'd - 1/2 d'Hd, and the bound coordinates where the KKT
+        conditions of the box QP fail (r = g - H d <= 0 at 0, >= 0 at C, to
+        ``BLOCK_KKT_TOL`` of |g_i| + sum_j |H_ij d_j|; r = 0 on F by construction).  When
+        H_FF is singular to round-off (a pivot at most PAIR_EPS H_ii): (None, None, i,
+        None, None), i the coordinate of that pivot."""
+        C = self.C
+        k = len(a)
+        d = [0.0] * k
+        new = [0.0] * k
+        for i in range(k):
+            if state[i] == 1:
+                new[i] = 0.0
+                d[i] = 0.0 - a[i]
+            elif state[i] == 2:
+                new[i] = C
+                d[i] = C - a[i]
+        free = [i for i in range(k) if state[i] == 0]
+        m = len(free)
+        # the free system: M x = r, M = H_FF, r = g_F - H_FB d_B
+        M = [[H[free[r]][free[c]] for c in range(m)] for r in range(m)]
+        rhs = [0.0] * m
+        for r in range(m):
+            t = g[free[r]]
+            for j in range(k):
+                if state[j] != 0:
+                    t = t - H[free[r]][j] * d[j]
+            rhs[r] = t
+        for c in range(m):                                       # elimination
+            piv = M[c][c]
+            if not piv > PAIR_EPS * H[free[c]][free[c]]:
+                return None, None, free[c], None, None
+            for r in range(c + 1, m):
+                f = M[r][c] / piv
+                for cc in range(c + 1, m):
+                    M[r][cc] = M[r][cc] - f * M[c][cc]
+                rhs[r] = rhs[r] - f * rhs[c]
+        x = [0.0] * m
+        for r in range(m - 1, -1, -1):                           # back substitution
+            t = rhs[r]
+            for cc in range(r + 1, m):
+                t = t - M[r][cc] * x[cc]
+            x[r] = t / M[r][r]
+        out = []
+        for r in range(m):
+            i = free[r]
+            new[i] = a[i] + x[r]
+            d[i] = x[r]
+            if not (0.0 <= new[i] <= C):
+                out.append(i)
+        if out:
+            return new, d, out, None, None
+        lin = 0.0
+        quad = 0.0
+        viol = []
+        for i in range(k):
+            lin = lin + g[i] * d[i]
+            hd = 0.0
+            habs = 0.0
+            for j in range(k):
+                hd = hd + H[i][j] * d[j]
+                habs = habs + abs(H[i][j] * d[j])
+            quad = quad + d[i] * hd
+            r = g[i] - hd
+            tol = BLOCK_KKT_TOL * (abs(g[i]) + habs)
+            if (state[i] == 1 and r > tol) or (state[i] == 2 and r < -tol):
+                viol.append(i)
+        return new, d, out, lin - 0.5 * quad, viol
 
     def _block_eq15(self, S, moves, at=None):
         """Eq. (15) for every coordinate of a block step, in one pass (on ``at``, or all of I):

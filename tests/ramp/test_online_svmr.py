@@ -1070,11 +1070,16 @@ def test_clustered_stream_cycles_without_the_block_step(monkeypatch, i):
     assert _census_steps(_ramp, X, y, option, shrinking, 1e9) > 50_000
 
 
+@pytest.mark.parametrize("guesses", [None, 0], ids=["search", "every-face"])
 @pytest.mark.parametrize("C", [1e3, 1e9])
 @pytest.mark.parametrize("i", [234, 31, 65, 281])
-def test_twins_agree_on_cycling_clustered_streams(monkeypatch, i, C):
+def test_twins_agree_on_cycling_clustered_streams(monkeypatch, i, C, guesses):
     """Both twins take the same block steps (counted) and agree bit for bit after every
-    example; the invariants hold."""
+    example; the invariants hold.  With ``BLOCK_GUESSES = 0`` (read by both twins when a
+    state is made) the block steps search every face at once, the path the active-set
+    search falls back on."""
+    if guesses is not None:
+        monkeypatch.setattr(ramp, "BLOCK_GUESSES", guesses)
     blocks = []
     step = ramp.OnlineSVMR._block_step
 
@@ -1088,6 +1093,7 @@ def test_twins_agree_on_cycling_clustered_streams(monkeypatch, i, C):
     params = dict(C=C, gamma=1.0, shrinking=shrinking, **OPTIONS[option])
     a = ramp.OnlineSVMR(2, **params)
     b = _ramp.OnlineSVMR(2, **params)
+    assert a.block_guesses == b.block_guesses == ramp.BLOCK_GUESSES
     for t in range(y.shape[0]):
         updates = a.n_updates
         assert a.step(X[t], y[t]) == b.step(X[t], y[t])
@@ -1182,3 +1188,60 @@ def test_clustered_stream_census_of_400_is_flat_in_C(monkeypatch):
             assert worst <= 20_000, worst
         else:
             assert total[1e12] > 3 * total[1e3], total
+
+
+@pytest.mark.parametrize("k", [2, 5, 8])
+def test_block_step_search_reaches_the_maximum_of_every_face(monkeypatch, k):
+    """The active-set search of ``_block_step`` (at most BLOCK_GUESSES faces) against the
+    search over every face alone (``BLOCK_GUESSES = 0``) on random blocks (points of a
+    cluster, random labels, alpha inside and at the bounds, random g; C = 1 and 5): the
+    same gain to 1e-9 and the point in the box; the search ends at a KKT point, without
+    the search over every face, on at least 95 % of the blocks."""
+    rng = np.random.RandomState(100 + k)
+    guesses_now = ramp.BLOCK_GUESSES
+    faces = []
+    face = ramp.OnlineSVMR._face
+
+    def counting(self, *args):
+        faces[-1] += 1
+        return face(self, *args)
+
+    monkeypatch.setattr(ramp.OnlineSVMR, "_face", counting)
+    resolved = n = 0
+    for trial in range(60):
+        C = [1.0, 5.0][trial % 2]
+        P = rng.randn(k, 2) * rng.choice([0.01, 0.1, 0.5])
+        yv = rng.choice([-1.0, 1.0], k)
+        Kx = np.exp(-((P[:, None] - P[None]) ** 2).sum(-1))
+        H = yv[:, None] * yv[None] * Kx
+        a0 = rng.uniform(0, C, k) * (rng.rand(k) < 0.7)
+        a0[rng.rand(k) < 0.2] = C
+        g = rng.randn(k)
+        points = []
+        for guesses in (guesses_now, 0):
+            monkeypatch.setattr(ramp, "BLOCK_GUESSES", guesses)
+            s = ramp.OnlineSVMR(2, C=C, gamma=1.0)
+            s.alpha, s.y, s.ids = a0.copy(), yv, np.arange(k)
+            faces.append(0)
+            moves = s._block_step(list(range(k)), [list(r) for r in H], list(g), 0.0)
+            points.append(a0 if moves is None else s.alpha.copy())
+        searched = faces[-2]
+        gains = [g @ (p - a0) - 0.5 * (p - a0) @ H @ (p - a0) for p in points]
+        assert gains[0] == pytest.approx(gains[1], rel=1e-9, abs=1e-12)
+        assert np.all((points[0] >= 0.0) & (points[0] <= C))
+        n += 1
+        resolved += searched <= guesses_now
+    assert resolved >= 0.95 * n, (resolved, n)
+
+
+@pytest.mark.parametrize("name,value", [("CYCLE_WINDOW", 65), ("CYCLE_SET", 9),
+                                        ("CYCLE_SET", 1), ("BLOCK_GUESSES", -1),
+                                        ("BLOCK_GUESSES", 33), ("CYCLE_ETA", -1.0)])
+def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(monkeypatch, name, value):
+    """The module constants both twins read when a state is made are checked there (the
+    compiled twin's buffers are sized by CYCLE_WINDOW_MAX, CYCLE_SET_MAX and
+    BLOCK_GUESSES_MAX): a value out of range is a ValueError naming it, never a state."""
+    monkeypatch.setattr(ramp, name, value)
+    for mod in (ramp, _ramp):
+        with pytest.raises(ValueError, match=name):
+            mod.OnlineSVMR(2, C=1.0)
