@@ -12,6 +12,7 @@
    order (without a branch per position: on dense data about half of the positions
    violate, in no predictable pattern; cand must hold n entries); returns their number.  SSE2 (baseline on x86-64) two positions at a time, AVX2
    four, a plain loop elsewhere: the same IEEE operations in every case. */
+#include <math.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -93,6 +94,130 @@ static Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
         m += (gk > ut[k]) | (gk < lt[k]);
     }
     return m;
+}
+
+/* Step 11 on one violator j of the working set (rank j, g value gk, Q_jj q, alpha a): the
+   twin's scan, cannot_win then eq14 and eq13_gain with the same operations; keeps j when
+   it is the first of the largest gain (*best < 0: none yet). */
+static inline void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a, double C,
+                                    double half, Py_ssize_t* best, double* bg) {
+    double step, nw, d, gain;
+    if (*bg > 0.0 && gk * gk * half <= q * *bg)
+        return;                             /* cannot_win: no step gains more than gk^2/2q */
+    if (q > 0)
+        step = gk / q;
+    else if (gk > 0)
+        step = INFINITY;
+    else
+        step = -INFINITY;
+    nw = a + step;                          /* Eq. (14) */
+    if (nw < 0.0)
+        nw = 0.0;
+    else if (nw > C)
+        nw = C;
+    d = nw - a;
+    gain = gk * d - 0.5 * q * d * d;        /* Eq. (13) */
+    if (*best < 0 || gain > *bg) {
+        *best = j;
+        *bg = gain;
+    }
+}
+
+/* Steps 11-14 in a shrinking round of the twin (OnlineSVMR._optimize_shrunk): Eq. (15) on
+   the working set A in rank order with a pooled row (restricted to A, signed),
+   g[j] -= c * srow[j], fused with step 11: the violators of
+   Eq. (3) (g > ut or g < lt) in increasing rank, each passed to refsvm_ramp_pick (qa the
+   Q_jj of A by rank, alpha read at A[j]).  The same operations and the same choice as
+   refsvm_ramp_eq15 followed by the scan over its candidates: a violator is skipped
+   only when cannot_win holds for the best gain so far, and the vector test below is
+   that test for a best gain no larger, so it keeps every violator the scan would reach. */
+#if defined(REFSVM_RAMP_AVX2)
+__attribute__((target("avx2")))
+static void refsvm_ramp_eq15_pick_avx2(double* g, const double* srow, const double* ut, const double* lt, const double* qa,
+                                       const double* alpha, const Py_ssize_t* A, double c,
+                                       double C, double half, Py_ssize_t n,
+                                       Py_ssize_t* best, double* bg) {
+    Py_ssize_t k = 0;
+    __m256d cv = _mm256_set1_pd(c), hv = _mm256_set1_pd(half);
+    for (; k + 8 <= n; k += 8) {      /* two vectors, one branch */
+        __m256d g0 = _mm256_sub_pd(_mm256_loadu_pd(g + k),
+                                   _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k)));
+        __m256d g1 = _mm256_sub_pd(_mm256_loadu_pd(g + k + 4),
+                                   _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k + 4)));
+        int mask;
+        _mm256_storeu_pd(g + k, g0);
+        _mm256_storeu_pd(g + k + 4, g1);
+        mask = _mm256_movemask_pd(
+                   _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
+                                _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
+            | (_mm256_movemask_pd(
+                   _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
+                                _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
+               << 4);
+        if (mask) {
+            if (*bg > 0.0) {                /* cannot_win, four at a time */
+                __m256d bv = _mm256_set1_pd(*bg);
+                mask &= ~(_mm256_movemask_pd(_mm256_cmp_pd(
+                              _mm256_mul_pd(_mm256_mul_pd(g0, g0), hv),
+                              _mm256_mul_pd(_mm256_loadu_pd(qa + k), bv), _CMP_LE_OQ))
+                          | (_mm256_movemask_pd(_mm256_cmp_pd(
+                              _mm256_mul_pd(_mm256_mul_pd(g1, g1), hv),
+                              _mm256_mul_pd(_mm256_loadu_pd(qa + k + 4), bv), _CMP_LE_OQ))
+                             << 4));
+            }
+            while (mask) {
+                int b = __builtin_ctz(mask);
+                mask &= mask - 1;
+                refsvm_ramp_pick(k + b, g[k + b], qa[k + b], alpha[A[k + b]], C, half, best, bg);
+            }
+        }
+    }
+    for (; k < n; k++) {
+        double gk = g[k] - c * srow[k];
+        g[k] = gk;
+        if (gk > ut[k] || gk < lt[k])
+            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
+    }
+}
+#endif
+static void refsvm_ramp_eq15_pick(double* g, const double* srow, const double* ut, const double* lt, const double* qa,
+                                  const double* alpha, const Py_ssize_t* A, double c,
+                                  double C, double half, Py_ssize_t n,
+                                  Py_ssize_t* best, double* bg) {
+    Py_ssize_t k;
+#if defined(REFSVM_RAMP_AVX2)
+    if (refsvm_ramp_avx2 < 0)
+        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (refsvm_ramp_avx2) {
+        refsvm_ramp_eq15_pick_avx2(g, srow, ut, lt, qa, alpha, A, c, C, half, n, best, bg);
+        return;
+    }
+#endif
+    for (k = 0; k < n; k++) {
+        double gk = g[k] - c * srow[k];
+        g[k] = gk;
+        if (gk > ut[k] || gk < lt[k])
+            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
+    }
+}
+
+/* Which loops the passes above take (a test hook, OnlineSVMR's _simd_avx2): 1 the AVX2
+   loops, 0 the SSE2 / plain ones; set to 0, or back to what the CPU has. */
+static int refsvm_ramp_simd_get(void) {
+#if defined(REFSVM_RAMP_AVX2)
+    if (refsvm_ramp_avx2 < 0)
+        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return refsvm_ramp_avx2;
+#else
+    return 0;
+#endif
+}
+static void refsvm_ramp_simd_set(int on) {
+#if defined(REFSVM_RAMP_AVX2)
+    refsvm_ramp_avx2 = (on && __builtin_cpu_supports("avx2")) ? 1 : 0;
+#else
+    (void) on;
+#endif
 }
 
 #if defined(__GNUC__)

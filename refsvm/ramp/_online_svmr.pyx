@@ -34,7 +34,26 @@ cdef extern from "_eq15_simd.h":
     Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
                                 const double* ut, const double* lt, double c,
                                 Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
+    # the same pass fused with step 11 (the scan over the violators) in a shrinking round
+    void refsvm_ramp_eq15_pick(double* g, const double* srow,
+                               const double* ut, const double* lt, const double* qa,
+                               const double* alpha, const Py_ssize_t* A, double c, double C,
+                               double half, Py_ssize_t n, Py_ssize_t* best,
+                               double* bg) noexcept nogil
     void refsvm_ramp_prefetch(const void* p) noexcept nogil
+    int refsvm_ramp_simd_get() noexcept nogil
+    void refsvm_ramp_simd_set(int on) noexcept nogil
+
+
+def _simd_avx2(on=None):
+    """Test hook: whether the Eq. (15) passes take their AVX2 loops.  ``on=False`` makes
+    them take the SSE2 / plain loops (which must give the same numbers bit for bit),
+    ``on=True`` the AVX2 loops again where the CPU has them.  Returns the choice in force
+    before the call."""
+    before = bool(refsvm_ramp_simd_get())
+    if on is not None:
+        refsvm_ramp_simd_set(1 if on else 0)
+    return before
 
 
 # shrinking: at most this many values (32 MB) of kernel rows restricted to the working set
@@ -253,6 +272,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef Py_ssize_t* aslot    # position -> offset of its restricted row in pool, or -1
     cdef double* ga
     cdef double* uta
+    cdef double* qa           # Q_jj of the working set by rank (_optimize_shrunk)
     cdef double* lta
     cdef double* pool
     cdef Py_ssize_t pool_size
@@ -343,6 +363,7 @@ cdef class OnlineSVMR(StreamLearner):
         free(self.ga)
         free(self.uta)
         free(self.lta)
+        free(self.qa)
         free(self.pool)
         free(self.moved)
         free(self.net_step)
@@ -382,6 +403,7 @@ cdef class OnlineSVMR(StreamLearner):
         self._grow_buffer(<void**> &self.ga, need, sizeof(double))
         self._grow_buffer(<void**> &self.uta, need, sizeof(double))
         self._grow_buffer(<void**> &self.lta, need, sizeof(double))
+        self._grow_buffer(<void**> &self.qa, need, sizeof(double))
         self._grow_buffer(<void**> &self.moved, need, sizeof(Py_ssize_t))
         self._grow_buffer(<void**> &self.net_step, need, sizeof(double))
         self._grow_buffer(<void**> &self.touched, need, sizeof(char))
@@ -1130,6 +1152,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double* ga = self.ga
         cdef double* uta = self.uta
         cdef double* lta = self.lta
+        cdef double* qa = self.qa
         cdef double* row
         cdef double* ra
         cdef Py_ssize_t S[BLOCK_MAX]
@@ -1154,6 +1177,7 @@ cdef class OnlineSVMR(StreamLearner):
                     ga[na] = g[p]
                     uta[na] = self.ut[p]
                     lta[na] = self.lt[p]
+                    qa[na] = qdiag[p]
                     na += 1
                     self._consider(p, &best, &bg)
             if best < 0:
@@ -1273,30 +1297,34 @@ cdef class OnlineSVMR(StreamLearner):
                         used += na
                 self.net_step[p] += delta
                 c = delta * yv[p]
-                if slot[p] >= 0:
-                    m = refsvm_ramp_eq15(ga, self.pool + slot[p], uta, lta, c, na, cand)
-                else:
-                    m = 0
-                    if self.unit_y:
-                        for j in range(na):                      # Eq. (15) on A
-                            gk = ga[j] - c * row[A[j]]
-                            ga[j] = gk
-                            # the violators, without a branch (about half of A on dense
-                            # data: a branch would be mispredicted at random)
-                            cand[m] = j
-                            m += (gk > uta[j]) | (gk < lta[j])
-                    else:
-                        for j in range(na):                      # Eq. (15) on A
-                            k = A[j]
-                            gk = ga[j] - (c * yv[k]) * (sgn(yv[k]) * row[k])
-                            ga[j] = gk
-                            cand[m] = j
-                            m += (gk > uta[j]) | (gk < lta[j])
                 self._push(p, bg)
                 back = last
                 last = p
                 best = -1
                 bg = -INFINITY
+                if slot[p] >= 0:
+                    # Eq. (15) on A with the pooled row, fused with step 11 (the same
+                    # operations and choice as the pass and the scan below)
+                    refsvm_ramp_eq15_pick(ga, self.pool + slot[p], uta, lta, qa,
+                                          alpha, A, c, C, GAIN_BOUND_HALF, na, &best, &bg)
+                    self.n_steps += 1
+                    continue
+                m = 0
+                if self.unit_y:
+                    for j in range(na):                          # Eq. (15) on A
+                        gk = ga[j] - c * row[A[j]]
+                        ga[j] = gk
+                        # the violators, without a branch (about half of A on dense
+                        # data: a branch would be mispredicted at random)
+                        cand[m] = j
+                        m += (gk > uta[j]) | (gk < lta[j])
+                else:
+                    for j in range(na):                          # Eq. (15) on A
+                        k = A[j]
+                        gk = ga[j] - (c * yv[k]) * (sgn(yv[k]) * row[k])
+                        ga[j] = gk
+                        cand[m] = j
+                        m += (gk > uta[j]) | (gk < lta[j])
                 for j in range(m):                               # step 11: Eq. (13) on violators
                     k = A[cand[j]]
                     gk = ga[cand[j]]

@@ -1245,3 +1245,31 @@ def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(monkeypatch, n
     for mod in (ramp, _ramp):
         with pytest.raises(ValueError, match=name):
             mod.OnlineSVMR(2, C=1.0)
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_avx2_and_plain_loops_give_the_same_state(C):
+    """The compiled twin's Eq. (15) passes (the filter of step 11 and, in shrinking rounds,
+    its fusion with the scan over the violators) have AVX2 loops chosen at run time and
+    SSE2 / plain loops elsewhere: on 600 overlapping Gaussian rows with shrinking and the
+    bias, both give the same state bit for bit after every example, and the AVX2 loops
+    (where the CPU has them) are in force again afterwards."""
+    X, y = make_two_gaussians(600, distance=1.0, random_state=7)
+    before = _ramp._simd_avx2()
+    states = []
+    try:
+        for on in (True, False):
+            _ramp._simd_avx2(on)
+            s = _ramp.OnlineSVMR(2, C=C, gamma=0.5, shrinking=True, fit_intercept=True)
+            run = []
+            for t in range(y.shape[0]):
+                s.step(X[t], y[t])
+                if t % 50 == 49:
+                    run.append(s.get_state())
+            states.append(run)
+    finally:
+        _ramp._simd_avx2(before)
+    assert _ramp._simd_avx2() == before
+    assert states[0][-1]["n_steps"] > 1000
+    for t, (sa, sb) in enumerate(zip(*states)):
+        _bitwise(sa, sb, f"example {50 * t + 49}")
