@@ -40,6 +40,9 @@ cdef extern from "_eq15_simd.h":
                                const double* alpha, const Py_ssize_t* A, double c, double C,
                                double half, Py_ssize_t n, Py_ssize_t* best,
                                double* bg) noexcept nogil
+    # Eq. (15) on every position for up to four rows at once (the end of a shrinking round)
+    void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c, int nr,
+                               Py_ssize_t n) noexcept nogil
     void refsvm_ramp_prefetch(const void* p) noexcept nogil
     int refsvm_ramp_simd_get() noexcept nogil
     void refsvm_ramp_simd_set(int on) noexcept nogil
@@ -1338,14 +1341,36 @@ cdef class OnlineSVMR(StreamLearner):
                         bg = gain
                 self.n_steps += 1
             # Eq. (15) on the rest of I: applied to every position (one contiguous pass per
-            # moved coordinate), then the values of A put back from ga
-            for j in range(nt):
-                p = self.moved[j]
-                self.touched[p] = 0
-                if self.net_step[p] != 0.0:
-                    self._eq15(self.net_step[p] * yv[p], self.krow[p])
-                if alpha[p] == 0.0:
-                    self._release_row(p)
+            # moved coordinate, first moved first), then the values of A put back from ga.
+            # With labels +-1 the passes of four coordinates at a time are one pass over g
+            # (the same operations in the same order for every value); no row is released
+            # before every pass is done.
+            if self.unit_y:
+                nb = 0
+                for j in range(nt):
+                    p = self.moved[j]
+                    if self.net_step[p] != 0.0:
+                        rows[nb] = self.krow[p]
+                        mv[nb] = self.net_step[p] * yv[p]
+                        nb += 1
+                        if nb == 4:
+                            refsvm_ramp_eq15_rows(g, <const double* const*> rows, mv, 4, n)
+                            nb = 0
+                if nb > 0:
+                    refsvm_ramp_eq15_rows(g, <const double* const*> rows, mv, <int> nb, n)
+                for j in range(nt):
+                    p = self.moved[j]
+                    self.touched[p] = 0
+                    if alpha[p] == 0.0:
+                        self._release_row(p)
+            else:
+                for j in range(nt):
+                    p = self.moved[j]
+                    self.touched[p] = 0
+                    if self.net_step[p] != 0.0:
+                        self._eq15(self.net_step[p] * yv[p], self.krow[p])
+                    if alpha[p] == 0.0:
+                        self._release_row(p)
             for j in range(na):
                 g[A[j]] = ga[j]
 
