@@ -179,7 +179,78 @@ static void refsvm_ramp_eq15_pick_avx2(double* g, const double* srow, const doub
             refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
     }
 }
+/* The same fused pass with the moved coordinate's full signed row read through the
+   positions of A (its first move in a round: the row is not pooled), row[A[j]] four at a
+   time by AVX2 gathers. */
+__attribute__((target("avx2")))
+static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const Py_ssize_t* A,
+                                           const double* ut, const double* lt,
+                                           const double* qa, const double* alpha, double c,
+                                           double C, double half, Py_ssize_t n,
+                                           Py_ssize_t* best, double* bg) {
+    Py_ssize_t k = 0;
+    __m256d cv = _mm256_set1_pd(c), hv = _mm256_set1_pd(half);
+    for (; k + 8 <= n; k += 8) {
+        __m256d s0 = _mm256_i64gather_pd(row, _mm256_loadu_si256((const __m256i*) (A + k)), 8);
+        __m256d s1 = _mm256_i64gather_pd(row, _mm256_loadu_si256((const __m256i*) (A + k + 4)), 8);
+        __m256d g0 = _mm256_sub_pd(_mm256_loadu_pd(g + k), _mm256_mul_pd(cv, s0));
+        __m256d g1 = _mm256_sub_pd(_mm256_loadu_pd(g + k + 4), _mm256_mul_pd(cv, s1));
+        int mask;
+        _mm256_storeu_pd(g + k, g0);
+        _mm256_storeu_pd(g + k + 4, g1);
+        mask = _mm256_movemask_pd(
+                   _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
+                                _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
+            | (_mm256_movemask_pd(
+                   _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
+                                _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
+               << 4);
+        if (mask) {
+            if (*bg > 0.0) {
+                __m256d bv = _mm256_set1_pd(*bg);
+                mask &= ~(_mm256_movemask_pd(_mm256_cmp_pd(
+                              _mm256_mul_pd(_mm256_mul_pd(g0, g0), hv),
+                              _mm256_mul_pd(_mm256_loadu_pd(qa + k), bv), _CMP_LE_OQ))
+                          | (_mm256_movemask_pd(_mm256_cmp_pd(
+                              _mm256_mul_pd(_mm256_mul_pd(g1, g1), hv),
+                              _mm256_mul_pd(_mm256_loadu_pd(qa + k + 4), bv), _CMP_LE_OQ))
+                             << 4));
+            }
+            while (mask) {
+                int b = __builtin_ctz(mask);
+                mask &= mask - 1;
+                refsvm_ramp_pick(k + b, g[k + b], qa[k + b], alpha[A[k + b]], C, half, best, bg);
+            }
+        }
+    }
+    for (; k < n; k++) {
+        double gk = g[k] - c * row[A[k]];
+        g[k] = gk;
+        if (gk > ut[k] || gk < lt[k])
+            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
+    }
+}
 #endif
+static void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
+                                      const double* ut, const double* lt, const double* qa,
+                                      const double* alpha, double c, double C, double half,
+                                      Py_ssize_t n, Py_ssize_t* best, double* bg) {
+    Py_ssize_t k;
+#if defined(REFSVM_RAMP_AVX2)
+    if (refsvm_ramp_avx2 < 0)
+        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (refsvm_ramp_avx2) {
+        refsvm_ramp_eq15_pick_idx_avx2(g, row, A, ut, lt, qa, alpha, c, C, half, n, best, bg);
+        return;
+    }
+#endif
+    for (k = 0; k < n; k++) {
+        double gk = g[k] - c * row[A[k]];
+        g[k] = gk;
+        if (gk > ut[k] || gk < lt[k])
+            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
+    }
+}
 static void refsvm_ramp_eq15_pick(double* g, const double* srow, const double* ut, const double* lt, const double* qa,
                                   const double* alpha, const Py_ssize_t* A, double c,
                                   double C, double half, Py_ssize_t n,

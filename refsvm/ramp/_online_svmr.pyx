@@ -40,6 +40,10 @@ cdef extern from "_eq15_simd.h":
                                const double* alpha, const Py_ssize_t* A, double c, double C,
                                double half, Py_ssize_t n, Py_ssize_t* best,
                                double* bg) noexcept nogil
+    void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
+                                   const double* ut, const double* lt, const double* qa,
+                                   const double* alpha, double c, double C, double half,
+                                   Py_ssize_t n, Py_ssize_t* best, double* bg) noexcept nogil
     # Eq. (15) on every position for up to four rows at once (the end of a shrinking round)
     void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c, int nr,
                                Py_ssize_t n) noexcept nogil
@@ -1305,29 +1309,26 @@ cdef class OnlineSVMR(StreamLearner):
                 last = p
                 best = -1
                 bg = -INFINITY
-                if slot[p] >= 0:
-                    # Eq. (15) on A with the pooled row, fused with step 11 (the same
-                    # operations and choice as the pass and the scan below)
-                    refsvm_ramp_eq15_pick(ga, self.pool + slot[p], uta, lta, qa,
-                                          alpha, A, c, C, GAIN_BOUND_HALF, na, &best, &bg)
+                if self.unit_y:
+                    # Eq. (15) on A fused with step 11 (the same operations and the same
+                    # choice as the pass and the scan below): the pooled row, else the
+                    # full row read through A
+                    if slot[p] >= 0:
+                        refsvm_ramp_eq15_pick(ga, self.pool + slot[p], uta, lta, qa,
+                                              alpha, A, c, C, GAIN_BOUND_HALF, na, &best, &bg)
+                    else:
+                        refsvm_ramp_eq15_pick_idx(ga, row, A, uta, lta, qa, alpha, c, C,
+                                                  GAIN_BOUND_HALF, na, &best, &bg)
                     self.n_steps += 1
                     continue
                 m = 0
-                if self.unit_y:
-                    for j in range(na):                          # Eq. (15) on A
-                        gk = ga[j] - c * row[A[j]]
-                        ga[j] = gk
-                        # the violators, without a branch (about half of A on dense
-                        # data: a branch would be mispredicted at random)
-                        cand[m] = j
-                        m += (gk > uta[j]) | (gk < lta[j])
-                else:
-                    for j in range(na):                          # Eq. (15) on A
-                        k = A[j]
-                        gk = ga[j] - (c * yv[k]) * (sgn(yv[k]) * row[k])
-                        ga[j] = gk
-                        cand[m] = j
-                        m += (gk > uta[j]) | (gk < lta[j])
+                for j in range(na):                              # Eq. (15) on A
+                    k = A[j]
+                    gk = ga[j] - (c * yv[k]) * (sgn(yv[k]) * row[k])
+                    ga[j] = gk
+                    # the violators, without a branch (about half of A on dense data)
+                    cand[m] = j
+                    m += (gk > uta[j]) | (gk < lta[j])
                 for j in range(m):                               # step 11: Eq. (13) on violators
                     k = A[cand[j]]
                     gk = ga[cand[j]]

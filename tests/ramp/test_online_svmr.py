@@ -1250,8 +1250,9 @@ def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(monkeypatch, n
 @pytest.mark.parametrize("C", [1.0, 100.0])
 def test_avx2_and_plain_loops_give_the_same_state(C):
     """The compiled twin's Eq. (15) passes (the filter of step 11; in shrinking rounds,
-    its fusion with the scan over the violators, and the pass over all of I for up to
-    four moved rows at the end of a round) have AVX2 loops chosen at run time and
+    its fusion with the scan over the violators, for a pooled row and for a row read
+    through the working set, and the pass over all of I for up to four moved rows at the
+    end of a round) have AVX2 loops chosen at run time and
     SSE2 / plain loops elsewhere: on 600 overlapping Gaussian rows with shrinking and the
     bias, both give the same state bit for bit after every example, and the AVX2 loops
     (where the CPU has them) are in force again afterwards."""
