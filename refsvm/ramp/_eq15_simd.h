@@ -124,64 +124,15 @@ static inline void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a,
 }
 
 /* Steps 11-14 in a shrinking round of the twin (OnlineSVMR._optimize_shrunk): Eq. (15) on
-   the working set A in rank order with a pooled row (restricted to A, signed),
-   g[j] -= c * srow[j], fused with step 11: the violators of
-   Eq. (3) (g > ut or g < lt) in increasing rank, each passed to refsvm_ramp_pick (qa the
-   Q_jj of A by rank, alpha read at A[j]).  The same operations and the same choice as
-   refsvm_ramp_eq15 followed by the scan over its candidates: a violator is skipped
-   only when cannot_win holds for the best gain so far, and the vector test below is
-   that test for a best gain no larger, so it keeps every violator the scan would reach. */
+   the working set A in rank order with the moved coordinate's full signed row read
+   through the positions of A, g[j] -= c * row[A[j]] (AVX2: four at a time by gathers),
+   fused with step 11: the violators of Eq. (3) (g > ut or g < lt) in increasing rank,
+   each passed to refsvm_ramp_pick (qa the Q_jj of A by rank, alpha read at A[j]).  The
+   same operations and the same choice as refsvm_ramp_eq15's filter followed by the scan
+   over its candidates: a violator is skipped only when cannot_win holds for the best
+   gain so far, and the vector test below is that test for a best gain no larger, so it
+   keeps every violator the scan would reach. */
 #if defined(REFSVM_RAMP_AVX2)
-__attribute__((target("avx2")))
-static void refsvm_ramp_eq15_pick_avx2(double* g, const double* srow, const double* ut, const double* lt, const double* qa,
-                                       const double* alpha, const Py_ssize_t* A, double c,
-                                       double C, double half, Py_ssize_t n,
-                                       Py_ssize_t* best, double* bg) {
-    Py_ssize_t k = 0;
-    __m256d cv = _mm256_set1_pd(c), hv = _mm256_set1_pd(half);
-    for (; k + 8 <= n; k += 8) {      /* two vectors, one branch */
-        __m256d g0 = _mm256_sub_pd(_mm256_loadu_pd(g + k),
-                                   _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k)));
-        __m256d g1 = _mm256_sub_pd(_mm256_loadu_pd(g + k + 4),
-                                   _mm256_mul_pd(cv, _mm256_loadu_pd(srow + k + 4)));
-        int mask;
-        _mm256_storeu_pd(g + k, g0);
-        _mm256_storeu_pd(g + k + 4, g1);
-        mask = _mm256_movemask_pd(
-                   _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
-                                _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
-            | (_mm256_movemask_pd(
-                   _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
-                                _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
-               << 4);
-        if (mask) {
-            if (*bg > 0.0) {                /* cannot_win, four at a time */
-                __m256d bv = _mm256_set1_pd(*bg);
-                mask &= ~(_mm256_movemask_pd(_mm256_cmp_pd(
-                              _mm256_mul_pd(_mm256_mul_pd(g0, g0), hv),
-                              _mm256_mul_pd(_mm256_loadu_pd(qa + k), bv), _CMP_LE_OQ))
-                          | (_mm256_movemask_pd(_mm256_cmp_pd(
-                              _mm256_mul_pd(_mm256_mul_pd(g1, g1), hv),
-                              _mm256_mul_pd(_mm256_loadu_pd(qa + k + 4), bv), _CMP_LE_OQ))
-                             << 4));
-            }
-            while (mask) {
-                int b = __builtin_ctz(mask);
-                mask &= mask - 1;
-                refsvm_ramp_pick(k + b, g[k + b], qa[k + b], alpha[A[k + b]], C, half, best, bg);
-            }
-        }
-    }
-    for (; k < n; k++) {
-        double gk = g[k] - c * srow[k];
-        g[k] = gk;
-        if (gk > ut[k] || gk < lt[k])
-            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
-    }
-}
-/* The same fused pass with the moved coordinate's full signed row read through the
-   positions of A (its first move in a round: the row is not pooled), row[A[j]] four at a
-   time by AVX2 gathers. */
 __attribute__((target("avx2")))
 static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const Py_ssize_t* A,
                                            const double* ut, const double* lt,
@@ -251,27 +202,6 @@ static void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssi
             refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
     }
 }
-static void refsvm_ramp_eq15_pick(double* g, const double* srow, const double* ut, const double* lt, const double* qa,
-                                  const double* alpha, const Py_ssize_t* A, double c,
-                                  double C, double half, Py_ssize_t n,
-                                  Py_ssize_t* best, double* bg) {
-    Py_ssize_t k;
-#if defined(REFSVM_RAMP_AVX2)
-    if (refsvm_ramp_avx2 < 0)
-        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (refsvm_ramp_avx2) {
-        refsvm_ramp_eq15_pick_avx2(g, srow, ut, lt, qa, alpha, A, c, C, half, n, best, bg);
-        return;
-    }
-#endif
-    for (k = 0; k < n; k++) {
-        double gk = g[k] - c * srow[k];
-        g[k] = gk;
-        if (gk > ut[k] || gk < lt[k])
-            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
-    }
-}
-
 /* Eq. (15) on every position for nr (1 to 4) signed rows at once, the end of a shrinking
    round (OnlineSVMR._optimize_shrunk): g[k] -= c[0] * rows[0][k], then c[1] * rows[1][k],
    ... in that order for every k -- the same operations in the same order for every value

@@ -34,12 +34,8 @@ cdef extern from "_eq15_simd.h":
     Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
                                 const double* ut, const double* lt, double c,
                                 Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
-    # the same pass fused with step 11 (the scan over the violators) in a shrinking round
-    void refsvm_ramp_eq15_pick(double* g, const double* srow,
-                               const double* ut, const double* lt, const double* qa,
-                               const double* alpha, const Py_ssize_t* A, double c, double C,
-                               double half, Py_ssize_t n, Py_ssize_t* best,
-                               double* bg) noexcept nogil
+    # Eq. (15) on the working set of a shrinking round, the row read through A, fused
+    # with step 11 (the scan over the violators)
     void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
                                    const double* ut, const double* lt, const double* qa,
                                    const double* alpha, double c, double C, double half,
@@ -63,9 +59,6 @@ def _simd_avx2(on=None):
     return before
 
 
-# shrinking: at most this many values (32 MB) of kernel rows restricted to the working set
-cdef enum:
-    POOL_MAX = 4194304
 
 # the cycle detector's history and the largest block (the reference's CYCLE_WINDOW_MAX,
 # CYCLE_SET_MAX; its cycle_params() checks the values read)
@@ -276,15 +269,10 @@ cdef class OnlineSVMR(StreamLearner):
     # (net_step), and those coordinates in the order they first moved (moved, flag touched)
     cdef Py_ssize_t* apos
     cdef Py_ssize_t* arank    # position -> rank in A (members of A only)
-    cdef Py_ssize_t* aslot    # position -> offset of its restricted row in pool, or -1
     cdef double* ga
     cdef double* uta
     cdef double* qa           # Q_jj of the working set by rank (_optimize_shrunk)
     cdef double* lta
-    cdef double* pool
-    cdef Py_ssize_t pool_size
-    # cap on the pool (values); twin only, settable so that tests reach the fallback
-    cdef public Py_ssize_t pool_max
     cdef Py_ssize_t* moved
     cdef double* net_step
     cdef char* touched
@@ -316,9 +304,8 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly bint gain_stopped
 
     def __cinit__(self, *args, **kwargs):
-        # every C attribute starts zeroed (NULL buffers, empty counters); only these differ
+        # every C attribute starts zeroed (NULL buffers, empty counters); only this differs
         self.unit_y = True
-        self.pool_max = POOL_MAX
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
@@ -366,12 +353,10 @@ cdef class OnlineSVMR(StreamLearner):
         free(self.cand)
         free(self.apos)
         free(self.arank)
-        free(self.aslot)
         free(self.ga)
         free(self.uta)
         free(self.lta)
         free(self.qa)
-        free(self.pool)
         free(self.moved)
         free(self.net_step)
         free(self.touched)
@@ -406,7 +391,6 @@ cdef class OnlineSVMR(StreamLearner):
         self._grow_buffer(<void**> &self.cand, need, sizeof(Py_ssize_t))
         self._grow_buffer(<void**> &self.apos, need, sizeof(Py_ssize_t))
         self._grow_buffer(<void**> &self.arank, need, sizeof(Py_ssize_t))
-        self._grow_buffer(<void**> &self.aslot, need, sizeof(Py_ssize_t))
         self._grow_buffer(<void**> &self.ga, need, sizeof(double))
         self._grow_buffer(<void**> &self.uta, need, sizeof(double))
         self._grow_buffer(<void**> &self.lta, need, sizeof(double))
@@ -1139,12 +1123,11 @@ cdef class OnlineSVMR(StreamLearner):
         the end of the round Eq. (15) is applied to the rest of I at once, with the net
         step D_p of every coordinate moved in the round (first moved first).
 
-        Layout (twin only, same arithmetic as the reference): during a round, g, ut and
-        lt of A live in contiguous copies (ga, uta, lta, indexed by rank in A), and the
-        kernel row of every coordinate moved twice or more in the round is copied (on its
-        second move), restricted to A, into a pool (at most ``pool_max`` values; beyond, the full row is read through A), so
-        that Eq. (15) on A is the contiguous ``refsvm_ramp_eq15`` pass."""
-        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, used, last, back
+        Layout (twin only, same arithmetic as the reference): during a round, g, ut, lt
+        and Q_jj of A live in contiguous copies (ga, uta, lta, qa, indexed by rank in A);
+        Eq. (15) on A reads the moved coordinate's full row through A, fused with the scan
+        of step 11 (``refsvm_ramp_eq15_pick_idx``, AVX2 gathers)."""
+        cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, last, back
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
         cdef double gain, bg, kpq, dl, dp, cl, cp, sk, min_gain
         cdef double* rl
@@ -1154,14 +1137,12 @@ cdef class OnlineSVMR(StreamLearner):
         cdef const double* yv = self.y
         cdef Py_ssize_t* A = self.apos
         cdef Py_ssize_t* rank = self.arank
-        cdef Py_ssize_t* slot = self.aslot
         cdef Py_ssize_t* cand = self.cand
         cdef double* ga = self.ga
         cdef double* uta = self.uta
         cdef double* lta = self.lta
         cdef double* qa = self.qa
         cdef double* row
-        cdef double* ra
         cdef Py_ssize_t S[BLOCK_MAX]
         cdef double gS[BLOCK_MAX]
         cdef double mv[BLOCK_MAX]
@@ -1197,7 +1178,6 @@ cdef class OnlineSVMR(StreamLearner):
             self.n_shrink_rounds += 1
             self.n_shrunk += nv - na
             nt = 0
-            used = 0
             best = rank[best]                                    # from here on, a rank in A
             last = -1                                            # previous working example
             back = -1                                            # the one before it
@@ -1215,7 +1195,6 @@ cdef class OnlineSVMR(StreamLearner):
                         self.net_step[p] = 0.0
                         self.moved[nt] = p
                         nt += 1
-                        slot[p] = -1
                     self.net_step[last] += dl
                     self.net_step[p] += dp
                     uta[rank[last]] = self.ut[last]
@@ -1285,23 +1264,11 @@ cdef class OnlineSVMR(StreamLearner):
                 self._thresholds(p)
                 uta[jp] = self.ut[p]
                 lta[jp] = self.lt[p]
-                if not self.touched[p]:
-                    # first move in the round: Eq. (15) reads the row through A; the row
-                    # restricted to A is copied into the pool only on a second move (most
-                    # coordinates move once per round: the copy would cost a pass over A)
+                if not self.touched[p]:                          # first move in the round
                     self.touched[p] = 1
                     self.net_step[p] = 0.0
                     self.moved[nt] = p
                     nt += 1
-                    slot[p] = -1
-                elif self.touched[p] == 1 and slot[p] < 0:
-                    self.touched[p] = 2
-                    if self.unit_y and self._pool_reserve(used + na):
-                        slot[p] = used
-                        ra = self.pool + used
-                        for j in range(na):
-                            ra[j] = row[A[j]]
-                        used += na
                 self.net_step[p] += delta
                 c = delta * yv[p]
                 self._push(p, bg)
@@ -1310,15 +1277,10 @@ cdef class OnlineSVMR(StreamLearner):
                 best = -1
                 bg = -INFINITY
                 if self.unit_y:
-                    # Eq. (15) on A fused with step 11 (the same operations and the same
-                    # choice as the pass and the scan below): the pooled row, else the
-                    # full row read through A
-                    if slot[p] >= 0:
-                        refsvm_ramp_eq15_pick(ga, self.pool + slot[p], uta, lta, qa,
-                                              alpha, A, c, C, GAIN_BOUND_HALF, na, &best, &bg)
-                    else:
-                        refsvm_ramp_eq15_pick_idx(ga, row, A, uta, lta, qa, alpha, c, C,
-                                                  GAIN_BOUND_HALF, na, &best, &bg)
+                    # Eq. (15) on A, the row read through A, fused with step 11 (the same
+                    # operations and the same choice as the pass and the scan below)
+                    refsvm_ramp_eq15_pick_idx(ga, row, A, uta, lta, qa, alpha, c, C,
+                                              GAIN_BOUND_HALF, na, &best, &bg)
                     self.n_steps += 1
                     continue
                 m = 0
@@ -1374,22 +1336,6 @@ cdef class OnlineSVMR(StreamLearner):
                         self._release_row(p)
             for j in range(na):
                 g[A[j]] = ga[j]
-
-    cdef int _pool_reserve(self, Py_ssize_t need) except -1 nogil:
-        """Room for ``need`` values in the pool of restricted rows: 1, or 0 past pool_max.
-
-        The pool doubles as the buffers do but never past ``pool_max`` values: the core's
-        ``grow`` is asked for exactly that size (from a capacity of 0, so that its own
-        doubling does not apply)."""
-        cdef Py_ssize_t capacity = 0
-        if need > self.pool_max:
-            return 0
-        if need <= self.pool_size:
-            return 1
-        grow(<void**> &self.pool, &capacity, min(max(need, 2 * self.pool_size), self.pool_max),
-             sizeof(double))
-        self.pool_size = capacity
-        return 1
 
     # ------------------------------------------------------------------ steps 9-27
     cdef inline double _outlier_bound(self) noexcept nogil:
@@ -1771,8 +1717,7 @@ cdef class OnlineSVMR(StreamLearner):
 
     # ------------------------------------------------------------------ persistence
     # The format both twins share (see OnlineSVMR.save_state of the reference).  An
-    # observation waiting for label() is not saved; nor are the twin-only pool_max and
-    # n_compactions.
+    # observation waiting for label() is not saved; nor is the twin-only n_compactions.
     def init_params(self):
         k = self.kernel
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
