@@ -66,7 +66,12 @@ def _learn(name, backend, X, y, epochs=None):
 
 def _interrupted_call(name, backend, X, y, delay):
     """Learn under an alarm after ``delay`` s: (estimator, exception, seconds from the
-    alarm to the answer)."""
+    alarm to the answer).
+
+    The alarm raises KeyboardInterrupt wherever it falls.  When the pass ends just before
+    it, it can fall after the call returned but before the timer is cleared: that
+    KeyboardInterrupt is caught here too (never left to end the test session), and the
+    caller tells it from an interrupted check by the complete model it leaves."""
     fired = []
 
     def handler(signum, frame):
@@ -76,18 +81,19 @@ def _interrupted_call(name, backend, X, y, delay):
     old = signal.signal(signal.SIGALRM, handler)
     est = REGISTRY[name](backend)
     try:
-        signal.setitimer(signal.ITIMER_REAL, delay)
         try:
+            signal.setitimer(signal.ITIMER_REAL, delay)
             if name in _EPOCHS:
                 est.set_params(**{_EPOCHS[name]: 60}).fit(X, y)
             else:
                 est.partial_fit(X, y, classes=[-1.0, 1.0])
-        except KeyboardInterrupt as exc:
-            return est, exc, time.perf_counter() - fired[0]
-        return est, None, None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except KeyboardInterrupt as exc:
+        return est, exc, time.perf_counter() - fired[0]
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+    return est, None, None
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
@@ -97,13 +103,16 @@ def test_interrupt_is_answered_at_an_example_boundary(name, backend):
     the model is the model of the stream up to that example, bit for bit."""
     X, y = _stream(name, backend)
     start = time.perf_counter()
-    _learn(name, backend, X, y)
+    full = _learn(name, backend, X, y)
     total = time.perf_counter() - start
     delay = 0.5 * total
     for attempt in range(8):  # timing on a busy machine: move the alarm if needed
         est, exc, late = _interrupted_call(name, backend, X, y, delay)
         if isinstance(exc, Interrupted):
             break
+        if exc is not None and hasattr(est, "classes_") and np.array_equal(
+                est.decision_function(X[:200]), full.decision_function(X[:200])):
+            exc = None  # the alarm fell just after the pass: the complete model
         if exc is None:  # the pass ended before the alarm (the first run was slowed down)
             delay *= 0.5
         else:  # a plain KeyboardInterrupt: it arrived while X was checked
