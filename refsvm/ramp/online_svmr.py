@@ -99,8 +99,9 @@ Readings chosen where the printed text is ambiguous (see
   (det H <= ``CYCLE_ETA`` = 1e-3 prod H_ii, read from kept rows), the loop circles on a
   near-null direction of H (triples, clusters, pairs just above ``PAIR_ETA`` with a third
   point between their steps: steps growing with C); the sub-problem on those coordinates
-  is solved exactly over every face of the box (:meth:`OnlineSVMR._block_step`) when
-  that gains more than the Eq. (14) step on q; Eq. (15) for every coordinate of it.
+  is solved exactly on the faces of the box (:meth:`OnlineSVMR._block_step`: an
+  active-set search from alpha, else every face) when that gains more than the Eq. (14)
+  step on q; Eq. (15) for every coordinate of it.
 
 References
 ----------
