@@ -22,6 +22,19 @@
    cannot fuse the product and the difference: the same two roundings as SSE2. */
 #define REFSVM_RAMP_AVX2 1
 #include <immintrin.h>
+/* Bit b (b < 8) set when position b of the two vectors g0, g1 violates Eq. (3):
+   g > ut or g < lt (ut, lt at the same positions). */
+__attribute__((target("avx2")))
+static inline int refsvm_ramp_violators8(__m256d g0, __m256d g1, const double* ut,
+                                         const double* lt) {
+    return _mm256_movemask_pd(
+               _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut), _CMP_GT_OQ),
+                            _mm256_cmp_pd(g0, _mm256_loadu_pd(lt), _CMP_LT_OQ)))
+        | (_mm256_movemask_pd(
+               _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + 4), _CMP_GT_OQ),
+                            _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + 4), _CMP_LT_OQ)))
+           << 4);
+}
 __attribute__((target("avx2")))
 static Py_ssize_t refsvm_ramp_eq15_avx2(double* g, const double* srow,
                                         const double* ut, const double* lt, double c,
@@ -36,13 +49,7 @@ static Py_ssize_t refsvm_ramp_eq15_avx2(double* g, const double* srow,
         int mask;
         _mm256_storeu_pd(g + k, g0);
         _mm256_storeu_pd(g + k + 4, g1);
-        mask = _mm256_movemask_pd(
-                   _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
-                                _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
-            | (_mm256_movemask_pd(
-                   _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
-                                _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
-               << 4);
+        mask = refsvm_ramp_violators8(g0, g1, ut + k, lt + k);
         if (mask) {   /* the positions of the set bits, without a branch per bit */
             int b;
             for (b = 0; b < 8; b++) {
@@ -96,27 +103,52 @@ static Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
     return m;
 }
 
-/* Step 11 on one violator j of the working set (rank j, g value gk, Q_jj q, alpha a): the
-   twin's scan, cannot_win then eq14 and eq13_gain with the same operations; keeps j when
-   it is the first of the largest gain (*best < 0: none yet). */
-static inline void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a, double C,
-                                    double half, Py_ssize_t* best, double* bg) {
-    double step, nw, d, gain;
-    if (*bg > 0.0 && gk * gk * half <= q * *bg)
-        return;                             /* cannot_win: no step gains more than gk^2/2q */
+/* The scalar rules of steps 11-14, one definition for every loop of the twin
+   (_online_svmr.pyx declares them as eq14, eq13_gain and cannot_win): the reference's
+   operations, in its order. */
+
+/* 1/2 (1 + 1e-12): the bound g^2 / (2 Q) of an Eq. (13) gain with a relative margin far
+   above the few ulps by which the computed gain of the clipped step can exceed it */
+#define REFSVM_RAMP_GAIN_BOUND_HALF (0.5 * (1.0 + 1e-12))
+
+/* Eq. (14): clip(alpha + g / Q_ii, 0, C). */
+static inline double refsvm_ramp_eq14(double alpha, double g, double q, double C) {
+    double step, nw;
     if (q > 0)
-        step = gk / q;
-    else if (gk > 0)
+        step = g / q;
+    else if (g > 0)
         step = INFINITY;
     else
         step = -INFINITY;
-    nw = a + step;                          /* Eq. (14) */
+    nw = alpha + step;
     if (nw < 0.0)
-        nw = 0.0;
-    else if (nw > C)
-        nw = C;
-    d = nw - a;
-    gain = gk * d - 0.5 * q * d * d;        /* Eq. (13) */
+        return 0.0;
+    if (nw > C)
+        return C;
+    return nw;
+}
+
+/* Eq. (13): dual gain g d - 1/2 Q_ii d^2 of a one-coordinate step. */
+static inline double refsvm_ramp_eq13_gain(double g, double q, double d) {
+    return g * d - 0.5 * q * d * d;
+}
+
+/* Step 11: no step of Eq. (14) gains more than g^2 / (2 Q) (the unclipped Newton step;
+   clipping only loses), so a violator whose bound, with a margin far above round-off, is
+   not above the best gain so far bg cannot win (a win needs gain > bg): skipped without
+   its division. */
+static inline int refsvm_ramp_cannot_win(double g, double q, double bg) {
+    return bg > 0.0 && g * g * REFSVM_RAMP_GAIN_BOUND_HALF <= q * bg;
+}
+
+/* Step 11 on one violator j of the working set (rank j, g value gk, Q_jj q, alpha a): the
+   twin's scan; keeps j when it is the first of the largest gain (*best < 0: none yet). */
+static inline void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a, double C,
+                                    Py_ssize_t* best, double* bg) {
+    double gain;
+    if (refsvm_ramp_cannot_win(gk, q, *bg))
+        return;
+    gain = refsvm_ramp_eq13_gain(gk, q, refsvm_ramp_eq14(a, gk, q, C) - a);
     if (*best < 0 || gain > *bg) {
         *best = j;
         *bg = gain;
@@ -137,10 +169,10 @@ __attribute__((target("avx2")))
 static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const Py_ssize_t* A,
                                            const double* ut, const double* lt,
                                            const double* qa, const double* alpha, double c,
-                                           double C, double half, Py_ssize_t n,
-                                           Py_ssize_t* best, double* bg) {
+                                           double C, Py_ssize_t n, Py_ssize_t* best,
+                                           double* bg) {
     Py_ssize_t k = 0;
-    __m256d cv = _mm256_set1_pd(c), hv = _mm256_set1_pd(half);
+    __m256d cv = _mm256_set1_pd(c), hv = _mm256_set1_pd(REFSVM_RAMP_GAIN_BOUND_HALF);
     for (; k + 8 <= n; k += 8) {
         __m256d s0 = _mm256_i64gather_pd(row, _mm256_loadu_si256((const __m256i*) (A + k)), 8);
         __m256d s1 = _mm256_i64gather_pd(row, _mm256_loadu_si256((const __m256i*) (A + k + 4)), 8);
@@ -149,13 +181,7 @@ static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const P
         int mask;
         _mm256_storeu_pd(g + k, g0);
         _mm256_storeu_pd(g + k + 4, g1);
-        mask = _mm256_movemask_pd(
-                   _mm256_or_pd(_mm256_cmp_pd(g0, _mm256_loadu_pd(ut + k), _CMP_GT_OQ),
-                                _mm256_cmp_pd(g0, _mm256_loadu_pd(lt + k), _CMP_LT_OQ)))
-            | (_mm256_movemask_pd(
-                   _mm256_or_pd(_mm256_cmp_pd(g1, _mm256_loadu_pd(ut + k + 4), _CMP_GT_OQ),
-                                _mm256_cmp_pd(g1, _mm256_loadu_pd(lt + k + 4), _CMP_LT_OQ)))
-               << 4);
+        mask = refsvm_ramp_violators8(g0, g1, ut + k, lt + k);
         if (mask) {
             if (*bg > 0.0) {
                 __m256d bv = _mm256_set1_pd(*bg);
@@ -170,7 +196,7 @@ static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const P
             while (mask) {
                 int b = __builtin_ctz(mask);
                 mask &= mask - 1;
-                refsvm_ramp_pick(k + b, g[k + b], qa[k + b], alpha[A[k + b]], C, half, best, bg);
+                refsvm_ramp_pick(k + b, g[k + b], qa[k + b], alpha[A[k + b]], C, best, bg);
             }
         }
     }
@@ -178,20 +204,20 @@ static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const P
         double gk = g[k] - c * row[A[k]];
         g[k] = gk;
         if (gk > ut[k] || gk < lt[k])
-            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
+            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, best, bg);
     }
 }
 #endif
 static void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
                                       const double* ut, const double* lt, const double* qa,
-                                      const double* alpha, double c, double C, double half,
-                                      Py_ssize_t n, Py_ssize_t* best, double* bg) {
+                                      const double* alpha, double c, double C, Py_ssize_t n,
+                                      Py_ssize_t* best, double* bg) {
     Py_ssize_t k;
 #if defined(REFSVM_RAMP_AVX2)
     if (refsvm_ramp_avx2 < 0)
         refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     if (refsvm_ramp_avx2) {
-        refsvm_ramp_eq15_pick_idx_avx2(g, row, A, ut, lt, qa, alpha, c, C, half, n, best, bg);
+        refsvm_ramp_eq15_pick_idx_avx2(g, row, A, ut, lt, qa, alpha, c, C, n, best, bg);
         return;
     }
 #endif
@@ -199,7 +225,7 @@ static void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssi
         double gk = g[k] - c * row[A[k]];
         g[k] = gk;
         if (gk > ut[k] || gk < lt[k])
-            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, half, best, bg);
+            refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, best, bg);
     }
 }
 /* Eq. (15) on every position for nr (1 to 4) signed rows at once, the end of a shrinking

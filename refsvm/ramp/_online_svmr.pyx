@@ -34,12 +34,17 @@ cdef extern from "_eq15_simd.h":
     Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
                                 const double* ut, const double* lt, double c,
                                 Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
+    # The scalar rules of steps 11-14 (one C definition for every loop): Eq. (14), the
+    # Eq. (13) gain, and the bound that skips a violator that cannot win the scan
+    double eq14 "refsvm_ramp_eq14"(double alpha, double g, double q, double C) noexcept nogil
+    double eq13_gain "refsvm_ramp_eq13_gain"(double g, double q, double d) noexcept nogil
+    bint cannot_win "refsvm_ramp_cannot_win"(double g, double q, double bg) noexcept nogil
     # Eq. (15) on the working set of a shrinking round, the row read through A, fused
     # with step 11 (the scan over the violators)
     void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
                                    const double* ut, const double* lt, const double* qa,
-                                   const double* alpha, double c, double C, double half,
-                                   Py_ssize_t n, Py_ssize_t* best, double* bg) noexcept nogil
+                                   const double* alpha, double c, double C, Py_ssize_t n,
+                                   Py_ssize_t* best, double* bg) noexcept nogil
     # Eq. (15) on every position for up to four rows at once (the end of a shrinking round)
     void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c, int nr,
                                Py_ssize_t n) noexcept nogil
@@ -188,42 +193,6 @@ cdef int _face(const double* H, const double* g, const double* a, const int* sta
 cdef inline double sgn(double y) noexcept nogil:
     """The sign the kernel rows carry for label y (y itself when y = +-1)."""
     return -1.0 if y < 0 else 1.0
-
-
-#: 1/2 (1 + 1e-12): the bound g^2 / (2 Q) of an Eq. (13) gain with a relative margin far
-#: above the few ulps by which the computed gain of the clipped step can exceed it
-cdef double GAIN_BOUND_HALF = 0.5 * (1.0 + 1e-12)
-
-
-cdef inline bint cannot_win(double g, double q, double bg) noexcept nogil:
-    """Step 11: no step of Eq. (14) gains more than g^2 / (2 Q) (the unclipped Newton
-    step; clipping only loses), so a violator whose bound, with a margin far above
-    round-off, is not above the best gain so far ``bg`` cannot win (a win needs gain > bg):
-    skipped without its division."""
-    return bg > 0.0 and g * g * GAIN_BOUND_HALF <= q * bg
-
-
-cdef inline double eq13_gain(double g, double q, double d) noexcept nogil:
-    """Eq. (13): dual gain g d - 1/2 Q_ii d^2 of a one-coordinate step (the reference's
-    ``eq13_gain``, the same operations)."""
-    return g * d - 0.5 * q * d * d
-
-
-cdef inline double eq14(double alpha, double g, double q, double C) noexcept nogil:
-    """Eq. (14): clip(alpha + g / Q_ii, 0, C)."""
-    cdef double step, new
-    if q > 0:
-        step = g / q
-    elif g > 0:
-        step = INFINITY
-    else:
-        step = -INFINITY
-    new = alpha + step
-    if new < 0.0:
-        return 0.0
-    if new > C:
-        return C
-    return new
 
 
 # nogil methods read attributes of self, which is never None: no None checks even
@@ -1279,8 +1248,8 @@ cdef class OnlineSVMR(StreamLearner):
                 if self.unit_y:
                     # Eq. (15) on A, the row read through A, fused with step 11 (the same
                     # operations and the same choice as the pass and the scan below)
-                    refsvm_ramp_eq15_pick_idx(ga, row, A, uta, lta, qa, alpha, c, C,
-                                              GAIN_BOUND_HALF, na, &best, &bg)
+                    refsvm_ramp_eq15_pick_idx(ga, row, A, uta, lta, qa, alpha, c, C, na, &best,
+                                              &bg)
                     self.n_steps += 1
                     continue
                 m = 0
