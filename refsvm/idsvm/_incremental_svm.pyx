@@ -2049,7 +2049,8 @@ cdef class IncrementalSVMState(StreamLearner):
         S = np.asarray(data["S"], dtype=np.intp)
         ns = S.shape[0]
         self._reserve_s(ns + 1)
-        KS = np.asarray(data["KS"], dtype=np.float64).reshape(n, ns)
+        cdef const double[:, ::1] KS = np.ascontiguousarray(
+            np.asarray(data["KS"], dtype=np.float64).reshape(n, ns))
         for j in range(ns):
             colp = <double*> malloc(self.cap * sizeof(double))
             if colp == NULL:
@@ -2061,7 +2062,7 @@ cdef class IncrementalSVMState(StreamLearner):
             self.n_margin = j + 1
         for j in range(ns):
             self._border(j)
-        Rinv = np.asarray(data["Rinv"], dtype=np.float64)
+        cdef const double[:, ::1] Rinv = np.ascontiguousarray(data["Rinv"], dtype=np.float64)
         if ns:
             for i in range(ns + 1):
                 for j in range(ns + 1):
