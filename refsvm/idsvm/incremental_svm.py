@@ -145,7 +145,7 @@ from ..core.bordered import matvec as _matvec
 from ..core.kernels import Kernel, SparseRow, get_row, rows_from_state, rows_to_state, stack_rows
 from ..core.stream import StreamLearner
 
-__all__ = ["IncrementalSVMState", "kkt_diagnostics", "state_arrays"]
+__all__ = ["IncrementalSVMState", "kkt_diagnostics", "state_arrays", "state_arrays_from_optimum"]
 
 # set membership codes (shared with the twin)
 REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
@@ -368,6 +368,86 @@ def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, ks
     data.update({name: int(counters[name]) for name in COUNTERS})
     data.update(rows_to_state(rows, sparse))
     return data
+
+
+def state_arrays_from_optimum(data, C, n_features, sparse):
+    """The persistence format of :class:`IncrementalSVMState` (:func:`state_arrays`) from
+    an exact SVM solution in the persistence format of POKER's states
+    (``refsvm.poker.poker.POKERState.save_state``, either twin), or None when that
+    solution is not exact to this family's tolerance.
+
+    The two methods keep the same things: the partition (POKER's I_o, I_s, I_c are R, S,
+    E here, with the same codes), the kernel columns of the margin set in joining order,
+    the inverse of the same bordered matrix [[0, y_S'], [y_S, Q_SS]] and g = y f - 1; only
+    the sign of the bias differs (POKER's f = w'phi - b, here f = w'phi + b).  So the
+    conversion carries them over (after one step of iterative refinement, below), and
+    an incremental step from the result (``partial_fit``,
+    ``unlearn``, ``loo_decisions``) continues from the batch optimum exactly as from the
+    end of an incremental pass.  It is accepted when the KKT conditions on the kept g and
+    the equality sum y_i alpha_i = 0 hold within the tolerances of every operation here
+    (EPS_KKT of 1 + k_max alpha_max, and of alpha_max), the inverse has the size of the
+    margin set, and C k_max is not above POLISH_CK (where this family's operations
+    polish and cap their tolerances in round-off units)."""
+    n = int(data["n"])
+    status = np.array(data["status"], dtype=np.int8)
+    if n == 0 or np.any((status != REST) & (status != MARGIN) & (status != ERROR)):
+        return None
+    y = np.array(data["y"], dtype=np.float64)
+    alpha = np.array(data["alpha"], dtype=np.float64)
+    g = np.array(data["g"], dtype=np.float64)
+    kdiag = np.array(data["kdiag"], dtype=np.float64)
+    S = [int(i) for i in np.asarray(data["S"]).reshape(-1)]
+    ns = len(S)
+    kscale = float(np.max(np.abs(kdiag)))
+    if C * kscale > POLISH_CK or sorted(S) != np.flatnonzero(status == MARGIN).tolist():
+        return None
+    KS = np.asarray(data["KS"], dtype=np.float64).reshape(n, ns)
+    Rinv = np.asarray(data["R"], dtype=np.float64) if ns else np.zeros((1, 1))
+    if Rinv.shape != (ns + 1, ns + 1) or not (np.all(np.isfinite(Rinv))
+                                             and np.all(np.isfinite(g))):
+        return None
+    b = -float(data["b"])
+    if ns:
+        # one step of iterative refinement of (b, alpha_S) on the residuals of the bordered
+        # system, M [db; dalpha_S] = -[y'alpha; g_S] (as POKER's and this family's polish):
+        # POKER ends its bias path when y'alpha is zero within its own window (up to
+        # ~1e-9 alpha_max with a thousand alphas at C), wider than EPS_KKT here
+        Sx = np.array(S, dtype=np.intp)
+        r = np.concatenate(([_dot(y, alpha)], g[Sx]))
+        sol = -_matvec(Rinv, r)
+        new = alpha[Sx] + sol[1:]
+        if not np.all((new > 0.0) & (new < C)):
+            return None
+        alpha[Sx] = new
+        b += sol[0]
+        g += y * (_matvec(KS, y[Sx] * sol[1:]) + sol[0])
+    amax = float(alpha.max(initial=0.0))
+    viol = np.where(status == REST, -g, np.where(status == ERROR, g, np.abs(g)))
+    if float(viol.max()) > EPS_KKT * (1.0 + kscale * amax):
+        return None
+    if abs(_dot(y, alpha)) > EPS_KKT * amax:
+        return None
+    # the persistence format (as :func:`state_arrays`), without copying the large arrays:
+    # the state that loads it copies them into its own buffers
+    out = {"n_seen": n, "alpha": alpha, "g": g, "y": y, "kdiag": kdiag, "status": status,
+           "S": np.array(S, dtype=np.int64), "KS": KS, "Rinv": Rinv, "b": b,
+           "kscale": kscale,
+           "cache_ids": np.asarray(data["cache_ids"], dtype=np.int64).reshape(-1),
+           "cache_lengths": np.asarray(data["cache_len"], dtype=np.int64).reshape(-1),
+           "cache_values": np.asarray(data["cache_cols"], dtype=np.float64),
+           "max_inverse_drift": 0.0, "fresh": bool(data["fresh"]),
+           "n_kernel_evals": int(data["n_kernel_evals"])}
+    out.update({name: 0 for name in COUNTERS})
+    out.update(n_increments=n, n_iterations=int(data["n_iterations"]),
+               n_exchanges=int(data["n_exchanges"]), n_refresh=int(data["n_refresh"]),
+               n_s_changes=int(data["n_s_changes"]))
+    if sparse:
+        out.update(rows_data=np.asarray(data["X_data"], dtype=np.float64),
+                   rows_indices=np.asarray(data["X_indices"], dtype=np.int32),
+                   rows_indptr=np.asarray(data["X_indptr"], dtype=np.int64))
+    else:
+        out["rows"] = np.asarray(data["X"], dtype=np.float64).reshape(n, int(n_features))
+    return out
 
 
 class IncrementalSVMState(StreamLearner):

@@ -58,7 +58,7 @@ def run_loo(cell, data_home):
     X, y = _data(cell, data_home, p["n"])
     gamma = 1.0 / X.shape[1]
     start = time.perf_counter()
-    est = refsvm.IncrementalSVM(C=C, gamma=gamma).fit(X, y)
+    est = refsvm.IncrementalSVM(C=C, gamma=gamma, fit_method="incremental").fit(X, y)
     ids, dec = est.loo_decisions()
     loo_seconds = time.perf_counter() - start
     loo = float(np.mean(np.where(dec > 0, 1, -1) != y[ids]))
@@ -88,7 +88,7 @@ def run_cost(cell, data_home):
 
     p = cell.params
     X, y = _data(cell, data_home, p["n"])
-    est = refsvm.IncrementalSVM(C=C, gamma=1.0 / X.shape[1])
+    est = refsvm.IncrementalSVM(C=C, gamma=1.0 / X.shape[1], fit_method="incremental")
     curve = checkpoint_curve(est, X, y, X[:200], y[:200], checkpoints(X.shape[0], 10, 4))
     return curve.as_dict()
 

@@ -124,7 +124,8 @@ def _make(method, C, gamma, **kw):
 
         return SVC(C=C, gamma=gamma, cache_size=500)
     if method == "IDSVM":
-        return refsvm.IncrementalSVM(C=C, gamma=gamma)
+        # the paper's baseline: Cauwenberghs & Poggio, one example at a time
+        return refsvm.IncrementalSVM(C=C, gamma=gamma, fit_method="incremental")
     if method == "PA":
         return refsvm.KernelPassiveAggressive(variant="PA-I", C=C, gamma=gamma)
     if method == "OnlineSVMR":

@@ -183,3 +183,110 @@ def test_pickle_and_unfitted(backend):
     other.partial_fit(X[:5], y[:5])
     clf.partial_fit(X[:5], y[:5])
     np.testing.assert_array_equal(other.decision_function(X), clf.decision_function(X))
+
+
+# ---------------------------------------------------------------------- fit_method
+_FIT_KERNELS = [dict(kernel="rbf", gamma=0.5), dict(kernel="linear"),
+                dict(kernel="poly", gamma=0.5, degree=2, coef0=1.0)]
+
+
+def _svc_decision(X, y, Xt, C, kw):
+    return SVC(C=C, tol=1e-10, **kw).fit(X, y).decision_function(Xt)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kw", _FIT_KERNELS, ids=["rbf", "linear", "poly"])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_selfinit_fit_is_the_incremental_fit_and_svc(backend, kw, C):
+    """fit_method="selfinit" (the default) and "incremental" give the same exact SVM:
+    SVC's decision function and support set, this family's KKT conditions and inverse
+    (``check``) -- and the converted state is the one an incremental pass would keep."""
+    rng = np.random.RandomState(3)
+    X = rng.randn(90, 3)
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.6 * rng.randn(90) > 0, 1, -1)
+    fast = IncrementalSVM(C=C, backend=backend, **kw).fit(X, y)
+    slow = IncrementalSVM(C=C, fit_method="incremental", backend=backend, **kw).fit(X, y)
+    assert fast.fit_paths_ == ["selfinit"] and slow.fit_paths_ == ["incremental"]
+    ref = _svc_decision(X, y, X, C, kw)
+    scale = 1.0 + np.max(np.abs(ref))
+    # (LIBSVM stops ~4e-6 short of the optimum on the quadratic kernel at C = 10, even at
+    # tol=1e-12; the two exact fits agree to 2e-10 there)
+    np.testing.assert_allclose(fast.decision_function(X), ref,
+                               atol=(1e-5 if kw["kernel"] == "poly" else 1e-6) * scale)
+    np.testing.assert_allclose(fast.decision_function(X), slow.decision_function(X),
+                               atol=1e-9 * scale)
+    np.testing.assert_array_equal(fast.support_, slow.support_)
+    a, b = fast._states[0].get_state(), slow._states[0].get_state()
+    np.testing.assert_array_equal(a["status"], b["status"])
+    np.testing.assert_allclose(a["alpha"], b["alpha"], atol=1e-9 * C)
+    diag = fast._states[0].check()
+    assert diag["kkt"] <= 1e-9 and diag["g_drift"] <= 1e-9 and diag["h_rel"] <= 1e-12
+    assert diag["inverse_residual"] <= 1e-8
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("sparse_input", [False, True], ids=["dense", "csr"])
+def test_after_a_selfinit_fit_learning_unlearning_and_loo_stay_exact(backend, sparse_input):
+    """From the converted state, partial_fit (one example at a time), unlearn and
+    leave-one-out are those of SVC trained on the corresponding examples."""
+    rng = np.random.RandomState(5)
+    X = rng.randn(130, 4)
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] + 0.4 * rng.randn(130) > 0, 1, -1)
+    Xin = sp.csr_matrix(X) if sparse_input else X
+    kw = dict(kernel="rbf", gamma=0.4)
+    clf = IncrementalSVM(C=3.0, backend=backend, **kw).fit(Xin[:90], y[:90])
+    assert clf.fit_paths_ == ["selfinit"]
+    clf.partial_fit(Xin[90:], y[90:])
+    ref = _svc_decision(X, y, X, 3.0, kw)
+    np.testing.assert_allclose(clf.decision_function(Xin), ref, atol=1e-6 * (1 + abs(ref).max()))
+    gone = list(range(0, 40, 3))
+    clf.unlearn(gone)
+    keep = np.setdiff1d(np.arange(130), gone)
+    ref = _svc_decision(X[keep], y[keep], X, 3.0, kw)
+    np.testing.assert_allclose(clf.decision_function(Xin), ref, atol=1e-6 * (1 + abs(ref).max()))
+    ids, dec = clf.loo_decisions()
+    np.testing.assert_array_equal(ids, keep)
+    for i in clf.support_[:4]:
+        rest = keep[keep != i]
+        f = _svc_decision(X[rest], y[rest], X[[i]], 3.0, kw)
+        np.testing.assert_allclose(dec[ids == i], f, atol=1e-6 * (1 + abs(f).max()))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_selfinit_fit_one_vs_rest_and_the_incremental_fallback(backend):
+    """Three classes: one SelfInit path per problem, the same model as the incremental
+    fit; at C k_max above POLISH_CK every problem is learned example by example."""
+    rng = np.random.RandomState(1)
+    X = rng.randn(120, 2)
+    y = np.digitize(X[:, 0] + 0.3 * rng.randn(120), [-0.5, 0.5])
+    fast = IncrementalSVM(C=1.0, gamma=0.5, backend=backend).fit(X, y)
+    slow = IncrementalSVM(C=1.0, gamma=0.5, fit_method="incremental",
+                          backend=backend).fit(X, y)
+    assert fast.fit_paths_ == ["selfinit"] * 3
+    np.testing.assert_allclose(fast.decision_function(X), slow.decision_function(X),
+                               atol=1e-9)
+    big = IncrementalSVM(C=1e6, gamma=0.5, backend=backend).fit(X[:40], y[:40])
+    assert big.fit_paths_ == ["incremental"] * 3
+
+
+def test_a_selfinit_end_that_is_not_exact_is_refused():
+    """The conversion accepts an exact POKER end (after one refinement step) and refuses
+    one whose g violates a KKT condition beyond EPS_KKT, or whose partition is not one
+    of this family's (a member of I_s outside S)."""
+    from refsvm.idsvm.incremental_svm import state_arrays_from_optimum
+    from refsvm.poker.poker import POKERState
+
+    rng = np.random.RandomState(2)
+    X = rng.randn(60, 2)
+    y = np.where(X[:, 0] + 0.5 * rng.randn(60) > 0, 1.0, -1.0)
+    p = POKERState(2, False, C=1.0, kernel="rbf", gamma=0.5)
+    p.self_init(X, y)
+    data = p.save_state()
+    assert state_arrays_from_optimum(data, 1.0, 2, False) is not None
+    bad = dict(data, g=data["g"].copy())
+    rest = np.flatnonzero(data["status"] == 0)
+    bad["g"][rest[0]] = -1e-6                      # an example of R inside its margin
+    assert state_arrays_from_optimum(bad, 1.0, 2, False) is None
+    odd = dict(data, status=data["status"].copy())
+    odd["status"][rest[0]] = 1                     # in I_s by its code, not in S
+    assert state_arrays_from_optimum(odd, 1.0, 2, False) is None

@@ -519,12 +519,14 @@ def test_unlearn_and_loo_roll_back(backend):
 def test_estimator_keeps_the_prefix_model(backend, n_classes):
     """partial_fit: the model of the stream up to the example before the one that failed,
     every one-vs-rest problem alike, and the message says how many were learned; fit: the
-    estimator as it was before the call."""
+    estimator as it was before the call (``fit_method="incremental"``: the budget bounds the
+    operations of one example)."""
     rng = np.random.RandomState(0)
     X = rng.uniform(-2, 2, (120, 2))
     y = rng.randint(n_classes, size=120)
     classes = np.arange(n_classes)
-    est = IncrementalSVM(C=10.0, gamma=0.5, max_steps=5, backend=backend)
+    est = IncrementalSVM(C=10.0, gamma=0.5, max_steps=5, fit_method="incremental",
+                         backend=backend)
     est.partial_fit(X[:10], y[:10], classes=classes)
     with pytest.raises(ExactnessError, match=r"partial_fit learned \d+ of the call's 110") as err:
         est.partial_fit(X[10:], y[10:])
@@ -541,7 +543,8 @@ def test_estimator_keeps_the_prefix_model(backend, n_classes):
         est.fit(X, y)
     np.testing.assert_array_equal(est.decision_function(X), before)
     # and an unfitted one stays unfitted
-    fresh = IncrementalSVM(C=10.0, gamma=0.5, max_steps=5, backend=backend)
+    fresh = IncrementalSVM(C=10.0, gamma=0.5, max_steps=5, fit_method="incremental",
+                           backend=backend)
     with pytest.raises(ExactnessError):
         fresh.fit(X, y)
     with pytest.raises(Exception):
