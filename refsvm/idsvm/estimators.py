@@ -65,8 +65,9 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         kernel columns and inverse of the bordered matrix this method keeps -- becomes
         this estimator's state, so that everything after ``fit`` is as after an
         incremental pass (see Notes).  The same model (the SVM is unique up to
-        degenerate ties), in 3-15x LIBSVM's time instead of 2-100x on the real data
-        sets of ``shared/data``; chosen as the default by that measurement
+        degenerate ties), in 3-12x LIBSVM's time instead of 2-90x on the real data
+        sets of ``shared/data`` (slower only on the two low-dimensional ones: 0.1-0.3 s
+        instead of 0.05-0.13 s); chosen as the default by that measurement
         (``docs/cauwenberghs_poggio.rst``).  ``max_steps`` bounds only the
         incremental operations.
     backend : {"cython", "python"}, default="cython"
