@@ -209,7 +209,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         poker = load_backend(self.backend, poker_reference, "refsvm.poker._poker")
         self.n_epochs_ = 1
         self.fit_paths_ = []
-        for k, (state, y) in enumerate(zip(self._states, Ys)):
+        for state, y in zip(self._states, Ys):
             params = state.init_params()
             path = poker.POKERState(
                 params["n_features"], params["sparse"], C=params["C"],

@@ -340,15 +340,18 @@ NEW_COUNTERS = ("n_repairs", "n_rollbacks")
 
 
 def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, kscale,
-                 cache_ids, cache_columns, counters):
+                 cache_ids, cache_columns, counters, copy=True):
     """The persistence format of :class:`IncrementalSVMState`, shared by both twins: NumPy
     arrays and plain scalars only.  ``n_seen`` examples (ids 0..n_seen-1, unlearned ones
     included) as ``rows`` (see :func:`refsvm.core.kernels.rows_to_state`), their ``alpha``, ``g``, ``y``,
     ``kdiag`` and ``status``; the margin set ``S`` in joining order, its kernel columns
     ``KS`` (n_seen x |S|) and the inverse ``Rinv``; ``b``, ``kscale``; the column cache
     (``cache_ids`` oldest first, ``cache_lengths``, the columns end to end in
-    ``cache_values``); the counters."""
+    ``cache_values``); the counters.  ``copy=False`` keeps ``KS`` and ``Rinv`` as given
+    (already float64 arrays) when the format is only handed to a ``load_state``, which
+    copies them into the state's own buffers."""
     n = len(alpha)
+    big = np.array if copy else np.asarray
     cols = [np.asarray(c, dtype=np.float64) for c in cache_columns]
     data = {
         "n_seen": int(n),
@@ -356,8 +359,8 @@ def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, ks
         "y": np.array(y, dtype=np.float64), "kdiag": np.array(kdiag, dtype=np.float64),
         "status": np.array(status, dtype=np.int8),
         "S": np.array(S, dtype=np.int64).reshape(-1),
-        "KS": np.array(KS, dtype=np.float64).reshape(n, len(S)),
-        "Rinv": np.array(Rinv, dtype=np.float64),
+        "KS": big(KS, dtype=np.float64).reshape(n, len(S)),
+        "Rinv": big(Rinv, dtype=np.float64),
         "b": float(b), "kscale": float(kscale),
         "cache_ids": np.array(cache_ids, dtype=np.int64).reshape(-1),
         "cache_lengths": np.array([c.shape[0] for c in cols], dtype=np.int64),
@@ -427,27 +430,25 @@ def state_arrays_from_optimum(data, C, n_features, sparse):
         return None
     if abs(_dot(y, alpha)) > EPS_KKT * amax:
         return None
-    # the persistence format (as :func:`state_arrays`), without copying the large arrays:
-    # the state that loads it copies them into its own buffers
-    out = {"n_seen": n, "alpha": alpha, "g": g, "y": y, "kdiag": kdiag, "status": status,
-           "S": np.array(S, dtype=np.int64), "KS": KS, "Rinv": Rinv, "b": b,
-           "kscale": kscale,
-           "cache_ids": np.asarray(data["cache_ids"], dtype=np.int64).reshape(-1),
-           "cache_lengths": np.asarray(data["cache_len"], dtype=np.int64).reshape(-1),
-           "cache_values": np.asarray(data["cache_cols"], dtype=np.float64),
-           "max_inverse_drift": 0.0, "fresh": bool(data["fresh"]),
-           "n_kernel_evals": int(data["n_kernel_evals"])}
-    out.update({name: 0 for name in COUNTERS})
-    out.update(n_increments=n, n_iterations=int(data["n_iterations"]),
-               n_exchanges=int(data["n_exchanges"]), n_refresh=int(data["n_refresh"]),
-               n_s_changes=int(data["n_s_changes"]))
     if sparse:
-        out.update(rows_data=np.asarray(data["X_data"], dtype=np.float64),
-                   rows_indices=np.asarray(data["X_indices"], dtype=np.int32),
-                   rows_indptr=np.asarray(data["X_indptr"], dtype=np.int64))
+        from scipy.sparse import csr_matrix
+
+        X = csr_matrix((data["X_data"], data["X_indices"], data["X_indptr"]),
+                       shape=(n, int(n_features)))
     else:
-        out["rows"] = np.asarray(data["X"], dtype=np.float64).reshape(n, int(n_features))
-    return out
+        X = np.asarray(data["X"], dtype=np.float64).reshape(n, int(n_features))
+    counters = {name: 0 for name in COUNTERS}
+    counters.update(n_increments=n, n_iterations=int(data["n_iterations"]),
+                    n_exchanges=int(data["n_exchanges"]), n_refresh=int(data["n_refresh"]),
+                    n_s_changes=int(data["n_s_changes"]), max_inverse_drift=0.0,
+                    fresh=bool(data["fresh"]), n_kernel_evals=int(data["n_kernel_evals"]))
+    lengths = np.asarray(data["cache_len"], dtype=np.int64)
+    columns = (np.split(np.asarray(data["cache_cols"], dtype=np.float64),
+                        np.cumsum(lengths)[:-1]) if lengths.size else [])
+    return state_arrays(X, sparse, alpha=alpha, g=g, y=y, kdiag=kdiag, status=status, S=S,
+                        KS=KS, Rinv=Rinv, b=b, kscale=kscale,
+                        cache_ids=np.asarray(data["cache_ids"]).reshape(-1),
+                        cache_columns=columns, counters=counters, copy=False)
 
 
 class IncrementalSVMState(StreamLearner):
