@@ -4,7 +4,7 @@
 # Its pure-Python counterpart is the package refsvm.core.
 
 from libc.float cimport DBL_MAX
-from libc.math cimport exp, isfinite
+from libc.math cimport exp, isfinite, pow
 
 ctypedef struct KernelSpec:
     int kind          # 0 linear, 1 rbf, 2 poly  (refsvm.core.kernels.KERNEL_CODES)
@@ -29,6 +29,24 @@ cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_
                        const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil
 
 
+cdef inline double seq_sqnorm(const double* v, Py_ssize_t n) noexcept nogil:
+    """v[0]^2 + v[1]^2 + ..., added left to right (the reference's ``sqnorm``)."""
+    cdef double s = 0.0
+    cdef Py_ssize_t p
+    for p in range(n):
+        s += v[p] * v[p]
+    return s
+
+
+cdef inline double sqdist_from_norms(double sx, double sz, double dot) noexcept nogil:
+    """||x - z||^2 = (||x||^2 + ||z||^2) - 2 <x, z> when it exceeds (||x||^2 + ||z||^2) / 4,
+    where its round-off (a few units of the norms') is a few units of its own; else -1.0,
+    and the caller sums (x_k - z_k)^2 directly (``refsvm.core.kernels.sqdist``: close
+    points far from the origin keep the direct sum's accuracy)."""
+    cdef double d = (sx + sz) - 2.0 * dot
+    return d if d > 0.25 * (sx + sz) else -1.0
+
+
 cdef class RowStore:
     """Growable store of examples (dense rows or CSR rows) in C buffers."""
     cdef readonly bint sparse
@@ -40,6 +58,7 @@ cdef class RowStore:
     cdef double* data           # CSR values (sparse)
     cdef int* indices           # CSR column indices (sparse)
     cdef Py_ssize_t* indptr     # n_rows + 1 offsets (sparse)
+    cdef double* sqn            # squared norm of every row (``seq_sqnorm`` / ``dense_dot``)
 
     cdef int _reserve(self, Py_ssize_t rows, Py_ssize_t nnz) except -1 nogil
     cdef int append_dense(self, const double* x) except -1 nogil
@@ -61,16 +80,61 @@ cdef class CKernel:
                           Py_ssize_t xn) noexcept nogil
 
 
+cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
+                          const int* zi, const double* zv, Py_ssize_t zn,
+                          double* out) noexcept nogil
+
+
+cdef extern from *:
+    """
+    #ifndef REFSVM_SQDIST_SMALL
+    #define REFSVM_SQDIST_SMALL
+    #include <stdint.h>
+    /* out[j] = ||x_pos[j] - z||^2 for rows of d <= 8 features, the choice of
+       sqdist_from_norms made on bits (no branch: close pairs are common in few dimensions
+       and a branch on them mispredicts): the norms' form when it exceeds a quarter of the
+       norms' sum, else the direct sum; both in the reference's order. */
+    static void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
+                                    const double* z, Py_ssize_t d, const double* sqn,
+                                    double sz, double* out) {
+        Py_ssize_t j, i;
+        for (j = 0; j < m; j++) {
+            const double* r = dense + pos[j] * d;
+            double dot = 0.0, dir = 0.0, t, nrm;
+            uint64_t a, b, mask;
+            for (i = 0; i < d; i++) {
+                dot = dot + r[i] * z[i];
+                t = r[i] - z[i];
+                dir = dir + t * t;
+            }
+            t = sqn[pos[j]] + sz;
+            nrm = t - 2.0 * dot;
+            mask = (uint64_t)0 - (uint64_t)(nrm > 0.25 * t);
+            __builtin_memcpy(&a, &nrm, 8);
+            __builtin_memcpy(&b, &dir, 8);
+            a = (a & mask) | (b & ~mask);
+            __builtin_memcpy(&out[j], &a, 8);
+        }
+    }
+    #endif
+    """
+    void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
+                             const double* z, Py_ssize_t d, const double* sqn, double sz,
+                             double* out) noexcept nogil
+
+
 cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize_t* pos,
                              Py_ssize_t m, double* out) noexcept nogil:
     """out[j] = k(x_pos[j], x_z) for j < m, two stored rows; m counted evaluations, the
     values of ``k.k_rows(s, pos[j], z)`` bit for bit.
 
-    Dense rows with the linear or RBF kernel are read four stored rows at a time against
-    x_z: each value is still one sequential sum in the order of ``dense_dot`` /
-    ``dense_sqdist`` (four independent chains instead of one: the same IEEE operations,
-    more of them in flight, about 3x on d = 180), then the same finish (exp(-gamma s)).
-    CSR rows and the polynomial kernel: ``k_rows`` one by one."""
+    Dense rows: four stored rows at a time against x_z, each inner product still one
+    sequential sum in the order of ``dense_dot`` (four independent chains instead of one:
+    the same IEEE operations, more of them in flight), then the same finish (RBF:
+    exp(-gamma ((|x|^2 + |z|^2) - 2 <x, z>)) with the store's squared norms, or the direct
+    sum where that is not accurate, ``sqdist_from_norms``; polynomial:
+    (gamma <x, z> + coef0)^degree).  CSR rows: ``kernel_csr_many`` (z scattered once, a
+    gather per row, four rows in flight; the same values)."""
     cdef Py_ssize_t j = 0, i, d = s.n_features
     cdef int kind = k.spec.kind
     cdef double gamma = k.spec.gamma
@@ -79,12 +143,20 @@ cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize
     cdef const double* r1
     cdef const double* r2
     cdef const double* r3
-    cdef double s0, s1, s2, s3, t0, t1, t2, t3
-    if s.sparse or kind == 2:
-        for j in range(m):
-            out[j] = k.k_rows(s, pos[j], z)
+    cdef double s0, s1, s2, s3
+    if s.sparse:
+        kernel_csr_many(&k.spec, s, pos, m, s.indices + s.indptr[z], s.data + s.indptr[z],
+                        s.indptr[z + 1] - s.indptr[z], out)
+        k.n_evals += m
         return
     xz = s.dense + z * d
+    if kind == 1 and d <= 8:
+        # few features: both sums for every row, sqdist_from_norms's choice made on bits
+        refsvm_sqdist_small(s.dense, pos, m, xz, d, s.sqn, s.sqn[z], out)
+        for j in range(m):
+            out[j] = exp(-gamma * out[j])
+        k.n_evals += m
+        return
     while j + 4 <= m:
         r0 = s.dense + pos[j] * d
         r1 = s.dense + pos[j + 1] * d
@@ -94,22 +166,11 @@ cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize
         s1 = 0.0
         s2 = 0.0
         s3 = 0.0
-        if kind == 1:
-            for i in range(d):
-                t0 = r0[i] - xz[i]
-                t1 = r1[i] - xz[i]
-                t2 = r2[i] - xz[i]
-                t3 = r3[i] - xz[i]
-                s0 = s0 + t0 * t0
-                s1 = s1 + t1 * t1
-                s2 = s2 + t2 * t2
-                s3 = s3 + t3 * t3
-        else:
-            for i in range(d):
-                s0 = s0 + r0[i] * xz[i]
-                s1 = s1 + r1[i] * xz[i]
-                s2 = s2 + r2[i] * xz[i]
-                s3 = s3 + r3[i] * xz[i]
+        for i in range(d):
+            s0 = s0 + r0[i] * xz[i]
+            s1 = s1 + r1[i] * xz[i]
+            s2 = s2 + r2[i] * xz[i]
+            s3 = s3 + r3[i] * xz[i]
         out[j] = s0
         out[j + 1] = s1
         out[j + 2] = s2
@@ -118,18 +179,19 @@ cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize
     while j < m:
         r0 = s.dense + pos[j] * d
         s0 = 0.0
-        if kind == 1:
-            for i in range(d):
-                t0 = r0[i] - xz[i]
-                s0 = s0 + t0 * t0
-        else:
-            for i in range(d):
-                s0 = s0 + r0[i] * xz[i]
+        for i in range(d):
+            s0 = s0 + r0[i] * xz[i]
         out[j] = s0
         j += 1
     if kind == 1:
         for j in range(m):
-            out[j] = exp(-gamma * out[j])
+            s0 = sqdist_from_norms(s.sqn[pos[j]], s.sqn[z], out[j])
+            if s0 < 0.0:
+                s0 = dense_sqdist(s.dense + pos[j] * d, xz, d)
+            out[j] = exp(-gamma * s0)
+    elif kind == 2:
+        for j in range(m):
+            out[j] = pow(gamma * out[j] + k.spec.coef0, k.spec.degree)
     k.n_evals += m
 
 

@@ -6,11 +6,12 @@ expansion, the stream driver (``StreamLearner``: ``step`` and a ``nogil`` ``run`
 buffer growth, the PA step size and the scaled weight vector (inline, in the .pxd).
 
 Every function here computes exactly what its reference counterpart computes,
-in the same order of summation where it matters (the RBF squared distance is
-summed directly over coordinates, never expanded into norms).
+in the same order of summation where it matters (the RBF squared distance comes from
+the norms and the inner product, ``refsvm.core.kernels.sqdist``: the same bits for a
+dense row and its CSR form).
 """
 from libc.math cimport exp, fabs, pow
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy
 
 import numpy as np
@@ -69,8 +70,10 @@ cdef double csr_dot_csr(const int* xi, const double* xv, Py_ssize_t xn,
     return s
 
 
-cdef double csr_sqdist(const int* xi, const double* xv, Py_ssize_t xn,
-                       const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+cdef double csr_sqdist_direct(const int* xi, const double* xv, Py_ssize_t xn,
+                              const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    """||x - z||^2 summed directly over the union of the two index lists, in index order
+    (the differences of a dense row pair, whose common zeros add +0.0)."""
     cdef double s = 0.0, d
     cdef Py_ssize_t a = 0, b = 0
     while a < xn or b < zn:
@@ -88,6 +91,17 @@ cdef double csr_sqdist(const int* xi, const double* xv, Py_ssize_t xn,
     return s
 
 
+cdef double csr_sqdist(const int* xi, const double* xv, Py_ssize_t xn,
+                       const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    """||x - z||^2 of two CSR rows: from the norms and the inner product when that is
+    accurate (``sqdist_from_norms``), else summed directly (``refsvm.core.kernels.sqdist``)."""
+    cdef double t = sqdist_from_norms(seq_sqnorm(xv, xn), seq_sqnorm(zv, zn),
+                                      csr_dot_csr(xi, xv, xn, zi, zv, zn))
+    if t < 0.0:
+        t = csr_sqdist_direct(xi, xv, xn, zi, zv, zn)
+    return t
+
+
 cdef inline double _finish(const KernelSpec* k, double dot_or_dist) noexcept nogil:
     if k.kind == 0:
         return dot_or_dist
@@ -96,10 +110,48 @@ cdef inline double _finish(const KernelSpec* k, double dot_or_dist) noexcept nog
     return pow(k.gamma * dot_or_dist + k.coef0, k.degree)
 
 
+cdef inline double _rbf_dense(const KernelSpec* k, const double* x, const double* z,
+                              Py_ssize_t n, double sx, double sz) noexcept nogil:
+    """exp(-gamma ||x - z||^2) of dense rows: the sums not given (a squared norm < 0 is
+    not given; the store keeps its rows') in one pass, independent chains."""
+    cdef double sxx = 0.0, szz = 0.0, sxz = 0.0, t
+    cdef Py_ssize_t i
+    if sx >= 0.0 and sz >= 0.0:
+        for i in range(n):
+            sxz += x[i] * z[i]
+        sxx = sx
+        szz = sz
+    elif sx >= 0.0:
+        for i in range(n):
+            szz += z[i] * z[i]
+            sxz += x[i] * z[i]
+        sxx = sx
+    else:
+        for i in range(n):
+            sxx += x[i] * x[i]
+            szz += z[i] * z[i]
+            sxz += x[i] * z[i]
+    t = sqdist_from_norms(sxx, szz, sxz)
+    if t < 0.0:
+        t = dense_sqdist(x, z, n)
+    return exp(-k.gamma * t)
+
+
+cdef inline double _rbf_csr(const KernelSpec* k, const int* xi, const double* xv,
+                            Py_ssize_t xn, const int* zi, const double* zv, Py_ssize_t zn,
+                            double sx, double sz) noexcept nogil:
+    """exp(-gamma ||x - z||^2) of CSR rows (``csr_sqdist``'s value), with squared norms
+    already known (the store keeps them)."""
+    cdef double t = sqdist_from_norms(sx, sz, csr_dot_csr(xi, xv, xn, zi, zv, zn))
+    if t < 0.0:
+        t = csr_sqdist_direct(xi, xv, xn, zi, zv, zn)
+    return exp(-k.gamma * t)
+
+
 cdef double kernel_dense(const KernelSpec* k, const double* x, const double* z,
                          Py_ssize_t n) noexcept nogil:
     if k.kind == 1:
-        return _finish(k, dense_sqdist(x, z, n))
+        return _rbf_dense(k, x, z, n, -1.0, -1.0)
     return _finish(k, dense_dot(x, z, n))
 
 
@@ -108,6 +160,123 @@ cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_
     if k.kind == 1:
         return _finish(k, csr_sqdist(xi, xv, xn, zi, zv, zn))
     return _finish(k, csr_dot_csr(xi, xv, xn, zi, zv, zn))
+
+
+cdef inline double _csr_rbf(const KernelSpec* k, RowStore s, Py_ssize_t r, double sz,
+                            double dot, const int* zi, const double* zv,
+                            Py_ssize_t zn) noexcept nogil:
+    """exp(-gamma ||x_r - z||^2) from the kept norm and the inner product, or the direct sum
+    where that is not accurate (``csr_sqdist``'s value)."""
+    cdef Py_ssize_t q = s.indptr[r]
+    cdef double t = sqdist_from_norms(s.sqn[r], sz, dot)
+    if t < 0.0:
+        t = csr_sqdist_direct(s.indices + q, s.data + q, s.indptr[r + 1] - q, zi, zv, zn)
+    return exp(-k.gamma * t)
+
+
+cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
+                          const int* zi, const double* zv, Py_ssize_t zn,
+                          double* out) noexcept nogil:
+    """out[j] = k(stored CSR row pos[j], z) for j < m (not counted), each value
+    ``kernel_csr(k, row pos[j], z)``'s bit for bit.
+
+    ``csr_dot_csr`` walks two index lists with a branch on every comparison (about 50 ns
+    an evaluation on a9a, most of it mispredicted branches).  Here z is scattered once
+    into a dense buffer and each row's inner product is a gather over the row's own
+    indices, four rows in flight (four independent sums).  A row index that z lacks adds
+    x_k * 0.0 = +-0.0, a no-op on a sum that is never -0.0 (it starts at +0.0 and rounds to
+    nearest), so each sum is ``csr_dot_csr``'s, added in the same order.  The squared
+    norms of stored rows are kept by the store (``sqn``).  Below a few rows per feature
+    (the buffer would cost more than it saves), for a z with an index outside the store's
+    features, or without memory: ``kernel_csr`` per row (the same values)."""
+    cdef Py_ssize_t j = 0, p, q, n0, n1, n2, n3, nmin, d = s.n_features
+    cdef const int* i0
+    cdef const int* i1
+    cdef const int* i2
+    cdef const int* i3
+    cdef const double* v0
+    cdef const double* v1
+    cdef const double* v2
+    cdef const double* v3
+    cdef double a0, a1, a2, a3, sz
+    cdef double* zd = NULL
+    if m >= 4 and d <= 64 * m:
+        for q in range(zn):
+            if not 0 <= zi[q] < d:        # an index beyond the store's features: merge
+                d = -1
+                break
+        if d >= 0:
+            zd = <double*> calloc(max(d, 1), sizeof(double))
+    if zd == NULL:
+        for j in range(m):
+            q = s.indptr[pos[j]]
+            out[j] = kernel_csr(k, s.indices + q, s.data + q, s.indptr[pos[j] + 1] - q,
+                                zi, zv, zn)
+        return
+    for q in range(zn):
+        zd[zi[q]] = zv[q]
+    sz = seq_sqnorm(zv, zn)
+    while j < m:
+        if j + 4 <= m:
+            q = s.indptr[pos[j]]
+            i0 = s.indices + q
+            v0 = s.data + q
+            n0 = s.indptr[pos[j] + 1] - q
+            q = s.indptr[pos[j + 1]]
+            i1 = s.indices + q
+            v1 = s.data + q
+            n1 = s.indptr[pos[j + 1] + 1] - q
+            q = s.indptr[pos[j + 2]]
+            i2 = s.indices + q
+            v2 = s.data + q
+            n2 = s.indptr[pos[j + 2] + 1] - q
+            q = s.indptr[pos[j + 3]]
+            i3 = s.indices + q
+            v3 = s.data + q
+            n3 = s.indptr[pos[j + 3] + 1] - q
+            nmin = min(min(n0, n1), min(n2, n3))
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            for p in range(nmin):
+                a0 = a0 + v0[p] * zd[i0[p]]
+                a1 = a1 + v1[p] * zd[i1[p]]
+                a2 = a2 + v2[p] * zd[i2[p]]
+                a3 = a3 + v3[p] * zd[i3[p]]
+            for p in range(nmin, n0):
+                a0 = a0 + v0[p] * zd[i0[p]]
+            for p in range(nmin, n1):
+                a1 = a1 + v1[p] * zd[i1[p]]
+            for p in range(nmin, n2):
+                a2 = a2 + v2[p] * zd[i2[p]]
+            for p in range(nmin, n3):
+                a3 = a3 + v3[p] * zd[i3[p]]
+            if k.kind == 1:
+                out[j] = _csr_rbf(k, s, pos[j], sz, a0, zi, zv, zn)
+                out[j + 1] = _csr_rbf(k, s, pos[j + 1], sz, a1, zi, zv, zn)
+                out[j + 2] = _csr_rbf(k, s, pos[j + 2], sz, a2, zi, zv, zn)
+                out[j + 3] = _csr_rbf(k, s, pos[j + 3], sz, a3, zi, zv, zn)
+            else:
+                out[j] = _finish(k, a0)
+                out[j + 1] = _finish(k, a1)
+                out[j + 2] = _finish(k, a2)
+                out[j + 3] = _finish(k, a3)
+            j += 4
+        else:
+            q = s.indptr[pos[j]]
+            i0 = s.indices + q
+            v0 = s.data + q
+            n0 = s.indptr[pos[j] + 1] - q
+            a0 = 0.0
+            for p in range(n0):
+                a0 = a0 + v0[p] * zd[i0[p]]
+            if k.kind == 1:
+                out[j] = _csr_rbf(k, s, pos[j], sz, a0, zi, zv, zn)
+            else:
+                out[j] = _finish(k, a0)
+            j += 1
+    free(zd)
 
 
 # ---------------------------------------------------------------- buffer growth
@@ -235,6 +404,7 @@ cdef class RowStore:
         self.dense = NULL
         self.data = NULL
         self.indices = NULL
+        self.sqn = NULL
         self.indptr = <Py_ssize_t*> malloc(sizeof(Py_ssize_t))
         if self.indptr == NULL:
             raise MemoryError()
@@ -245,6 +415,7 @@ cdef class RowStore:
         free(self.data)
         free(self.indices)
         free(self.indptr)
+        free(self.sqn)
 
     cdef int _reserve(self, Py_ssize_t rows, Py_ssize_t nnz) except -1 nogil:
         cdef Py_ssize_t cap
@@ -257,12 +428,22 @@ cdef class RowStore:
                     with gil:
                         raise MemoryError()
                 self.indptr = <Py_ssize_t*> p
+                p = realloc(self.sqn, cap * sizeof(double))
+                if p == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.sqn = <double*> p
             else:
                 p = realloc(self.dense, cap * max(self.n_features, 1) * sizeof(double))
                 if p == NULL:
                     with gil:
                         raise MemoryError()
                 self.dense = <double*> p
+                p = realloc(self.sqn, cap * sizeof(double))
+                if p == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.sqn = <double*> p
             self.capacity = cap
         if self.sparse and nnz > self.nnz_capacity:
             cap = max(nnz, 2 * self.nnz_capacity, 64)
@@ -282,6 +463,7 @@ cdef class RowStore:
     cdef int append_dense(self, const double* x) except -1 nogil:
         self._reserve(self.n_rows + 1, 0)
         memcpy(self.dense + self.n_rows * self.n_features, x, self.n_features * sizeof(double))
+        self.sqn[self.n_rows] = dense_dot(x, x, self.n_features)
         self.n_rows += 1
         return 0
 
@@ -291,6 +473,7 @@ cdef class RowStore:
         memcpy(self.data + start, val, nnz * sizeof(double))
         memcpy(self.indices + start, idx, nnz * sizeof(int))
         self.indptr[self.n_rows + 1] = start + nnz
+        self.sqn[self.n_rows] = seq_sqnorm(val, nnz)
         self.n_rows += 1
         return 0
 
@@ -306,10 +489,12 @@ cdef class RowStore:
                     memcpy(self.data + pos, self.data + start, nnz * sizeof(double))
                     memcpy(self.indices + pos, self.indices + start, nnz * sizeof(int))
                 self.indptr[r] = pos
+                self.sqn[r] = self.sqn[src]
                 pos += nnz
             elif src != r:
                 memcpy(self.dense + r * self.n_features, self.dense + src * self.n_features,
                        self.n_features * sizeof(double))
+                self.sqn[r] = self.sqn[src]
         if self.sparse:
             self.indptr[n] = pos
         self.n_rows = n
@@ -317,6 +502,14 @@ cdef class RowStore:
 
     cdef double kernel_rows(self, const KernelSpec* k, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
         cdef Py_ssize_t d = self.n_features
+        if k.kind == 1:             # the kept squared norms: the same values, fewer sums
+            if self.sparse:
+                return _rbf_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
+                                self.indptr[i + 1] - self.indptr[i],
+                                self.indices + self.indptr[j], self.data + self.indptr[j],
+                                self.indptr[j + 1] - self.indptr[j], self.sqn[i], self.sqn[j])
+            return _rbf_dense(k, self.dense + i * d, self.dense + j * d, d, self.sqn[i],
+                              self.sqn[j])
         if self.sparse:
             return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
                               self.indptr[i + 1] - self.indptr[i],
@@ -326,10 +519,17 @@ cdef class RowStore:
 
     cdef double kernel_row_dense(self, const KernelSpec* k, Py_ssize_t i,
                                  const double* x) noexcept nogil:
+        if k.kind == 1:
+            return _rbf_dense(k, self.dense + i * self.n_features, x, self.n_features,
+                              self.sqn[i], -1.0)
         return kernel_dense(k, self.dense + i * self.n_features, x, self.n_features)
 
     cdef double kernel_row_csr(self, const KernelSpec* k, Py_ssize_t i, const int* xi,
                                const double* xv, Py_ssize_t xn) noexcept nogil:
+        if k.kind == 1:
+            return _rbf_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
+                            self.indptr[i + 1] - self.indptr[i], xi, xv, xn, self.sqn[i],
+                            seq_sqnorm(xv, xn))
         return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
                           self.indptr[i + 1] - self.indptr[i], xi, xv, xn)
 
@@ -414,6 +614,8 @@ cdef class RowStore:
         cdef const int* xi
         cdef const double* xv
         cdef KernelSpec* spec = &kern.spec
+        cdef const Py_ssize_t[::1] pos
+        cdef double[::1] kv
         if n > self.n_rows:
             raise ValueError("more coefficients than stored rows")
         if m == 0:
@@ -422,15 +624,19 @@ cdef class RowStore:
             data = np.ascontiguousarray(X.data, dtype=np.float64)
             indices = np.ascontiguousarray(X.indices, dtype=np.int32)
             indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            nzc = np.flatnonzero(np.asarray(c)).astype(np.intp)
+            pos = nzc
+            kv = np.empty(max(pos.shape[0], 1))
             with nogil:
                 for r in range(m):
                     xi = &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
                     xv = &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
+                    # the values of kernel_row_csr(j, x), j ascending, bit for bit
+                    kernel_csr_many(spec, self, &pos[0] if pos.shape[0] else NULL,
+                                    pos.shape[0], xi, xv, indptr[r + 1] - indptr[r], &kv[0])
                     f = 0.0
-                    for j in range(n):
-                        if c[j] != 0.0:
-                            f += c[j] * self.kernel_row_csr(spec, j, xi, xv,
-                                                            indptr[r + 1] - indptr[r])
+                    for j in range(pos.shape[0]):
+                        f += c[pos[j]] * kv[j]
                     out[r] = f
         else:
             Xd = X

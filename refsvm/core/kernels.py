@@ -3,8 +3,8 @@
 The papers measure cost in *kernel evaluations*, so every :class:`Kernel`
 counts the evaluations it performs in ``n_evals``.  The compiled twin is
 :class:`refsvm._core.CKernel`; both compute the same formulas in the same
-way (the squared distance of the RBF kernel is summed directly as
-``sum((x - z) ** 2)``, not expanded into norms), so that the twins agree to
+way (the squared distance of the RBF kernel from the norms and the inner product, or
+summed directly for close points: see :func:`sqdist`), so that the twins agree to
 rounding -- in fact bit for bit, on every machine: sums are added left to right
 (:func:`sequential_sum`, as the twin's C loops; not BLAS's ``ddot``, whose order and
 fused multiply-adds depend on the CPU), and the exponential is the C library's
@@ -128,7 +128,26 @@ def sqnorm(x):
 
 
 def sqdist(x, z):
-    """||x - z||^2, summed directly over the coordinates where either is non-zero."""
+    """||x - z||^2, from the norms where that is accurate, else summed directly.
+
+    d = (||x||^2 + ||z||^2) - 2 <x, z> (as LIBSVM computes it) is kept when
+    d > (||x||^2 + ||z||^2) / 4: its round-off, a few units of the norms', is then a few
+    units of d.  Otherwise (close points, far from the origin) the squared differences are
+    summed directly over the coordinates where either row is non-zero, in index order.
+    Either way a dense row and its CSR form give the same bits (zeros add +0.0, a no-op on
+    these sums).  The inner product of two sparse rows needs only their common indices,
+    which the twin computes by a gather against one row scattered once, four rows at a time
+    (``kernel_csr_many``: about 5x faster than merging the two index lists on a9a); the
+    twin's store keeps every row's squared norm.  Equal rows give 0 exactly."""
+    sx, sz = sqnorm(x), sqnorm(z)
+    d = (sx + sz) - 2.0 * dot(x, z)
+    if d > 0.25 * (sx + sz):
+        return d
+    return _direct_sqdist(x, z)
+
+
+def _direct_sqdist(x, z):
+    """sum_k (x_k - z_k)^2 in index order (over the union of the indices of sparse rows)."""
     if isinstance(x, SparseRow) or isinstance(z, SparseRow):
         x = _as_sparse(x)
         z = _as_sparse(z)

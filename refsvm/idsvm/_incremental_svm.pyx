@@ -1707,9 +1707,10 @@ cdef class IncrementalSVMState(StreamLearner):
             self.idx[m] = i
             m += (st == MARGIN) | (st == ERROR)
         f = self.b
+        kernel_many(self.kern, self.store, c, self.idx, m, self.kv)   # k_rows's values
         for j in range(m):
             i = self.idx[j]
-            kv = self.kern.k_rows(self.store, i, c)
+            kv = self.kv[j]
             self.col[i] = kv
             f += self.alpha[i] * self.y[i] * kv
         self.g[c] = self.y[c] * f - 1.0

@@ -98,3 +98,119 @@ def test_kernel_many_equals_one_by_one(kind, sparse, data):
             if m:
                 expected = SKLEARN[kind](data[pos], data[z:z + 1], 0.7, 3, 0.5).ravel()
                 np.testing.assert_allclose(many, expected, rtol=1e-12, atol=1e-12)
+
+
+def _awkward_csr(rng, n=40, d=30):
+    """CSR rows of mixed scales (1e-8 .. 1e7), an empty row, duplicates, one-entry rows."""
+    X = rng.randn(n, d) * 10.0 ** rng.randint(-8, 8, size=(n, d))
+    X[rng.rand(n, d) < 0.7] = 0.0
+    X[5] = 0.0
+    X[7] = X[6]
+    X[9] = 0.0
+    X[9, 3] = 2.5
+    return to_csr(X)
+
+
+@pytest.mark.parametrize("kind", ["linear", "rbf", "poly"])
+def test_sparse_kernel_twin_equals_reference_bit_for_bit(kind):
+    """CSR rows: the reference's ``Kernel`` and the twin (one pair at a time, and
+    ``kernel_many``'s gather four rows at a time) give the same bits; equal rows give an
+    RBF value of exactly 1 (the squared distance from the norms is exactly 0)."""
+    rng = np.random.RandomState(3)
+    M = _awkward_csr(rng)
+    n = M.shape[0]
+    ref = Kernel(kind, 1e-3, 2, 0.5)
+    twin = CKernel(kind, 1e-3, 2, 0.5)
+    store = RowStore(M.shape[1], True)
+    for i in range(n):
+        store.append(M, i)
+    rows = [get_row(M, i) for i in range(n)]
+    pos = np.arange(n)
+    for z in range(n):
+        expected = np.array([ref.value(rows[i], rows[z]) for i in range(n)])
+        np.testing.assert_array_equal(twin.rows_pairs(store, z, pos), expected)
+        np.testing.assert_array_equal(twin.rows_pairs(store, z, pos, many=False), expected)
+        np.testing.assert_array_equal(twin.row(store, rows[z]), expected)
+    if kind == "rbf":
+        assert twin.rows_pairs(store, 6, [7, 6])[0] == 1.0
+        assert ref.value(rows[6], rows[7]) == 1.0
+
+
+def test_sparse_kernel_many_fallbacks_and_compaction_keep_the_values():
+    """More features than 64 per requested row (no scatter buffer: the merge) and a store
+    compacted by ``keep_rows`` (the kept squared norms move with their rows) give the
+    values of a freshly built store, bit for bit."""
+    rng = np.random.RandomState(4)
+    M = _awkward_csr(rng, n=12, d=2000)
+    twin = CKernel("rbf", 1e-4)
+    store = RowStore(M.shape[1], True)
+    for i in range(M.shape[0]):
+        store.append(M, i)
+    one = twin.rows_pairs(store, 0, np.arange(12), many=False)
+    np.testing.assert_array_equal(twin.rows_pairs(store, 0, np.arange(12)), one)  # 2000 > 64*12
+    keep = [0, 2, 3, 6, 7, 11]
+    store.keep_rows(keep)
+    fresh = RowStore(M.shape[1], True)
+    for i in keep:
+        fresh.append(M, i)
+    for z in range(len(keep)):
+        np.testing.assert_array_equal(twin.rows_pairs(store, z, np.arange(len(keep))),
+                                      twin.rows_pairs(fresh, z, np.arange(len(keep)), many=False))
+
+
+def test_sparse_expansion_equals_the_pairwise_sum():
+    """``RowStore.expansion`` on CSR rows (the decision functions' kernel sum: one gather
+    call per row) equals the reference's sum over the non-zero coefficients, left to
+    right, bit for bit."""
+    rng = np.random.RandomState(5)
+    M = _awkward_csr(rng, n=30, d=8)
+    coef = rng.randn(30)
+    coef[[1, 4, 9]] = 0.0
+    ref = Kernel("rbf", 0.3)
+    store = RowStore(M.shape[1], True)
+    for i in range(30):
+        store.append(M, i)
+    got = store.expansion(CKernel("rbf", 0.3), coef, M)
+    rows = [get_row(M, i) for i in range(30)]
+    for r in range(30):
+        f = 0.0
+        for j in range(30):
+            if coef[j] != 0.0:
+                f += coef[j] * ref.value(rows[j], rows[r])
+        assert got[r] == f
+
+
+@pytest.mark.parametrize("d", [2, 8, 9, 40])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rbf_close_pairs_far_from_the_origin(d, sparse):
+    """Pairs 1e-7 .. 1 apart around a centre at distance 1e3 from the origin: where the
+    norms' form would lose the distance to round-off, the direct sum is taken (twins and
+    reference alike, dense and CSR alike, one by one and four at a time: the same bits),
+    and the kernel values stay as accurate as the direct sum's."""
+    rng = np.random.RandomState(d)
+    centre = rng.randn(d)
+    centre *= 1e3 / np.linalg.norm(centre)
+    steps = 10.0 ** rng.uniform(-7, 0, size=30)
+    X = centre + steps[:, None] * rng.randn(30, d) / np.sqrt(d)
+    X[::5] = rng.randn(6, d)                       # and some points near the origin
+    M = to_csr(X) if sparse else X
+    gamma = 0.3
+    ref = Kernel("rbf", gamma)
+    twin = CKernel("rbf", gamma)
+    store = RowStore(d, sparse)
+    for i in range(30):
+        store.append(M, i)
+    rows = [get_row(M, i) for i in range(30)]
+    exact = np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    for z in range(30):
+        many = twin.rows_pairs(store, z, np.arange(30))
+        np.testing.assert_array_equal(many, twin.rows_pairs(store, z, np.arange(30),
+                                                            many=False))
+        np.testing.assert_array_equal(many, [ref.value(rows[i], rows[z]) for i in range(30)])
+        np.testing.assert_allclose(many, exact[:, z], rtol=1e-13, atol=1e-15)
+    if sparse:
+        dense = RowStore(d, False)
+        for i in range(30):
+            dense.append(X, i)
+        np.testing.assert_array_equal(twin.rows_pairs(store, 3, np.arange(30)),
+                                      twin.rows_pairs(dense, 3, np.arange(30)))
