@@ -99,7 +99,8 @@ cdef extern from *:
                                     double sz, double* out) {
         Py_ssize_t j, i;
         for (j = 0; j < m; j++) {
-            const double* r = dense + pos[j] * d;
+            Py_ssize_t pj = pos ? pos[j] : j;   /* NULL: the rows 0 .. m-1 */
+            const double* r = dense + pj * d;
             double dot = 0.0, dir = 0.0, t, nrm;
             uint64_t a, b, mask;
             for (i = 0; i < d; i++) {
@@ -107,7 +108,7 @@ cdef extern from *:
                 t = r[i] - z[i];
                 dir = dir + t * t;
             }
-            t = sqn[pos[j]] + sz;
+            t = sqn[pj] + sz;
             nrm = t - 2.0 * dot;
             mask = (uint64_t)0 - (uint64_t)(nrm > 0.25 * t);
             __builtin_memcpy(&a, &nrm, 8);
@@ -121,6 +122,10 @@ cdef extern from *:
     void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
+
+
+cdef void kernel_row_many(CKernel kern, RowStore s, Py_ssize_t m, const int* xi,
+                          const double* xv, Py_ssize_t xn, double* out) noexcept nogil
 
 
 cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize_t* pos,

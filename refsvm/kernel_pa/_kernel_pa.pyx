@@ -14,7 +14,7 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (CKernel, RowStore, StreamLearner, kernel_dense, kernel_csr, grow,
-                           pa_step)
+                           kernel_row_many, pa_step)
 from refsvm.core.pa import PA_VARIANTS, variant_code
 from refsvm.core.kernels import rows_to_state
 
@@ -34,6 +34,7 @@ cdef class KernelPA(StreamLearner):
     cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
     cdef double* coef         # c_j = tau_j y_j
     cdef long long* ids       # stream ids of the support vectors
+    cdef double* kbuf         # k(x_j, x) of the arrival, j < n_sv (the core's kernel_row_many)
     cdef Py_ssize_t n_sv, capacity
     cdef readonly long long n_seen, n_updates, n_mistakes
     cdef readonly double cumulative_loss
@@ -51,6 +52,7 @@ cdef class KernelPA(StreamLearner):
     def __dealloc__(self):
         free(self.coef)
         free(self.ids)
+        free(self.kbuf)
 
     cdef int _reserve(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` support vectors in coef and ids (the core's ``grow``)."""
@@ -60,6 +62,8 @@ cdef class KernelPA(StreamLearner):
         grow(<void**> &self.coef, &capacity, need, sizeof(double))
         capacity = self.capacity
         grow(<void**> &self.ids, &capacity, need, sizeof(long long))
+        capacity = self.capacity
+        grow(<void**> &self.kbuf, &capacity, need, sizeof(double))
         self.capacity = capacity
         return 0
 
@@ -69,11 +73,10 @@ cdef class KernelPA(StreamLearner):
         returns 1 when x joined the expansion, else 0."""
         cdef Py_ssize_t j
         cdef double f = 0.0, loss, kxx, tau, k
+        if self.n_sv:               # k_row_csr / k_row_dense's values, in one call
+            kernel_row_many(self.kernel, self.store, self.n_sv, xi, xv, nnz, self.kbuf)
         for j in range(self.n_sv):
-            if self.sparse:
-                k = self.kernel.k_row_csr(self.store, j, xi, xv, nnz)
-            else:
-                k = self.kernel.k_row_dense(self.store, j, xv)
+            k = self.kbuf[j]
             if self.fit_intercept:
                 k = k + 1.0
             f += self.coef[j] * k

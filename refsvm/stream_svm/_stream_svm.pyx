@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, ScaledVector,
                            sv_init, sv_scale, sv_add_row, sv_sqnorm, sv_fold, row_dot,
                            row_sqnorm, grow, kernel_dense, kernel_csr, STEP_BAD,
-                           row_dot_sqnorm, row_screen)
+                           row_dot_sqnorm, row_screen, kernel_row_many)
 from refsvm._core import restore_state
 from refsvm.stream_svm import stream_svm as _ref
 
@@ -881,13 +881,15 @@ cdef class StreamSVMKernel(_StreamSVM):
     cdef CKernel kern
     cdef long long* ids
     cdef double* alpha
-    cdef Py_ssize_t n_sv, cap_ids, cap_alpha
+    cdef double* kbuf           # k(x_m, x) of the scored row, m < n_sv (kernel_row_many)
+    cdef Py_ssize_t n_sv, cap_ids, cap_alpha, cap_k
     cdef readonly double wnorm2
 
     def __cinit__(self, *args, **kwargs):
         self.ids = NULL
         self.alpha = NULL
-        self.n_sv = self.cap_ids = self.cap_alpha = 0
+        self.kbuf = NULL
+        self.n_sv = self.cap_ids = self.cap_alpha = self.cap_k = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
                  kernel="rbf", gamma=1.0, degree=3, coef0=0.0, fit_intercept=False):
@@ -898,6 +900,7 @@ cdef class StreamSVMKernel(_StreamSVM):
     def __dealloc__(self):
         free(self.ids)
         free(self.alpha)
+        free(self.kbuf)
 
     def _init_extra(self):
         k = self.kern
@@ -910,6 +913,7 @@ cdef class StreamSVMKernel(_StreamSVM):
     cdef int _append(self, long long n, double a) except -1 nogil:
         grow(<void**> &self.ids, &self.cap_ids, self.n_sv + 1, sizeof(long long))
         grow(<void**> &self.alpha, &self.cap_alpha, self.n_sv + 1, sizeof(double))
+        grow(<void**> &self.kbuf, &self.cap_k, self.n_sv + 1, sizeof(double))
         self.ids[self.n_sv] = n
         self.alpha[self.n_sv] = a
         self.n_sv += 1
@@ -932,12 +936,10 @@ cdef class StreamSVMKernel(_StreamSVM):
     cdef double _score(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:
         cdef Py_ssize_t m
         cdef double f = 0.0
-        if self.sparse:
-            for m in range(self.n_sv):
-                f += self.alpha[m] * self.kern.k_row_csr(self.store, m, xi, xv, nnz)
-        else:
-            for m in range(self.n_sv):
-                f += self.alpha[m] * self.kern.k_row_dense(self.store, m, xv)
+        if self.n_sv:           # k_row_csr / k_row_dense's values, in one call
+            kernel_row_many(self.kern, self.store, self.n_sv, xi, xv, nnz, self.kbuf)
+        for m in range(self.n_sv):
+            f += self.alpha[m] * self.kbuf[m]
         return f
 
     cdef double _self_value(self, const int* xi, const double* xv, Py_ssize_t nnz) noexcept nogil:

@@ -214,3 +214,30 @@ def test_rbf_close_pairs_far_from_the_origin(d, sparse):
             dense.append(X, i)
         np.testing.assert_array_equal(twin.rows_pairs(store, 3, np.arange(30)),
                                       twin.rows_pairs(dense, 3, np.arange(30)))
+
+
+@pytest.mark.parametrize("kind", ["linear", "rbf", "poly"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("d", [3, 8, 30])
+def test_kernel_row_many_equals_one_by_one(kind, sparse, d):
+    """``kernel_row_many`` (every stored row against one arrival, in one call: the
+    score of a kernel expansion) gives ``k_row_csr`` / ``k_row_dense``'s values bit for
+    bit and counts one evaluation per row, for 0 .. 13 stored rows, close pairs included."""
+    rng = np.random.RandomState(d)
+    X = rng.randn(14, d) * 3.0
+    X[rng.rand(14, d) < 0.4] = 0.0
+    X[5] = X[4] + 1e-6
+    M = to_csr(X) if sparse else X
+    twin = CKernel(kind, 0.2, 2, 1.0)
+    for n in (0, 1, 3, 4, 5, 13):
+        store = RowStore(d, sparse)
+        for i in range(n):
+            store.append(M, i)
+        for z in (4, 13):
+            x = get_row(M, z)
+            before = twin.n_evals
+            many = twin.row(store, x, many=True)
+            assert twin.n_evals == before + n
+            np.testing.assert_array_equal(many, twin.row(store, x))
+    with pytest.raises(ValueError, match="features"):
+        twin.row(RowStore(d, False), np.zeros(d + 1))
