@@ -117,8 +117,48 @@ cdef extern from *:
             __builtin_memcpy(&out[j], &a, 8);
         }
     }
+    /* out[j] = <row pos[j], x> (rows of d doubles from base; pos NULL: the rows 0 .. m-1),
+       each one sequential sum in dense_dot's order; four rows in flight (four
+       independent chains of additions: the latency of one chain, d additions, is the
+       bound of a single row; beyond the caches the bound is reading the rows, and eight
+       chains measured no faster). */
+    static void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
+                            const double* x, Py_ssize_t d, double* out) {
+        Py_ssize_t j = 0, i;
+    #define REFSVM_ROW(k) (base + (pos ? pos[j + (k)] : j + (k)) * d)
+        for (; j + 4 <= m; j += 4) {
+            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
+                         *r3 = REFSVM_ROW(3);
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (i = 0; i < d; i++) {
+                double xi = x[i];
+                s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
+                s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
+            }
+            out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
+        }
+        for (; j + 2 <= m; j += 2) {
+            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1);
+            double s0 = 0.0, s1 = 0.0;
+            for (i = 0; i < d; i++) {
+                s0 = s0 + r0[i] * x[i];
+                s1 = s1 + r1[i] * x[i];
+            }
+            out[j] = s0; out[j + 1] = s1;
+        }
+        for (; j < m; j++) {
+            const double* r0 = REFSVM_ROW(0);
+            double s0 = 0.0;
+            for (i = 0; i < d; i++)
+                s0 = s0 + r0[i] * x[i];
+            out[j] = s0;
+        }
+    #undef REFSVM_ROW
+    }
     #endif
     """
+    void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
+                     const double* x, Py_ssize_t d, double* out) noexcept nogil
     void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
@@ -144,11 +184,7 @@ cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize
     cdef int kind = k.spec.kind
     cdef double gamma = k.spec.gamma
     cdef const double* xz
-    cdef const double* r0
-    cdef const double* r1
-    cdef const double* r2
-    cdef const double* r3
-    cdef double s0, s1, s2, s3
+    cdef double s0
     if s.sparse:
         kernel_csr_many(&k.spec, s, pos, m, s.indices + s.indptr[z], s.data + s.indptr[z],
                         s.indptr[z + 1] - s.indptr[z], out)
@@ -162,32 +198,7 @@ cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize
             out[j] = exp(-gamma * out[j])
         k.n_evals += m
         return
-    while j + 4 <= m:
-        r0 = s.dense + pos[j] * d
-        r1 = s.dense + pos[j + 1] * d
-        r2 = s.dense + pos[j + 2] * d
-        r3 = s.dense + pos[j + 3] * d
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        for i in range(d):
-            s0 = s0 + r0[i] * xz[i]
-            s1 = s1 + r1[i] * xz[i]
-            s2 = s2 + r2[i] * xz[i]
-            s3 = s3 + r3[i] * xz[i]
-        out[j] = s0
-        out[j + 1] = s1
-        out[j + 2] = s2
-        out[j + 3] = s3
-        j += 4
-    while j < m:
-        r0 = s.dense + pos[j] * d
-        s0 = 0.0
-        for i in range(d):
-            s0 = s0 + r0[i] * xz[i]
-        out[j] = s0
-        j += 1
+    refsvm_dots(s.dense, pos, m, xz, d, out)      # four inner products in flight
     if kind == 1:
         for j in range(m):
             s0 = sqdist_from_norms(s.sqn[pos[j]], s.sqn[z], out[j])

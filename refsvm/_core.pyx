@@ -292,12 +292,8 @@ cdef void kernel_row_many(CKernel kern, RowStore s, Py_ssize_t m, const int* xi,
     once, the inner products four stored rows at a time (independent sums in the order of
     ``dense_dot``), the store's squared norms, then the finish of ``kernel_dense``."""
     cdef const KernelSpec* k = &kern.spec
-    cdef Py_ssize_t j = 0, i, d = s.n_features
-    cdef const double* r0
-    cdef const double* r1
-    cdef const double* r2
-    cdef const double* r3
-    cdef double s0, s1, s2, s3, sz, t
+    cdef Py_ssize_t j = 0, d = s.n_features
+    cdef double sz, t
     kern.n_evals += m
     if m <= 0:
         return
@@ -309,28 +305,7 @@ cdef void kernel_row_many(CKernel kern, RowStore s, Py_ssize_t m, const int* xi,
         for j in range(m):
             out[j] = exp(-k.gamma * out[j])
         return
-    while j + 4 <= m:
-        r0 = s.dense + j * d
-        r1 = r0 + d
-        r2 = r1 + d
-        r3 = r2 + d
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        for i in range(d):
-            s0 = s0 + r0[i] * xv[i]
-            s1 = s1 + r1[i] * xv[i]
-            s2 = s2 + r2[i] * xv[i]
-            s3 = s3 + r3[i] * xv[i]
-        out[j] = s0
-        out[j + 1] = s1
-        out[j + 2] = s2
-        out[j + 3] = s3
-        j += 4
-    while j < m:
-        out[j] = dense_dot(s.dense + j * d, xv, d)
-        j += 1
+    refsvm_dots(s.dense, NULL, m, xv, d, out)     # four inner products in flight
     if k.kind == 1:
         sz = dense_dot(xv, xv, d)
         for j in range(m):
