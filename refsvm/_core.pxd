@@ -164,8 +164,9 @@ cdef extern from *:
                              double* out) noexcept nogil
 
 
-cdef void kernel_row_many(CKernel kern, RowStore s, Py_ssize_t m, const int* xi,
-                          const double* xv, Py_ssize_t xn, double* out) noexcept nogil
+cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
+                          const int* xi, const double* xv, Py_ssize_t xn,
+                          double* out) noexcept nogil
 
 
 cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize_t* pos,

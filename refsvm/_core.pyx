@@ -284,11 +284,12 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
     free(zd)
 
 
-cdef void kernel_row_many(CKernel kern, RowStore s, Py_ssize_t m, const int* xi,
-                          const double* xv, Py_ssize_t xn, double* out) noexcept nogil:
-    """out[j] = k(stored row j, x) for j < m: ``k_row_csr`` / ``k_row_dense``'s values bit
-    for bit, m counted evaluations, in one call (what a kernel expansion's score needs on
-    every arrival).  CSR: ``kernel_csr_many``.  Dense (xi NULL, xn = n_features): ||x||^2
+cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
+                          const int* xi, const double* xv, Py_ssize_t xn,
+                          double* out) noexcept nogil:
+    """out[j] = k(stored row pos[j], x) for j < m (the rows 0 .. m-1 if pos is NULL):
+    ``k_row_csr`` / ``k_row_dense``'s values bit for bit, m counted evaluations, in one call
+    (what a kernel expansion's score needs on every arrival, and prediction).  CSR: ``kernel_csr_many``.  Dense (xi NULL, xn = n_features): ||x||^2
     once, the inner products four stored rows at a time (independent sums in the order of
     ``dense_dot``), the store's squared norms, then the finish of ``kernel_dense``."""
     cdef const KernelSpec* k = &kern.spec
@@ -298,20 +299,20 @@ cdef void kernel_row_many(CKernel kern, RowStore s, Py_ssize_t m, const int* xi,
     if m <= 0:
         return
     if s.sparse:
-        kernel_csr_many(k, s, NULL, m, xi, xv, xn, out)
+        kernel_csr_many(k, s, pos, m, xi, xv, xn, out)
         return
     if k.kind == 1 and d <= 8:
-        refsvm_sqdist_small(s.dense, NULL, m, xv, d, s.sqn, dense_dot(xv, xv, d), out)
+        refsvm_sqdist_small(s.dense, pos, m, xv, d, s.sqn, dense_dot(xv, xv, d), out)
         for j in range(m):
             out[j] = exp(-k.gamma * out[j])
         return
-    refsvm_dots(s.dense, NULL, m, xv, d, out)     # four inner products in flight
+    refsvm_dots(s.dense, pos, m, xv, d, out)     # four inner products in flight
     if k.kind == 1:
         sz = dense_dot(xv, xv, d)
         for j in range(m):
-            t = sqdist_from_norms(s.sqn[j], sz, out[j])
+            t = sqdist_from_norms(s.sqn[_at(pos, j)], sz, out[j])
             if t < 0.0:
-                t = dense_sqdist(s.dense + j * d, xv, d)
+                t = dense_sqdist(s.dense + _at(pos, j) * d, xv, d)
             out[j] = exp(-k.gamma * t)
     elif k.kind == 2:
         for j in range(m):
@@ -657,22 +658,25 @@ cdef class RowStore:
         cdef double[::1] kv
         if n > self.n_rows:
             raise ValueError("more coefficients than stored rows")
+        if not self.sparse and m and X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features, the store {self.n_features}")
         if m == 0:
             return np.asarray(out)
+        pos = np.flatnonzero(np.asarray(c)).astype(np.intp)   # the rows with c[j] != 0
+        kv = np.empty(max(pos.shape[0], 1))
+        # k(row pos[j], x) by kernel_row_many (kernel_row_csr / kernel_row_dense's values),
+        # summed with j ascending as before; prediction: the evaluations are not counted
         if self.sparse:
             data = np.ascontiguousarray(X.data, dtype=np.float64)
             indices = np.ascontiguousarray(X.indices, dtype=np.int32)
             indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
-            nzc = np.flatnonzero(np.asarray(c)).astype(np.intp)
-            pos = nzc
-            kv = np.empty(max(pos.shape[0], 1))
             with nogil:
                 for r in range(m):
                     xi = &indices[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
                     xv = &data[indptr[r]] if indptr[r + 1] > indptr[r] else NULL
-                    # the values of kernel_row_csr(j, x), j ascending, bit for bit
-                    kernel_csr_many(spec, self, &pos[0] if pos.shape[0] else NULL,
+                    kernel_row_many(kern, self, &pos[0] if pos.shape[0] else NULL,
                                     pos.shape[0], xi, xv, indptr[r + 1] - indptr[r], &kv[0])
+                    kern.n_evals -= pos.shape[0]
                     f = 0.0
                     for j in range(pos.shape[0]):
                         f += c[pos[j]] * kv[j]
@@ -681,10 +685,12 @@ cdef class RowStore:
             Xd = X
             with nogil:
                 for r in range(m):
+                    kernel_row_many(kern, self, &pos[0] if pos.shape[0] else NULL,
+                                    pos.shape[0], NULL, &Xd[r, 0], self.n_features, &kv[0])
+                    kern.n_evals -= pos.shape[0]
                     f = 0.0
-                    for j in range(n):
-                        if c[j] != 0.0:
-                            f += c[j] * self.kernel_row_dense(spec, j, &Xd[r, 0])
+                    for j in range(pos.shape[0]):
+                        f += c[pos[j]] * kv[j]
                     out[r] = f
         return np.asarray(out)
 
@@ -781,7 +787,7 @@ cdef class CKernel:
             xi = np.ascontiguousarray(x.indices, dtype=np.int32)
             xv = np.ascontiguousarray(x.data, dtype=np.float64)
             if many:
-                kernel_row_many(self, store, n, &xi[0] if xi.shape[0] else NULL,
+                kernel_row_many(self, store, NULL, n, &xi[0] if xi.shape[0] else NULL,
                                 &xv[0] if xv.shape[0] else NULL, xi.shape[0], &out[0])
             else:
                 for i in range(n):
@@ -793,7 +799,7 @@ cdef class CKernel:
                 raise ValueError(f"x has {xd.shape[0]} features, the store "
                                  f"{store.n_features}")
             if many:
-                kernel_row_many(self, store, n, NULL, &xd[0] if xd.shape[0] else NULL,
+                kernel_row_many(self, store, NULL, n, NULL, &xd[0] if xd.shape[0] else NULL,
                                 xd.shape[0], &out[0])
             else:
                 for i in range(n):

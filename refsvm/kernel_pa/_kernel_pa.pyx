@@ -74,7 +74,7 @@ cdef class KernelPA(StreamLearner):
         cdef Py_ssize_t j
         cdef double f = 0.0, loss, kxx, tau, k
         if self.n_sv:               # k_row_csr / k_row_dense's values, in one call
-            kernel_row_many(self.kernel, self.store, self.n_sv, xi, xv, nnz, self.kbuf)
+            kernel_row_many(self.kernel, self.store, NULL, self.n_sv, xi, xv, nnz, self.kbuf)
         for j in range(self.n_sv):
             k = self.kbuf[j]
             if self.fit_intercept:

@@ -937,7 +937,7 @@ cdef class StreamSVMKernel(_StreamSVM):
         cdef Py_ssize_t m
         cdef double f = 0.0
         if self.n_sv:           # k_row_csr / k_row_dense's values, in one call
-            kernel_row_many(self.kern, self.store, self.n_sv, xi, xv, nnz, self.kbuf)
+            kernel_row_many(self.kern, self.store, NULL, self.n_sv, xi, xv, nnz, self.kbuf)
         for m in range(self.n_sv):
             f += self.alpha[m] * self.kbuf[m]
         return f

@@ -158,19 +158,30 @@ def test_sparse_kernel_many_fallbacks_and_compaction_keep_the_values():
                                       twin.rows_pairs(fresh, z, np.arange(len(keep)), many=False))
 
 
-def test_sparse_expansion_equals_the_pairwise_sum():
-    """``RowStore.expansion`` on CSR rows (the decision functions' kernel sum: one gather
-    call per row) equals the reference's sum over the non-zero coefficients, left to
-    right, bit for bit."""
+@pytest.mark.parametrize("kind", ["linear", "rbf", "poly"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("d", [8, 20])
+def test_expansion_equals_the_pairwise_sum(kind, sparse, d):
+    """``RowStore.expansion`` (the decision functions' kernel sum: one
+    ``kernel_row_many`` call per row) equals the reference's sum over the non-zero
+    coefficients, left to right, bit for bit, and counts no evaluation; a dense X of the
+    wrong width is refused."""
     rng = np.random.RandomState(5)
-    M = _awkward_csr(rng, n=30, d=8)
+    M = _awkward_csr(rng, n=30, d=d)
+    if not sparse:
+        M = M.toarray()
     coef = rng.randn(30)
     coef[[1, 4, 9]] = 0.0
-    ref = Kernel("rbf", 0.3)
-    store = RowStore(M.shape[1], True)
+    ref = Kernel(kind, 0.01, 2, 1.0)
+    twin = CKernel(kind, 0.01, 2, 1.0)
+    store = RowStore(d, sparse)
     for i in range(30):
         store.append(M, i)
-    got = store.expansion(CKernel("rbf", 0.3), coef, M)
+    got = store.expansion(twin, coef, M)
+    assert twin.n_evals == 0
+    if not sparse:
+        with pytest.raises(ValueError, match="features"):
+            store.expansion(twin, coef, np.zeros((2, d + 1)))
     rows = [get_row(M, i) for i in range(30)]
     for r in range(30):
         f = 0.0
