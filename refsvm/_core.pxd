@@ -59,6 +59,7 @@ cdef class RowStore:
     cdef int* indices           # CSR column indices (sparse)
     cdef Py_ssize_t* indptr     # n_rows + 1 offsets (sparse)
     cdef double* sqn            # squared norm of every row (``seq_sqnorm`` / ``dense_dot``)
+    cdef bint wide              # a stored CSR index outside [0, n_features) (no gather)
 
     cdef int _reserve(self, Py_ssize_t rows, Py_ssize_t nnz) except -1 nogil
     cdef int append_dense(self, const double* x) except -1 nogil

@@ -192,8 +192,9 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
     x_k * 0.0 = +-0.0, a no-op on a sum that is never -0.0 (it starts at +0.0 and rounds to
     nearest), so each sum is ``csr_dot_csr``'s, added in the same order.  The squared
     norms of stored rows are kept by the store (``sqn``).  Below a few rows per feature
-    (the buffer would cost more than it saves), for a z with an index outside the store's
-    features, or without memory: ``kernel_csr`` per row (the same values)."""
+    (the buffer would cost more than it saves), for a z or a stored row with an index
+    outside the store's features (``wide``: malformed input reaches no buffer), or without
+    memory: ``kernel_csr`` per row (the same values)."""
     cdef Py_ssize_t j = 0, p, q, n0, n1, n2, n3, nmin, d = s.n_features
     cdef const int* i0
     cdef const int* i1
@@ -205,7 +206,7 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
     cdef const double* v3
     cdef double a0, a1, a2, a3, sz
     cdef double* zd = NULL
-    if m >= 4 and d <= 64 * m:
+    if m >= 4 and d <= 64 * m and not s.wide:
         for q in range(zn):
             if not 0 <= zi[q] < d:        # an index beyond the store's features: merge
                 d = -1
@@ -445,6 +446,7 @@ cdef class RowStore:
         self.data = NULL
         self.indices = NULL
         self.sqn = NULL
+        self.wide = False
         self.indptr = <Py_ssize_t*> malloc(sizeof(Py_ssize_t))
         if self.indptr == NULL:
             raise MemoryError()
@@ -508,12 +510,17 @@ cdef class RowStore:
         return 0
 
     cdef int append_csr(self, const int* idx, const double* val, Py_ssize_t nnz) except -1 nogil:
-        cdef Py_ssize_t start = self.indptr[self.n_rows]
+        cdef Py_ssize_t start = self.indptr[self.n_rows], p
         self._reserve(self.n_rows + 1, start + nnz)
         memcpy(self.data + start, val, nnz * sizeof(double))
         memcpy(self.indices + start, idx, nnz * sizeof(int))
         self.indptr[self.n_rows + 1] = start + nnz
         self.sqn[self.n_rows] = seq_sqnorm(val, nnz)
+        if not self.wide:
+            for p in range(nnz):
+                if not 0 <= idx[p] < self.n_features:
+                    self.wide = True
+                    break
         self.n_rows += 1
         return 0
 

@@ -252,3 +252,25 @@ def test_kernel_row_many_equals_one_by_one(kind, sparse, d):
             np.testing.assert_array_equal(many, twin.row(store, x))
     with pytest.raises(ValueError, match="features"):
         twin.row(RowStore(d, False), np.zeros(d + 1))
+
+
+def test_csr_rows_beyond_the_store_width_reach_no_buffer():
+    """A CSR row whose indices exceed the store's n_features (malformed input given to
+    the core directly) never indexes the gather's buffer: the merge is used, the values
+    are those of one by one, and nothing crashes."""
+    import scipy.sparse as sp
+
+    wide = sp.csr_matrix(np.arange(1.0, 41.0).reshape(5, 8) * (np.arange(8) % 3 == 0))
+    wide.indices = wide.indices.astype(np.int32)
+    for where in ("stored", "arrival"):
+        store = RowStore(4, True)               # narrower than the rows' indices (0 .. 7)
+        narrow = sp.csr_matrix(np.ones((5, 4)))
+        narrow.indices = narrow.indices.astype(np.int32)
+        M = wide if where == "stored" else narrow
+        for i in range(5):
+            store.append(M, i)
+        twin = CKernel("rbf", 0.01)
+        one = twin.rows_pairs(store, 0, np.arange(5), many=False)
+        np.testing.assert_array_equal(twin.rows_pairs(store, 0, np.arange(5)), one)
+        x = get_row(wide, 2)
+        np.testing.assert_array_equal(twin.row(store, x, many=True), twin.row(store, x))
