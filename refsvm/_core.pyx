@@ -660,7 +660,6 @@ cdef class RowStore:
         cdef const Py_ssize_t[::1] indptr
         cdef const int* xi
         cdef const double* xv
-        cdef KernelSpec* spec = &kern.spec
         cdef const Py_ssize_t[::1] pos
         cdef double[::1] kv
         if n > self.n_rows:
