@@ -1062,7 +1062,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
     cdef long long* ids
     cdef double* alpha
     cdef int* row_ball
-    cdef Py_ssize_t nrows, cap_ids, cap_alpha, cap_rb
+    cdef double* kbuf                        # k(x_m, x) of the example in hand (kernel_row_many)
+    cdef Py_ssize_t nrows, cap_ids, cap_alpha, cap_rb, cap_k
     cdef int nb                              # balls in the list
     cdef int* order                          # handles in list order
     cdef int* free_h                         # 1 if the handle is unused
@@ -1076,9 +1077,10 @@ cdef class MultiBallStreamSVM(StreamLearner):
         self.ids = NULL
         self.alpha = NULL
         self.row_ball = NULL
+        self.kbuf = NULL
         self.order = self.free_h = NULL
         self.bw = self.bxi = self.bR = self.P = self.f = NULL
-        self.nrows = self.cap_ids = self.cap_alpha = self.cap_rb = 0
+        self.nrows = self.cap_ids = self.cap_alpha = self.cap_rb = self.cap_k = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
                  degree=3, coef0=0.0, fit_intercept=False):
@@ -1108,6 +1110,7 @@ cdef class MultiBallStreamSVM(StreamLearner):
         free(self.ids)
         free(self.alpha)
         free(self.row_ball)
+        free(self.kbuf)
         free(self.order)
         free(self.free_h)
         free(self.bw)
@@ -1137,6 +1140,7 @@ cdef class MultiBallStreamSVM(StreamLearner):
         grow(<void**> &self.ids, &self.cap_ids, self.nrows + 1, sizeof(long long))
         grow(<void**> &self.alpha, &self.cap_alpha, self.nrows + 1, sizeof(double))
         grow(<void**> &self.row_ball, &self.cap_rb, self.nrows + 1, sizeof(int))
+        grow(<void**> &self.kbuf, &self.cap_k, self.nrows + 1, sizeof(double))
         self.ids[self.nrows] = n
         self.alpha[self.nrows] = a
         self.row_ball[self.nrows] = h
@@ -1153,13 +1157,10 @@ cdef class MultiBallStreamSVM(StreamLearner):
         self.n_seen += 1
         for k in range(B1):
             self.f[k] = 0.0
+        if self.nrows:          # k_row_csr / k_row_dense's values, in one call
+            kernel_row_many(self.kern, self.store, NULL, self.nrows, xi, xv, nnz, self.kbuf)
         for m in range(self.nrows):
-            if self.sparse:
-                self.f[self.row_ball[m]] += self.alpha[m] * (
-                    self.kern.k_row_csr(self.store, m, xi, xv, nnz) + self.one)
-            else:
-                self.f[self.row_ball[m]] += self.alpha[m] * (
-                    self.kern.k_row_dense(self.store, m, xv) + self.one)
+            self.f[self.row_ball[m]] += self.alpha[m] * (self.kbuf[m] + self.one)
         self.kern.n_evals += 1
         if self.sparse:
             kxx = kernel_csr(&self.kern.spec, xi, xv, nnz, xi, xv, nnz) + self.one
@@ -1339,6 +1340,7 @@ cdef class MultiBallStreamSVM(StreamLearner):
             grow(<void**> &self.ids, &self.cap_ids, self.nrows + 1, sizeof(long long))
             grow(<void**> &self.alpha, &self.cap_alpha, self.nrows + 1, sizeof(double))
             grow(<void**> &self.row_ball, &self.cap_rb, self.nrows + 1, sizeof(int))
+            grow(<void**> &self.kbuf, &self.cap_k, self.nrows + 1, sizeof(double))
             self.ids[m] = data["ids"][m]
             self.alpha[m] = data["alpha"][m]
             self.row_ball[m] = data["ball_of"][m]     # handle k = list position k
