@@ -4,7 +4,7 @@
 # Its pure-Python counterpart is the package refsvm.core.
 
 from libc.float cimport DBL_MAX
-from libc.math cimport exp, isfinite, pow
+from libc.math cimport exp, isfinite
 
 ctypedef struct KernelSpec:
     int kind          # 0 linear, 1 rbf, 2 poly  (refsvm.core.kernels.KERNEL_CODES)
@@ -27,24 +27,6 @@ cdef double kernel_dense(const KernelSpec* k, const double* x, const double* z,
                          Py_ssize_t n) noexcept nogil
 cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_ssize_t xn,
                        const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil
-
-
-cdef inline double seq_sqnorm(const double* v, Py_ssize_t n) noexcept nogil:
-    """v[0]^2 + v[1]^2 + ..., added left to right (the reference's ``sqnorm``)."""
-    cdef double s = 0.0
-    cdef Py_ssize_t p
-    for p in range(n):
-        s += v[p] * v[p]
-    return s
-
-
-cdef inline double sqdist_from_norms(double sx, double sz, double dot) noexcept nogil:
-    """||x - z||^2 = (||x||^2 + ||z||^2) - 2 <x, z> when it exceeds (||x||^2 + ||z||^2) / 4,
-    where its round-off (a few units of the norms') is a few units of its own; else -1.0,
-    and the caller sums (x_k - z_k)^2 directly (``refsvm.core.kernels.sqdist``: close
-    points far from the origin keep the direct sum's accuracy)."""
-    cdef double d = (sx + sz) - 2.0 * dot
-    return d if d > 0.25 * (sx + sz) else -1.0
 
 
 cdef class RowStore:
@@ -86,85 +68,6 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
                           double* out) noexcept nogil
 
 
-cdef extern from *:
-    """
-    #ifndef REFSVM_SQDIST_SMALL
-    #define REFSVM_SQDIST_SMALL
-    #include <stdint.h>
-    /* out[j] = ||x_pos[j] - z||^2 for rows of d <= 8 features, the choice of
-       sqdist_from_norms made on bits (no branch: close pairs are common in few dimensions
-       and a branch on them mispredicts): the norms' form when it exceeds a quarter of the
-       norms' sum, else the direct sum; both in the reference's order. */
-    static void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
-                                    const double* z, Py_ssize_t d, const double* sqn,
-                                    double sz, double* out) {
-        Py_ssize_t j, i;
-        for (j = 0; j < m; j++) {
-            Py_ssize_t pj = pos ? pos[j] : j;   /* NULL: the rows 0 .. m-1 */
-            const double* r = dense + pj * d;
-            double dot = 0.0, dir = 0.0, t, nrm;
-            uint64_t a, b, mask;
-            for (i = 0; i < d; i++) {
-                dot = dot + r[i] * z[i];
-                t = r[i] - z[i];
-                dir = dir + t * t;
-            }
-            t = sqn[pj] + sz;
-            nrm = t - 2.0 * dot;
-            mask = (uint64_t)0 - (uint64_t)(nrm > 0.25 * t);
-            __builtin_memcpy(&a, &nrm, 8);
-            __builtin_memcpy(&b, &dir, 8);
-            a = (a & mask) | (b & ~mask);
-            __builtin_memcpy(&out[j], &a, 8);
-        }
-    }
-    /* out[j] = <row pos[j], x> (rows of d doubles from base; pos NULL: the rows 0 .. m-1),
-       each one sequential sum in dense_dot's order; four rows in flight (four
-       independent chains of additions: the latency of one chain, d additions, is the
-       bound of a single row; beyond the caches the bound is reading the rows, and eight
-       chains measured no faster). */
-    static void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                            const double* x, Py_ssize_t d, double* out) {
-        Py_ssize_t j = 0, i;
-    #define REFSVM_ROW(k) (base + (pos ? pos[j + (k)] : j + (k)) * d)
-        for (; j + 4 <= m; j += 4) {
-            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
-                         *r3 = REFSVM_ROW(3);
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (i = 0; i < d; i++) {
-                double xi = x[i];
-                s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
-                s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
-            }
-            out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
-        }
-        for (; j + 2 <= m; j += 2) {
-            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1);
-            double s0 = 0.0, s1 = 0.0;
-            for (i = 0; i < d; i++) {
-                s0 = s0 + r0[i] * x[i];
-                s1 = s1 + r1[i] * x[i];
-            }
-            out[j] = s0; out[j + 1] = s1;
-        }
-        for (; j < m; j++) {
-            const double* r0 = REFSVM_ROW(0);
-            double s0 = 0.0;
-            for (i = 0; i < d; i++)
-                s0 = s0 + r0[i] * x[i];
-            out[j] = s0;
-        }
-    #undef REFSVM_ROW
-    }
-    #endif
-    """
-    void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                     const double* x, Py_ssize_t d, double* out) noexcept nogil
-    void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
-                             const double* z, Py_ssize_t d, const double* sqn, double sz,
-                             double* out) noexcept nogil
-
-
 cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
                           const int* xi, const double* xv, Py_ssize_t xn,
                           double* out) noexcept nogil
@@ -173,44 +76,13 @@ cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ss
 cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize_t* pos,
                              Py_ssize_t m, double* out) noexcept nogil:
     """out[j] = k(x_pos[j], x_z) for j < m, two stored rows; m counted evaluations, the
-    values of ``k.k_rows(s, pos[j], z)`` bit for bit.
-
-    Dense rows: four stored rows at a time against x_z, each inner product still one
-    sequential sum in the order of ``dense_dot`` (four independent chains instead of one:
-    the same IEEE operations, more of them in flight), then the same finish (RBF:
-    exp(-gamma ((|x|^2 + |z|^2) - 2 <x, z>)) with the store's squared norms, or the direct
-    sum where that is not accurate, ``sqdist_from_norms``; polynomial:
-    (gamma <x, z> + coef0)^degree).  CSR rows: ``kernel_csr_many`` (z scattered once, a
-    gather per row, four rows in flight; the same values)."""
-    cdef Py_ssize_t j = 0, i, d = s.n_features
-    cdef int kind = k.spec.kind
-    cdef double gamma = k.spec.gamma
-    cdef const double* xz
-    cdef double s0
+    values of ``k.k_rows(s, pos[j], z)`` bit for bit: ``kernel_row_many`` with the stored
+    row z as the other row (its squared norm recomputed once, the kept value's bits)."""
     if s.sparse:
-        kernel_csr_many(&k.spec, s, pos, m, s.indices + s.indptr[z], s.data + s.indptr[z],
+        kernel_row_many(k, s, pos, m, s.indices + s.indptr[z], s.data + s.indptr[z],
                         s.indptr[z + 1] - s.indptr[z], out)
-        k.n_evals += m
-        return
-    xz = s.dense + z * d
-    if kind == 1 and d <= 8:
-        # few features: both sums for every row, sqdist_from_norms's choice made on bits
-        refsvm_sqdist_small(s.dense, pos, m, xz, d, s.sqn, s.sqn[z], out)
-        for j in range(m):
-            out[j] = exp(-gamma * out[j])
-        k.n_evals += m
-        return
-    refsvm_dots(s.dense, pos, m, xz, d, out)      # four inner products in flight
-    if kind == 1:
-        for j in range(m):
-            s0 = sqdist_from_norms(s.sqn[pos[j]], s.sqn[z], out[j])
-            if s0 < 0.0:
-                s0 = dense_sqdist(s.dense + pos[j] * d, xz, d)
-            out[j] = exp(-gamma * s0)
-    elif kind == 2:
-        for j in range(m):
-            out[j] = pow(gamma * out[j] + k.spec.coef0, k.spec.degree)
-    k.n_evals += m
+    else:
+        kernel_row_many(k, s, pos, m, NULL, s.dense + z * s.n_features, s.n_features, out)
 
 
 cdef class StreamLearner:

@@ -91,15 +91,45 @@ cdef double csr_sqdist_direct(const int* xi, const double* xv, Py_ssize_t xn,
     return s
 
 
+cdef inline double seq_sqnorm(const double* v, Py_ssize_t n) noexcept nogil:
+    """v[0]^2 + v[1]^2 + ..., added left to right (the reference's ``sqnorm``)."""
+    cdef double s = 0.0
+    cdef Py_ssize_t p
+    for p in range(n):
+        s += v[p] * v[p]
+    return s
+
+
+cdef inline double sqdist_from_norms(double sx, double sz, double dot) noexcept nogil:
+    """||x - z||^2 = (||x||^2 + ||z||^2) - 2 <x, z> when it exceeds (||x||^2 + ||z||^2) / 4,
+    where its round-off (a few units of the norms') is a few units of its own; else -1.0,
+    and the caller sums (x_k - z_k)^2 directly (``refsvm.core.kernels.sqdist``: close
+    points far from the origin keep the direct sum's accuracy)."""
+    cdef double d = (sx + sz) - 2.0 * dot
+    return d if d > 0.25 * (sx + sz) else -1.0
+
+
+cdef inline double _dense_dist(double sx, double sz, double dot, const double* x,
+                              const double* z, Py_ssize_t n) noexcept nogil:
+    """||x - z||^2 of dense rows from their squared norms and inner product, or summed
+    directly where that is not accurate (the reference's ``sqdist``)."""
+    cdef double t = sqdist_from_norms(sx, sz, dot)
+    return t if t >= 0.0 else dense_sqdist(x, z, n)
+
+
+cdef inline double _csr_dist(double sx, double sz, double dot, const int* xi,
+                            const double* xv, Py_ssize_t xn, const int* zi, const double* zv,
+                            Py_ssize_t zn) noexcept nogil:
+    """The same for CSR rows (the direct sum over the union of their indices)."""
+    cdef double t = sqdist_from_norms(sx, sz, dot)
+    return t if t >= 0.0 else csr_sqdist_direct(xi, xv, xn, zi, zv, zn)
+
+
 cdef double csr_sqdist(const int* xi, const double* xv, Py_ssize_t xn,
                        const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
-    """||x - z||^2 of two CSR rows: from the norms and the inner product when that is
-    accurate (``sqdist_from_norms``), else summed directly (``refsvm.core.kernels.sqdist``)."""
-    cdef double t = sqdist_from_norms(seq_sqnorm(xv, xn), seq_sqnorm(zv, zn),
-                                      csr_dot_csr(xi, xv, xn, zi, zv, zn))
-    if t < 0.0:
-        t = csr_sqdist_direct(xi, xv, xn, zi, zv, zn)
-    return t
+    """||x - z||^2 of two CSR rows (``_csr_dist`` with both norms computed)."""
+    return _csr_dist(seq_sqnorm(xv, xn), seq_sqnorm(zv, zn),
+                     csr_dot_csr(xi, xv, xn, zi, zv, zn), xi, xv, xn, zi, zv, zn)
 
 
 cdef inline double _finish(const KernelSpec* k, double dot_or_dist) noexcept nogil:
@@ -131,21 +161,7 @@ cdef inline double _rbf_dense(const KernelSpec* k, const double* x, const double
             sxx += x[i] * x[i]
             szz += z[i] * z[i]
             sxz += x[i] * z[i]
-    t = sqdist_from_norms(sxx, szz, sxz)
-    if t < 0.0:
-        t = dense_sqdist(x, z, n)
-    return exp(-k.gamma * t)
-
-
-cdef inline double _rbf_csr(const KernelSpec* k, const int* xi, const double* xv,
-                            Py_ssize_t xn, const int* zi, const double* zv, Py_ssize_t zn,
-                            double sx, double sz) noexcept nogil:
-    """exp(-gamma ||x - z||^2) of CSR rows (``csr_sqdist``'s value), with squared norms
-    already known (the store keeps them)."""
-    cdef double t = sqdist_from_norms(sx, sz, csr_dot_csr(xi, xv, xn, zi, zv, zn))
-    if t < 0.0:
-        t = csr_sqdist_direct(xi, xv, xn, zi, zv, zn)
-    return exp(-k.gamma * t)
+    return exp(-k.gamma * _dense_dist(sxx, szz, sxz, x, z, n))
 
 
 cdef double kernel_dense(const KernelSpec* k, const double* x, const double* z,
@@ -162,6 +178,85 @@ cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_
     return _finish(k, csr_dot_csr(xi, xv, xn, zi, zv, zn))
 
 
+cdef extern from *:
+    """
+    #ifndef REFSVM_SQDIST_SMALL
+    #define REFSVM_SQDIST_SMALL
+    #include <stdint.h>
+    /* out[j] = ||x_pos[j] - z||^2 for rows of d <= 8 features, the choice of
+       sqdist_from_norms made on bits (no branch: close pairs are common in few dimensions
+       and a branch on them mispredicts): the norms' form when it exceeds a quarter of the
+       norms' sum, else the direct sum; both in the reference's order. */
+    static void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
+                                    const double* z, Py_ssize_t d, const double* sqn,
+                                    double sz, double* out) {
+        Py_ssize_t j, i;
+        for (j = 0; j < m; j++) {
+            Py_ssize_t pj = pos ? pos[j] : j;   /* NULL: the rows 0 .. m-1 */
+            const double* r = dense + pj * d;
+            double dot = 0.0, dir = 0.0, t, nrm;
+            uint64_t a, b, mask;
+            for (i = 0; i < d; i++) {
+                dot = dot + r[i] * z[i];
+                t = r[i] - z[i];
+                dir = dir + t * t;
+            }
+            t = sqn[pj] + sz;
+            nrm = t - 2.0 * dot;
+            mask = (uint64_t)0 - (uint64_t)(nrm > 0.25 * t);
+            __builtin_memcpy(&a, &nrm, 8);
+            __builtin_memcpy(&b, &dir, 8);
+            a = (a & mask) | (b & ~mask);
+            __builtin_memcpy(&out[j], &a, 8);
+        }
+    }
+    /* out[j] = <row pos[j], x> (rows of d doubles from base; pos NULL: the rows 0 .. m-1),
+       each one sequential sum in dense_dot's order; four rows in flight (four
+       independent chains of additions: the latency of one chain, d additions, is the
+       bound of a single row; beyond the caches the bound is reading the rows, and eight
+       chains measured no faster). */
+    static void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
+                            const double* x, Py_ssize_t d, double* out) {
+        Py_ssize_t j = 0, i;
+    #define REFSVM_ROW(k) (base + (pos ? pos[j + (k)] : j + (k)) * d)
+        for (; j + 4 <= m; j += 4) {
+            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
+                         *r3 = REFSVM_ROW(3);
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (i = 0; i < d; i++) {
+                double xi = x[i];
+                s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
+                s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
+            }
+            out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
+        }
+        for (; j + 2 <= m; j += 2) {
+            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1);
+            double s0 = 0.0, s1 = 0.0;
+            for (i = 0; i < d; i++) {
+                s0 = s0 + r0[i] * x[i];
+                s1 = s1 + r1[i] * x[i];
+            }
+            out[j] = s0; out[j + 1] = s1;
+        }
+        for (; j < m; j++) {
+            const double* r0 = REFSVM_ROW(0);
+            double s0 = 0.0;
+            for (i = 0; i < d; i++)
+                s0 = s0 + r0[i] * x[i];
+            out[j] = s0;
+        }
+    #undef REFSVM_ROW
+    }
+    #endif
+    """
+    void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
+                     const double* x, Py_ssize_t d, double* out) noexcept nogil
+    void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
+                             const double* z, Py_ssize_t d, const double* sqn, double sz,
+                             double* out) noexcept nogil
+
+
 cdef inline Py_ssize_t _at(const Py_ssize_t* pos, Py_ssize_t j) noexcept nogil:
     """Row pos[j], or j when pos is NULL (the stored rows 0, 1, ... in order)."""
     return pos[j] if pos != NULL else j
@@ -170,13 +265,11 @@ cdef inline Py_ssize_t _at(const Py_ssize_t* pos, Py_ssize_t j) noexcept nogil:
 cdef inline double _csr_rbf(const KernelSpec* k, RowStore s, Py_ssize_t r, double sz,
                             double dot, const int* zi, const double* zv,
                             Py_ssize_t zn) noexcept nogil:
-    """exp(-gamma ||x_r - z||^2) from the kept norm and the inner product, or the direct sum
-    where that is not accurate (``csr_sqdist``'s value)."""
+    """exp(-gamma ||x_r - z||^2) of the stored CSR row r and a row z, from the kept norm of
+    x_r, the squared norm sz of z and their inner product (``csr_sqdist``'s value)."""
     cdef Py_ssize_t q = s.indptr[r]
-    cdef double t = sqdist_from_norms(s.sqn[r], sz, dot)
-    if t < 0.0:
-        t = csr_sqdist_direct(s.indices + q, s.data + q, s.indptr[r + 1] - q, zi, zv, zn)
-    return exp(-k.gamma * t)
+    return exp(-k.gamma * _csr_dist(s.sqn[r], sz, dot, s.indices + q, s.data + q,
+                                    s.indptr[r + 1] - q, zi, zv, zn))
 
 
 cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
@@ -290,12 +383,14 @@ cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ss
                           double* out) noexcept nogil:
     """out[j] = k(stored row pos[j], x) for j < m (the rows 0 .. m-1 if pos is NULL):
     ``k_row_csr`` / ``k_row_dense``'s values bit for bit, m counted evaluations, in one call
-    (what a kernel expansion's score needs on every arrival, and prediction).  CSR: ``kernel_csr_many``.  Dense (xi NULL, xn = n_features): ||x||^2
-    once, the inner products four stored rows at a time (independent sums in the order of
-    ``dense_dot``), the store's squared norms, then the finish of ``kernel_dense``."""
+    (a kernel column, an arrival's score, prediction).  CSR: ``kernel_csr_many``.  Dense
+    (xi NULL, xn = n_features): ||x||^2 once, the inner products four stored rows at a
+    time (independent sums in the order of ``dense_dot``), the store's squared norms, then
+    the finish of ``kernel_dense`` (with at most 8 features both sums of every row and the
+    choice made on bits: ``refsvm_sqdist_small``)."""
     cdef const KernelSpec* k = &kern.spec
     cdef Py_ssize_t j = 0, d = s.n_features
-    cdef double sz, t
+    cdef double sz
     kern.n_evals += m
     if m <= 0:
         return
@@ -311,10 +406,8 @@ cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ss
     if k.kind == 1:
         sz = dense_dot(xv, xv, d)
         for j in range(m):
-            t = sqdist_from_norms(s.sqn[_at(pos, j)], sz, out[j])
-            if t < 0.0:
-                t = dense_sqdist(s.dense + _at(pos, j) * d, xv, d)
-            out[j] = exp(-k.gamma * t)
+            out[j] = exp(-k.gamma * _dense_dist(s.sqn[_at(pos, j)], sz, out[j],
+                                                s.dense + _at(pos, j) * d, xv, d))
     elif k.kind == 2:
         for j in range(m):
             out[j] = pow(k.gamma * out[j] + k.coef0, k.degree)
@@ -551,10 +644,12 @@ cdef class RowStore:
         cdef Py_ssize_t d = self.n_features
         if k.kind == 1:             # the kept squared norms: the same values, fewer sums
             if self.sparse:
-                return _rbf_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
-                                self.indptr[i + 1] - self.indptr[i],
-                                self.indices + self.indptr[j], self.data + self.indptr[j],
-                                self.indptr[j + 1] - self.indptr[j], self.sqn[i], self.sqn[j])
+                return _csr_rbf(k, self, i, self.sqn[j], csr_dot_csr(
+                    self.indices + self.indptr[i], self.data + self.indptr[i],
+                    self.indptr[i + 1] - self.indptr[i], self.indices + self.indptr[j],
+                    self.data + self.indptr[j], self.indptr[j + 1] - self.indptr[j]),
+                    self.indices + self.indptr[j], self.data + self.indptr[j],
+                    self.indptr[j + 1] - self.indptr[j])
             return _rbf_dense(k, self.dense + i * d, self.dense + j * d, d, self.sqn[i],
                               self.sqn[j])
         if self.sparse:
@@ -574,9 +669,9 @@ cdef class RowStore:
     cdef double kernel_row_csr(self, const KernelSpec* k, Py_ssize_t i, const int* xi,
                                const double* xv, Py_ssize_t xn) noexcept nogil:
         if k.kind == 1:
-            return _rbf_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
-                            self.indptr[i + 1] - self.indptr[i], xi, xv, xn, self.sqn[i],
-                            seq_sqnorm(xv, xn))
+            return _csr_rbf(k, self, i, seq_sqnorm(xv, xn), csr_dot_csr(
+                self.indices + self.indptr[i], self.data + self.indptr[i],
+                self.indptr[i + 1] - self.indptr[i], xi, xv, xn), xi, xv, xn)
         return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
                           self.indptr[i + 1] - self.indptr[i], xi, xv, xn)
 
@@ -644,8 +739,9 @@ cdef class RowStore:
             indices, data = np.zeros(0, np.int32), np.zeros(0)
         return sp.csr_matrix((data, indices, indptr), shape=(len(got), self.n_features))
 
-    def expansion(self, CKernel kern, coef, X):
-        """f(x) = sum_j coef[j] k(row_j, x) for every row of X (same format as the store).
+    def expansion(self, CKernel kern, coef, X, double start=0.0):
+        """f(x) = start + sum_j coef[j] k(row_j, x) for every row of X (same format as the
+        store), added left to right from ``start``.
 
         Only the first ``len(coef)`` stored rows take part; rows whose
         coefficient is 0 are skipped.  Prediction: the evaluations are not counted.
@@ -683,7 +779,7 @@ cdef class RowStore:
                     kernel_row_many(kern, self, &pos[0] if pos.shape[0] else NULL,
                                     pos.shape[0], xi, xv, indptr[r + 1] - indptr[r], &kv[0])
                     kern.n_evals -= pos.shape[0]
-                    f = 0.0
+                    f = start
                     for j in range(pos.shape[0]):
                         f += c[pos[j]] * kv[j]
                     out[r] = f
@@ -694,7 +790,7 @@ cdef class RowStore:
                     kernel_row_many(kern, self, &pos[0] if pos.shape[0] else NULL,
                                     pos.shape[0], NULL, &Xd[r, 0], self.n_features, &kv[0])
                     kern.n_evals -= pos.shape[0]
-                    f = 0.0
+                    f = start
                     for j in range(pos.shape[0]):
                         f += c[pos[j]] * kv[j]
                     out[r] = f
