@@ -1832,41 +1832,15 @@ cdef class IncrementalSVMState(StreamLearner):
 
     # ------------------------------------------------------------------ prediction, state
     def decision_function(self, X):
-        """f(x) for every row of X (prediction is not counted in n_kernel_evals)."""
-        cdef Py_ssize_t mrows = X.shape[0], r, i, start, stop
-        cdef double[::1] out = np.empty(mrows)
-        cdef const double[:, ::1] Xd
-        cdef const double[::1] data
-        cdef const int[::1] indices
-        cdef const int[::1] indptr
+        """f(x) for every row of X (prediction is not counted in n_kernel_evals): b plus
+        the kernel expansion over the support vectors, ids ascending (the core's
+        ``RowStore.expansion`` with coefficients alpha_i y_i, added from b)."""
+        cdef Py_ssize_t i
         cdef const Py_ssize_t[::1] sv = self.support_ids()
-        cdef Py_ssize_t nsv = sv.shape[0]
-        cdef double f
-        cdef KernelSpec* spec = &self.kern.spec
-        if self.sparse:
-            data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.int32)
-            with nogil:
-                for r in range(mrows):
-                    start = indptr[r]
-                    stop = indptr[r + 1]
-                    f = self.b
-                    for i in range(nsv):
-                        f += self.alpha[sv[i]] * self.y[sv[i]] * self.store.kernel_row_csr(
-                            spec, sv[i], &indices[start] if stop > start else NULL,
-                            &data[start] if stop > start else NULL, stop - start)
-                    out[r] = f
-        else:
-            Xd = np.ascontiguousarray(X, dtype=np.float64)
-            with nogil:
-                for r in range(mrows):
-                    f = self.b
-                    for i in range(nsv):
-                        f += self.alpha[sv[i]] * self.y[sv[i]] * self.store.kernel_row_dense(
-                            spec, sv[i], &Xd[r, 0])
-                    out[r] = f
-        return np.asarray(out)
+        coef = np.zeros(self.n)
+        for i in range(sv.shape[0]):
+            coef[sv[i]] = self.alpha[sv[i]] * self.y[sv[i]]
+        return self.store.expansion(self.kern, coef, X, self.b)
 
     @property
     def n_kernel_evals(self):

@@ -57,7 +57,7 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._core cimport CKernel, RowStore, StreamLearner
+from refsvm._core cimport CKernel, RowStore, StreamLearner, kernel_row_many
 from refsvm.linear._passive_aggressive cimport LinearModel, PAmState, PAState
 
 cnp.import_array()
@@ -625,14 +625,9 @@ cdef class ReducedKernelMap:
 
     cdef void _kernel_row_pairwise(self, const int* xi, const double* xv, Py_ssize_t nnz,
                                    double* k) noexcept nogil:
-        """k = K(Ã, x) by the core's kernel, pair by pair (each evaluation counted)."""
-        cdef Py_ssize_t i
-        if self.store.sparse:
-            for i in range(self.n_reduced):
-                k[i] = self.kernel.k_row_csr(self.store, i, xi, xv, nnz)
-        else:
-            for i in range(self.n_reduced):
-                k[i] = self.kernel.k_row_dense(self.store, i, xv)
+        """k = K(Ã, x) by the core's kernel (``k_row_csr`` / ``k_row_dense``'s values, in
+        one ``kernel_row_many`` call; each evaluation counted)."""
+        kernel_row_many(self.kernel, self.store, NULL, self.n_reduced, xi, xv, nnz, k)
 
     cdef void _kernel_row(self, const int* xi, const double* xv, Py_ssize_t nnz,
                           double* k) noexcept nogil:
