@@ -406,8 +406,8 @@ cdef class OnlineSVMR(StreamLearner):
     cdef void _k_many(self, Py_ssize_t z, const Py_ssize_t* pos, Py_ssize_t m,
                       double* out) noexcept nogil:
         """out[j] = k(x_pos[j], x_z) for j < m, counted: the values of ``_k`` bit for bit
-        (the core's ``kernel_many``: dense linear/RBF rows four at a time, each value one
-        sequential sum in the order of ``dense_sqdist`` / ``dense_dot``), + 1 with
+        (the core's ``kernel_many``: dense rows four at a time, each inner product one
+        sequential sum in the order of ``dense_dot``; CSR rows by a gather), + 1 with
         ``fit_intercept``."""
         cdef Py_ssize_t j
         kernel_many(self.kernel, self.store, z, pos, m, out)
