@@ -74,6 +74,16 @@ cdef double EPS_SMALL_PIVOT = _ref.EPS_SMALL_PIVOT, COND_REFRESH = _ref.COND_REF
 cdef double EPS_DOUBT = _ref.EPS_DOUBT, EPS_PIVOT = _ref.EPS_PIVOT
 cdef double EPS_PIVOT_ABS = _ref.EPS_PIVOT_ABS
 cdef Py_ssize_t POOL = 8          # spare column buffers kept
+cdef bint _VECTOR_SCAN = True     # the event scan eight at a time where the CPU can
+
+
+def _vector_scan(flag=None):
+    """Whether the event scan runs eight examples at a time (AVX-512F, when the CPU has
+    it); ``flag`` sets it (tests run both and compare the states bit for bit)."""
+    global _VECTOR_SCAN
+    if flag is not None:
+        _VECTOR_SCAN = bool(flag)
+    return bool(_VECTOR_SCAN and refsvm_poker_scan_vector())
 
 
 cdef inline double _now() noexcept nogil:
@@ -121,6 +131,113 @@ cdef inline double _clip(double x, double hi) noexcept nogil:
 cdef inline double _max0(double x) noexcept nogil:
     """np.maximum(x, 0.0)."""
     return x if x >= 0.0 else 0.0
+
+
+cdef extern from *:
+    """
+    /* The event scan of one piece (``_Engine._scan``), eight examples per pass with
+       AVX-512F where the CPU has it: the same operations in the same order on each
+       example as the scalar loop (IEEE multiply, subtract, add, divide and compare
+       give the same bits in a vector lane; no fused multiply-add), the candidates and
+       their steps written in id order by compress-stores. */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #include <immintrin.h>
+    static int refsvm_poker_scan_ok = -1;
+    __attribute__((target("avx512f"), optimize("fp-contract=off")))
+    static Py_ssize_t refsvm_poker_scan8(
+            Py_ssize_t n, int fixed, const double* y, const double* inner, double* gdot,
+            double* g, const double* kr, const double* d, const signed char* status,
+            const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
+            double base, double tp, int pend, double eps_rate, signed char io,
+            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done) {
+        const __m512d vbd = _mm512_set1_pd(bd), vterms = _mm512_set1_pd(terms);
+        const __m512d vbase = _mm512_set1_pd(base), vtp = _mm512_set1_pd(tp);
+        const __m512d veps = _mm512_set1_pd(eps_rate), zero = _mm512_setzero_pd();
+        const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+        const __m512i vio = _mm512_set1_epi64(io), vis = _mm512_set1_epi64(is_);
+        const __m512i vic = _mm512_set1_epi64(ic), izero = _mm512_setzero_si512();
+        const __m512i step = _mm512_set1_epi64(8);
+        __m512i idx = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        __m512d vtmin = _mm512_set1_pd(INFINITY), vgmin = _mm512_set1_pd(INFINITY);
+        Py_ssize_t i = 0, nc = 0;
+        for (; i + 8 <= n; i += 8) {
+            __m512i st = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i*)(status + i)));
+            __m512i bk = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i*)(blk + i)));
+            __m512d yy = _mm512_loadu_pd(y + i);
+            __m512d gd = _mm512_sub_pd(_mm512_mul_pd(yy, _mm512_loadu_pd(inner + i)),
+                                       _mm512_mul_pd(yy, vbd));
+            __m512d rt = _mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(kr + i), vterms), vbase);
+            __m512d gg = _mm512_loadu_pd(g + i);
+            __m512d ts, nrt;
+            __mmask8 pm, cm;
+            if (fixed) {
+                __m512d dd = _mm512_loadu_pd(d + i);
+                gd = _mm512_add_pd(gd, dd);
+                rt = _mm512_add_pd(rt, _mm512_castsi512_pd(_mm512_andnot_si512(
+                         sign, _mm512_castpd_si512(dd))));
+            } else {
+                rt = _mm512_add_pd(rt, zero);
+            }
+            rt = _mm512_mul_pd(veps, rt);
+            if (pend) {
+                pm = _mm512_cmpneq_epi64_mask(st, vis) & _mm512_cmpge_epi64_mask(st, izero);
+                gg = _mm512_mask_add_pd(gg, pm, gg,
+                                        _mm512_mul_pd(_mm512_loadu_pd(gdot + i), vtp));
+                _mm512_storeu_pd(g + i, gg);
+            }
+            _mm512_storeu_pd(gdot + i, gd);
+            nrt = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(rt), sign));
+            cm = ((_mm512_cmpeq_epi64_mask(st, vio) & _mm512_cmp_pd_mask(gd, nrt, _CMP_LT_OQ))
+                  | (_mm512_cmpeq_epi64_mask(st, vic) & _mm512_cmp_pd_mask(gd, rt, _CMP_GT_OQ)))
+                 & _mm512_cmpeq_epi64_mask(bk, izero);
+            if (cm) {
+                ts = _mm512_div_pd(_mm512_castsi512_pd(_mm512_xor_si512(
+                         _mm512_castpd_si512(gg), sign)), gd);
+                ts = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(ts, zero, _CMP_GE_OQ), zero, ts);
+                _mm512_mask_compressstoreu_epi64(cand + nc, cm, idx);
+                _mm512_mask_compressstoreu_pd(cts + nc, cm, ts);
+                vtmin = _mm512_mask_min_pd(vtmin, cm, ts, vtmin);
+                vgmin = _mm512_mask_min_pd(vgmin, cm, _mm512_castsi512_pd(_mm512_andnot_si512(
+                            sign, _mm512_castpd_si512(gd))), vgmin);
+                nc += __builtin_popcount((unsigned)cm);
+            }
+            idx = _mm512_add_epi64(idx, step);
+        }
+        *tmin = _mm512_reduce_min_pd(vtmin);
+        *gmin = _mm512_reduce_min_pd(vgmin);
+        *done = i;
+        return nc;
+    }
+    #endif
+    static int refsvm_poker_scan_vector(void) {
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+        if (refsvm_poker_scan_ok < 0) {
+            __builtin_cpu_init();
+            refsvm_poker_scan_ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
+        }
+        return refsvm_poker_scan_ok;
+    #else
+        return 0;
+    #endif
+    }
+    #if !((defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__))
+    static Py_ssize_t refsvm_poker_scan8(
+            Py_ssize_t n, int fixed, const double* y, const double* inner, double* gdot,
+            double* g, const double* kr, const double* d, const signed char* status,
+            const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
+            double base, double tp, int pend, double eps_rate, signed char io,
+            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done) {
+        *tmin = INFINITY; *gmin = INFINITY; *done = 0; return 0;
+    }
+    #endif
+    """
+    int refsvm_poker_scan_vector() noexcept nogil
+    Py_ssize_t refsvm_poker_scan8(
+        Py_ssize_t n, int fixed, const double* y, const double* inner, double* gdot,
+        double* g, const double* kr, const double* d, const signed char* status,
+        const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
+        double base, double tp, int pend, double eps_rate, signed char io,
+        signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done) noexcept nogil
 
 
 cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
@@ -216,6 +333,7 @@ cdef class _Engine:
     cdef int* ipiv
     # the rates of the current piece
     cdef double bdot, t_end, terms
+    cdef double cmin, cgmin     # the scan's smallest join step and smallest |rate| (candidates)
     cdef double tpend           # a move of the g off I_s not yet applied (``_flush``) ...
     cdef bint pend              # ... pending: the next scan applies it in its pass
     cdef bint b_only
@@ -890,9 +1008,14 @@ cdef class _Engine:
         and the join candidates into ``cand`` (returns their number): an s_o or a xi_c
         moving to 0 faster than the round-off bound of its rate (reference: I_o with
         gdot < -rtol, I_c with gdot > rtol, not left dependent), collected without a
-        branch on the (unpredictable) outcome."""
-        cdef Py_ssize_t i, n = self.n, ncand = 0
-        cdef double gd, rt, bd = self.bdot, base, terms = self.terms
+        branch on the (unpredictable) outcome; their steps max(0, -g_i / gdot_i) into
+        ``cts``, the smallest into ``cmin`` (the first in id order among equal ones, as
+        the reference's one-by-one pass 1) and the smallest |gdot| into ``cgmin``.
+        Eight examples at a time where the CPU has AVX-512F (``refsvm_poker_scan8``: the
+        same operations in each lane), the rest one by one."""
+        cdef Py_ssize_t i, c, n = self.n, ncand = 0, start = 0, nvec = 0
+        cdef double gd, rt, ts, bd = self.bdot, base, terms = self.terms
+        cdef double tmin = INFINITY, gmin = INFINITY
         cdef double* y = self.y
         cdef double* inner = self.inner
         cdef double* gdot = self.gdot
@@ -901,13 +1024,19 @@ cdef class _Engine:
         cdef signed char* status = self.status
         cdef signed char* blk = self.blk
         cdef Py_ssize_t* cand = self.cand
+        cdef double* cts = self.cts
         cdef signed char st
         cdef double* g = self.g
         cdef double tp = self.tpend
         cdef bint pend = self.pend
         base = fabs(bd)
+        if _VECTOR_SCAN and refsvm_poker_scan_vector():
+            ncand = refsvm_poker_scan8(n, fixed, y, inner, gdot, g, kr, d, status, blk, cand,
+                                       cts, bd, terms, base, tp, pend, EPS_RATE, C_IO, C_IS,
+                                       C_IC, &tmin, &gmin, &start)
+            nvec = ncand
         if fixed:
-            for i in range(n):
+            for i in range(start, n):
                 gd = (y[i] * inner[i] - y[i] * bd) + d[i]
                 st = status[i]
                 if pend and st != C_IS and st >= 0:
@@ -917,7 +1046,7 @@ cdef class _Engine:
                 cand[ncand] = i
                 ncand += (((st == C_IO) & (gd < -rt)) | ((st == C_IC) & (gd > rt))) & (blk[i] == 0)
         else:
-            for i in range(n):
+            for i in range(start, n):
                 gd = y[i] * inner[i] - y[i] * bd
                 st = status[i]
                 if pend and st != C_IS and st >= 0:
@@ -927,6 +1056,23 @@ cdef class _Engine:
                 cand[ncand] = i
                 ncand += (((st == C_IO) & (gd < -rt)) | ((st == C_IC) & (gd > rt))) & (blk[i] == 0)
         self.pend = False
+        for c in range(nvec, ncand):
+            i = cand[c]
+            gd = gdot[i]
+            ts = _max0(-g[i] / gd)
+            cts[c] = ts
+            if ts < tmin:
+                tmin = ts
+            if fabs(gd) < gmin:
+                gmin = fabs(gd)
+        if tmin == 0.0:
+            # a zero step: the first in id order, as one by one (its sign)
+            for c in range(ncand):
+                if cts[c] == 0.0:
+                    tmin = cts[c]
+                    break
+        self.cmin = tmin
+        self.cgmin = gmin
         return ncand
 
     cdef int _follow(self, int mode) except -1:
@@ -975,15 +1121,10 @@ cdef class _Engine:
                 self.tsS[a] = ts
                 self.wsS[a] = self.aw / fabs(r)
                 event_smaller(&e, ts, EV_LEAVE, self.S[a])
-            ncand = self._scan(fixed)
-            for c in range(ncand):
-                i = self.cand[c]
-                gd = self.gdot[i]
-                ts = _max0(-self.g[i] / gd)
-                self.cts[c] = ts
-                event_smaller(&e, ts, EV_JOIN, i)
-                if fabs(gd) < gmin:
-                    gmin = fabs(gd)
+            ncand = self._scan(fixed)    # the rates, the candidates and their steps
+            if ncand:
+                event_smaller(&e, self.cmin, EV_JOIN, -1)
+                gmin = self.cgmin
             tmin = e.t
             # ---- pass 2: the end first, then the least id among the tied events
             kind = -1

@@ -157,3 +157,46 @@ def test_twins_agree_without_a_hook(kname, how):
         st.unlearn(np.arange(0, 60, 4))
     assert_states_equal(states[0].get_state(), states[1].get_state(), rtol=0.0, atol=0.0,
                         where="after the decrement")
+
+
+def _bits(state):
+    """A get_state() dict with every float array as its bit pattern (so -0.0 != 0.0)."""
+    out = {}
+    for key, v in state.items():
+        a = np.asarray(v)
+        out[key] = a.view(np.int64) if a.dtype == np.float64 else a
+    return out
+
+
+@pytest.mark.parametrize("case", ["blobs", "grid"])
+@pytest.mark.parametrize("how", [1, 9, "self"])
+def test_vector_scan_gives_the_same_bits(case, how):
+    """The event scan eight examples at a time (AVX-512F) and one at a time pass the same
+    breakpoints with the same bits after every breakpoint: fixed-bias and adjustable-bias
+    paths and the decrement, a stream of duplicates with ties and zero steps, a length
+    that leaves a tail of fewer than eight."""
+    if not T._vector_scan():
+        pytest.skip("the CPU has no AVX-512F: only the one-at-a-time scan runs")
+    if case == "blobs":
+        X, y = two_blobs(n=83, d=3, seed=21)
+    else:
+        grid = np.array([[i, j] for i in range(-2, 3) for j in range(-2, 3)], float)
+        X = np.vstack([grid, grid, grid[:7]])
+        y = np.r_[np.tile(np.where((grid.sum(1) % 2) == 0, 1.0, -1.0), 2), np.ones(7)]
+    logs = []
+    try:
+        for flag in (True, False):
+            T._vector_scan(flag)
+            for kname in ("linear", "rbf"):
+                _, log = _run(T, X, y, 2.0, KERNELS[kname], how,
+                              K=gram(X, X, **KERNELS[kname]))
+                logs.append(log)
+    finally:
+        T._vector_scan(True)
+    for vec, one in zip(logs[:2], logs[2:]):
+        assert len(vec) == len(one) > 1
+        for r, (a, b) in enumerate(zip(vec, one)):
+            a, b = _bits(a), _bits(b)
+            assert a.keys() == b.keys()
+            for key in a:
+                np.testing.assert_array_equal(a[key], b[key], err_msg=f"breakpoint {r}: {key}")
