@@ -128,6 +128,23 @@ def test_selfinit_twin(benchmark, record, speed_data):
            **_profile(st))
 
 
+@pytest.mark.parametrize("vector", [True, False], ids=["vector", "one-at-a-time"])
+def test_selfinit_event_scan(benchmark, record, vector):
+    """SelfInit on Gauss with the event scan eight examples at a time (AVX-512F) and one
+    at a time: the same breakpoints and bits, the ratio is the vector scan's gain."""
+    if not _poker._vector_scan(True):
+        pytest.skip("the CPU has no AVX-512F")
+    X, y, sparse = data("gauss", N_SPEED)
+    try:
+        _poker._vector_scan(vector)
+        st = benchmark.pedantic(selfinit, args=(X, y, sparse, GAMMA["gauss"]), rounds=3,
+                                iterations=1)
+    finally:
+        _poker._vector_scan(True)
+    record("poker-gauss-scan", f"SelfInit twin, {'vector' if vector else 'one-at-a-time'} scan",
+           benchmark, iterations=st.n_iterations)
+
+
 def test_incremental_svm(benchmark, record, speed_data):
     pytest.importorskip("refsvm.idsvm._incremental_svm")
     name, X, y, sparse = speed_data
