@@ -51,9 +51,12 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # a source checkout, not installed
 
 QUICK_ENV = "REFSVM_BENCH_QUICK"
 
@@ -199,6 +202,39 @@ def run_one(X, y, Xt, yt, C, repeat=3, idsvm=True, ramp_params=None, pa_params=N
     return row
 
 
+def idsvm_memory_floor(X, y, C):
+    """A lower bound on IncrementalSVM's time, exact after every example, from memory
+    traffic alone: every adiabatic step reads and writes the bordered inverse R once
+    ((|S| + 1)^2 doubles, the least a rank-one update of it touches) and reads the kernel
+    columns of S once (n |S| doubles: the rates of every example, Eq. 7), at the bandwidth
+    of an in-place pass over an array of R's final size (best of 20; in cache where R
+    fits, so the bound is generous).  The compiled state is stepped one example at a time
+    to count the steps and |S| around each example (|S| during an example taken as the
+    mean of before and after)."""
+    from refsvm.idsvm import _incremental_svm as twin
+
+    st = twin.IncrementalSVMState(X.shape[1], False, C=C, kernel="rbf", gamma=1.0 / X.shape[1])
+    yy = np.where(y > 0, 1.0, -1.0)
+    r_bytes = rate_bytes = 0.0
+    for i in range(X.shape[0]):
+        ns0, it0 = len(st._s_order()), st.n_iterations
+        st.step(X[i], yy[i])
+        steps = st.n_iterations - it0
+        m = 0.5 * (ns0 + len(st._s_order()))
+        r_bytes += steps * 16.0 * (m + 1) ** 2
+        rate_bytes += steps * 8.0 * (i + 1) * m
+    a = np.ones(max(8 * (len(st._s_order()) + 1) ** 2, 2 ** 21) // 8)
+    best = np.inf
+    for _ in range(20):
+        t0 = time.perf_counter()
+        np.multiply(a, 1.0, out=a)
+        best = min(best, time.perf_counter() - t0)
+    bandwidth = 2.0 * a.nbytes / best
+    return dict(steps=int(st.n_iterations), margin=len(st._s_order()), r_gb=r_bytes / 1e9,
+                rate_gb=rate_bytes / 1e9, bandwidth=bandwidth / 1e9,
+                floor=(r_bytes + rate_bytes) / bandwidth)
+
+
 def print_table(rows, out=sys.stdout):
     """The issue's table, plus accuracy, kernel evaluations and the PA-I baseline."""
     w = out.write
@@ -240,6 +276,8 @@ def main(argv=None):
     ap.add_argument("--C", default="1,10", help="comma-separated values of C")
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     ap.add_argument("--no-idsvm", action="store_true", help="leave out IncrementalSVM")
+    ap.add_argument("--idsvm-floor", action="store_true",
+                    help="also IncrementalSVM's memory-traffic floor (idsvm_memory_floor)")
     ap.add_argument("--ramp", default="", help="extra OnlineRampSVM parameters, k=v,k=v")
     ap.add_argument("--pa", default="", help="extra KernelPassiveAggressive parameters")
     ap.add_argument("--data-home", default=None)
@@ -258,6 +296,8 @@ def main(argv=None):
             r = run_one(*data, C, repeat=args.repeat, idsvm=not args.no_idsvm,
                         ramp_params=parse_kv(args.ramp), pa_params=parse_kv(args.pa))
             r["name"] = name
+            if args.idsvm_floor:
+                r.update({f"floor_{k}": v for k, v in idsvm_memory_floor(*data[:2], C).items()})
             rows.append(r)
             print(f"[done] {name} C={C:g}: " + ", ".join(
                 f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
@@ -265,6 +305,18 @@ def main(argv=None):
     print(f"load average {load_avg:.2f} before, {os.getloadavg()[0]:.2f} after "
           f"({os.cpu_count()} cores); ramp {args.ramp or 'defaults'}, PA {args.pa or 'defaults'}")
     print_table(rows)
+    if args.idsvm_floor and rows:
+        print("\nIncrementalSVM's memory floor (idsvm_memory_floor): one read and write of R "
+              "and one read of the columns of S per step")
+        print("| data | C | steps | final |S| | R GB | columns GB | GB/s | floor s "
+              "| floor / LIBSVM | IDSVM / LIBSVM |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            ids = f"{r['idsvm_time'] / r['svc_time']:.1f}x" if "idsvm_time" in r else "-"
+            print(f"| {r['name']} | {r['C']:g} | {r['floor_steps']} | {r['floor_margin']} "
+                  f"| {r['floor_r_gb']:.1f} | {r['floor_rate_gb']:.1f} "
+                  f"| {r['floor_bandwidth']:.0f} | {r['floor_floor']:.2f} "
+                  f"| {r['floor_floor'] / r['svc_time']:.1f}x | {ids} |")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
