@@ -4,6 +4,7 @@
     python benchmarks/bench_real_data.py --quick         # small version (also REFSVM_BENCH_QUICK=1)
     python benchmarks/bench_real_data.py --sets a9a,dna --C 1 --no-idsvm
     python benchmarks/bench_real_data.py --ramp fit_intercept=False --pa fit_intercept=False
+    python benchmarks/bench_real_data.py --idsvm-floor   # + IncrementalSVM's memory-traffic floor
     python -m pytest benchmarks/bench_real_data.py --benchmark-only -q -s [--quick]
 
 The protocol of issue 13, as a new user would try it: every set of ``shared/data`` read with
