@@ -471,52 +471,66 @@ cdef extern from *:
         return refsvm_dense_dot_sqnorm(w, x, n, sq);
     }
     /* out[i] = sum_j cols[j][i] v[j] for i < n, every sum from 0 and left to right over j,
-       four columns per pass over out (the reference's refsvm.core.bordered.matvec order).
-       One C body compiled for the baseline and, on x86-64 with GCC or Clang, for AVX2
-       without FMA (chosen at run time): every product and sum rounded alike, the same
-       bits.  The O(n |S|) sweeps of the path-following twins (IDSVM's rates, POKER's
-       sensitivities). */
+       four columns per pass (the reference's refsvm.core.bordered.matvec order), in
+       blocks of REFSVM_SWEEP_BLOCK rows (the block of out stays in L1 across the passes).
+       ``back`` walks the blocks from the last: a caller that alternates the direction
+       from one sweep to the next reads first the parts of the columns it read last, which
+       are the likeliest still in the cache (the columns of a sweep often exceed L2 by a
+       little, and a forward walk then finds each part just evicted).  Each row's sum is
+       the same whatever the order of the rows, so the bits are too.  One C body compiled
+       for the baseline and, on x86-64 with GCC or Clang, for AVX2 without FMA (chosen at
+       run time): every product and sum rounded alike.  The O(n |S|) sweeps of the
+       path-following twins (IDSVM's rates, POKER's sensitivities). */
+    #define REFSVM_SWEEP_BLOCK 256
     #define REFSVM_COLS_MATVEC_BODY                                                        \
-        Py_ssize_t i, j = 0;                                                               \
-        for (i = 0; i < n; i++) out[i] = 0.0;                                              \
-        while (j + 4 <= k) {                                                               \
-            const double a0 = v[j], a1 = v[j + 1], a2 = v[j + 2], a3 = v[j + 3];           \
-            const double *c0 = cols[j], *c1 = cols[j + 1], *c2 = cols[j + 2],              \
-                         *c3 = cols[j + 3];                                                \
-            for (i = 0; i < n; i++)                                                        \
-                out[i] = (((out[i] + a0 * c0[i]) + a1 * c1[i]) + a2 * c2[i]) + a3 * c3[i]; \
-            j += 4;                                                                        \
-        }                                                                                  \
-        while (j < k) {                                                                    \
-            const double a0 = v[j];                                                        \
-            const double *c0 = cols[j];                                                    \
-            for (i = 0; i < n; i++) out[i] = out[i] + a0 * c0[i];                          \
-            j += 1;                                                                        \
+        Py_ssize_t i, j, bb, lo, hi, nb = (n + REFSVM_SWEEP_BLOCK - 1) / REFSVM_SWEEP_BLOCK;\
+        for (bb = 0; bb < nb; bb++) {                                                      \
+            lo = (back ? nb - 1 - bb : bb) * REFSVM_SWEEP_BLOCK;                           \
+            hi = lo + REFSVM_SWEEP_BLOCK < n ? lo + REFSVM_SWEEP_BLOCK : n;                \
+            for (i = lo; i < hi; i++) out[i] = 0.0;                                        \
+            j = 0;                                                                         \
+            while (j + 4 <= k) {                                                           \
+                const double a0 = v[j], a1 = v[j + 1], a2 = v[j + 2], a3 = v[j + 3];       \
+                const double *c0 = cols[j], *c1 = cols[j + 1], *c2 = cols[j + 2],          \
+                             *c3 = cols[j + 3];                                            \
+                for (i = lo; i < hi; i++)                                                  \
+                    out[i] = (((out[i] + a0 * c0[i]) + a1 * c1[i]) + a2 * c2[i])           \
+                             + a3 * c3[i];                                                 \
+                j += 4;                                                                    \
+            }                                                                              \
+            while (j < k) {                                                                \
+                const double a0 = v[j];                                                    \
+                const double *c0 = cols[j];                                                \
+                for (i = lo; i < hi; i++) out[i] = out[i] + a0 * c0[i];                    \
+                j += 1;                                                                    \
+            }                                                                              \
         }
     static void refsvm_cols_matvec_base(double* out, double* const* cols, const double* v,
-                                        Py_ssize_t k, Py_ssize_t n) { REFSVM_COLS_MATVEC_BODY }
+                                        Py_ssize_t k, Py_ssize_t n, int back) {
+        REFSVM_COLS_MATVEC_BODY }
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     __attribute__((target("avx2")))
     static void refsvm_cols_matvec_avx2(double* out, double* const* cols, const double* v,
-                                        Py_ssize_t k, Py_ssize_t n) { REFSVM_COLS_MATVEC_BODY }
+                                        Py_ssize_t k, Py_ssize_t n, int back) {
+        REFSVM_COLS_MATVEC_BODY }
     static int refsvm_cols_matvec_avx2_ok = -1;
     #endif
     #if defined(__GNUC__)
     __attribute__((unused))
     #endif
     static void refsvm_cols_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
-                                   Py_ssize_t n) {
+                                   Py_ssize_t n, int back) {
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
         if (refsvm_cols_matvec_avx2_ok < 0) {
             __builtin_cpu_init();
             refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
         }
         if (refsvm_cols_matvec_avx2_ok) {
-            refsvm_cols_matvec_avx2(out, cols, v, k, n);
+            refsvm_cols_matvec_avx2(out, cols, v, k, n, back);
             return;
         }
     #endif
-        refsvm_cols_matvec_base(out, cols, v, k, n);
+        refsvm_cols_matvec_base(out, cols, v, k, n, back);
     }
     #endif
     """
@@ -526,7 +540,7 @@ cdef extern from *:
     double refsvm_dense_dot_bound(const double* w, const double* x, Py_ssize_t n,
                                   double* sq) noexcept nogil
     void refsvm_cols_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
-                            Py_ssize_t n) noexcept nogil
+                            Py_ssize_t n, int back) noexcept nogil
     bint refsvm_csr_fast() noexcept nogil
     double refsvm_csr_dot(const double* w, const int* idx, const double* val, Py_ssize_t n,
                           Py_ssize_t d, double* sq, int* bad, int checked) noexcept nogil

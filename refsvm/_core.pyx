@@ -1372,6 +1372,30 @@ def bordered_drift_value(Rinv, y, KS, S):
         free(cp)
 
 
+def cols_matvec_array(KS, v, bint back=False):
+    """The compiled sweep ``refsvm_cols_matvec``: out = KS v over the columns of ``KS``
+    (n x k), every row's sum from 0 left to right; ``back`` walks the row blocks from the
+    last (the same sums)."""
+    cols = [np.ascontiguousarray(KS[:, j], dtype=np.float64) for j in range(KS.shape[1])]
+    cdef const double[::1] vv = np.ascontiguousarray(v, dtype=np.float64)
+    cdef Py_ssize_t k = len(cols), n = KS.shape[0], j
+    cdef double** cp = <double**> malloc(max(k, 1) * sizeof(double*))
+    cdef const double[::1] c
+    out = np.empty(n)
+    cdef double[::1] o = out
+    if cp == NULL:
+        raise MemoryError()
+    try:
+        for j in range(k):
+            c = cols[j]
+            cp[j] = <double*> &c[0]
+        if n:
+            refsvm_cols_matvec(&o[0], cp, &vv[0] if k else NULL, k, n, back)
+        return out
+    finally:
+        free(cp)
+
+
 def bordered_beta_array(Rinv, m):
     """The compiled ``bordered_beta``: -Rinv m."""
     cdef const double[:, ::1] R = np.ascontiguousarray(Rinv, dtype=np.float64)

@@ -149,6 +149,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef signed char* blk       # left dependent on S by an exchange: no candidate until S changes
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk, capblk
+    cdef bint back              # the direction of the next rates sweep (refsvm_cols_matvec)
     cdef Py_ssize_t joined      # the example that just joined S by a plain join, or -1 ...
     cdef Py_ssize_t* saved      # ... and the marks (blist) before its join
     cdef Py_ssize_t nsaved, capsaved
@@ -870,14 +871,17 @@ cdef class IncrementalSVMState(StreamLearner):
         gamma_i = y_i ((y_c col_i + sum_j KS_ij w_j) + beta_b), w_j = beta_j y_{S_j}, the
         sum from 0.0 left to right in j (the reference's order, bit for bit): the core's
         sweep over the kernel columns (``refsvm_cols_matvec``, four columns per pass, AVX2
-        where the CPU has it; the same sweep as POKER's sensitivities), then gamma."""
+        where the CPU has it, its row blocks walked the other way at every other step to
+        meet the parts of the columns still cached; the same sweep as POKER's
+        sensitivities), then gamma."""
         cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
         for j in range(ns):
             self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
-        refsvm_cols_matvec(r, self.KS, self.w, ns, n)
+        refsvm_cols_matvec(r, self.KS, self.w, ns, n, self.back)
+        self.back = not self.back           # the next sweep the other way (the same sums)
         for i in range(n):
             r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
         return 0

@@ -334,6 +334,7 @@ cdef class _Engine:
     # the rates of the current piece
     cdef double bdot, t_end, terms
     cdef double cmin, cgmin     # the scan's smallest join step and smallest |rate| (candidates)
+    cdef bint back              # the direction of the next sweep over the rows (refsvm_cols_matvec)
     cdef double tpend           # a move of the g off I_s not yet applied (``_flush``) ...
     cdef bint pend              # ... pending: the next scan applies it in its pass
     cdef bint b_only
@@ -986,7 +987,8 @@ cdef class _Engine:
         # the sensitivities, O(n |I_s|): every sum over I_s left to right
         for a in range(k):
             self.z[a] = self.y[self.S[a]] * self.aS[a]
-        refsvm_cols_matvec(self.inner, self.cols, self.z, k, n)   # the core's sweep
+        refsvm_cols_matvec(self.inner, self.cols, self.z, k, n, self.back)   # the core's sweep
+        self.back = not self.back            # the next sweep the other way (the same sums)
         if nF:
             for i in range(n):
                 acc = 0.0
