@@ -166,7 +166,8 @@ cdef extern from *:
             __m512d yy = _mm512_loadu_pd(y + i);
             __m512d gd = _mm512_sub_pd(_mm512_mul_pd(yy, _mm512_loadu_pd(inner + i)),
                                        _mm512_mul_pd(yy, vbd));
-            __m512d rt = _mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(kr + i), vterms), vbase);
+            /* kr NULL: every k(x, x) is 1 (RBF), and 1 * terms is terms */
+            __m512d rt = _mm512_add_pd(kr ? _mm512_mul_pd(_mm512_loadu_pd(kr + i), vterms) : vterms, vbase);
             __m512d gg = _mm512_loadu_pd(g + i);
             __m512d ts, nrt;
             __mmask8 pm, cm;
@@ -303,6 +304,7 @@ cdef class _Engine:
     cdef object state, hook, budget_exc
     # per-example work (capacity cap)
     cdef Py_ssize_t cap, nkr
+    cdef Py_ssize_t nonunit      # how many of kr[:nkr] are not 1 (0: the scan reads no kr)
     cdef double* kr             # sqrt |k(x, x)|, computed once per id
     cdef double* gdot
     cdef double* inner
@@ -578,6 +580,7 @@ cdef class _Engine:
         self.status = <signed char*> self._data(state.status, n, np.int8)
         for i in range(self.nkr, n):
             self.kr[i] = sqrt(fabs(self.kdiag[i]))
+            self.nonunit += self.kr[i] != 1.0
         self.nkr = n
         return 0
 
@@ -604,6 +607,7 @@ cdef class _Engine:
         o._reserve_s(max(self.ns, 1))
         memcpy(o.kr, self.kr, self.nkr * sizeof(double))
         o.nkr = self.nkr
+        o.nonunit = self.nonunit
         for j in range(self.ns):
             o.cols[j] = o._pool_get()
             memcpy(o.cols[j], self.cols[j], self.cap * sizeof(double))
@@ -638,6 +642,7 @@ cdef class _Engine:
 
     def forget_kr(self):
         self.nkr = 0
+        self.nonunit = 0
 
     # ------------------------------------------------------------------ cache
     cdef void _cache_drop(self, Py_ssize_t i) noexcept:
@@ -710,6 +715,7 @@ cdef class _Engine:
         NaN where unknown (ids not in the problem)."""
         cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n
         cdef double* col
+        cdef bint whole
         cdef double t0 = _now()
         if sl >= 0:
             col = self.ccol[sl]
@@ -720,20 +726,41 @@ cdef class _Engine:
             self._cache_unlink(sl)
         else:
             col = self._pool_get()
-        for l in range(L, n):
-            col[l] = NAN
-        for j in range(self.ns):
-            if isnan(col[self.S[j]]):
+        whole = L == 0
+        for j in range(self.ns if whole else 0):
+            if isnan(self.cols[j][i]):
+                whole = False
+                break
+        if whole:
+            # nothing cached: every row against x_i in one contiguous call (the same
+            # values as one by one), then the entries the reference does not evaluate put
+            # back -- I_s's from their columns, k(x_i, x_i), NaN off the problem -- and
+            # only the evaluations it makes counted
+            kernel_many(self.kern, self.store, i, NULL, n, col)
+            m = 0
+            for l in range(n):
+                if self.status[l] < 0:
+                    col[l] = NAN
+                    m += 1
+            for j in range(self.ns):
                 col[self.S[j]] = self.cols[j][i]
-        col[i] = self.kdiag[i]
-        m = 0
-        for l in range(n):                   # the rest of the problem: evaluated in one call
-            if self.status[l] >= 0 and isnan(col[l]):
-                self.kidx[m] = l
-                m += 1
-        kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
-        for j in range(m):
-            col[self.kidx[j]] = self.tmp[j]
+            col[i] = self.kdiag[i]
+            self.kern.n_evals -= m + self.ns + 1
+        else:
+            for l in range(L, n):
+                col[l] = NAN
+            for j in range(self.ns):
+                if isnan(col[self.S[j]]):
+                    col[self.S[j]] = self.cols[j][i]
+            col[i] = self.kdiag[i]
+            m = 0
+            for l in range(n):               # the rest of the problem: evaluated in one call
+                if self.status[l] >= 0 and isnan(col[l]):
+                    self.kidx[m] = l
+                    m += 1
+            kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
+            for j in range(m):
+                col[self.kidx[j]] = self.tmp[j]
         self.timers[T_COLUMN] += _now() - t0
         return col
 
@@ -1033,7 +1060,8 @@ cdef class _Engine:
         cdef bint pend = self.pend
         base = fabs(bd)
         if _VECTOR_SCAN and refsvm_poker_scan_vector():
-            ncand = refsvm_poker_scan8(n, fixed, y, inner, gdot, g, kr, d, status, blk, cand,
+            ncand = refsvm_poker_scan8(n, fixed, y, inner, gdot, g, kr if self.nonunit else NULL,
+                                       d, status, blk, cand,
                                        cts, bd, terms, base, tp, pend, EPS_RATE, C_IO, C_IS,
                                        C_IC, &tmin, &gmin, &start)
             nvec = ncand
