@@ -149,7 +149,8 @@ cdef extern from *:
             double* g, const double* kr, const double* d, const signed char* status,
             const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
             double base, double tp, int pend, double eps_rate, signed char io,
-            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done) {
+            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done,
+            const signed char* y8) {
         const __m512d vbd = _mm512_set1_pd(bd), vterms = _mm512_set1_pd(terms);
         const __m512d vbase = _mm512_set1_pd(base), vtp = _mm512_set1_pd(tp);
         const __m512d veps = _mm512_set1_pd(eps_rate), zero = _mm512_setzero_pd();
@@ -163,7 +164,10 @@ cdef extern from *:
         for (; i + 8 <= n; i += 8) {
             __m512i st = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i*)(status + i)));
             __m512i bk = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i*)(blk + i)));
-            __m512d yy = _mm512_loadu_pd(y + i);
+            /* y8: the labels as bytes when all are -1 or +1 (the same doubles) */
+            __m512d yy = y8 ? _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(
+                                  _mm_loadl_epi64((const __m128i*)(y8 + i))))
+                            : _mm512_loadu_pd(y + i);
             __m512d gd = _mm512_sub_pd(_mm512_mul_pd(yy, _mm512_loadu_pd(inner + i)),
                                        _mm512_mul_pd(yy, vbd));
             /* kr NULL: every k(x, x) is 1 (RBF), and 1 * terms is terms */
@@ -227,7 +231,8 @@ cdef extern from *:
             double* g, const double* kr, const double* d, const signed char* status,
             const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
             double base, double tp, int pend, double eps_rate, signed char io,
-            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done) {
+            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done,
+            const signed char* y8) {
         *tmin = INFINITY; *gmin = INFINITY; *done = 0; return 0;
     }
     #endif
@@ -238,7 +243,8 @@ cdef extern from *:
         double* g, const double* kr, const double* d, const signed char* status,
         const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
         double base, double tp, int pend, double eps_rate, signed char io,
-        signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done) noexcept nogil
+        signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done,
+        const signed char* y8) noexcept nogil
 
 
 cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
@@ -305,6 +311,9 @@ cdef class _Engine:
     # per-example work (capacity cap)
     cdef Py_ssize_t cap, nkr
     cdef Py_ssize_t nonunit      # how many of kr[:nkr] are not 1 (0: the scan reads no kr)
+    cdef signed char* y8        # y as -1 / +1 bytes (the scan reads 1 byte a label, not 8) ...
+    cdef Py_ssize_t nonpm        # ... when every y[:nkr] is -1 or +1 (nonpm == 0)
+    cdef double* col_clean      # the column _column just made with no NaN (or NULL)
     cdef double* kr             # sqrt |k(x, x)|, computed once per id
     cdef double* gdot
     cdef double* inner
@@ -376,6 +385,8 @@ cdef class _Engine:
         self.stamp = 0
         self.budget = -1
         self.kr = NULL
+        self.y8 = NULL
+        self.col_clean = NULL
         self.gdot = NULL
         self.inner = NULL
         self.tmp = NULL
@@ -454,6 +465,7 @@ cdef class _Engine:
         free(self.ccap)
         free(self.cstamp)
         free(self.kr)
+        free(self.y8)
         free(self.gdot)
         free(self.inner)
         free(self.tmp)
@@ -488,6 +500,7 @@ cdef class _Engine:
             return 0
         cap = max(need, 2 * old, 16)
         _resize(<void**> &self.kr, cap, sizeof(double))
+        _resize(<void**> &self.y8, cap, sizeof(signed char))
         _resize(<void**> &self.gdot, cap, sizeof(double))
         _resize(<void**> &self.inner, cap, sizeof(double))
         _resize(<void**> &self.tmp, cap, sizeof(double))
@@ -581,6 +594,8 @@ cdef class _Engine:
         for i in range(self.nkr, n):
             self.kr[i] = sqrt(fabs(self.kdiag[i]))
             self.nonunit += self.kr[i] != 1.0
+            self.y8[i] = 1 if self.y[i] == 1.0 else -1
+            self.nonpm += (self.y[i] != 1.0) & (self.y[i] != -1.0)
         self.nkr = n
         return 0
 
@@ -606,8 +621,10 @@ cdef class _Engine:
         o._reserve(self.cap)
         o._reserve_s(max(self.ns, 1))
         memcpy(o.kr, self.kr, self.nkr * sizeof(double))
+        memcpy(o.y8, self.y8, self.nkr * sizeof(signed char))
         o.nkr = self.nkr
         o.nonunit = self.nonunit
+        o.nonpm = self.nonpm
         for j in range(self.ns):
             o.cols[j] = o._pool_get()
             memcpy(o.cols[j], self.cols[j], self.cap * sizeof(double))
@@ -643,6 +660,7 @@ cdef class _Engine:
     def forget_kr(self):
         self.nkr = 0
         self.nonunit = 0
+        self.nonpm = 0
 
     # ------------------------------------------------------------------ cache
     cdef void _cache_drop(self, Py_ssize_t i) noexcept:
@@ -716,6 +734,7 @@ cdef class _Engine:
         cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n
         cdef double* col
         cdef bint whole
+        self.col_clean = NULL
         cdef double t0 = _now()
         if sl >= 0:
             col = self.ccol[sl]
@@ -746,6 +765,8 @@ cdef class _Engine:
                 col[self.S[j]] = self.cols[j][i]
             col[i] = self.kdiag[i]
             self.kern.n_evals -= m + self.ns + 1
+            if m == 0:
+                self.col_clean = col         # no NaN: _add_to_S need not look
         else:
             for l in range(L, n):
                 col[l] = NAN
@@ -824,9 +845,11 @@ cdef class _Engine:
             bordered_start(self.R, self.ld, self.y[i], self.kdiag[i])
         else:
             bordered_grow(self.R, self.ld, k + 1, self.beta, kappa)
-        for l in range(self.n):
-            if isnan(col[l]):
-                col[l] = 0.0
+        if col != self.col_clean:
+            for l in range(self.n):
+                if isnan(col[l]):
+                    col[l] = 0.0
+        self.col_clean = NULL
         self.cols[k] = col
         self.S[k] = i
         self.spos[i] = k
@@ -1063,7 +1086,8 @@ cdef class _Engine:
             ncand = refsvm_poker_scan8(n, fixed, y, inner, gdot, g, kr if self.nonunit else NULL,
                                        d, status, blk, cand,
                                        cts, bd, terms, base, tp, pend, EPS_RATE, C_IO, C_IS,
-                                       C_IC, &tmin, &gmin, &start)
+                                       C_IC, &tmin, &gmin, &start,
+                                       NULL if self.nonpm else self.y8)
             nvec = ncand
         if fixed:
             for i in range(start, n):
