@@ -142,8 +142,14 @@ cdef extern from *:
        their steps written in id order by compress-stores. */
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #include <immintrin.h>
+    #define REFSVM_POKER_SCAN8 1
+    #define REFSVM_POKER_SCAN8_TARGET __attribute__((target("avx512f"), optimize("fp-contract=off")))
     static int refsvm_poker_scan_ok = -1;
-    __attribute__((target("avx512f"), optimize("fp-contract=off")))
+    #else
+    #define REFSVM_POKER_SCAN8 0         /* never called: refsvm_poker_scan_vector() is 0 */
+    #define REFSVM_POKER_SCAN8_TARGET
+    #endif
+    REFSVM_POKER_SCAN8_TARGET
     static Py_ssize_t refsvm_poker_scan8(
             Py_ssize_t n, int fixed, const double* y, const double* inner, double* gdot,
             double* g, const double* kr, const double* d, const signed char* status,
@@ -151,6 +157,7 @@ cdef extern from *:
             double base, double tp, int pend, double eps_rate, signed char io,
             signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done,
             const signed char* y8) {
+    #if REFSVM_POKER_SCAN8
         const __m512d vbd = _mm512_set1_pd(bd), vterms = _mm512_set1_pd(terms);
         const __m512d vbase = _mm512_set1_pd(base), vtp = _mm512_set1_pd(tp);
         const __m512d veps = _mm512_set1_pd(eps_rate), zero = _mm512_setzero_pd();
@@ -212,10 +219,12 @@ cdef extern from *:
         *gmin = _mm512_reduce_min_pd(vgmin);
         *done = i;
         return nc;
-    }
+    #else
+        *tmin = INFINITY; *gmin = INFINITY; *done = 0; return 0;
     #endif
+    }
     static int refsvm_poker_scan_vector(void) {
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #if REFSVM_POKER_SCAN8
         if (refsvm_poker_scan_ok < 0) {
             __builtin_cpu_init();
             refsvm_poker_scan_ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
@@ -225,17 +234,6 @@ cdef extern from *:
         return 0;
     #endif
     }
-    #if !((defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__))
-    static Py_ssize_t refsvm_poker_scan8(
-            Py_ssize_t n, int fixed, const double* y, const double* inner, double* gdot,
-            double* g, const double* kr, const double* d, const signed char* status,
-            const signed char* blk, Py_ssize_t* cand, double* cts, double bd, double terms,
-            double base, double tp, int pend, double eps_rate, signed char io,
-            signed char is_, signed char ic, double* tmin, double* gmin, Py_ssize_t* done,
-            const signed char* y8) {
-        *tmin = INFINITY; *gmin = INFINITY; *done = 0; return 0;
-    }
-    #endif
     """
     int refsvm_poker_scan_vector() noexcept nogil
     Py_ssize_t refsvm_poker_scan8(
