@@ -187,11 +187,55 @@ cdef extern from *:
        sqdist_from_norms made on bits (no branch: close pairs are common in few dimensions
        and a branch on them mispredicts): the norms' form when it exceeds a quarter of the
        norms' sum, else the direct sum; both in the reference's order. */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #include <immintrin.h>
+    #define REFSVM_SQDIST8 1
+    static int refsvm_sqdist8_ok = -1;
+    /* Eight rows at a time: each lane the scalar loop's operations in its order (no fused
+       multiply-add), so the same bits; the rows' values gathered.  Returns the rows done. */
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static Py_ssize_t refsvm_sqdist_small8(const double* dense, const Py_ssize_t* pos,
+                                           Py_ssize_t m, const double* z, Py_ssize_t d,
+                                           const double* sqn, double sz, double* out) {
+        Py_ssize_t j, i;
+        const __m512d vsz = _mm512_set1_pd(sz), two = _mm512_set1_pd(2.0);
+        const __m512d quarter = _mm512_set1_pd(0.25);
+        const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        for (j = 0; j + 8 <= m; j += 8) {
+            __m512i pj = pos ? _mm512_loadu_si512((const void*) (pos + j))
+                             : _mm512_add_epi64(_mm512_set1_epi64((long long) j), iota);
+            __m512i at = _mm512_mullo_epi64(pj, _mm512_set1_epi64((long long) d));
+            __m512d dot = _mm512_setzero_pd(), dir = _mm512_setzero_pd();
+            for (i = 0; i < d; i++) {
+                __m512d r = _mm512_i64gather_pd(at, (const void*) (dense + i), 8);
+                __m512d zi = _mm512_set1_pd(z[i]);
+                __m512d t = _mm512_sub_pd(r, zi);
+                dot = _mm512_add_pd(dot, _mm512_mul_pd(r, zi));
+                dir = _mm512_add_pd(dir, _mm512_mul_pd(t, t));
+            }
+            __m512d tt = _mm512_add_pd(_mm512_i64gather_pd(pj, (const void*) sqn, 8), vsz);
+            __m512d nrm = _mm512_sub_pd(tt, _mm512_mul_pd(two, dot));
+            __mmask8 big = _mm512_cmp_pd_mask(nrm, _mm512_mul_pd(quarter, tt), _CMP_GT_OQ);
+            _mm512_storeu_pd(out + j, _mm512_mask_blend_pd(big, dir, nrm));
+        }
+        return j;
+    }
+    #else
+    #define REFSVM_SQDIST8 0
+    #endif
     static void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                                     const double* z, Py_ssize_t d, const double* sqn,
                                     double sz, double* out) {
-        Py_ssize_t j, i;
-        for (j = 0; j < m; j++) {
+        Py_ssize_t j = 0, i;
+    #if REFSVM_SQDIST8
+        if (refsvm_sqdist8_ok < 0) {
+            __builtin_cpu_init();
+            refsvm_sqdist8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        }
+        if (refsvm_sqdist8_ok && m >= 8)
+            j = refsvm_sqdist_small8(dense, pos, m, z, d, sqn, sz, out);
+    #endif
+        for (; j < m; j++) {
             Py_ssize_t pj = pos ? pos[j] : j;   /* NULL: the rows 0 .. m-1 */
             const double* r = dense + pj * d;
             double dot = 0.0, dir = 0.0, t, nrm;
@@ -249,12 +293,218 @@ cdef extern from *:
     #undef REFSVM_ROW
     }
     #endif
+    /* out[j] = exp(-gamma * out[j]) for j < m, the C library's exp bit for bit, eight at a
+       time with AVX-512F where it is the same function.
+
+       The C library of most Linux systems (glibc >= 2.28, on a CPU with FMA) computes exp
+       by a table of 2^(i/128) and a degree-5 polynomial: k = round(x 128/ln2), r = x - k
+       ln2/128 in two fused steps, 2^(k/128) e^r = s + s tmp with s built from the table and
+       the bits of k, tmp = (tail + r) + r^2 (C2 + C3 r) + r^4 (C4 + C5 r), each step one
+       IEEE operation or one fused multiply-add, which give the same bits in a vector lane.
+       The lanes outside its main range (|x| < 2^-54 or |x| >= 512, infinities, NaN) call
+       the library's exp.  Whether the library is that function is not assumed: the first
+       call compares both on 65,536 arguments spread over (-1024, 0] and uses the vector
+       form only if every result is the same bits (``refsvm_exp_vector``); otherwise, or
+       without AVX-512F, the loop calls exp one value at a time, as before.  The table
+       holds, for i < 128, the relative tail (2^(i/128) - T_i) / T_i and the bits of
+       T_i = 2^(i/128) rounded, less i << 45 (regenerated from these definitions by
+       tests/core/test_exp.py). */
+    #ifndef REFSVM_EXP_MANY
+    #define REFSVM_EXP_MANY
+    #include <math.h>
+    #include <string.h>
+    #include <stdint.h>
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #include <immintrin.h>
+    #define REFSVM_EXP8 1
+    #define REFSVM_EXP8_TARGET __attribute__((target("avx512f"), optimize("fp-contract=off")))
+    #else
+    #define REFSVM_EXP8 0
+    #define REFSVM_EXP8_TARGET
+    #endif
+    static const uint64_t refsvm_exp_tab[256] = {
+        0x0000000000000000ULL, 0x3ff0000000000000ULL, 0x3c9b3b4f1a88bf6eULL, 0x3feff63da9fb3335ULL,
+        0xbc7160139cd8dc5dULL, 0x3fefec9a3e778061ULL, 0xbc905e7a108766d1ULL, 0x3fefe315e86e7f85ULL,
+        0x3c8cd2523567f613ULL, 0x3fefd9b0d3158574ULL, 0xbc8bce8023f98efaULL, 0x3fefd06b29ddf6deULL,
+        0x3c60f74e61e6c861ULL, 0x3fefc74518759bc8ULL, 0x3c90a3e45b33d399ULL, 0x3fefbe3ecac6f383ULL,
+        0x3c979aa65d837b6dULL, 0x3fefb5586cf9890fULL, 0x3c8eb51a92fdeffcULL, 0x3fefac922b7247f7ULL,
+        0x3c3ebe3d702f9cd1ULL, 0x3fefa3ec32d3d1a2ULL, 0xbc6a033489906e0bULL, 0x3fef9b66affed31bULL,
+        0xbc9556522a2fbd0eULL, 0x3fef9301d0125b51ULL, 0xbc5080ef8c4eea55ULL, 0x3fef8abdc06c31ccULL,
+        0xbc91c923b9d5f416ULL, 0x3fef829aaea92de0ULL, 0x3c80d3e3e95c55afULL, 0x3fef7a98c8a58e51ULL,
+        0xbc801b15eaa59348ULL, 0x3fef72b83c7d517bULL, 0xbc8f1ff055de323dULL, 0x3fef6af9388c8deaULL,
+        0x3c8b898c3f1353bfULL, 0x3fef635beb6fcb75ULL, 0xbc96d99c7611eb26ULL, 0x3fef5be084045cd4ULL,
+        0x3c9aecf73e3a2f60ULL, 0x3fef54873168b9aaULL, 0xbc8fe782cb86389dULL, 0x3fef4d5022fcd91dULL,
+        0x3c8a6f4144a6c38dULL, 0x3fef463b88628cd6ULL, 0x3c807a05b0e4047dULL, 0x3fef3f49917ddc96ULL,
+        0x3c968efde3a8a894ULL, 0x3fef387a6e756238ULL, 0x3c875e18f274487dULL, 0x3fef31ce4fb2a63fULL,
+        0x3c80472b981fe7f2ULL, 0x3fef2b4565e27cddULL, 0xbc96b87b3f71085eULL, 0x3fef24dfe1f56381ULL,
+        0x3c82f7e16d09ab31ULL, 0x3fef1e9df51fdee1ULL, 0xbc3d219b1a6fbffaULL, 0x3fef187fd0dad990ULL,
+        0x3c8b3782720c0ab4ULL, 0x3fef1285a6e4030bULL, 0x3c6e149289cecb8fULL, 0x3fef0cafa93e2f56ULL,
+        0x3c834d754db0abb6ULL, 0x3fef06fe0a31b715ULL, 0x3c864201e2ac744cULL, 0x3fef0170fc4cd831ULL,
+        0x3c8fdd395dd3f84aULL, 0x3feefc08b26416ffULL, 0xbc86a3803b8e5b04ULL, 0x3feef6c55f929ff1ULL,
+        0xbc924aedcc4b5068ULL, 0x3feef1a7373aa9cbULL, 0xbc9907f81b512d8eULL, 0x3feeecae6d05d866ULL,
+        0xbc71d1e83e9436d2ULL, 0x3feee7db34e59ff7ULL, 0xbc991919b3ce1b15ULL, 0x3feee32dc313a8e5ULL,
+        0x3c859f48a72a4c6dULL, 0x3feedea64c123422ULL, 0xbc9312607a28698aULL, 0x3feeda4504ac801cULL,
+        0xbc58a78f4817895bULL, 0x3feed60a21f72e2aULL, 0xbc7c2c9b67499a1bULL, 0x3feed1f5d950a897ULL,
+        0x3c4363ed60c2ac11ULL, 0x3feece086061892dULL, 0x3c9666093b0664efULL, 0x3feeca41ed1d0057ULL,
+        0x3c6ecce1daa10379ULL, 0x3feec6a2b5c13cd0ULL, 0x3c93ff8e3f0f1230ULL, 0x3feec32af0d7d3deULL,
+        0x3c7690cebb7aafb0ULL, 0x3feebfdad5362a27ULL, 0x3c931dbdeb54e077ULL, 0x3feebcb299fddd0dULL,
+        0xbc8f94340071a38eULL, 0x3feeb9b2769d2ca7ULL, 0xbc87deccdc93a349ULL, 0x3feeb6daa2cf6642ULL,
+        0xbc78dec6bd0f385fULL, 0x3feeb42b569d4f82ULL, 0xbc861246ec7b5cf6ULL, 0x3feeb1a4ca5d920fULL,
+        0x3c93350518fdd78eULL, 0x3feeaf4736b527daULL, 0x3c7b98b72f8a9b05ULL, 0x3feead12d497c7fdULL,
+        0x3c9063e1e21c5409ULL, 0x3feeab07dd485429ULL, 0x3c34c7855019c6eaULL, 0x3feea9268a5946b7ULL,
+        0x3c9432e62b64c035ULL, 0x3feea76f15ad2148ULL, 0xbc8ce44a6199769fULL, 0x3feea5e1b976dc09ULL,
+        0xbc8c33c53bef4da8ULL, 0x3feea47eb03a5585ULL, 0xbc845378892be9aeULL, 0x3feea34634ccc320ULL,
+        0xbc93cedd78565858ULL, 0x3feea23882552225ULL, 0x3c5710aa807e1964ULL, 0x3feea155d44ca973ULL,
+        0xbc93b3efbf5e2228ULL, 0x3feea09e667f3bcdULL, 0xbc6a12ad8734b982ULL, 0x3feea012750bdabfULL,
+        0xbc6367efb86da9eeULL, 0x3fee9fb23c651a2fULL, 0xbc80dc3d54e08851ULL, 0x3fee9f7df9519484ULL,
+        0xbc781f647e5a3ecfULL, 0x3fee9f75e8ec5f74ULL, 0xbc86ee4ac08b7db0ULL, 0x3fee9f9a48a58174ULL,
+        0xbc8619321e55e68aULL, 0x3fee9feb564267c9ULL, 0x3c909ccb5e09d4d3ULL, 0x3feea0694fde5d3fULL,
+        0xbc7b32dcb94da51dULL, 0x3feea11473eb0187ULL, 0x3c94ecfd5467c06bULL, 0x3feea1ed0130c132ULL,
+        0x3c65ebe1abd66c55ULL, 0x3feea2f336cf4e62ULL, 0xbc88a1c52fb3cf42ULL, 0x3feea427543e1a12ULL,
+        0xbc9369b6f13b3734ULL, 0x3feea589994cce13ULL, 0xbc805e843a19ff1eULL, 0x3feea71a4623c7adULL,
+        0xbc94d450d872576eULL, 0x3feea8d99b4492edULL, 0x3c90ad675b0e8a00ULL, 0x3feeaac7d98a6699ULL,
+        0x3c8db72fc1f0eab4ULL, 0x3feeace5422aa0dbULL, 0xbc65b6609cc5e7ffULL, 0x3feeaf3216b5448cULL,
+        0x3c7bf68359f35f44ULL, 0x3feeb1ae99157736ULL, 0xbc93091fa71e3d83ULL, 0x3feeb45b0b91ffc6ULL,
+        0xbc5da9b88b6c1e29ULL, 0x3feeb737b0cdc5e5ULL, 0xbc6c23f97c90b959ULL, 0x3feeba44cbc8520fULL,
+        0xbc92434322f4f9aaULL, 0x3feebd829fde4e50ULL, 0xbc85ca6cd7668e4bULL, 0x3feec0f170ca07baULL,
+        0x3c71affc2b91ce27ULL, 0x3feec49182a3f090ULL, 0x3c6dd235e10a73bbULL, 0x3feec86319e32323ULL,
+        0xbc87c50422622263ULL, 0x3feecc667b5de565ULL, 0x3c8b1c86e3e231d5ULL, 0x3feed09bec4a2d33ULL,
+        0xbc91bbd1d3bcbb15ULL, 0x3feed503b23e255dULL, 0x3c90cc319cee31d2ULL, 0x3feed99e1330b358ULL,
+        0x3c8469846e735ab3ULL, 0x3feede6b5579fdbfULL, 0xbc82dfcd978e9db4ULL, 0x3feee36bbfd3f37aULL,
+        0x3c8c1a7792cb3387ULL, 0x3feee89f995ad3adULL, 0xbc907b8f4ad1d9faULL, 0x3feeee07298db666ULL,
+        0xbc55c3d956dcaebaULL, 0x3feef3a2b84f15fbULL, 0xbc90a40e3da6f640ULL, 0x3feef9728de5593aULL,
+        0xbc68d6f438ad9334ULL, 0x3feeff76f2fb5e47ULL, 0xbc91eee26b588a35ULL, 0x3fef05b030a1064aULL,
+        0x3c74ffd70a5fddcdULL, 0x3fef0c1e904bc1d2ULL, 0xbc91bdfbfa9298acULL, 0x3fef12c25bd71e09ULL,
+        0x3c736eae30af0cb3ULL, 0x3fef199bdd85529cULL, 0x3c8ee3325c9ffd94ULL, 0x3fef20ab5fffd07aULL,
+        0x3c84e08fd10959acULL, 0x3fef27f12e57d14bULL, 0x3c63cdaf384e1a67ULL, 0x3fef2f6d9406e7b5ULL,
+        0x3c676b2c6c921968ULL, 0x3fef3720dcef9069ULL, 0xbc808a1883ccb5d2ULL, 0x3fef3f0b555dc3faULL,
+        0xbc8fad5d3ffffa6fULL, 0x3fef472d4a07897cULL, 0xbc900dae3875a949ULL, 0x3fef4f87080d89f2ULL,
+        0x3c74a385a63d07a7ULL, 0x3fef5818dcfba487ULL, 0xbc82919e2040220fULL, 0x3fef60e316c98398ULL,
+        0x3c8e5a50d5c192acULL, 0x3fef69e603db3285ULL, 0x3c843a59ac016b4bULL, 0x3fef7321f301b460ULL,
+        0xbc82d52107b43e1fULL, 0x3fef7c97337b9b5fULL, 0xbc892ab93b470dc9ULL, 0x3fef864614f5a129ULL,
+        0x3c74b604603a88d3ULL, 0x3fef902ee78b3ff6ULL, 0x3c83c5ec519d7271ULL, 0x3fef9a51fbc74c83ULL,
+        0xbc8ff7128fd391f0ULL, 0x3fefa4afa2a490daULL, 0xbc8dae98e223747dULL, 0x3fefaf482d8e67f1ULL,
+        0x3c8ec3bc41aa2008ULL, 0x3fefba1bee615a27ULL, 0x3c842b94c3a9eb32ULL, 0x3fefc52b376bba97ULL,
+        0x3c8a64a931d185eeULL, 0x3fefd0765b6e4540ULL, 0xbc8e37bae43be3edULL, 0x3fefdbfdad9cbe14ULL,
+        0x3c77893b4d91cd9dULL, 0x3fefe7c1819e90d8ULL, 0x3c5305c14160cc89ULL, 0x3feff3c22b8f71f1ULL,
+    };
+    /* 128/ln2, 1.5 * 2^52 (rounds to an integer by addition), -ln2/128 split in a high part
+       of 37 bits and the rest, and the polynomial's C2 .. C5 */
+    static const uint64_t refsvm_exp_k[8] = {
+        0x40671547652b82feULL, 0x4338000000000000ULL, 0xbf762e42fefa0000ULL,
+        0xbd0cf79abc9e3b3aULL, 0x3fdffffffffffdbdULL, 0x3fc555555555543cULL,
+        0x3fa55555cf172b91ULL, 0x3f81111167a4d017ULL};
+    static int refsvm_exp_ok = -1;
+    REFSVM_EXP8_TARGET
+    static void refsvm_exp8(double* out, Py_ssize_t m, double ng, int scale) {
+    #if REFSVM_EXP8
+        Py_ssize_t j = 0;
+        int l;
+        double c[8];
+        memcpy(c, refsvm_exp_k, sizeof c);
+        const __m512d vng = _mm512_set1_pd(ng);
+        const __m512d inv = _mm512_set1_pd(c[0]), shift = _mm512_set1_pd(c[1]);
+        const __m512d hi = _mm512_set1_pd(c[2]), lo = _mm512_set1_pd(c[3]);
+        const __m512d C2 = _mm512_set1_pd(c[4]), C3 = _mm512_set1_pd(c[5]);
+        const __m512d C4 = _mm512_set1_pd(c[6]), C5 = _mm512_set1_pd(c[7]);
+        const __m512i bottom = _mm512_set1_epi64(0x3c9), span = _mm512_set1_epi64(0x3e);
+        const __m512i e11 = _mm512_set1_epi64(0x7ff), m127 = _mm512_set1_epi64(127);
+        const __m512i one = _mm512_set1_epi64(1);
+        for (; j + 8 <= m; j += 8) {
+            __m512d x = _mm512_loadu_pd(out + j);
+            if (scale)
+                x = _mm512_mul_pd(vng, x);            /* -gamma * d2, one rounding */
+            __m512i top = _mm512_and_epi64(_mm512_srli_epi64(_mm512_castpd_si512(x), 52), e11);
+            __mmask8 off = _mm512_cmpgt_epu64_mask(_mm512_sub_epi64(top, bottom), span);
+            __m512d kd = _mm512_fmadd_pd(x, inv, shift);
+            __m512i ki = _mm512_castpd_si512(kd);
+            kd = _mm512_sub_pd(kd, shift);
+            __m512d r = _mm512_fmadd_pd(kd, hi, x);
+            r = _mm512_fmadd_pd(kd, lo, r);
+            __m512i idx = _mm512_slli_epi64(_mm512_and_epi64(ki, m127), 1);
+            __m512d tail = _mm512_i64gather_pd(idx, (const void*) refsvm_exp_tab, 8);
+            __m512i sb = _mm512_i64gather_epi64(_mm512_add_epi64(idx, one),
+                                                (const void*) refsvm_exp_tab, 8);
+            __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(sb, _mm512_slli_epi64(ki, 45)));
+            __m512d t0 = _mm512_add_pd(r, tail);
+            __m512d r2 = _mm512_mul_pd(r, r);
+            __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(r, C3, C2), r2, t0);
+            __m512d tmp = _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), _mm512_fmadd_pd(r, C5, C4), p);
+            __m512d res = _mm512_fmadd_pd(s, tmp, s);
+            if (off) {
+                double xs[8];
+                _mm512_storeu_pd(xs, x);
+                _mm512_storeu_pd(out + j, res);
+                for (l = 0; l < 8; l++)
+                    if (off >> l & 1)
+                        out[j + l] = exp(xs[l]);
+            } else {
+                _mm512_storeu_pd(out + j, res);
+            }
+        }
+        for (; j < m; j++)
+            out[j] = exp(scale ? ng * out[j] : out[j]);
+    #endif
+    }
+    static int refsvm_exp_vector(void) {
+    #if REFSVM_EXP8
+        if (refsvm_exp_ok < 0) {
+            int ok = 0;
+            __builtin_cpu_init();
+            if (__builtin_cpu_supports("avx512f")) {
+                double* a = (double*) malloc(65536 * sizeof(double));
+                ok = a != NULL;
+                if (ok) {
+                    uint64_t z = 0x9e3779b97f4a7c15ULL;
+                    Py_ssize_t i;
+                    for (i = 0; i < 65536; i++) {     /* -2^e u, e uniform in [-40, 10) */
+                        z ^= z << 13; z ^= z >> 7; z ^= z << 17;
+                        a[i] = -ldexp((double) (z >> 11) * 0x1.0p-53, (int) (z % 50) - 40);
+                    }
+                    a[0] = 0.0; a[1] = -0.0; a[2] = -745.2; a[3] = -708.5; a[4] = -1.0e-300;
+                    refsvm_exp8(a, 65536, 1.0, 0);
+                    z = 0x9e3779b97f4a7c15ULL;
+                    for (i = 0; i < 65536 && ok; i++) {
+                        double x, e;
+                        z ^= z << 13; z ^= z >> 7; z ^= z << 17;
+                        x = -ldexp((double) (z >> 11) * 0x1.0p-53, (int) (z % 50) - 40);
+                        if (i < 5) x = (double[]){0.0, -0.0, -745.2, -708.5, -1.0e-300}[i];
+                        e = exp(x);
+                        ok = memcmp(&e, a + i, sizeof e) == 0;
+                    }
+                    free(a);
+                }
+            }
+            refsvm_exp_ok = ok;
+        }
+        return refsvm_exp_ok;
+    #else
+        return 0;
+    #endif
+    }
+    static const unsigned long long* refsvm_exp_table(void) {
+        return (const unsigned long long*) refsvm_exp_tab;
+    }
+    static void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) {
+        double ng = -gamma;
+        Py_ssize_t j;
+        if (m >= 8 && refsvm_exp_vector()) {
+            refsvm_exp8(out, m, ng, 1);
+            return;
+        }
+        for (j = 0; j < m; j++)
+            out[j] = exp(ng * out[j]);
+    }
+    #endif
     """
     void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
                      const double* x, Py_ssize_t d, double* out) noexcept nogil
     void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
+    int refsvm_exp_vector() noexcept nogil
+    const unsigned long long* refsvm_exp_table() noexcept nogil
+    void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) noexcept nogil
 
 
 cdef inline Py_ssize_t _at(const Py_ssize_t* pos, Py_ssize_t j) noexcept nogil:
@@ -262,14 +512,14 @@ cdef inline Py_ssize_t _at(const Py_ssize_t* pos, Py_ssize_t j) noexcept nogil:
     return pos[j] if pos != NULL else j
 
 
-cdef inline double _csr_rbf(const KernelSpec* k, RowStore s, Py_ssize_t r, double sz,
-                            double dot, const int* zi, const double* zv,
-                            Py_ssize_t zn) noexcept nogil:
-    """exp(-gamma ||x_r - z||^2) of the stored CSR row r and a row z, from the kept norm of
-    x_r, the squared norm sz of z and their inner product (``csr_sqdist``'s value)."""
+cdef inline double _csr_rbf_dist(RowStore s, Py_ssize_t r, double sz, double dot,
+                                 const int* zi, const double* zv, Py_ssize_t zn) noexcept nogil:
+    """||x_r - z||^2 of the stored CSR row r and a row z, from the kept norm of x_r, the
+    squared norm sz of z and their inner product (``csr_sqdist``'s value); the kernel is
+    exp(-gamma times it), taken for a whole column at once (``refsvm_exp_neg_many``)."""
     cdef Py_ssize_t q = s.indptr[r]
-    return exp(-k.gamma * _csr_dist(s.sqn[r], sz, dot, s.indices + q, s.data + q,
-                                    s.indptr[r + 1] - q, zi, zv, zn))
+    return _csr_dist(s.sqn[r], sz, dot, s.indices + q, s.data + q, s.indptr[r + 1] - q,
+                     zi, zv, zn)
 
 
 cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
@@ -352,10 +602,10 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
             for p in range(nmin, n3):
                 a3 = a3 + v3[p] * zd[i3[p]]
             if k.kind == 1:
-                out[j] = _csr_rbf(k, s, _at(pos, j), sz, a0, zi, zv, zn)
-                out[j + 1] = _csr_rbf(k, s, _at(pos, j + 1), sz, a1, zi, zv, zn)
-                out[j + 2] = _csr_rbf(k, s, _at(pos, j + 2), sz, a2, zi, zv, zn)
-                out[j + 3] = _csr_rbf(k, s, _at(pos, j + 3), sz, a3, zi, zv, zn)
+                out[j] = _csr_rbf_dist(s, _at(pos, j), sz, a0, zi, zv, zn)
+                out[j + 1] = _csr_rbf_dist(s, _at(pos, j + 1), sz, a1, zi, zv, zn)
+                out[j + 2] = _csr_rbf_dist(s, _at(pos, j + 2), sz, a2, zi, zv, zn)
+                out[j + 3] = _csr_rbf_dist(s, _at(pos, j + 3), sz, a3, zi, zv, zn)
             else:
                 out[j] = _finish(k, a0)
                 out[j + 1] = _finish(k, a1)
@@ -371,11 +621,13 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
             for p in range(n0):
                 a0 = a0 + v0[p] * zd[i0[p]]
             if k.kind == 1:
-                out[j] = _csr_rbf(k, s, _at(pos, j), sz, a0, zi, zv, zn)
+                out[j] = _csr_rbf_dist(s, _at(pos, j), sz, a0, zi, zv, zn)
             else:
                 out[j] = _finish(k, a0)
             j += 1
     free(zd)
+    if k.kind == 1:
+        refsvm_exp_neg_many(out, m, k.gamma)      # exp(-gamma d2), the library's bits
 
 
 cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ssize_t m,
@@ -399,15 +651,15 @@ cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ss
         return
     if k.kind == 1 and d <= 8:
         refsvm_sqdist_small(s.dense, pos, m, xv, d, s.sqn, dense_dot(xv, xv, d), out)
-        for j in range(m):
-            out[j] = exp(-k.gamma * out[j])
+        refsvm_exp_neg_many(out, m, k.gamma)
         return
     refsvm_dots(s.dense, pos, m, xv, d, out)     # four inner products in flight
     if k.kind == 1:
         sz = dense_dot(xv, xv, d)
         for j in range(m):
-            out[j] = exp(-k.gamma * _dense_dist(s.sqn[_at(pos, j)], sz, out[j],
-                                                s.dense + _at(pos, j) * d, xv, d))
+            out[j] = _dense_dist(s.sqn[_at(pos, j)], sz, out[j], s.dense + _at(pos, j) * d,
+                                 xv, d)
+        refsvm_exp_neg_many(out, m, k.gamma)
     elif k.kind == 2:
         for j in range(m):
             out[j] = pow(k.gamma * out[j] + k.coef0, k.degree)
@@ -644,12 +896,12 @@ cdef class RowStore:
         cdef Py_ssize_t d = self.n_features
         if k.kind == 1:             # the kept squared norms: the same values, fewer sums
             if self.sparse:
-                return _csr_rbf(k, self, i, self.sqn[j], csr_dot_csr(
+                return exp(-k.gamma * _csr_rbf_dist(self, i, self.sqn[j], csr_dot_csr(
                     self.indices + self.indptr[i], self.data + self.indptr[i],
                     self.indptr[i + 1] - self.indptr[i], self.indices + self.indptr[j],
                     self.data + self.indptr[j], self.indptr[j + 1] - self.indptr[j]),
                     self.indices + self.indptr[j], self.data + self.indptr[j],
-                    self.indptr[j + 1] - self.indptr[j])
+                    self.indptr[j + 1] - self.indptr[j]))
             return _rbf_dense(k, self.dense + i * d, self.dense + j * d, d, self.sqn[i],
                               self.sqn[j])
         if self.sparse:
@@ -669,9 +921,9 @@ cdef class RowStore:
     cdef double kernel_row_csr(self, const KernelSpec* k, Py_ssize_t i, const int* xi,
                                const double* xv, Py_ssize_t xn) noexcept nogil:
         if k.kind == 1:
-            return _csr_rbf(k, self, i, seq_sqnorm(xv, xn), csr_dot_csr(
+            return exp(-k.gamma * _csr_rbf_dist(self, i, seq_sqnorm(xv, xn), csr_dot_csr(
                 self.indices + self.indptr[i], self.data + self.indptr[i],
-                self.indptr[i + 1] - self.indptr[i], xi, xv, xn), xi, xv, xn)
+                self.indptr[i + 1] - self.indptr[i], xi, xv, xn), xi, xv, xn))
         return kernel_csr(k, self.indices + self.indptr[i], self.data + self.indptr[i],
                           self.indptr[i + 1] - self.indptr[i], xi, xv, xn)
 
@@ -1394,6 +1646,31 @@ def cols_matvec_array(KS, v, bint back=False):
         return out
     finally:
         free(cp)
+
+
+def exp_vector():
+    """Whether the kernels take exp eight values at a time (AVX-512F and the C library's
+    exp the function the vector form reproduces, checked once: ``refsvm_exp_neg_many``)."""
+    return bool(refsvm_exp_vector())
+
+
+def exp_table():
+    """The vector exp's table as 256 unsigned 64-bit words (tail, bits) per i < 128."""
+    cdef const unsigned long long* t = refsvm_exp_table()
+    return np.array([t[i] for i in range(256)], dtype=np.uint64)
+
+
+def exp_neg_array(d2, double gamma):
+    """exp(-gamma * d2) of every value, as the RBF kernels take it (``refsvm_exp_neg_many``:
+    the C library's exp bit for bit, eight at a time where ``exp_vector()``)."""
+    out = np.array(d2, dtype=np.float64, order="C", copy=True).ravel()
+    cdef double[::1] o = out
+    if out.size:
+        refsvm_exp_neg_many(&o[0], out.size, gamma)
+    return out
+
+
+refsvm_exp_vector()      # the check once, at import (not raced by the first nogil callers)
 
 
 def bordered_beta_array(Rinv, m):
