@@ -395,6 +395,7 @@ cdef extern from *:
         0xbd0cf79abc9e3b3aULL, 0x3fdffffffffffdbdULL, 0x3fc555555555543cULL,
         0x3fa55555cf172b91ULL, 0x3f81111167a4d017ULL};
     static int refsvm_exp_ok = -1;
+    static int refsvm_exp_off = 0;        /* the vector form turned off (benchmarks) */
     REFSVM_EXP8_TARGET
     static void refsvm_exp8(double* out, Py_ssize_t m, double ng, int scale) {
     #if REFSVM_EXP8
@@ -488,7 +489,7 @@ cdef extern from *:
     static void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) {
         double ng = -gamma;
         Py_ssize_t j;
-        if (m >= 8 && refsvm_exp_vector()) {
+        if (m >= 8 && !refsvm_exp_off && refsvm_exp_vector()) {
             refsvm_exp8(out, m, ng, 1);
             return;
         }
@@ -503,6 +504,7 @@ cdef extern from *:
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
     int refsvm_exp_vector() noexcept nogil
+    int refsvm_exp_off
     const unsigned long long* refsvm_exp_table() noexcept nogil
     void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) noexcept nogil
 
@@ -1648,10 +1650,16 @@ def cols_matvec_array(KS, v, bint back=False):
         free(cp)
 
 
-def exp_vector():
+def exp_vector(enabled=None):
     """Whether the kernels take exp eight values at a time (AVX-512F and the C library's
-    exp the function the vector form reproduces, checked once: ``refsvm_exp_neg_many``)."""
-    return bool(refsvm_exp_vector())
+    exp the function the vector form reproduces, checked once: ``refsvm_exp_neg_many``).
+    ``enabled=False`` makes them call exp one value at a time (the same bits: for the
+    benchmark of the gain), ``True`` lets them take the vector form again where the check
+    passed."""
+    global refsvm_exp_off
+    if enabled is not None:
+        refsvm_exp_off = 0 if enabled else 1
+    return bool(refsvm_exp_vector()) and not refsvm_exp_off
 
 
 def exp_table():
