@@ -294,7 +294,7 @@ cdef extern from *:
     }
     #endif
     /* out[j] = exp(-gamma * out[j]) for j < m, the C library's exp bit for bit, eight at a
-       time with AVX-512F where it is the same function.
+       time with AVX-512F (four with AVX2 and FMA) where it is the same function.
 
        The C library of most Linux systems (glibc >= 2.28, on a CPU with FMA) computes exp
        by a table of 2^(i/128) and a degree-5 polynomial: k = round(x 128/ln2), r = x - k
@@ -303,9 +303,10 @@ cdef extern from *:
        IEEE operation or one fused multiply-add, which give the same bits in a vector lane.
        The lanes outside its main range (|x| < 2^-54 or |x| >= 512, infinities, NaN) call
        the library's exp.  Whether the library is that function is not assumed: the first
-       call compares both on 65,536 arguments spread over (-1024, 0] and uses the vector
-       form only if every result is the same bits (``refsvm_exp_vector``); otherwise, or
-       without AVX-512F, the loop calls exp one value at a time, as before.  The table
+       check at import compares each form the CPU can run with exp on 65,536 arguments
+       spread over (-1024, 0] and uses the widest form whose every result is the same bits
+       (``refsvm_exp_init``); otherwise, or on other CPUs, the loop calls exp one value at
+       a time, as before.  The table
        holds, for i < 128, the relative tail (2^(i/128) - T_i) / T_i and the bits of
        T_i = 2^(i/128) rounded, less i << 45 (regenerated from these definitions by
        tests/core/test_exp.py). */
@@ -318,7 +319,9 @@ cdef extern from *:
     #include <immintrin.h>
     #define REFSVM_EXP8 1
     #define REFSVM_EXP8_TARGET __attribute__((target("avx512f"), optimize("fp-contract=off")))
+    #define REFSVM_EXP4_TARGET __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
     #else
+    #define REFSVM_EXP4_TARGET
     #define REFSVM_EXP8 0
     #define REFSVM_EXP8_TARGET
     #endif
@@ -394,8 +397,8 @@ cdef extern from *:
         0x40671547652b82feULL, 0x4338000000000000ULL, 0xbf762e42fefa0000ULL,
         0xbd0cf79abc9e3b3aULL, 0x3fdffffffffffdbdULL, 0x3fc555555555543cULL,
         0x3fa55555cf172b91ULL, 0x3f81111167a4d017ULL};
-    static int refsvm_exp_ok = -1;
-    static int refsvm_exp_off = 0;        /* the vector form turned off (benchmarks) */
+    static int refsvm_exp_ok8 = 0, refsvm_exp_ok4 = 0;   /* the forms that passed the check */
+    static int refsvm_exp_width = 1;      /* the form the kernels take: 8, 4 or 1 (exp) */
     REFSVM_EXP8_TARGET
     static void refsvm_exp8(double* out, Py_ssize_t m, double ng, int scale) {
     #if REFSVM_EXP8
@@ -447,40 +450,100 @@ cdef extern from *:
             out[j] = exp(scale ? ng * out[j] : out[j]);
     #endif
     }
-    static int refsvm_exp_vector(void) {
+    REFSVM_EXP4_TARGET
+    static void refsvm_exp4(double* out, Py_ssize_t m, double ng, int scale) {
     #if REFSVM_EXP8
-        if (refsvm_exp_ok < 0) {
-            int ok = 0;
-            __builtin_cpu_init();
-            if (__builtin_cpu_supports("avx512f")) {
-                double* a = (double*) malloc(65536 * sizeof(double));
-                ok = a != NULL;
-                if (ok) {
-                    uint64_t z = 0x9e3779b97f4a7c15ULL;
-                    Py_ssize_t i;
-                    for (i = 0; i < 65536; i++) {     /* -2^e u, e uniform in [-40, 10) */
-                        z ^= z << 13; z ^= z >> 7; z ^= z << 17;
-                        a[i] = -ldexp((double) (z >> 11) * 0x1.0p-53, (int) (z % 50) - 40);
-                    }
-                    a[0] = 0.0; a[1] = -0.0; a[2] = -745.2; a[3] = -708.5; a[4] = -1.0e-300;
-                    refsvm_exp8(a, 65536, 1.0, 0);
-                    z = 0x9e3779b97f4a7c15ULL;
-                    for (i = 0; i < 65536 && ok; i++) {
-                        double x, e;
-                        z ^= z << 13; z ^= z >> 7; z ^= z << 17;
-                        x = -ldexp((double) (z >> 11) * 0x1.0p-53, (int) (z % 50) - 40);
-                        if (i < 5) x = (double[]){0.0, -0.0, -745.2, -708.5, -1.0e-300}[i];
-                        e = exp(x);
-                        ok = memcmp(&e, a + i, sizeof e) == 0;
-                    }
-                    free(a);
-                }
+        Py_ssize_t j = 0;
+        int l, off;
+        double c[8];
+        memcpy(c, refsvm_exp_k, sizeof c);
+        const __m256d vng = _mm256_set1_pd(ng);
+        const __m256d inv = _mm256_set1_pd(c[0]), shift = _mm256_set1_pd(c[1]);
+        const __m256d hi = _mm256_set1_pd(c[2]), lo = _mm256_set1_pd(c[3]);
+        const __m256d C2 = _mm256_set1_pd(c[4]), C3 = _mm256_set1_pd(c[5]);
+        const __m256d C4 = _mm256_set1_pd(c[6]), C5 = _mm256_set1_pd(c[7]);
+        const __m256i bottom = _mm256_set1_epi64x(0x3c9), top_ = _mm256_set1_epi64x(0x407);
+        const __m256i e11 = _mm256_set1_epi64x(0x7ff), m127 = _mm256_set1_epi64x(127);
+        const __m256i one = _mm256_set1_epi64x(1);
+        for (; j + 4 <= m; j += 4) {
+            __m256d x = _mm256_loadu_pd(out + j);
+            if (scale)
+                x = _mm256_mul_pd(vng, x);
+            __m256i top = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(x), 52), e11);
+            off = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_or_si256(
+                _mm256_cmpgt_epi64(bottom, top), _mm256_cmpgt_epi64(top, top_))));
+            __m256d kd = _mm256_fmadd_pd(x, inv, shift);
+            __m256i ki = _mm256_castpd_si256(kd);
+            kd = _mm256_sub_pd(kd, shift);
+            __m256d r = _mm256_fmadd_pd(kd, hi, x);
+            r = _mm256_fmadd_pd(kd, lo, r);
+            __m256i idx = _mm256_slli_epi64(_mm256_and_si256(ki, m127), 1);
+            __m256d tail = _mm256_i64gather_pd((const double*) refsvm_exp_tab, idx, 8);
+            __m256i sb = _mm256_i64gather_epi64((const long long*) refsvm_exp_tab,
+                                                _mm256_add_epi64(idx, one), 8);
+            __m256d s = _mm256_castsi256_pd(_mm256_add_epi64(sb, _mm256_slli_epi64(ki, 45)));
+            __m256d t0 = _mm256_add_pd(r, tail);
+            __m256d r2 = _mm256_mul_pd(r, r);
+            __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(r, C3, C2), r2, t0);
+            __m256d tmp = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), _mm256_fmadd_pd(r, C5, C4), p);
+            __m256d res = _mm256_fmadd_pd(s, tmp, s);
+            _mm256_storeu_pd(out + j, res);
+            if (off) {
+                double xs[4];
+                _mm256_storeu_pd(xs, x);
+                for (l = 0; l < 4; l++)
+                    if (off >> l & 1)
+                        out[j + l] = exp(xs[l]);
             }
-            refsvm_exp_ok = ok;
         }
-        return refsvm_exp_ok;
-    #else
-        return 0;
+        for (; j < m; j++)
+            out[j] = exp(scale ? ng * out[j] : out[j]);
+    #endif
+    }
+    /* Whether a form gives exp's bits on the 65,536 arguments of the check. */
+    static int refsvm_exp_check(void (*form)(double*, Py_ssize_t, double, int)) {
+        double* a = (double*) malloc(65536 * sizeof(double));
+        uint64_t z = 0x9e3779b97f4a7c15ULL;
+        Py_ssize_t i;
+        int ok = a != NULL;
+        if (!ok)
+            return 0;
+        for (i = 0; i < 65536; i++) {     /* -2^e u, e uniform in [-40, 10), and edges */
+            z ^= z << 13; z ^= z >> 7; z ^= z << 17;
+            a[i] = -ldexp((double) (z >> 11) * 0x1.0p-53, (int) (z % 50) - 40);
+        }
+        a[0] = 0.0; a[1] = -0.0; a[2] = -745.2; a[3] = -708.5; a[4] = -1.0e-300;
+        a[5] = -512.0; a[6] = -0x1.0p-54; a[7] = -0x1.0p-55;
+        {
+            double* b = (double*) malloc(65536 * sizeof(double));
+            if (b == NULL) {
+                free(a);
+                return 0;
+            }
+            memcpy(b, a, 65536 * sizeof(double));
+            form(a, 65536, 1.0, 0);
+            for (i = 0; i < 65536 && ok; i++) {
+                double e = exp(b[i]);
+                ok = memcmp(&e, a + i, sizeof e) == 0;
+            }
+            free(b);
+        }
+        free(a);
+        return ok;
+    }
+    /* The check, once (at import): the widest form that passed is taken. */
+    static void refsvm_exp_init(void) {
+    #if REFSVM_EXP8
+        static int done = 0;
+        if (done)
+            return;
+        done = 1;
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f"))
+            refsvm_exp_ok8 = refsvm_exp_check(refsvm_exp8);
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            refsvm_exp_ok4 = refsvm_exp_check(refsvm_exp4);
+        refsvm_exp_width = refsvm_exp_ok8 ? 8 : refsvm_exp_ok4 ? 4 : 1;
     #endif
     }
     static const unsigned long long* refsvm_exp_table(void) {
@@ -489,10 +552,16 @@ cdef extern from *:
     static void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) {
         double ng = -gamma;
         Py_ssize_t j;
-        if (m >= 8 && !refsvm_exp_off && refsvm_exp_vector()) {
+    #if REFSVM_EXP8
+        if (m >= 8 && refsvm_exp_width == 8) {
             refsvm_exp8(out, m, ng, 1);
             return;
         }
+        if (m >= 4 && refsvm_exp_width == 4) {
+            refsvm_exp4(out, m, ng, 1);
+            return;
+        }
+    #endif
         for (j = 0; j < m; j++)
             out[j] = exp(ng * out[j]);
     }
@@ -503,8 +572,8 @@ cdef extern from *:
     void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
-    int refsvm_exp_vector() noexcept nogil
-    int refsvm_exp_off
+    void refsvm_exp_init() noexcept nogil
+    int refsvm_exp_ok8, refsvm_exp_ok4, refsvm_exp_width
     const unsigned long long* refsvm_exp_table() noexcept nogil
     void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) noexcept nogil
 
@@ -1650,16 +1719,23 @@ def cols_matvec_array(KS, v, bint back=False):
         free(cp)
 
 
-def exp_vector(enabled=None):
-    """Whether the kernels take exp eight values at a time (AVX-512F and the C library's
-    exp the function the vector form reproduces, checked once: ``refsvm_exp_neg_many``).
-    ``enabled=False`` makes them call exp one value at a time (the same bits: for the
-    benchmark of the gain), ``True`` lets them take the vector form again where the check
-    passed."""
-    global refsvm_exp_off
-    if enabled is not None:
-        refsvm_exp_off = 0 if enabled else 1
-    return bool(refsvm_exp_vector()) and not refsvm_exp_off
+def exp_width(width=None):
+    """How many exp values the kernels take at a time: 8 (AVX-512F), 4 (AVX2 and FMA) or 1
+    (the C library's exp one by one); each vector form reproduces the library's exp and is
+    taken only if it passed the check at import (``refsvm_exp_neg_many``).  ``width``
+    sets it (1 always; 4 or 8 only where that form passed: ValueError otherwise), for the
+    tests and the benchmark of the gain: the values are the same bits at every width."""
+    global refsvm_exp_width
+    if width is not None:
+        if width not in exp_widths():
+            raise ValueError(f"exp width {width!r} is not available here: {exp_widths()}")
+        refsvm_exp_width = width
+    return refsvm_exp_width
+
+
+def exp_widths():
+    """The widths that passed the check at import (1 always)."""
+    return [w for w, ok in ((8, refsvm_exp_ok8), (4, refsvm_exp_ok4), (1, True)) if ok]
 
 
 def exp_table():
@@ -1670,7 +1746,7 @@ def exp_table():
 
 def exp_neg_array(d2, double gamma):
     """exp(-gamma * d2) of every value, as the RBF kernels take it (``refsvm_exp_neg_many``:
-    the C library's exp bit for bit, eight at a time where ``exp_vector()``)."""
+    the C library's exp bit for bit, ``exp_width()`` values at a time)."""
     out = np.array(d2, dtype=np.float64, order="C", copy=True).ravel()
     cdef double[::1] o = out
     if out.size:
@@ -1678,7 +1754,7 @@ def exp_neg_array(d2, double gamma):
     return out
 
 
-refsvm_exp_vector()      # the check once, at import (not raced by the first nogil callers)
+refsvm_exp_init()      # the check once, at import (not raced by the first nogil callers)
 
 
 def bordered_beta_array(Rinv, m):

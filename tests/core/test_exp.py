@@ -1,6 +1,7 @@
 """The RBF kernels' exponential (``refsvm_exp_neg_many``): the C library's ``exp`` bit for
-bit, whichever path the machine takes (eight at a time with AVX-512F, or one by one),
-since the pure-Python reference calls ``math.exp`` and the twins must agree with it."""
+bit at every width the machine can take (eight at a time with AVX-512F, four with AVX2
+and FMA, one by one), since the pure-Python reference calls ``math.exp`` and the twins
+must agree with it."""
 
 import math
 import struct
@@ -42,15 +43,24 @@ def _arguments(rng):
     return np.concatenate([d2, edges, np.nextafter(edges[3:12], 0), np.nextafter(edges[3:12], 2e3)])
 
 
+@pytest.fixture(params=_core.exp_widths(), ids=lambda w: f"width{w}")
+def width(request):
+    """Every width that passed the check at import, taken in turn."""
+    before = _core.exp_width()
+    _core.exp_width(request.param)
+    yield request.param
+    _core.exp_width(before)
+
+
 @pytest.mark.parametrize("gamma", [1.0, 0.5, 1.0 / 123, 7.3, 1e-4])
-def test_exp_of_a_column_is_the_libraries_bit_for_bit(gamma):
+def test_exp_of_a_column_is_the_libraries_bit_for_bit(gamma, width):
     d2 = _arguments(np.random.default_rng(int(gamma * 1000)))
     got = _core.exp_neg_array(d2, gamma)
     expected = np.array([math.exp(-gamma * x) for x in d2])
     np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
 
 
-def test_lengths_around_the_vector_width():
+def test_lengths_around_the_vector_width(width):
     """0 .. 20 values: the vector part and the scalar tail."""
     rng = np.random.default_rng(3)
     for m in range(21):
@@ -59,9 +69,15 @@ def test_lengths_around_the_vector_width():
         np.testing.assert_array_equal(_core.exp_neg_array(d2, 0.3), expected)
 
 
+def test_a_width_not_available_is_refused():
+    with pytest.raises(ValueError, match="width"):
+        _core.exp_width(3)
+    assert _core.exp_width() in _core.exp_widths()
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("d", [1, 2, 5, 8, 9, 40])
-def test_whole_kernel_columns_equal_the_reference(sparse, d):
+def test_whole_kernel_columns_equal_the_reference(sparse, d, width):
     """Kernel columns over a store of 300 rows (the dense at-most-8-features path eight
     rows at a time, the general dense path, CSR's gather) equal the reference's
     ``Kernel.value`` pair by pair, bit for bit, near and far pairs and duplicates."""
@@ -108,9 +124,13 @@ def _cpu_flags():
     return set()
 
 
-@pytest.mark.skipif(not (_glibc_with_the_table_exp() and "avx512f" in _cpu_flags()),
-                    reason="the vector exp reproduces glibc >= 2.28's exp on AVX-512F")
-def test_the_vector_form_is_taken_where_it_reproduces_the_library():
-    """On glibc >= 2.28 with AVX-512F the check at import finds every result equal, so the
-    kernels take the vector form (a wrong constant or step would turn it off: this fails)."""
-    assert _core.exp_vector()
+@pytest.mark.skipif(not _glibc_with_the_table_exp(),
+                    reason="the vector forms reproduce glibc >= 2.28's exp")
+def test_the_vector_forms_are_taken_where_they_reproduce_the_library():
+    """On glibc >= 2.28 the check at import finds every result of each form the CPU can
+    run equal, and the kernels take the widest (a wrong constant or step would turn a
+    form off: this fails)."""
+    flags = _cpu_flags()
+    expected = ([8] if "avx512f" in flags else []) + ([4] if {"avx2", "fma"} <= flags else [])
+    assert _core.exp_widths() == expected + [1]
+    assert _core.exp_width() == (expected + [1])[0]
