@@ -223,15 +223,20 @@ cdef extern from *:
     #else
     #define REFSVM_SQDIST8 0
     #endif
+    /* Whether the CPU runs the eight-row form (once, at import). */
+    static void refsvm_sqdist_init(void) {
+    #if REFSVM_SQDIST8
+        __builtin_cpu_init();
+        refsvm_sqdist8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    #endif
+    }
     static void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                                     const double* z, Py_ssize_t d, const double* sqn,
                                     double sz, double* out) {
         Py_ssize_t j = 0, i;
     #if REFSVM_SQDIST8
-        if (refsvm_sqdist8_ok < 0) {
-            __builtin_cpu_init();
-            refsvm_sqdist8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-        }
+        if (refsvm_sqdist8_ok < 0)
+            refsvm_sqdist_init();
         if (refsvm_sqdist8_ok && m >= 8)
             j = refsvm_sqdist_small8(dense, pos, m, z, d, sqn, sz, out);
     #endif
@@ -573,6 +578,7 @@ cdef extern from *:
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
     void refsvm_exp_init() noexcept nogil
+    void refsvm_sqdist_init() noexcept nogil
     int refsvm_exp_ok8, refsvm_exp_ok4, refsvm_exp_width
     const unsigned long long* refsvm_exp_table() noexcept nogil
     void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) noexcept nogil
@@ -1754,7 +1760,8 @@ def exp_neg_array(d2, double gamma):
     return out
 
 
-refsvm_exp_init()      # the check once, at import (not raced by the first nogil callers)
+refsvm_exp_init()      # the checks once, at import (not raced by the first nogil callers)
+refsvm_sqdist_init()
 
 
 def bordered_beta_array(Rinv, m):
