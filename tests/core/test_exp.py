@@ -40,7 +40,8 @@ def _arguments(rng):
     d2 = rng.random(400_000) * scales
     edges = [0.0, -0.0, 5e-324, 2.0 ** -54, 2.0 ** -55, 511.9, 512.0, 708.39, 708.4,
              745.1, 745.2, 1023.9, 1024.0, 1e300, math.inf, math.nan]
-    return np.concatenate([d2, edges, np.nextafter(edges[3:12], 0), np.nextafter(edges[3:12], 2e3)])
+    near = edges[3:12]
+    return np.concatenate([d2, edges, np.nextafter(near, 0), np.nextafter(near, 2e3)])
 
 
 @pytest.fixture(params=_core.exp_widths(), ids=lambda w: f"width{w}")
