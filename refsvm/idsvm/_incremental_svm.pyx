@@ -1873,9 +1873,9 @@ cdef class IncrementalSVMState(StreamLearner):
         if self.n_margin == 0:
             return np.zeros((1, 1))
         out = np.empty((self.n_margin + 1, self.n_margin + 1))
+        cdef double[:, ::1] o = out
         for a in range(self.n_margin + 1):
-            for bb in range(self.n_margin + 1):
-                out[a, bb] = self.Rinv[a * self.ld_rinv + bb]
+            memcpy(&o[a, 0], self.Rinv + a * self.ld_rinv, (self.n_margin + 1) * sizeof(double))
         return out
 
     def _cached_ids(self):
@@ -1890,9 +1890,12 @@ cdef class IncrementalSVMState(StreamLearner):
         out = np.zeros((self.n, self.n_margin))
         cdef Py_ssize_t i, j
         cdef double[:, ::1] o = out
-        for j in range(self.n_margin):
-            for i in range(self.n):
-                o[i, j] = self.KS[j][i]
+        cdef Py_ssize_t lo, hi
+        for lo in range(0, self.n, 64):      # blocks of rows: the writes stay in the cache
+            hi = min(lo + 64, self.n)
+            for j in range(self.n_margin):
+                for i in range(lo, hi):
+                    o[i, j] = self.KS[j][i]
         return out
 
     def support_ids(self):
@@ -1998,7 +2001,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def load_state(self, data):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
-        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns, start
+        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns, start, lo, hi, m
         cdef double* colp
         if self.n:
             raise ValueError("load_state needs a freshly constructed state")
@@ -2034,11 +2037,18 @@ cdef class IncrementalSVMState(StreamLearner):
             colp = <double*> malloc(self.cap * sizeof(double))
             if colp == NULL:
                 raise MemoryError()
-            for i in range(self.cap):
-                colp[i] = KS[i, j] if i < n else 0.0
+            for i in range(min(n, self.cap), self.cap):
+                colp[i] = 0.0
             self.KS[j] = colp
             self.S[j] = S[j]
             self.n_margin = j + 1
+        m = min(n, self.cap)
+        for lo in range(0, m, 64):           # blocks of rows: the reads stay in the cache
+            hi = min(lo + 64, m)
+            for j in range(ns):
+                colp = self.KS[j]
+                for i in range(lo, hi):
+                    colp[i] = KS[i, j]
         for j in range(ns):
             self._border(j)
         cdef const double[:, ::1] Rinv = np.ascontiguousarray(data["Rinv"], dtype=np.float64)

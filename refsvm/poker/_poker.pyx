@@ -1548,16 +1548,15 @@ cdef class _Engine:
         order = np.argsort(stamps, kind="stable").tolist()
         ids = np.array([self.cid[sl] for sl in order], dtype=np.intp)
         lens = np.array([self.clen[sl] for sl in order], dtype=np.intp)
-        parts = []
+        cols = np.empty(int(lens.sum()))        # one copy of each column, in place
+        cdef Py_ssize_t start = 0
+        o = cols
         for sl in order:
             L = self.clen[sl]
-            part = np.empty(L)
-            o = part
             if L:
-                memcpy(&o[0], self.ccol[sl], L * sizeof(double))
-            parts.append(part)
-        return {"cache_ids": ids, "cache_len": lens,
-                "cache_cols": np.concatenate(parts) if parts else np.zeros(0)}
+                memcpy(&o[start], self.ccol[sl], L * sizeof(double))
+            start += L
+        return {"cache_ids": ids, "cache_len": lens, "cache_cols": cols}
 
     def cache_load(self, ids, lengths, cols):
         cdef Py_ssize_t i, L, start = 0
@@ -1606,11 +1605,11 @@ cdef class _Engine:
         self._dep_clear()
 
     def get_R(self):
-        cdef Py_ssize_t a, bb, nn = self.ns + 1 if self.ns else 0
+        cdef Py_ssize_t a, nn = self.ns + 1 if self.ns else 0
         out = np.zeros((nn, nn))
+        cdef double[:, ::1] o = out
         for a in range(nn):
-            for bb in range(nn):
-                out[a, bb] = self.R[a * self.ld + bb]
+            memcpy(&o[a, 0], self.R + a * self.ld, nn * sizeof(double))
         return out
 
     def set_R(self, R):
@@ -1619,18 +1618,22 @@ cdef class _Engine:
         if nn and nn != self.ns + 1:
             raise ValueError("R does not match I_s")
         self._reserve_s(max(nn - 1, 1))
+        cdef const double[:, :] Rv = R
         for a in range(nn):
             for bb in range(nn):
-                self.R[a * self.ld + bb] = R[a, bb]
+                self.R[a * self.ld + bb] = Rv[a, bb]
 
     def get_KS(self, Py_ssize_t n):
         """KS[i, j] = k(x_i, x_S[j]) for i < n (0 for ids not in the problem)."""
         cdef Py_ssize_t j, i
         out = np.zeros((n, self.ns))
         cdef double[:, ::1] o = out
-        for j in range(self.ns):
-            for i in range(min(n, self.cap)):
-                o[i, j] = self.cols[j][i]
+        cdef Py_ssize_t lo, hi, m = min(n, self.cap)
+        for lo in range(0, m, 64):           # blocks of rows: the writes stay in the cache
+            hi = min(lo + 64, m)
+            for j in range(self.ns):
+                for i in range(lo, hi):
+                    o[i, j] = self.cols[j][i]
         return out
 
     def set_KS(self, KS):
