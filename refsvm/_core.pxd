@@ -532,6 +532,36 @@ cdef extern from *:
     #endif
         refsvm_cols_matvec_base(out, cols, v, k, n, back);
     }
+    /* Kernel columns to and from an n x k row-major array (leading dimension ld), as the
+       path-following twins save and restore their margin sets: rows[i ld + j] = cols[j][i]
+       (``refsvm_cols_to_rows``) and back (``refsvm_rows_to_cols``), i < n, j < k, in
+       blocks of 64 rows so that the strided side stays in the cache. */
+    #if defined(__GNUC__)
+    __attribute__((unused))
+    #endif
+    static void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols,
+                                    Py_ssize_t k, Py_ssize_t n) {
+        Py_ssize_t lo, hi, i, j;
+        for (lo = 0; lo < n; lo += 64) {
+            hi = lo + 64 < n ? lo + 64 : n;
+            for (j = 0; j < k; j++)
+                for (i = lo; i < hi; i++)
+                    rows[i * ld + j] = cols[j][i];
+        }
+    }
+    #if defined(__GNUC__)
+    __attribute__((unused))
+    #endif
+    static void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld,
+                                    Py_ssize_t k, Py_ssize_t n) {
+        Py_ssize_t lo, hi, i, j;
+        for (lo = 0; lo < n; lo += 64) {
+            hi = lo + 64 < n ? lo + 64 : n;
+            for (j = 0; j < k; j++)
+                for (i = lo; i < hi; i++)
+                    cols[j][i] = rows[i * ld + j];
+        }
+    }
     #endif
     """
     double refsvm_dense_dot_sqnorm(const double* w, const double* x, Py_ssize_t n,
@@ -541,6 +571,10 @@ cdef extern from *:
                                   double* sq) noexcept nogil
     void refsvm_cols_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
                             Py_ssize_t n, int back) noexcept nogil
+    void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols, Py_ssize_t k,
+                             Py_ssize_t n) noexcept nogil
+    void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld, Py_ssize_t k,
+                             Py_ssize_t n) noexcept nogil
     bint refsvm_csr_fast() noexcept nogil
     double refsvm_csr_dot(const double* w, const int* idx, const double* val, Py_ssize_t n,
                           Py_ssize_t d, double* sq, int* bad, int checked) noexcept nogil

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from refsvm._core cimport (
     KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta, bordered_drift,
-    bordered_grow, kernel_many, refsvm_cols_matvec,
+    bordered_grow, kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
@@ -1888,14 +1888,9 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def _ks(self):
         out = np.zeros((self.n, self.n_margin))
-        cdef Py_ssize_t i, j
         cdef double[:, ::1] o = out
-        cdef Py_ssize_t lo, hi
-        for lo in range(0, self.n, 64):      # blocks of rows: the writes stay in the cache
-            hi = min(lo + 64, self.n)
-            for j in range(self.n_margin):
-                for i in range(lo, hi):
-                    o[i, j] = self.KS[j][i]
+        if self.n and self.n_margin:
+            refsvm_cols_to_rows(&o[0, 0], self.n_margin, self.KS, self.n_margin, self.n)
         return out
 
     def support_ids(self):
@@ -2001,7 +1996,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def load_state(self, data):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
-        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns, start, lo, hi, m
+        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns, start
         cdef double* colp
         if self.n:
             raise ValueError("load_state needs a freshly constructed state")
@@ -2042,13 +2037,8 @@ cdef class IncrementalSVMState(StreamLearner):
             self.KS[j] = colp
             self.S[j] = S[j]
             self.n_margin = j + 1
-        m = min(n, self.cap)
-        for lo in range(0, m, 64):           # blocks of rows: the reads stay in the cache
-            hi = min(lo + 64, m)
-            for j in range(ns):
-                colp = self.KS[j]
-                for i in range(lo, hi):
-                    colp[i] = KS[i, j]
+        if n and ns:
+            refsvm_rows_to_cols(self.KS, &KS[0, 0], ns, ns, min(n, self.cap))
         for j in range(ns):
             self._border(j)
         cdef const double[:, ::1] Rinv = np.ascontiguousarray(data["Rinv"], dtype=np.float64)

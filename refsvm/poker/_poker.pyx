@@ -48,6 +48,7 @@ from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
                            bordered_max_abs, kernel_many, refsvm_cols_matvec,
+                           refsvm_cols_to_rows, refsvm_rows_to_cols,
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
@@ -1625,25 +1626,19 @@ cdef class _Engine:
 
     def get_KS(self, Py_ssize_t n):
         """KS[i, j] = k(x_i, x_S[j]) for i < n (0 for ids not in the problem)."""
-        cdef Py_ssize_t j, i
         out = np.zeros((n, self.ns))
         cdef double[:, ::1] o = out
-        cdef Py_ssize_t lo, hi, m = min(n, self.cap)
-        for lo in range(0, m, 64):           # blocks of rows: the writes stay in the cache
-            hi = min(lo + 64, m)
-            for j in range(self.ns):
-                for i in range(lo, hi):
-                    o[i, j] = self.cols[j][i]
+        if n and self.ns:
+            refsvm_cols_to_rows(&o[0, 0], self.ns, self.cols, self.ns, min(n, self.cap))
         return out
 
     def set_KS(self, KS):
-        cdef const double[:, :] K = np.asarray(KS, dtype=np.float64)
-        cdef Py_ssize_t j, i
+        cdef const double[:, ::1] K = np.ascontiguousarray(KS, dtype=np.float64)
         if K.shape[1] < self.ns and K.shape[0] > 0:
             raise ValueError("KS does not match I_s")
-        for j in range(self.ns):
-            for i in range(min(K.shape[0], self.cap)):
-                self.cols[j][i] = K[i, j]
+        if K.shape[0] and self.ns:
+            refsvm_rows_to_cols(self.cols, &K[0, 0], K.shape[1], self.ns,
+                                min(K.shape[0], self.cap))
 
     def get_dependent(self):
         return [self.blist[j] for j in range(self.nblk)]
