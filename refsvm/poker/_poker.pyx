@@ -1652,19 +1652,25 @@ cdef class _Engine:
     def activate(self, state, ids):
         """KS rows of the pending ``ids`` (kernel values with every member), status I_o."""
         cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
-        cdef Py_ssize_t r, j
+        cdef Py_ssize_t r, j, m = idx.shape[0]
+        cdef double[::1] tmp = np.empty(max(m, 1))
         self.bind(state)
-        for r in range(idx.shape[0]):
-            for j in range(self.ns):
-                self.cols[j][idx[r]] = self.kern.k_rows(self.store, idx[r], self.S[j])
+        if m:
+            for j in range(self.ns):      # one member against all the ids (k_rows's bits)
+                kernel_many(self.kern, self.store, self.S[j], &idx[0], m, &tmp[0])
+                for r in range(m):
+                    self.cols[j][idx[r]] = tmp[r]
+        for r in range(m):
             self.status[idx[r]] = C_IO
 
     def f_of(self, state, ids):
         """w'phi(x_j) for the new ids (reference ``_f_of``): the support vectors in id
         order, the kernel values with I_s from its columns for the ids in the problem
-        (a pending pool id has no row there yet)."""
+        (a pending pool id has no row there yet).  The other values of one id come from
+        one ``kernel_many`` call (``k_rows``'s bits, the same count), summed in the
+        reference's order."""
         cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
-        cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0
+        cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0, nsx = 0, q
         cdef double acc, comp, kv
         self.bind(state)
         new = np.zeros(self.n, dtype=np.int8)
@@ -1680,18 +1686,35 @@ cdef class _Engine:
                 svv[nsv] = l
                 cf[nsv] = self.alpha[l] * self.y[l]
                 nsv += 1
+        svx = np.empty(max(nsv, 1), dtype=np.intp)   # the support vectors off I_s
+        cdef Py_ssize_t[::1] sxv = svx
+        for l in range(nsv):
+            if self.spos[svv[l]] < 0:
+                sxv[nsx] = svv[l]
+                nsx += 1
+        cdef double[::1] kv_row = np.empty(max(nsv, 1))
         out = np.zeros(m)
         cdef double[::1] o = out
         for r in range(m):
             j = idx[r]
             acc = 0.0
             comp = 0.0                        # compensated (reference)
-            for l in range(nsv):
-                if self.status[j] >= 0 and self.spos[svv[l]] >= 0:
-                    kv = self.cols[self.spos[svv[l]]][j]
-                else:
-                    kv = self.kern.k_rows(self.store, svv[l], j)
-                _neumaier_add(&acc, &comp, cf[l] * kv)
+            if self.status[j] >= 0:           # its kernel values with I_s are in the columns
+                if nsx:
+                    kernel_many(self.kern, self.store, j, &sxv[0], nsx, &kv_row[0])
+                q = 0
+                for l in range(nsv):
+                    if self.spos[svv[l]] >= 0:
+                        kv = self.cols[self.spos[svv[l]]][j]
+                    else:
+                        kv = kv_row[q]
+                        q += 1
+                    _neumaier_add(&acc, &comp, cf[l] * kv)
+            else:
+                if nsv:
+                    kernel_many(self.kern, self.store, j, &svv[0], nsv, &kv_row[0])
+                for l in range(nsv):
+                    _neumaier_add(&acc, &comp, cf[l] * kv_row[l])
             o[r] = acc + comp
         return out
 
