@@ -42,6 +42,7 @@ from collections import OrderedDict
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
+from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
@@ -132,6 +133,27 @@ cdef inline double _clip(double x, double hi) noexcept nogil:
 cdef inline double _max0(double x) noexcept nogil:
     """np.maximum(x, 0.0)."""
     return x if x >= 0.0 else 0.0
+
+
+cdef inline Py_ssize_t _next_off(const signed char* status, Py_ssize_t l,
+                                  Py_ssize_t n) noexcept nogil:
+    """The first id >= l below n off the problem (status < 0), or n: eight status bytes
+    at a time (a word with no sign bit set holds none), the ids between one by one."""
+    cdef uint64_t w
+    while l < n and (l & 7):
+        if status[l] < 0:
+            return l
+        l += 1
+    while l + 8 <= n:
+        memcpy(&w, status + l, 8)
+        if w & <uint64_t> 0x8080808080808080:
+            break
+        l += 8
+    while l < n:
+        if status[l] < 0:
+            return l
+        l += 1
+    return n
 
 
 cdef extern from *:
@@ -713,9 +735,10 @@ cdef class _Engine:
         if max_cols < 1:
             self._pool_put(col, self.cap)
             return 0
-        for l in range(n):
-            if self.status[l] < 0:
-                col[l] = NAN
+        l = _next_off(self.status, 0, n)
+        while l < n:
+            col[l] = NAN
+            l = _next_off(self.status, l + 1, n)
         self._cache_insert(i, col, n, self.cap)
         while self.ncache > max_cols:
             oldest = 0
@@ -756,10 +779,11 @@ cdef class _Engine:
             # only the evaluations it makes counted
             kernel_many(self.kern, self.store, i, NULL, n, col)
             m = 0
-            for l in range(n):
-                if self.status[l] < 0:
-                    col[l] = NAN
-                    m += 1
+            l = _next_off(self.status, 0, n)
+            while l < n:
+                col[l] = NAN
+                m += 1
+                l = _next_off(self.status, l + 1, n)
             for j in range(self.ns):
                 col[self.S[j]] = self.cols[j][i]
             col[i] = self.kdiag[i]
