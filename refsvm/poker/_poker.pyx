@@ -387,6 +387,7 @@ cdef class _Engine:
     cdef Py_ssize_t* cid
     cdef Py_ssize_t* clen
     cdef Py_ssize_t* ccap
+    cdef signed char* cclean    # the cached column has no NaN (every id was in the problem)
     cdef long long* cstamp
     cdef long long stamp
     cdef double timers[N_TIMERS]
@@ -441,6 +442,7 @@ cdef class _Engine:
         self.cid = NULL
         self.clen = NULL
         self.ccap = NULL
+        self.cclean = NULL
         self.cstamp = NULL
         cdef int a
         for a in range(N_TIMERS):
@@ -484,6 +486,7 @@ cdef class _Engine:
         free(self.cid)
         free(self.clen)
         free(self.ccap)
+        free(self.cclean)
         free(self.cstamp)
         free(self.kr)
         free(self.y8)
@@ -700,12 +703,13 @@ cdef class _Engine:
             self.cid[sl] = self.cid[last]
             self.clen[sl] = self.clen[last]
             self.ccap[sl] = self.ccap[last]
+            self.cclean[sl] = self.cclean[last]
             self.cstamp[sl] = self.cstamp[last]
             self.cslot[self.cid[sl]] = sl
         self.ncache = last
 
     cdef int _cache_insert(self, Py_ssize_t i, double* col, Py_ssize_t L,
-                           Py_ssize_t capacity) except -1:
+                           Py_ssize_t capacity, bint clean=False) except -1:
         cdef Py_ssize_t sl
         if self.ncache == self.capc:
             self.capc = max(2 * self.capc, 16)
@@ -713,12 +717,14 @@ cdef class _Engine:
             _resize(<void**> &self.cid, self.capc, sizeof(Py_ssize_t))
             _resize(<void**> &self.clen, self.capc, sizeof(Py_ssize_t))
             _resize(<void**> &self.ccap, self.capc, sizeof(Py_ssize_t))
+            _resize(<void**> &self.cclean, self.capc, sizeof(signed char))
             _resize(<void**> &self.cstamp, self.capc, sizeof(long long))
         sl = self.ncache
         self.ccol[sl] = col
         self.cid[sl] = i
         self.clen[sl] = L
         self.ccap[sl] = capacity
+        self.cclean[sl] = clean
         self.stamp += 1
         self.cstamp[sl] = self.stamp
         self.cslot[i] = sl
@@ -730,16 +736,18 @@ cdef class _Engine:
         buffer (length cap) is taken over; NaN where an id is not in the problem; the
         oldest columns go first beyond cache_size."""
         cdef Py_ssize_t max_cols, j, oldest, l, n = self.n
+        cdef bint clean
         self._cache_drop(i)
         max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(n, 1)))
         if max_cols < 1:
             self._pool_put(col, self.cap)
             return 0
         l = _next_off(self.status, 0, n)
+        clean = l == n
         while l < n:
             col[l] = NAN
             l = _next_off(self.status, l + 1, n)
-        self._cache_insert(i, col, n, self.cap)
+        self._cache_insert(i, col, n, self.cap, clean)
         while self.ncache > max_cols:
             oldest = 0
             for j in range(1, self.ncache):
@@ -755,12 +763,13 @@ cdef class _Engine:
         NaN where unknown (ids not in the problem)."""
         cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n
         cdef double* col
-        cdef bint whole
+        cdef bint whole, clean = False
         self.col_clean = NULL
         cdef double t0 = _now()
         if sl >= 0:
             col = self.ccol[sl]
             L = self.clen[sl]
+            clean = self.cclean[sl] and L == n   # every entry known: nothing to evaluate
             if self.ccap[sl] < self.cap:
                 _resize(<void**> &col, self.cap, sizeof(double))
                 self.ccol[sl] = col
@@ -790,6 +799,9 @@ cdef class _Engine:
             self.kern.n_evals -= m + self.ns + 1
             if m == 0:
                 self.col_clean = col         # no NaN: _add_to_S need not look
+        elif clean:
+            col[i] = self.kdiag[i]
+            self.col_clean = col             # no NaN: _add_to_S need not look
         else:
             for l in range(L, n):
                 col[l] = NAN
