@@ -156,6 +156,18 @@ cdef inline Py_ssize_t _next_off(const signed char* status, Py_ssize_t l,
     return n
 
 
+cdef inline Py_ssize_t _nan_off(double* col, const signed char* status,
+                                Py_ssize_t n) noexcept nogil:
+    """col[l] = NaN for every id l < n off the problem; returns how many (0: col is
+    clean)."""
+    cdef Py_ssize_t m = 0, l = _next_off(status, 0, n)
+    while l < n:
+        col[l] = NAN
+        m += 1
+        l = _next_off(status, l + 1, n)
+    return m
+
+
 cdef extern from *:
     """
     /* The event scan of one piece (``_Engine._scan``), eight examples per pass with
@@ -735,19 +747,13 @@ cdef class _Engine:
         """Keep the column of an example that left I_s (reference ``_cache_put``): the
         buffer (length cap) is taken over; NaN where an id is not in the problem; the
         oldest columns go first beyond cache_size."""
-        cdef Py_ssize_t max_cols, j, oldest, l, n = self.n
-        cdef bint clean
+        cdef Py_ssize_t max_cols, j, oldest, n = self.n
         self._cache_drop(i)
         max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(n, 1)))
         if max_cols < 1:
             self._pool_put(col, self.cap)
             return 0
-        l = _next_off(self.status, 0, n)
-        clean = l == n
-        while l < n:
-            col[l] = NAN
-            l = _next_off(self.status, l + 1, n)
-        self._cache_insert(i, col, n, self.cap, clean)
+        self._cache_insert(i, col, n, self.cap, _nan_off(col, self.status, n) == 0)
         while self.ncache > max_cols:
             oldest = 0
             for j in range(1, self.ncache):
@@ -787,12 +793,7 @@ cdef class _Engine:
             # back -- I_s's from their columns, k(x_i, x_i), NaN off the problem -- and
             # only the evaluations it makes counted
             kernel_many(self.kern, self.store, i, NULL, n, col)
-            m = 0
-            l = _next_off(self.status, 0, n)
-            while l < n:
-                col[l] = NAN
-                m += 1
-                l = _next_off(self.status, l + 1, n)
+            m = _nan_off(col, self.status, n)
             for j in range(self.ns):
                 col[self.S[j]] = self.cols[j][i]
             col[i] = self.kdiag[i]
