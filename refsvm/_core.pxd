@@ -753,7 +753,7 @@ cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
 # Storage: R is row-major with leading dimension ld; its leading n x n block holds
 # Rinv = M^-1 for the current n x n bordered matrix M (for IDSVM n = |S| + 1).
 
-from libc.math cimport exp, fabs
+from libc.math cimport exp, fabs, sqrt
 
 cdef inline void bordered_start(double* R, Py_ssize_t ld, double a, double q) noexcept nogil:
     """R <- inverse of [[0, a], [a, q]] = [[-q/a^2, 1/a], [1/a, 0]] (ld >= 2)."""
@@ -768,20 +768,28 @@ cdef inline void bordered_grow(double* R, Py_ssize_t ld, Py_ssize_t n, double* b
     """Grow Rinv (n x n) to the inverse of [[M, m], [m', q]] ((n+1) x (n+1), ld > n):
     Rinv+ = [[Rinv, 0], [0, 0]] + [beta; 1][beta; 1]' / kappa (C&P Eq. 8), given
     beta = -Rinv m (bordered_beta) and kappa = q + m' beta (bordered_pivot).  ``beta``
-    needs n + 1 entries: beta[n] is set to 1."""
+    needs n + 1 entries: beta[n] is set to 1.
+
+    The update is added as sign(kappa) u_a u_b with u = [beta; 1] sqrt(1 / |kappa|):
+    no division an entry (a division an entry was the cost of the whole update), and
+    exactly symmetric (u_a u_b = u_b u_a), as (beta_a beta_b) / kappa was.  The form
+    (beta_a / kappa) beta_b is not symmetric, and with it IncrementalSVM failed its
+    exactness checks twice as often on degenerate streams."""
     cdef Py_ssize_t a, b
-    cdef double ba
+    cdef double ua, sg, sc
     cdef double* row
     for a in range(n):
         R[a * ld + n] = 0.0
         R[n * ld + a] = 0.0
     R[n * ld + n] = 0.0
     beta[n] = 1.0
+    sg = 1.0 if kappa > 0 else -1.0
+    sc = sqrt(1.0 / fabs(kappa))
     for a in range(n + 1):
-        ba = beta[a]
+        ua = sg * (beta[a] * sc)
         row = R + a * ld
         for b in range(n + 1):
-            row[b] = row[b] + (ba * beta[b]) / kappa
+            row[b] = row[b] + ua * (beta[b] * sc)
 
 
 cdef inline double bordered_max_abs(const double* R, Py_ssize_t ld, Py_ssize_t n) noexcept nogil:
@@ -831,29 +839,33 @@ cdef inline int bordered_shrink(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize
 cdef inline int bordered_shrink_scaled(double* R, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t p,
                                        double eps, double mx, double* work) noexcept nogil:
     """``bordered_shrink`` with max|Rinv| already known (``mx``, from
-    ``bordered_max_abs`` of the same block): for a caller that needs the scale itself."""
+    ``bordered_max_abs`` of the same block): for a caller that needs the scale itself.
+    Rinv_ip Rinv_pj / Rinv_pp is taken as sign(Rinv_pp) v_i v_j with v = Rinv_p
+    sqrt(1 / |Rinv_pp|): exactly symmetric, no division an entry (``bordered_grow``)."""
     cdef Py_ssize_t a, b
-    cdef double rpp, rap
+    cdef double rpp, rap, sg, sc
     cdef double* src
     cdef double* dst
     rpp = R[p * ld + p]
     if fabs(rpp) <= eps * mx:
         return 1
+    sg = 1.0 if rpp > 0 else -1.0
+    sc = sqrt(1.0 / fabs(rpp))
     # update and compact in one pass: row a goes to row a - (a > p) and column b to
     # b - (b > p); row p is read from its copy, R_ap is read before its row is written,
     # and every row is written only after it was read
     for b in range(n):
-        work[b] = R[p * ld + b]
+        work[b] = R[p * ld + b] * sc
     for a in range(n):
         if a == p:
             continue
         src = R + a * ld
         dst = R + (a - 1) * ld if a > p else src
-        rap = src[p]
+        rap = sg * (src[p] * sc)
         for b in range(p):
-            dst[b] = src[b] - (rap * work[b]) / rpp
+            dst[b] = src[b] - rap * work[b]
         for b in range(p + 1, n):
-            dst[b - 1] = src[b] - (rap * work[b]) / rpp
+            dst[b - 1] = src[b] - rap * work[b]
     return 0
 
 

@@ -132,7 +132,10 @@ def bordered_grow(Rinv, beta, kappa):
     v = np.append(beta, 1.0)
     R = np.zeros((n + 1, n + 1))
     R[:n, :n] = Rinv
-    R += np.outer(v, v) / kappa
+    # sign(kappa) u u' with u = v sqrt(1 / |kappa|): exactly symmetric, no division an
+    # entry (the twin's arithmetic; see its docstring)
+    u = v * np.sqrt(1.0 / abs(kappa))
+    R += np.outer((1.0 if kappa > 0 else -1.0) * u, u)
     return R
 
 
@@ -142,6 +145,15 @@ def bordered_max_abs(Rinv):
     return float(np.max(np.abs(Rinv))) if Rinv.size else 0.0
 
 
+def _downdate(Rinv, p):
+    """Rinv_:p Rinv_p: / Rinv_pp as sign(Rinv_pp) v w' with v = Rinv_:p s, w = Rinv_p: s,
+    s = sqrt(1 / |Rinv_pp|): no division an entry, and exactly symmetric when Rinv is
+    (the twin's arithmetic)."""
+    rpp = Rinv[p, p]
+    s = np.sqrt(1.0 / abs(rpp))
+    return np.outer((1.0 if rpp > 0 else -1.0) * (Rinv[:, p] * s), Rinv[p, :] * s)
+
+
 def bordered_shrink(Rinv, p, eps):
     """Inverse of M with row and column p removed, from ``Rinv`` = M^-1:
     Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped.  Returns None when
@@ -149,7 +161,7 @@ def bordered_shrink(Rinv, p, eps):
     inverts it afresh)."""
     if abs(Rinv[p, p]) <= eps * bordered_max_abs(Rinv):
         return None
-    R = Rinv - np.outer(Rinv[:, p], Rinv[p, :]) / Rinv[p, p]
+    R = Rinv - _downdate(Rinv, p)
     return np.delete(np.delete(R, p, axis=0), p, axis=1)
 
 
