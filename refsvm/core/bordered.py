@@ -124,6 +124,15 @@ def bordered_start(a, q):
     return np.array([[-q / (a * a), 1.0 / a], [1.0 / a, 0.0]])
 
 
+def _rank_one(a, b, d):
+    """The update a b' / d of the grow and the shrink, as sign(d) (a s)(b s)' with
+    s = sqrt(1 / |d|) (the twin's arithmetic): no division an entry, and exactly
+    symmetric when a = b, as (a_i b_j) / d was ((a_i / d) b_j is not; see the twin's
+    ``bordered_grow``)."""
+    s = np.sqrt(1.0 / abs(d))
+    return np.outer((1.0 if d > 0 else -1.0) * (a * s), b * s)
+
+
 def bordered_grow(Rinv, beta, kappa):
     """Inverse of [[M, m], [m', q]] from ``Rinv`` = M^-1 (n x n), ``beta`` = -Rinv m
     (n entries, see :func:`bordered_beta`) and the pivot ``kappa`` = q + m' beta
@@ -132,10 +141,7 @@ def bordered_grow(Rinv, beta, kappa):
     v = np.append(beta, 1.0)
     R = np.zeros((n + 1, n + 1))
     R[:n, :n] = Rinv
-    # sign(kappa) u u' with u = v sqrt(1 / |kappa|): exactly symmetric, no division an
-    # entry (the twin's arithmetic; see its docstring)
-    u = v * np.sqrt(1.0 / abs(kappa))
-    R += np.outer((1.0 if kappa > 0 else -1.0) * u, u)
+    R += _rank_one(v, v, kappa)
     return R
 
 
@@ -145,15 +151,6 @@ def bordered_max_abs(Rinv):
     return float(np.max(np.abs(Rinv))) if Rinv.size else 0.0
 
 
-def _downdate(Rinv, p):
-    """Rinv_:p Rinv_p: / Rinv_pp as sign(Rinv_pp) v w' with v = Rinv_:p s, w = Rinv_p: s,
-    s = sqrt(1 / |Rinv_pp|): no division an entry, and exactly symmetric when Rinv is
-    (the twin's arithmetic)."""
-    rpp = Rinv[p, p]
-    s = np.sqrt(1.0 / abs(rpp))
-    return np.outer((1.0 if rpp > 0 else -1.0) * (Rinv[:, p] * s), Rinv[p, :] * s)
-
-
 def bordered_shrink(Rinv, p, eps):
     """Inverse of M with row and column p removed, from ``Rinv`` = M^-1:
     Rinv_ij - Rinv_ip Rinv_pj / Rinv_pp, row and column p dropped.  Returns None when
@@ -161,7 +158,7 @@ def bordered_shrink(Rinv, p, eps):
     inverts it afresh)."""
     if abs(Rinv[p, p]) <= eps * bordered_max_abs(Rinv):
         return None
-    R = Rinv - _downdate(Rinv, p)
+    R = Rinv - _rank_one(Rinv[:, p], Rinv[p, :], Rinv[p, p])
     return np.delete(np.delete(R, p, axis=0), p, axis=1)
 
 
