@@ -945,6 +945,46 @@ cdef inline void bordered_beta(const double* R, Py_ssize_t ld, Py_ssize_t n, con
         a += 1
 
 
+cdef inline void rows_matvec(double* out, const double* A, Py_ssize_t ld, Py_ssize_t n,
+                             const double* v, double** rows) noexcept nogil:
+    """out = A' v (A n x n, row-major, leading dimension ld): out_i = sum_j A_ji v_j, every
+    sum from 0 left to right over j (the reference's ``matvec(A.T, v)``).  The rows of A
+    are the columns of A' and are contiguous, so this is the core's vectorised sweep
+    ``refsvm_cols_matvec``; ``rows`` holds n pointers (set here).  For an exactly
+    symmetric A (an inverse kept by ``bordered_grow`` and ``bordered_shrink`` after
+    ``bordered_symmetrize``) the result is A v to the last bit."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        rows[j] = <double*> (A + j * ld)
+    refsvm_cols_matvec(out, rows, v, n, n, 0)
+
+
+cdef inline void bordered_beta_sym(const double* R, Py_ssize_t ld, Py_ssize_t n,
+                                   const double* m, double* beta, double** rows) noexcept nogil:
+    """``bordered_beta`` for an exactly symmetric Rinv: -Rinv' m by ``rows_matvec`` (the
+    same sums, each left to right; vectorised across the entries instead of one entry
+    at a time).  ``rows`` holds n pointers."""
+    cdef Py_ssize_t a
+    rows_matvec(beta, R, ld, n, m, rows)
+    for a in range(n):
+        beta[a] = -beta[a]
+
+
+cdef inline void bordered_symmetrize(double* R, Py_ssize_t ld, Py_ssize_t n) noexcept nogil:
+    """R_ab = R_ba <- (R_ab + R_ba) * 0.5 wherever they differ (an inverse from LU is
+    symmetric only up to round-off); afterwards R is exactly symmetric, and
+    ``bordered_grow`` and ``bordered_shrink`` keep it so (the reference's
+    ``symmetrize``)."""
+    cdef Py_ssize_t a, b
+    cdef double v
+    for a in range(n):
+        for b in range(a + 1, n):
+            if R[a * ld + b] != R[b * ld + a]:
+                v = (R[a * ld + b] + R[b * ld + a]) * 0.5
+                R[a * ld + b] = v
+                R[b * ld + a] = v
+
+
 cdef inline double bordered_pivot(double q, const double* m, const double* beta,
                                   Py_ssize_t n) noexcept nogil:
     """kappa = q + m' beta (the Schur complement q - m' M^-1 m), summed left to right."""

@@ -1775,6 +1775,47 @@ def bordered_beta_array(Rinv, m):
     return out
 
 
+def rows_matvec_array(A, v):
+    """The compiled ``rows_matvec``: A' v, each sum left to right."""
+    cdef const double[:, ::1] R = np.ascontiguousarray(A, dtype=np.float64)
+    cdef const double[::1] vv = np.ascontiguousarray(v, dtype=np.float64)
+    cdef Py_ssize_t n = R.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    cdef double** rows = <double**> malloc(max(n, 1) * sizeof(double*))
+    if rows == NULL:
+        raise MemoryError()
+    if n:
+        rows_matvec(&o[0], &R[0, 0], n, n, &vv[0], rows)
+    free(rows)
+    return out
+
+
+def bordered_beta_sym_array(Rinv, m):
+    """The compiled ``bordered_beta_sym``: -Rinv' m."""
+    cdef const double[:, ::1] R = np.ascontiguousarray(Rinv, dtype=np.float64)
+    cdef const double[::1] mv = np.ascontiguousarray(m, dtype=np.float64)
+    cdef Py_ssize_t n = R.shape[0]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    cdef double** rows = <double**> malloc(max(n, 1) * sizeof(double*))
+    if rows == NULL:
+        raise MemoryError()
+    if n:
+        bordered_beta_sym(&R[0, 0], n, n, &mv[0], &o[0], rows)
+    free(rows)
+    return out
+
+
+def bordered_symmetrize_array(Rinv):
+    """The compiled ``bordered_symmetrize`` (on a copy)."""
+    out = np.array(Rinv, dtype=np.float64, order="C", copy=True)
+    cdef double[:, ::1] o = out
+    if o.shape[0]:
+        bordered_symmetrize(&o[0, 0], o.shape[0], o.shape[0])
+    return out
+
+
 def bordered_pivot_value(double q, m, beta):
     """The compiled ``bordered_pivot``: q + m' beta."""
     cdef const double[::1] mv = np.ascontiguousarray(m, dtype=np.float64)

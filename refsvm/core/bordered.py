@@ -48,7 +48,7 @@ from scipy.linalg import lapack
 from .kernels import sequential_sum
 
 __all__ = [
-    "matvec", "dot", "bordered_matrix", "lu_inverse", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
+    "matvec", "dot", "bordered_matrix", "lu_inverse", "symmetrize", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
     "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
     "pivot_is_zero", "least_index_event", "bordered_drift", "bordered_max_abs",
 ]
@@ -91,6 +91,20 @@ def lu_inverse(M):
     if info != 0:
         raise np.linalg.LinAlgError(f"getri failed (info={info})")
     return inv
+
+
+def symmetrize(R):
+    """R with R_ab = R_ba = (R_ab + R_ba) * 0.5 wherever the two differ: an inverse from LU
+    is symmetric only up to round-off; afterwards it is exactly symmetric, and
+    :func:`bordered_grow` and :func:`bordered_shrink` keep it so (``_rank_one`` is
+    symmetric).  Then ``matvec(R, v)`` and ``matvec(R.T, v)`` agree to the last bit,
+    which lets a twin read R's contiguous rows as its columns (the twin's
+    ``bordered_symmetrize``)."""
+    R = np.array(R, dtype=np.float64)
+    differ = R != R.T
+    if differ.any():
+        R[differ] = ((R + R.T) * 0.5)[differ]
+    return R
 
 
 def bordered_drift(R, y, KS, S):

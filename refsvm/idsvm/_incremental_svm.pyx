@@ -21,7 +21,8 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (
-    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta, bordered_drift,
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta_sym,
+    bordered_drift, bordered_symmetrize, rows_matvec,
     bordered_grow, kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
@@ -158,6 +159,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* rho            # the residual M beta + m (see _refine) ...
     cdef double* dbeta          # ... and the correction -Rinv rho
     cdef double* rp             # row p of R while S[p - 1] leaves S
+    cdef double** rows          # pointers to the rows of R or M (rows_matvec)
     cdef double* gs             # g of the margin vectors (see _move_g)
     cdef Py_ssize_t ngone       # unlearned examples
     # spare kernel-column buffers of length cap (columns that left S), reused for joins
@@ -238,6 +240,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.snap_cap = 0
         self.snap_caps = 0
         self.rp = NULL
+        self.rows = NULL
         self.gs = NULL
         self.ngone = 0
         self.pool = NULL
@@ -323,6 +326,7 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.Mb)
         free(self.rho)
         free(self.dbeta)
+        free(self.rows)
         free(self.snap_alpha)
         free(self.snap_g)
         free(self.snap_status)
@@ -469,6 +473,8 @@ cdef class IncrementalSVMState(StreamLearner):
         grow(<void**> &self.rho, &c, ld, sizeof(double))
         c = old
         grow(<void**> &self.dbeta, &c, ld, sizeof(double))
+        c = old
+        grow(<void**> &self.rows, &c, ld, sizeof(double*))
         c = old
         grow(<void**> &self.lu, &c, ld * ld, sizeof(double))
         c = old
@@ -692,12 +698,16 @@ cdef class IncrementalSVMState(StreamLearner):
         free(work)
         if info != 0:
             _fail("getri failed")
-        scale[0] = 0.0
         for a in range(nn):
             for bb in range(nn):
                 out[a * ld + bb] = A[a + bb * nn]
-                if fabs(A[a + bb * nn]) > scale[0]:
-                    scale[0] = fabs(A[a + bb * nn])
+        # exactly symmetric (the updates keep it so; beta reads R's rows as columns)
+        bordered_symmetrize(out, ld, nn)
+        scale[0] = 0.0
+        for a in range(nn):
+            for bb in range(nn):
+                if fabs(out[a * ld + bb]) > scale[0]:
+                    scale[0] = fabs(out[a * ld + bb])
         return 0
 
     cdef int _s_changed(self) except -1 nogil:
@@ -792,9 +802,11 @@ cdef class IncrementalSVMState(StreamLearner):
         self.m[0] = self.y[i]
         for a in range(self.n_margin):
             self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
-        bordered_beta(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta)
+        bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
+                          self.rows)
         if self._refine() > EPS_REFACTOR and self._fresh_inverse():
-            bordered_beta(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta)
+            bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
+                              self.rows)
             self._refine()
         return 0
 
@@ -821,49 +833,19 @@ cdef class IncrementalSVMState(StreamLearner):
                     rmax = fabs(self.rho[a])
             if rmax <= EPS_RESID * smax or it == N_REFINE:
                 break
-            bordered_beta(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta)
+            bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
             for a in range(nn):
                 self.beta[a] = self.beta[a] + self.dbeta[a]
         return rmax / smax
 
     cdef void _residual(self) noexcept nogil:
-        """rho = M beta + m, each row summed from 0 left to right (the reference's
-        matvec), four rows at a time as independent sums."""
-        cdef Py_ssize_t nn = self.n_margin + 1, ld = self.ld_rinv, a, j, last = (nn // 4) * 4
-        cdef double a0, a1, a2, a3, b
-        cdef double* r0
-        cdef double* r1
-        cdef double* r2
-        cdef double* r3
-        cdef double* beta = self.beta
-        a = 0
-        while a < last:
-            r0 = self.Mb + a * ld
-            r1 = r0 + ld
-            r2 = r1 + ld
-            r3 = r2 + ld
-            a0 = 0.0
-            a1 = 0.0
-            a2 = 0.0
-            a3 = 0.0
-            for j in range(nn):
-                b = beta[j]
-                a0 = a0 + r0[j] * b
-                a1 = a1 + r1[j] * b
-                a2 = a2 + r2[j] * b
-                a3 = a3 + r3[j] * b
-            self.rho[a] = a0 + self.m[a]
-            self.rho[a + 1] = a1 + self.m[a + 1]
-            self.rho[a + 2] = a2 + self.m[a + 2]
-            self.rho[a + 3] = a3 + self.m[a + 3]
-            a += 4
-        while a < nn:
-            r0 = self.Mb + a * ld
-            a0 = 0.0
-            for j in range(nn):
-                a0 = a0 + r0[j] * beta[j]
-            self.rho[a] = a0 + self.m[a]
-            a += 1
+        """rho = M beta + m, as the reference's matvec(M.T, beta) + m: M's rows (contiguous)
+        taken as the columns of M' (M is symmetric up to the kernel's round-off), each sum
+        from 0 left to right, vectorised across the entries (the core's rows_matvec)."""
+        cdef Py_ssize_t nn = self.n_margin + 1, a
+        rows_matvec(self.rho, self.Mb, self.ld_rinv, nn, self.beta, self.rows)
+        for a in range(nn):
+            self.rho[a] = self.rho[a] + self.m[a]
 
     cdef int _rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
         """r_i = sign * gamma_i (Eq. 7) for every example (those in S are not used).
@@ -1455,7 +1437,8 @@ cdef class IncrementalSVMState(StreamLearner):
                         _dot2_add(&pe[i], &se[i], self.y[i] * a, self.col2[i])
             if ns:
                 size = self._polish_residual(pe, se, self.rho)
-                bordered_beta(self.Rinv, self.ld_rinv, ns + 1, self.rho, self.dbeta)
+                bordered_beta_sym(self.Rinv, self.ld_rinv, ns + 1, self.rho, self.dbeta,
+                                  self.rows)
                 ok = size > 0.0
                 self._scales(-1)
                 amax = max(self.amax, self.snap_amax)     # (the scale of the operation)
@@ -2046,6 +2029,7 @@ cdef class IncrementalSVMState(StreamLearner):
             for i in range(ns + 1):
                 for j in range(ns + 1):
                     self.Rinv[i * self.ld_rinv + j] = Rinv[i, j]
+            bordered_symmetrize(self.Rinv, self.ld_rinv, ns + 1)
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
         cdef const double[::1] values = np.ascontiguousarray(data["cache_values"], dtype=np.float64)

@@ -138,7 +138,7 @@ import numpy as np
 from ..core.bordered import (
     bordered_beta, bordered_drift, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
     bordered_start, grow_array, least_index_event, lu_inverse, pivot_bound, pivot_doubtful,
-    pivot_is_zero, pivot_round_off_scale,
+    pivot_is_zero, pivot_round_off_scale, symmetrize,
 )
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
@@ -409,6 +409,7 @@ def state_arrays_from_optimum(data, C, n_features, sparse):
     if Rinv.shape != (ns + 1, ns + 1) or not (np.all(np.isfinite(Rinv))
                                              and np.all(np.isfinite(g))):
         return None
+    Rinv = symmetrize(Rinv)          # POKER's LU inverses are symmetric only to round-off
     b = -float(data["b"])
     if ns:
         # one step of iterative refinement of (b, alpha_S) on the residuals of the bordered
@@ -658,7 +659,7 @@ class IncrementalSVMState(StreamLearner):
         del self.S[pos]
         self.fresh = False
         if ns > 1 and R is None:
-            self.Rinv = lu_inverse(self._bordered())
+            self.Rinv = symmetrize(lu_inverse(self._bordered()))
             self.fresh = True
         elif ns > 1:
             self.Rinv = R
@@ -681,7 +682,7 @@ class IncrementalSVMState(StreamLearner):
         if not self.S:
             return 0.0
         try:
-            fresh = lu_inverse(self._bordered())
+            fresh = symmetrize(lu_inverse(self._bordered()))
         except np.linalg.LinAlgError:
             # numerically singular S (degenerate data): keep the updated inverse
             self.n_refresh_failed += 1
@@ -700,7 +701,7 @@ class IncrementalSVMState(StreamLearner):
         if self.fresh or not self.S:
             return False
         try:
-            self.Rinv = lu_inverse(self._bordered())
+            self.Rinv = symmetrize(lu_inverse(self._bordered()))
         except np.linalg.LinAlgError:
             return False
         self.fresh = True
@@ -752,7 +753,9 @@ class IncrementalSVMState(StreamLearner):
         if smax == 0.0:
             return beta, 0.0
         for it in range(N_REFINE + 1):
-            rho = _matvec(M, beta) + m
+            # M's rows taken as the columns of M' (M is symmetric up to the kernel's
+            # round-off): the twin's order, which reads them contiguously
+            rho = _matvec(M.T, beta) + m
             rmax = float(np.max(np.abs(rho)))
             if rmax <= EPS_RESID * smax or it == N_REFINE:
                 break
@@ -1532,7 +1535,7 @@ class IncrementalSVMState(StreamLearner):
         ns = len(self.S)
         self.KS = np.zeros((cap, ns))
         self.KS[:n] = np.asarray(data["KS"]).reshape(n, ns)
-        self.Rinv = np.array(data["Rinv"], dtype=np.float64)
+        self.Rinv = symmetrize(data["Rinv"])
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
         self.cache = OrderedDict()

@@ -207,3 +207,36 @@ def test_sweep_either_way_gives_the_reference_bits(n, k):
     for back in (False, True):
         got = _core.cols_matvec_array(KS, v, back)
         np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 9, 13, 64, 301])
+def test_rows_matvec_and_symmetric_beta_agree_with_the_reference(n):
+    """IDSVM's twin reads the contiguous rows of a matrix as the columns of its transpose
+    (``rows_matvec``, the core's vectorised sweep): A' v equals the reference's
+    ``matvec(A.T, v)`` to the last bit for any A; for an exactly symmetric inverse,
+    ``bordered_beta_sym`` equals ``bordered_beta`` (row by row) to the last bit."""
+    rng = np.random.RandomState(n)
+    A = rng.randn(n, n) * np.exp(rng.randn(n, n))
+    v = rng.randn(n)
+    np.testing.assert_array_equal(_core.rows_matvec_array(A, v), ref.matvec(A.T, v))
+    R = ref.symmetrize(A + A.T + rng.randn(n, n) * 1e-17)
+    np.testing.assert_array_equal(R, R.T)
+    np.testing.assert_array_equal(_core.bordered_beta_sym_array(R, v), ref.bordered_beta(R, v))
+    np.testing.assert_array_equal(_core.bordered_beta_sym_array(R, v),
+                                  _core.bordered_beta_array(R, v))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_symmetrize_makes_a_fresh_inverse_exactly_symmetric(seed):
+    """An LU inverse is symmetric only up to round-off; ``symmetrize`` (both twins, the
+    same bits) averages the pairs that differ and leaves a symmetric matrix as it is."""
+    rng = np.random.RandomState(seed)
+    M, _, _ = _bordered_matrix(rng, 40, d=2)
+    R = ref.lu_inverse(M)
+    S_ref = ref.symmetrize(R)
+    np.testing.assert_array_equal(_core.bordered_symmetrize_array(R), S_ref)
+    np.testing.assert_array_equal(S_ref, S_ref.T)
+    assert (R != R.T).any()                 # (the case worth testing)
+    assert np.all(np.abs(S_ref - R) <= np.abs(R - R.T))     # moved by the asymmetry only
+    np.testing.assert_array_equal(ref.symmetrize(S_ref), S_ref)
+    np.testing.assert_array_equal(_core.bordered_symmetrize_array(S_ref), S_ref)
