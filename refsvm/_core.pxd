@@ -532,6 +532,54 @@ cdef extern from *:
     #endif
         refsvm_cols_matvec_base(out, cols, v, k, n, back);
     }
+    /* dst[i] = src[i] + s * x[i], i < n (dst may be src itself, or lie wholly before it
+       in the same buffer): the row update of the rank-one grow and shrink of a bordered
+       inverse.  Every product and sum rounded alike in the baseline and the AVX2 (no
+       FMA) bodies, chosen at run time as refsvm_cols_matvec. */
+    #if defined(__GNUC__)
+    /* four at a time, each block loaded before it is stored: right for dst <= src (a
+       plain loop there makes the compiler's overlap check fall back to scalar code) */
+    #define REFSVM_AXPY_BODY                                                               \
+        Py_ssize_t i = 0;                                                                  \
+        refsvm_v4d a4, x4, s4 = {s, s, s, s};                                              \
+        for (; i + 4 <= n; i += 4) {                                                       \
+            __builtin_memcpy(&a4, src + i, sizeof a4);                                     \
+            __builtin_memcpy(&x4, x + i, sizeof x4);                                       \
+            a4 = a4 + s4 * x4;                                                             \
+            __builtin_memcpy(dst + i, &a4, sizeof a4);                                     \
+        }                                                                                  \
+        for (; i < n; i++) dst[i] = src[i] + s * x[i];
+    #else
+    #define REFSVM_AXPY_BODY                                                               \
+        Py_ssize_t i;                                                                      \
+        for (i = 0; i < n; i++) dst[i] = src[i] + s * x[i];
+    #endif
+    static void refsvm_axpy_base(double* dst, const double* src, double s, const double* x,
+                                 Py_ssize_t n) {
+        REFSVM_AXPY_BODY }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __attribute__((target("avx2")))
+    static void refsvm_axpy_avx2(double* dst, const double* src, double s, const double* x,
+                                 Py_ssize_t n) {
+        REFSVM_AXPY_BODY }
+    #endif
+    #if defined(__GNUC__)
+    __attribute__((unused))
+    #endif
+    static void refsvm_axpy(double* dst, const double* src, double s, const double* x,
+                            Py_ssize_t n) {
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+        if (refsvm_cols_matvec_avx2_ok < 0) {
+            __builtin_cpu_init();
+            refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
+        }
+        if (refsvm_cols_matvec_avx2_ok) {
+            refsvm_axpy_avx2(dst, src, s, x, n);
+            return;
+        }
+    #endif
+        refsvm_axpy_base(dst, src, s, x, n);
+    }
     /* Kernel columns to and from an n x k row-major array (leading dimension ld), as the
        path-following twins save and restore their margin sets: rows[i ld + j] = cols[j][i]
        (``refsvm_cols_to_rows``) and back (``refsvm_rows_to_cols``), i < n, j < k, in
@@ -571,6 +619,8 @@ cdef extern from *:
                                   double* sq) noexcept nogil
     void refsvm_cols_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
                             Py_ssize_t n, int back) noexcept nogil
+    void refsvm_axpy(double* dst, const double* src, double s, const double* x,
+                     Py_ssize_t n) noexcept nogil
     void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols, Py_ssize_t k,
                              Py_ssize_t n) noexcept nogil
     void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld, Py_ssize_t k,
@@ -785,11 +835,18 @@ cdef inline void bordered_grow(double* R, Py_ssize_t ld, Py_ssize_t n, double* b
     beta[n] = 1.0
     sg = 1.0 if kappa > 0 else -1.0
     sc = sqrt(1.0 / fabs(kappa))
-    for a in range(n + 1):
+    # the scaled vector u' = [beta; 1] sc in row n (zero so far, rewritten below as the
+    # last row of the update: its entry b is 0 + u_n u'_b = sg u'_b), then each row a
+    # += (sg u'_a) u' by the core's vectorised axpy
+    row = R + n * ld
+    for b in range(n + 1):
+        row[b] = beta[b] * sc
+    for a in range(n):
         ua = sg * (beta[a] * sc)
-        row = R + a * ld
-        for b in range(n + 1):
-            row[b] = row[b] + ua * (beta[b] * sc)
+        refsvm_axpy(R + a * ld, R + a * ld, ua, row, n + 1)
+    ua = sg * (beta[n] * sc)
+    for b in range(n + 1):
+        row[b] = 0.0 + ua * row[b]
 
 
 cdef inline double bordered_max_abs(const double* R, Py_ssize_t ld, Py_ssize_t n) noexcept nogil:
@@ -862,10 +919,9 @@ cdef inline int bordered_shrink_scaled(double* R, Py_ssize_t ld, Py_ssize_t n, P
         src = R + a * ld
         dst = R + (a - 1) * ld if a > p else src
         rap = sg * (src[p] * sc)
-        for b in range(p):
-            dst[b] = src[b] - rap * work[b]
-        for b in range(p + 1, n):
-            dst[b - 1] = src[b] - rap * work[b]
+        # src_b - rap w_b as src_b + (-rap) w_b: the same bits
+        refsvm_axpy(dst, src, -rap, work, p)
+        refsvm_axpy(dst + p, src + p + 1, -rap, work + p + 1, n - p - 1)
     return 0
 
 
