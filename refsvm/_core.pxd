@@ -580,6 +580,52 @@ cdef extern from *:
     #endif
         refsvm_axpy_base(dst, src, s, x, n);
     }
+    /* max(m, max_i |x_i|), i < n, NaN entries passed over (an entry counts only when it
+       is greater): a maximum is one of the values, so every order of the comparisons
+       gives the same result.  AVX2 (max_pd keeps its second operand when the first is
+       NaN) where the CPU has it, chosen at run time as refsvm_cols_matvec. */
+    static double refsvm_max_abs_base(const double* x, Py_ssize_t n, double m) {
+        Py_ssize_t i;
+        double v;
+        for (i = 0; i < n; i++) {
+            v = x[i] < 0.0 ? -x[i] : x[i];
+            if (v > m) m = v;
+        }
+        return m;
+    }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #include <immintrin.h>
+    __attribute__((target("avx2")))
+    static double refsvm_max_abs_avx2(const double* x, Py_ssize_t n, double m) {
+        Py_ssize_t i = 0;
+        double lane[4];
+        __m256d sign = _mm256_set1_pd(-0.0), m0 = _mm256_set1_pd(m), m1 = m0, v;
+        for (; i + 8 <= n; i += 8) {
+            v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i));
+            m0 = _mm256_max_pd(v, m0);
+            v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i + 4));
+            m1 = _mm256_max_pd(v, m1);
+        }
+        m0 = _mm256_max_pd(m1, m0);
+        _mm256_storeu_pd(lane, m0);
+        for (int k = 0; k < 4; k++) if (lane[k] > m) m = lane[k];
+        return refsvm_max_abs_base(x + i, n - i, m);
+    }
+    #endif
+    #if defined(__GNUC__)
+    __attribute__((unused))
+    #endif
+    static double refsvm_max_abs(const double* x, Py_ssize_t n, double m) {
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+        if (refsvm_cols_matvec_avx2_ok < 0) {
+            __builtin_cpu_init();
+            refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
+        }
+        if (refsvm_cols_matvec_avx2_ok)
+            return refsvm_max_abs_avx2(x, n, m);
+    #endif
+        return refsvm_max_abs_base(x, n, m);
+    }
     /* Kernel columns to and from an n x k row-major array (leading dimension ld), as the
        path-following twins save and restore their margin sets: rows[i ld + j] = cols[j][i]
        (``refsvm_cols_to_rows``) and back (``refsvm_rows_to_cols``), i < n, j < k, in
@@ -621,6 +667,7 @@ cdef extern from *:
                             Py_ssize_t n, int back) noexcept nogil
     void refsvm_axpy(double* dst, const double* src, double s, const double* x,
                      Py_ssize_t n) noexcept nogil
+    double refsvm_max_abs(const double* x, Py_ssize_t n, double m) noexcept nogil
     void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols, Py_ssize_t k,
                              Py_ssize_t n) noexcept nogil
     void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld, Py_ssize_t k,
@@ -850,37 +897,14 @@ cdef inline void bordered_grow(double* R, Py_ssize_t ld, Py_ssize_t n, double* b
 
 
 cdef inline double bordered_max_abs(const double* R, Py_ssize_t ld, Py_ssize_t n) noexcept nogil:
-    """max |R_ab| over the leading n x n block (0 for n = 0; NaN entries are passed over):
-    four independent running maxima per row (one chain of dependent compares was the
-    cost of the whole scan); a maximum is one of the values, so the result is the
-    single chain's exactly."""
-    cdef Py_ssize_t a, b
-    cdef double mx = 0.0, m0, m1, m2, m3, v
-    cdef const double* src
+    """max |R_ab| over the leading n x n block (0 for n = 0; NaN entries are passed over),
+    a row at a time by the core's vectorised ``refsvm_max_abs`` (a single chain of
+    dependent compares was the cost of the whole shrink); a maximum is one of the values,
+    so the result is the single chain's exactly."""
+    cdef Py_ssize_t a
+    cdef double mx = 0.0
     for a in range(n):
-        src = R + a * ld
-        m0 = m1 = m2 = m3 = mx
-        b = 0
-        while b + 4 <= n:
-            v = fabs(src[b])
-            if v > m0:
-                m0 = v
-            v = fabs(src[b + 1])
-            if v > m1:
-                m1 = v
-            v = fabs(src[b + 2])
-            if v > m2:
-                m2 = v
-            v = fabs(src[b + 3])
-            if v > m3:
-                m3 = v
-            b += 4
-        while b < n:
-            v = fabs(src[b])
-            if v > m0:
-                m0 = v
-            b += 1
-        mx = max(max(m0, m1), max(m2, m3))
+        mx = refsvm_max_abs(R + a * ld, n, mx)
     return mx
 
 

@@ -181,10 +181,11 @@ def test_drift_twins_agree_and_detect_a_drifted_inverse(seed):
     assert np.isnan(_core.bordered_drift_value(E, y, KS, S))
 
 
-@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9])
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 9, 17, 40])
 def test_max_abs_twins_agree(n):
-    """bordered_max_abs (four running maxima per row) is the maximum of |R| over the
-    leading n x n block, as the reference's, wherever the largest entry sits."""
+    """bordered_max_abs (a row at a time, eight entries per step where the CPU has AVX2)
+    is the maximum of |R| over the leading n x n block, as the reference's, wherever the
+    largest entry sits; a NaN entry is passed over."""
     rng = np.random.RandomState(n)
     for trial in range(20):
         R = rng.randn(n + 2, n + 3)
@@ -192,6 +193,9 @@ def test_max_abs_twins_agree(n):
             R[rng.randint(n), rng.randint(n)] = -50.0 * (trial + 1)
         want = ref.bordered_max_abs(R[:n, :n])
         assert _core.bordered_max_abs_value(R, n) == want
+        if n > 1:
+            R[rng.randint(n), rng.randint(n)] = np.nan
+            assert _core.bordered_max_abs_value(R, n) == np.nanmax(np.abs(R[:n, :n]))
 
 
 @pytest.mark.parametrize("n", [0, 1, 255, 256, 257, 1000, 3001])
