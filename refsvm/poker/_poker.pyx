@@ -9,7 +9,7 @@ object in the loop:
 
 - the rates of a piece (``_direction``): the sensitivities y_i (sum_j Q_ij dalpha_j)
   of every example, O(n |I_s|), from the kernel columns of I_s kept as C buffers (one
-  per member, indexed by example id), four columns per pass;
+  per member, indexed by example id), eight columns per pass;
 - the next breakpoint by the core's least-index choice (``EventChoice``: pass 1 the
   smallest step, pass 2 the least id among the tied events, the end of the parameter
   first);
