@@ -177,7 +177,10 @@ def bordered_shrink(Rinv, p, eps):
 
 
 def bordered_beta(Rinv, m):
-    """beta = -Rinv m, each entry summed left to right (Eq. 5 of C&P)."""
+    """beta = -Rinv m, each entry summed left to right (Eq. 5 of C&P).  For an exactly
+    symmetric Rinv (:func:`symmetrize`) it is also the twin's ``bordered_beta_sym``,
+    which reads Rinv's rows as its columns (``rows_matvec``, the reference's
+    ``matvec(A.T, v)``)."""
     return -matvec(Rinv, m)
 
 
