@@ -473,7 +473,8 @@ cdef extern from *:
     /* out[i] = sum_j cols[j][i] v[j] for i < n, every sum from 0 and left to right over j,
        eight columns per pass, then four, then one (the reference's
        refsvm.core.bordered.matvec order; eight halve the loads and stores of out against
-       four: IncrementalSVM 5-10 % faster), in blocks of REFSVM_SWEEP_BLOCK rows (the block of out stays in L1 across the passes).
+       four: IncrementalSVM 5-10 % faster), in blocks of REFSVM_SWEEP_BLOCK rows (the
+       block of out stays in L1 across the passes).
        ``back`` walks the blocks from the last: a caller that alternates the direction
        from one sweep to the next reads first the parts of the columns it read last, which
        are the likeliest still in the cache (the columns of a sweep often exceed L2 by a
@@ -527,6 +528,14 @@ cdef extern from *:
                                         Py_ssize_t k, Py_ssize_t n, int back) {
         REFSVM_COLS_MATVEC_BODY }
     static int refsvm_cols_matvec_avx2_ok = -1;
+    /* 1 when the AVX2 bodies of the sweep, the axpy and the max may run (tested once) */
+    static int refsvm_vec_avx2(void) {
+        if (refsvm_cols_matvec_avx2_ok < 0) {
+            __builtin_cpu_init();
+            refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
+        }
+        return refsvm_cols_matvec_avx2_ok;
+    }
     #endif
     #if defined(__GNUC__)
     __attribute__((unused))
@@ -534,11 +543,7 @@ cdef extern from *:
     static void refsvm_cols_matvec(double* out, double** cols, const double* v, Py_ssize_t k,
                                    Py_ssize_t n, int back) {
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-        if (refsvm_cols_matvec_avx2_ok < 0) {
-            __builtin_cpu_init();
-            refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
-        }
-        if (refsvm_cols_matvec_avx2_ok) {
+        if (refsvm_vec_avx2()) {
             refsvm_cols_matvec_avx2(out, cols, v, k, n, back);
             return;
         }
@@ -582,11 +587,7 @@ cdef extern from *:
     static void refsvm_axpy(double* dst, const double* src, double s, const double* x,
                             Py_ssize_t n) {
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-        if (refsvm_cols_matvec_avx2_ok < 0) {
-            __builtin_cpu_init();
-            refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
-        }
-        if (refsvm_cols_matvec_avx2_ok) {
+        if (refsvm_vec_avx2()) {
             refsvm_axpy_avx2(dst, src, s, x, n);
             return;
         }
@@ -630,11 +631,7 @@ cdef extern from *:
     #endif
     static double refsvm_max_abs(const double* x, Py_ssize_t n, double m) {
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-        if (refsvm_cols_matvec_avx2_ok < 0) {
-            __builtin_cpu_init();
-            refsvm_cols_matvec_avx2_ok = __builtin_cpu_supports("avx2") ? 1 : 0;
-        }
-        if (refsvm_cols_matvec_avx2_ok)
+        if (refsvm_vec_avx2())
             return refsvm_max_abs_avx2(x, n, m);
     #endif
         return refsvm_max_abs_base(x, n, m);

@@ -1775,8 +1775,9 @@ def bordered_beta_array(Rinv, m):
     return out
 
 
-def rows_matvec_array(A, v):
-    """The compiled ``rows_matvec``: A' v, each sum left to right."""
+def rows_matvec_array(A, v, bint negate=False):
+    """The compiled ``rows_matvec``: A' v, each sum left to right; ``negate``: the
+    compiled ``bordered_beta_sym``, -A' v."""
     cdef const double[:, ::1] R = np.ascontiguousarray(A, dtype=np.float64)
     cdef const double[::1] vv = np.ascontiguousarray(v, dtype=np.float64)
     cdef Py_ssize_t n = R.shape[0]
@@ -1785,7 +1786,9 @@ def rows_matvec_array(A, v):
     cdef double** rows = <double**> malloc(max(n, 1) * sizeof(double*))
     if rows == NULL:
         raise MemoryError()
-    if n:
+    if n and negate:
+        bordered_beta_sym(&R[0, 0], n, n, &vv[0], &o[0], rows)
+    elif n:
         rows_matvec(&o[0], &R[0, 0], n, n, &vv[0], rows)
     free(rows)
     return out
@@ -1793,18 +1796,7 @@ def rows_matvec_array(A, v):
 
 def bordered_beta_sym_array(Rinv, m):
     """The compiled ``bordered_beta_sym``: -Rinv' m."""
-    cdef const double[:, ::1] R = np.ascontiguousarray(Rinv, dtype=np.float64)
-    cdef const double[::1] mv = np.ascontiguousarray(m, dtype=np.float64)
-    cdef Py_ssize_t n = R.shape[0]
-    out = np.empty(n)
-    cdef double[::1] o = out
-    cdef double** rows = <double**> malloc(max(n, 1) * sizeof(double*))
-    if rows == NULL:
-        raise MemoryError()
-    if n:
-        bordered_beta_sym(&R[0, 0], n, n, &mv[0], &o[0], rows)
-    free(rows)
-    return out
+    return rows_matvec_array(Rinv, m, True)
 
 
 def bordered_symmetrize_array(Rinv):
