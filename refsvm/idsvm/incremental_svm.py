@@ -659,7 +659,7 @@ class IncrementalSVMState(StreamLearner):
         del self.S[pos]
         self.fresh = False
         if ns > 1 and R is None:
-            self.Rinv = symmetrize(lu_inverse(self._bordered()))
+            self.Rinv = self._invert_bordered()
             self.fresh = True
         elif ns > 1:
             self.Rinv = R
@@ -668,6 +668,11 @@ class IncrementalSVMState(StreamLearner):
     def _bordered(self):
         """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
         return bordered_matrix(self.y, self.KS, self.S)
+
+    def _invert_bordered(self):
+        """Its inverse by LU (LinAlgError when singular), made exactly symmetric: the
+        rank-one updates keep it so, and the twin reads R's rows as its columns."""
+        return symmetrize(lu_inverse(self._bordered()))
 
     def _s_changed(self):
         """Every ``refresh_every`` changes of S the drift of R is probed (O(|S|^2)); R is
@@ -682,7 +687,7 @@ class IncrementalSVMState(StreamLearner):
         if not self.S:
             return 0.0
         try:
-            fresh = symmetrize(lu_inverse(self._bordered()))
+            fresh = self._invert_bordered()
         except np.linalg.LinAlgError:
             # numerically singular S (degenerate data): keep the updated inverse
             self.n_refresh_failed += 1
@@ -701,7 +706,7 @@ class IncrementalSVMState(StreamLearner):
         if self.fresh or not self.S:
             return False
         try:
-            self.Rinv = symmetrize(lu_inverse(self._bordered()))
+            self.Rinv = self._invert_bordered()
         except np.linalg.LinAlgError:
             return False
         self.fresh = True
