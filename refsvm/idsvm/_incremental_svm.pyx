@@ -178,6 +178,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
     cdef readonly long long n_refresh_failed, n_pivot_refresh
     cdef bint fresh             # R inverted from scratch, S unchanged since
+    cdef bint refined           # the last pass's beta needed a correction (_beta_rates)
     cdef double cscale          # the scale of the candidate's pivot (see _adiabatic)
     cdef double amax, aother    # the scales of alpha and g (see _scales) and the tie
     cdef double ea, eg          # windows EPS_ALPHA alpha_max, EPS_G g_scale
@@ -192,7 +193,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef Py_ssize_t snap_cap, snap_caps, snap_n, snap_ns, snap_ngone
     cdef double snap_b, snap_kscale, snap_drift, snap_amax, snap_mass
     cdef double mass            # sum_i alpha_i (see _scales; the g tolerances above POLISH_CK)
-    cdef bint snap_fresh
+    cdef bint snap_fresh, snap_refined
     cdef long long snap_nsc, snap_nref
     cdef double fail_worst, fail_h     # what the check found (see _repair_and_check)
     cdef Py_ssize_t fail_v
@@ -288,6 +289,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.n_refresh_failed = 0
         self.n_pivot_refresh = 0
         self.fresh = False
+        self.refined = False
         self.cscale = 0.0
         self.n_s_changes = 0
         self.n_refresh = 0
@@ -810,6 +812,58 @@ cdef class IncrementalSVMState(StreamLearner):
             self._refine()
         return 0
 
+    cdef int _beta_rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
+        """beta of c refined (as _beta) and the rates r from it, the residual of the margin
+        rows read from the rates: rho_{a+1} = gamma_{S_a} = sign r_{S_a}, rho_0 = y_S' beta_S
+        + y_c; against M first (_residual) after a pass that needed a correction
+        (``refined``) (refsvm.idsvm.incremental_svm._beta_gamma)."""
+        cdef Py_ssize_t nn = self.n_margin + 1, a, it = 0, attempt
+        cdef double rmax = 0.0, smax, mmax, bsum, acc
+        cdef bint explicit
+        self.m[0] = self.y[c]
+        for a in range(self.n_margin):
+            self.m[a + 1] = (self.y[self.S[a]] * self.y[c]) * self.KS[a][c]
+        for attempt in range(2):
+            bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
+            mmax = 0.0
+            bsum = 0.0
+            for a in range(nn):
+                if fabs(self.m[a]) > mmax:
+                    mmax = fabs(self.m[a])
+                bsum += fabs(self.beta[a])
+            smax = mmax + max(1.0, self.kscale) * bsum
+            if smax == 0.0:
+                self._rates(c, col, sign)
+                return 0
+            explicit = self.refined
+            for it in range(N_REFINE + 1):
+                if explicit:
+                    self._residual()
+                else:
+                    self._rates(c, col, sign)
+                    acc = 0.0
+                    for a in range(nn - 1):
+                        acc += self.y[self.S[a]] * self.beta[a + 1]
+                    self.rho[0] = acc + self.y[c]
+                    for a in range(nn - 1):
+                        self.rho[a + 1] = sign * self.r[self.S[a]]
+                rmax = 0.0
+                for a in range(nn):
+                    if fabs(self.rho[a]) > rmax:
+                        rmax = fabs(self.rho[a])
+                if rmax <= EPS_RESID * smax or it == N_REFINE:
+                    break
+                bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
+                for a in range(nn):
+                    self.beta[a] = self.beta[a] + self.dbeta[a]
+                explicit = False
+            self.refined = it > 0
+            if explicit:
+                self._rates(c, col, sign)
+            if attempt or not rmax / smax > EPS_REFACTOR or not self._fresh_inverse():
+                return 0
+        return 0
+
     cdef double _refine(self) noexcept nogil:
         """Iterative refinement of beta = -M^-1 m (self.beta, self.m) against the bordered
         matrix M itself: rho = M beta + m, beta <- beta - Rinv rho, at most N_REFINE times,
@@ -904,7 +958,7 @@ cdef class IncrementalSVMState(StreamLearner):
             rtb[0] = 0.0
             rt0[0] = 0.0
             return 0
-        self._beta(c)
+        self._beta_rates(c, col, sign)
         if sign > 0:
             # the pivot gamma_c and its scale (the bound unless the pivot is small
             # against it); a doubtful one from a fresh R
@@ -912,7 +966,6 @@ cdef class IncrementalSVMState(StreamLearner):
             self.cscale = self._pivot_bound(c)
             if pivot_doubtful(kappa, self.cscale, EPS_DOUBT):
                 self.cscale = self._pivot_scale(c)
-        self._rates(c, col, sign)
         rb[0] = sign * self.beta[0]
         bsum = 0.0
         for pos in range(ns):
@@ -1528,6 +1581,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.snap_b = self.b
         self.snap_kscale = self.kscale
         self.snap_fresh = self.fresh
+        self.snap_refined = self.refined
         self.snap_nsc = self.n_s_changes
         self.snap_nref = self.n_refresh
         self.snap_drift = self.max_inverse_drift
@@ -1598,6 +1652,7 @@ cdef class IncrementalSVMState(StreamLearner):
         if ns == 0:
             self.Rinv[0] = 0.0
         self.fresh = self.snap_fresh
+        self.refined = self.snap_refined
         self.n_s_changes = self.snap_nsc
         self.n_refresh = self.snap_nref
         self.max_inverse_drift = self.snap_drift
@@ -1915,6 +1970,7 @@ cdef class IncrementalSVMState(StreamLearner):
             "n_rollbacks": int(self.n_rollbacks),
             "cached": self._cached_ids(),
             "n_refresh": int(self.n_refresh),
+            "refined": bool(self.refined),
             "max_inverse_drift": float(self.max_inverse_drift),
             "n_kernel_evals": int(self.kern.n_evals),
         }
@@ -1967,7 +2023,8 @@ cdef class IncrementalSVMState(StreamLearner):
                           n_refresh_failed=self.n_refresh_failed,
                           n_pivot_refresh=self.n_pivot_refresh, n_s_changes=self.n_s_changes,
                           n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
-                          fresh=bool(self.fresh), n_kernel_evals=self.kern.n_evals,
+                          fresh=bool(self.fresh), refined=bool(self.refined),
+                          n_kernel_evals=self.kern.n_evals,
                           n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks))
 
     def _cache_col(self, Py_ssize_t i):
@@ -2050,4 +2107,5 @@ cdef class IncrementalSVMState(StreamLearner):
         self.n_repairs = int(data["n_repairs"]) if "n_repairs" in data else 0
         self.n_rollbacks = int(data["n_rollbacks"]) if "n_rollbacks" in data else 0
         self.fresh = bool(data["fresh"])
+        self.refined = bool(data["refined"]) if "refined" in data else False
         self.kern.n_evals = int(data["n_kernel_evals"])

@@ -367,6 +367,7 @@ def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, ks
         "cache_values": np.concatenate(cols) if cols else np.zeros(0),
         "max_inverse_drift": float(counters["max_inverse_drift"]),
         "fresh": bool(counters["fresh"]), "n_kernel_evals": int(counters["n_kernel_evals"]),
+        "refined": bool(counters.get("refined", False)),
     }
     data.update({name: int(counters[name]) for name in COUNTERS})
     data.update(rows_to_state(rows, sparse))
@@ -557,6 +558,7 @@ class IncrementalSVMState(StreamLearner):
         self.n_repairs = 0                           # KKT repairs (unlearn + learn again)
         self.n_rollbacks = 0                         # operations rolled back
         self.fresh = False                           # R inverted from scratch, S unchanged since
+        self.refined = False                         # the last pass's beta needed a correction
         self._joined = None                          # (see _change_membership), per operation
         self.n_s_changes = 0
         self.n_refresh = 0
@@ -767,6 +769,52 @@ class IncrementalSVMState(StreamLearner):
             beta = beta + bordered_beta(self.Rinv, rho)
         return beta, rmax / smax
 
+    def _beta_gamma(self, c, col):
+        """beta^(c) (Eq. 5), refined as :meth:`_beta` does, and gamma (Eq. 7) from it: the
+        pass of the adiabatic loop.  gamma of a margin vector is the residual of its row,
+        gamma_{S_a} = (M beta + m)_{a+1} (M's row 0: y_S' beta_S + y_c), so the sweep over
+        every example that gamma needs anyway also yields the residual of the margin rows
+        (M read by rows instead of by columns: the same matrix up to the kernel's
+        round-off): while beta needs no correction, no separate O(|S|^2) pass over M.
+        After a pass whose beta needed one (``refined``) the first residual is computed
+        against M (O(|S|^2), as :meth:`_refine`) instead, before the O(n |S|) sweep, and
+        the sweep checks the corrected beta.  The same bound of the residual's scale, the
+        same N_REFINE and EPS_REFACTOR as :meth:`_refine`.  Returns (beta, m, gamma)."""
+        S = np.array(self.S, dtype=np.intp)
+        y = self.y
+        m = np.empty(len(S) + 1)
+        m[0] = y[c]
+        m[1:] = y[S] * y[c] * self.KS[c, : len(S)]
+        for attempt in range(2):
+            beta = bordered_beta(self.Rinv, m)
+            smax = float(np.max(np.abs(m))) + max(1.0, self.kscale) * _dot(np.abs(beta),
+                                                                              np.ones(beta.size))
+            if smax == 0.0:
+                return beta, m, self._gamma(c, col, beta)
+            explicit = self.refined
+            for it in range(N_REFINE + 1):
+                if explicit:
+                    rho = _matvec(self._bordered().T, beta) + m      # as _refine
+                else:
+                    gamma = self._gamma(c, col, beta)
+                    rho = self._residual_from_gamma(c, beta, gamma)
+                rmax = float(np.max(np.abs(rho)))
+                if rmax <= EPS_RESID * smax or it == N_REFINE:
+                    break
+                beta = beta + bordered_beta(self.Rinv, rho)
+                explicit = False
+            self.refined = it > 0
+            if explicit:
+                gamma = self._gamma(c, col, beta)
+            if attempt or not rmax / smax > EPS_REFACTOR or not self._fresh_inverse():
+                return beta, m, gamma
+
+    def _residual_from_gamma(self, c, beta, gamma):
+        """M beta + m read from gamma = self._gamma(c, col, beta): row 0 y_S' beta_S + y_c,
+        row a + 1 gamma_{S_a} (M by rows: gamma_s = Q_sc + sum_j Q_sj beta_j + y_s beta_b)."""
+        S = np.array(self.S, dtype=np.intp)
+        return np.concatenate(([_dot(self.y[S], beta[1:]) + self.y[c]], gamma[S]))
+
     def _gamma(self, c, col, beta):
         """gamma_i = Q_ic + sum_{j in S} Q_ij beta_j + y_i beta_b for every id (Eq. 7)."""
         n, ns = self.n, len(self.S)
@@ -812,7 +860,7 @@ class IncrementalSVMState(StreamLearner):
             rb = sign * y[c]
             return None, y[:n] * rb, np.zeros(0), rb, np.zeros(n), kscale_c
         S = np.array(self.S, dtype=np.intp)
-        beta, m = self._beta(c)                                  # Eq. 5
+        beta, m, gamma = self._beta_gamma(c, col)                # Eqs. 5, 7
         if sign > 0:
             # the pivot gamma_c = Q_cc + m' beta and its scale (the O(|S|) bound unless
             # the pivot is small against it: then the exact O(|S|^2) scale)
@@ -820,7 +868,7 @@ class IncrementalSVMState(StreamLearner):
             kscale_c = self._pivot_bound(c, beta)
             if pivot_doubtful(kappa_c, kscale_c, EPS_DOUBT):
                 kscale_c = self._pivot_scale(c, beta)
-        r = sign * self._gamma(c, col, beta)                     # Eq. 7
+        r = sign * gamma
         aS = sign * beta[1:]
         rb = sign * beta[0]
         # |gamma_i| below round-off of its terms (|Q_ic| + sum_j |Q_ij beta_j| + |beta_b|)
@@ -1241,7 +1289,7 @@ class IncrementalSVMState(StreamLearner):
                     mass=self._mass() if self._extreme() else 0.0, alpha=self.alpha[:keep].copy(),
                     g=self.g[:keep].copy(), status=self.status[:keep].copy(), b=self.b,
                     S=list(self.S), Rinv=self.Rinv.copy(), kscale=self.kscale,
-                    fresh=self.fresh, n_s_changes=self.n_s_changes,
+                    fresh=self.fresh, refined=self.refined, n_s_changes=self.n_s_changes,
                     n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift)
 
     def _rollback(self, snap):
@@ -1274,7 +1322,7 @@ class IncrementalSVMState(StreamLearner):
         self.S = list(S)
         self.KS = KS
         self.Rinv = snap["Rinv"]
-        for name in ("fresh", "n_s_changes", "n_refresh", "max_inverse_drift"):
+        for name in ("fresh", "refined", "n_s_changes", "n_refresh", "max_inverse_drift"):
             setattr(self, name, snap[name])
         self.n_rollbacks += 1
 
@@ -1493,6 +1541,7 @@ class IncrementalSVMState(StreamLearner):
             "n_rollbacks": self.n_rollbacks,
             "cached": np.array(list(self.cache.keys()), dtype=np.intp),
             "n_refresh": self.n_refresh,
+            "refined": bool(self.refined),
             "max_inverse_drift": self.max_inverse_drift,
             "n_kernel_evals": self.n_kernel_evals,
         }
@@ -1521,7 +1570,8 @@ class IncrementalSVMState(StreamLearner):
                           n_refresh_failed=self.n_refresh_failed,
                           n_pivot_refresh=self.n_pivot_refresh, n_s_changes=self.n_s_changes,
                           n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
-                          fresh=self.fresh, n_kernel_evals=self.kernel.n_evals,
+                          fresh=self.fresh, refined=self.refined,
+                          n_kernel_evals=self.kernel.n_evals,
                           n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks))
 
     def load_state(self, data):
@@ -1555,6 +1605,7 @@ class IncrementalSVMState(StreamLearner):
                                     else 0))
         self.max_inverse_drift = float(data["max_inverse_drift"])
         self.fresh = bool(data["fresh"])
+        self.refined = bool(data.get("refined", False))      # (not in the first formats)
         self.kernel.n_evals = int(data["n_kernel_evals"])
 
     def __reduce__(self):

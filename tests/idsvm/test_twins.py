@@ -341,3 +341,36 @@ def test_state_saved_by_one_twin_continues_in_the_other(request, sparse, directi
     np.testing.assert_allclose(dst.loo_decisions(), src.loo_decisions(), **tol)
     same(src, dst, "after loo", **tol)
     np.testing.assert_allclose(dst.decision_function(Xs), src.decision_function(Xs), **tol)
+
+
+def test_the_residual_read_from_the_rates_is_the_residual_of_m(monkeypatch):
+    """The adiabatic loop checks beta by the residual of the margin rows read from the
+    rates (gamma_s = (M beta + m)_s, row 0 = y_S' beta_S + y_c) instead of a pass over M,
+    unless the pass before needed a correction.  The identity, at every pass of an
+    ill-conditioned stream (RBF, C = 100: corrections in most passes, so both ways are
+    taken; the twins follow them bit for bit in the tests above): the residual from the
+    rates equals M beta + m computed against M to round-off of its terms, and so does the
+    one from a fresh sweep with a perturbed beta (a wrong row or sign would not)."""
+    X, y = _stream(150, 1)
+    st = idsvm.IncrementalSVMState(2, False, C=100.0, kernel="rbf", gamma=0.5)
+    original = idsvm.IncrementalSVMState._beta_gamma
+    seen = {"explicit": 0, "rates": 0}
+
+    def checked(self, c, col):
+        seen["explicit" if self.refined else "rates"] += 1
+        beta, m, gamma = original(self, c, col)
+        S = np.array(self.S, dtype=np.intp)
+        M = self._bordered()
+        rng = np.random.RandomState(len(S))
+        for b in (beta, beta + 1e-3 * rng.standard_normal(beta.size)):
+            from_rates = self._residual_from_gamma(c, b, self._gamma(c, col, b))
+            direct = M @ b + m
+            scale = np.abs(M) @ np.abs(b) + np.abs(m)
+            assert np.all(np.abs(from_rates - direct) <= 1e-13 * scale.max()), c
+        np.testing.assert_array_equal(gamma, self._gamma(c, col, beta))   # gamma of beta
+        return beta, m, gamma
+
+    monkeypatch.setattr(idsvm.IncrementalSVMState, "_beta_gamma", checked)
+    for i in range(150):
+        st.step(X[i], y[i])
+    assert seen["explicit"] > 20 and seen["rates"] > 20, seen
