@@ -798,12 +798,27 @@ cdef class IncrementalSVMState(StreamLearner):
         return bordered_pivot(self.kdiag[i], self.m, self.beta, self.n_margin + 1)
 
     # ------------------------------------------------------------------ sensitivities
-    cdef int _beta(self, Py_ssize_t i) except -1 nogil:
-        """m = [y_i; Q_Si], beta = -R m (Eq. 5)."""
+    cdef void _form_m(self, Py_ssize_t i) noexcept nogil:
+        """m = [y_i; Q_Si] into self.m."""
         cdef Py_ssize_t a
         self.m[0] = self.y[i]
         for a in range(self.n_margin):
             self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
+
+    cdef double _resid_scale(self) noexcept nogil:
+        """max|m| + max(1, k_max) sum|beta|: a bound of max(|M||beta| + |m|), the scale of
+        the residual's terms, as |M_ab| <= max(1, k_max) (self.m, self.beta)."""
+        cdef Py_ssize_t a
+        cdef double mmax = 0.0, bsum = 0.0
+        for a in range(self.n_margin + 1):
+            if fabs(self.m[a]) > mmax:
+                mmax = fabs(self.m[a])
+            bsum += fabs(self.beta[a])
+        return mmax + max(1.0, self.kscale) * bsum
+
+    cdef int _beta(self, Py_ssize_t i) except -1 nogil:
+        """m = [y_i; Q_Si], beta = -R m (Eq. 5)."""
+        self._form_m(i)
         bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
                           self.rows)
         if self._refine() > EPS_REFACTOR and self._fresh_inverse():
@@ -818,20 +833,12 @@ cdef class IncrementalSVMState(StreamLearner):
         + y_c; against M first (_residual) after a pass that needed a correction
         (``refined``) (refsvm.idsvm.incremental_svm._beta_gamma)."""
         cdef Py_ssize_t nn = self.n_margin + 1, a, it = 0, attempt
-        cdef double rmax = 0.0, smax, mmax, bsum, acc
+        cdef double rmax = 0.0, smax, acc
         cdef bint explicit
-        self.m[0] = self.y[c]
-        for a in range(self.n_margin):
-            self.m[a + 1] = (self.y[self.S[a]] * self.y[c]) * self.KS[a][c]
+        self._form_m(c)
         for attempt in range(2):
             bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
-            mmax = 0.0
-            bsum = 0.0
-            for a in range(nn):
-                if fabs(self.m[a]) > mmax:
-                    mmax = fabs(self.m[a])
-                bsum += fabs(self.beta[a])
-            smax = mmax + max(1.0, self.kscale) * bsum
+            smax = self._resid_scale()
             if smax == 0.0:
                 self._rates(c, col, sign)
                 return 0
@@ -871,12 +878,7 @@ cdef class IncrementalSVMState(StreamLearner):
         max(|M||beta| + |m|) from the first beta, as |M_ab| <= max(1, k_max)).  Returns the
         relative residual (refsvm.idsvm.incremental_svm._refine)."""
         cdef Py_ssize_t nn = self.n_margin + 1, a, it
-        cdef double rmax, smax, mmax = 0.0, bsum = 0.0
-        for a in range(nn):
-            if fabs(self.m[a]) > mmax:
-                mmax = fabs(self.m[a])
-            bsum += fabs(self.beta[a])
-        smax = mmax + max(1.0, self.kscale) * bsum
+        cdef double rmax, smax = self._resid_scale()
         if smax == 0.0:
             return 0.0
         for it in range(N_REFINE + 1):

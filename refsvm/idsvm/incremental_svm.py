@@ -738,14 +738,25 @@ class IncrementalSVMState(StreamLearner):
         two dimensions M has a condition number ~1e11; beta = -R m alone then has
         residuals |M beta + m| ~1e-7, and rates computed from it flip sign at random:
         the adiabatic loop cycled (issue 15).  Refined, the residual is at round-off."""
-        S = np.array(self.S, dtype=np.intp)
-        m = np.empty(len(S) + 1)
-        m[0] = self.y[i]
-        m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
+        m = self._m_of(i)
         beta, rel = self._refine(bordered_beta(self.Rinv, m), m)
         if rel > EPS_REFACTOR and self._fresh_inverse():
             beta, _ = self._refine(bordered_beta(self.Rinv, m), m)
         return beta, m
+
+    def _m_of(self, i):
+        """m = [y_i; Q_Si] (the cached columns of S at i)."""
+        S = np.array(self.S, dtype=np.intp)
+        m = np.empty(len(S) + 1)
+        m[0] = self.y[i]
+        m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
+        return m
+
+    def _resid_scale(self, m, beta):
+        """max|m| + max(1, k_max) sum|beta|: a bound of max(|M||beta| + |m|), the scale of
+        the residual's terms (|M_ab| <= max(1, k_max))."""
+        return float(np.max(np.abs(m))) + max(1.0, self.kscale) * _dot(np.abs(beta),
+                                                                        np.ones(beta.size))
 
     def _refine(self, beta, m):
         """Iterative refinement of beta = -M^-1 m: rho = M beta + m (M from the cached
@@ -754,9 +765,7 @@ class IncrementalSVMState(StreamLearner):
         max(|M||beta| + |m|) of the residual's terms, from the first beta).  Returns
         (beta, the relative residual)."""
         M = self._bordered()
-        # max(|M||beta| + |m|) <= max|m| + max(1, k_max) sum|beta| (|M_ab| <= max(1, k_max))
-        smax = float(np.max(np.abs(m))) + max(1.0, self.kscale) * _dot(np.abs(beta),
-                                                                          np.ones(beta.size))
+        smax = self._resid_scale(m, beta)
         if smax == 0.0:
             return beta, 0.0
         for it in range(N_REFINE + 1):
@@ -780,15 +789,10 @@ class IncrementalSVMState(StreamLearner):
         against M (O(|S|^2), as :meth:`_refine`) instead, before the O(n |S|) sweep, and
         the sweep checks the corrected beta.  The same bound of the residual's scale, the
         same N_REFINE and EPS_REFACTOR as :meth:`_refine`.  Returns (beta, m, gamma)."""
-        S = np.array(self.S, dtype=np.intp)
-        y = self.y
-        m = np.empty(len(S) + 1)
-        m[0] = y[c]
-        m[1:] = y[S] * y[c] * self.KS[c, : len(S)]
+        m = self._m_of(c)
         for attempt in range(2):
             beta = bordered_beta(self.Rinv, m)
-            smax = float(np.max(np.abs(m))) + max(1.0, self.kscale) * _dot(np.abs(beta),
-                                                                              np.ones(beta.size))
+            smax = self._resid_scale(m, beta)
             if smax == 0.0:
                 return beta, m, self._gamma(c, col, beta)
             explicit = self.refined
