@@ -854,15 +854,8 @@ cdef class IncrementalSVMState(StreamLearner):
                     self.rho[0] = acc + self.y[c]
                     for a in range(nn - 1):
                         self.rho[a + 1] = sign * self.r[self.S[a]]
-                rmax = 0.0
-                for a in range(nn):
-                    if fabs(self.rho[a]) > rmax:
-                        rmax = fabs(self.rho[a])
-                if rmax <= EPS_RESID * smax or it == N_REFINE:
+                if self._correct(smax, it == N_REFINE, &rmax):
                     break
-                bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
-                for a in range(nn):
-                    self.beta[a] = self.beta[a] + self.dbeta[a]
                 explicit = False
             self.refined = it > 0
             if explicit:
@@ -877,22 +870,31 @@ cdef class IncrementalSVMState(StreamLearner):
         until max|rho| <= EPS_RESID (max|m| + max(1, k_max) sum|beta|) (a bound of
         max(|M||beta| + |m|) from the first beta, as |M_ab| <= max(1, k_max)).  Returns the
         relative residual (refsvm.idsvm.incremental_svm._refine)."""
-        cdef Py_ssize_t nn = self.n_margin + 1, a, it
-        cdef double rmax, smax = self._resid_scale()
+        cdef Py_ssize_t it
+        cdef double rmax = 0.0, smax = self._resid_scale()
         if smax == 0.0:
             return 0.0
         for it in range(N_REFINE + 1):
             self._residual()
-            rmax = 0.0
-            for a in range(nn):
-                if fabs(self.rho[a]) > rmax:
-                    rmax = fabs(self.rho[a])
-            if rmax <= EPS_RESID * smax or it == N_REFINE:
+            if self._correct(smax, it == N_REFINE, &rmax):
                 break
-            bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
-            for a in range(nn):
-                self.beta[a] = self.beta[a] + self.dbeta[a]
         return rmax / smax
+
+    cdef bint _correct(self, double smax, bint last, double* rmax) noexcept nogil:
+        """One step of the refinement of beta: rmax = max|rho| (self.rho, the residual M
+        beta + m); 1 when it is at most EPS_RESID smax or this was the ``last`` check, else
+        beta <- beta - Rinv rho and 0 (_refine, _beta_rates)."""
+        cdef Py_ssize_t nn = self.n_margin + 1, a
+        rmax[0] = 0.0
+        for a in range(nn):
+            if fabs(self.rho[a]) > rmax[0]:
+                rmax[0] = fabs(self.rho[a])
+        if rmax[0] <= EPS_RESID * smax or last:
+            return 1
+        bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
+        for a in range(nn):
+            self.beta[a] = self.beta[a] + self.dbeta[a]
+        return 0
 
     cdef void _residual(self) noexcept nogil:
         """rho = M beta + m, as the reference's matvec(M.T, beta) + m: M's rows (contiguous)
