@@ -43,7 +43,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memcmp
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
@@ -66,7 +66,9 @@ __all__ = ["POKERState", "SELECTIONS"]
 
 # the reference's codes and tolerances, one definition (refsvm.poker.poker)
 cdef signed char C_IO = _ref.I_O, C_IS = _ref.I_S, C_IC = _ref.I_C
+cdef signed char C_FORCED = _ref.FORCED
 cdef int M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS, M_UNLEARN = _ref.UNLEARN
+cdef int M_JOINT = _ref.JOINT
 cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
 cdef int EV_FLIP = _ref.EV_FLIP
 cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
@@ -388,6 +390,11 @@ cdef class _Engine:
     cdef double* KF
     cdef double* aF
     cdef double* yaF
+    # KF y_F aF for every row, kept while F and y_F aF do not change (the same sums each
+    # breakpoint of a joint increment or a decrement: formed once, not in every sweep)
+    cdef double* vF
+    cdef double* vF_ya
+    cdef Py_ssize_t vF_n
     cdef object _F_arr, _KF_arr
     # spare column buffers of length cap
     cdef double** pool
@@ -449,6 +456,9 @@ cdef class _Engine:
         self.KF = NULL
         self.aF = NULL
         self.yaF = NULL
+        self.vF = NULL
+        self.vF_ya = NULL
+        self.vF_n = -1
         self.pool = NULL
         self.ccol = NULL
         self.cid = NULL
@@ -527,6 +537,8 @@ cdef class _Engine:
         free(self.ipiv)
         free(self.aF)
         free(self.yaF)
+        free(self.vF)
+        free(self.vF_ya)
 
     # ------------------------------------------------------------------ storage
     cdef int _reserve(self, Py_ssize_t need) except -1:
@@ -1032,23 +1044,23 @@ cdef class _Engine:
                     self.b_only = True
                     self.bdot = sigma
         else:
-            # decrement: alpha_F = (1 - t) a0_F; I_s rows and y'alpha = 0 kept
+            # decrement: alpha_F = (1 - t) a0_F; joint increment: alpha_F = t a0_F; I_s
+            # rows and y'alpha = 0 kept
             self.t_end = 1.0 - self.t
             for j in range(nF):
-                self.aF[j] = -self.a0[self.F[j]]
+                self.aF[j] = -self.a0[self.F[j]] if mode == M_UNLEARN else self.a0[self.F[j]]
             s = 0.0
             for j in range(nF):
                 s += self.y[self.F[j]] * self.aF[j]
             h = -s
             for j in range(nF):
                 self.yaF[j] = self.y[self.F[j]] * self.aF[j]
+            if nF:
+                self._form_vF()
             self.rv[0] = h
             for a in range(k):
-                acc = 0.0
                 if nF:
-                    for j in range(nF):
-                        acc = acc + self.KF[self.S[a] * nF + j] * self.yaF[j]
-                    self.rv[a + 1] = -(self.y[self.S[a]] * acc)
+                    self.rv[a + 1] = -(self.y[self.S[a]] * self.vF[self.S[a]])
                 else:
                     self.rv[a + 1] = 0.0
             if k:
@@ -1070,6 +1082,8 @@ cdef class _Engine:
                 for j in range(nF):
                     self.aF[j] = 0.0
                     self.yaF[j] = self.y[self.F[j]] * 0.0
+                if nF:
+                    self._form_vF()
         # the sensitivities, O(n |I_s|): every sum over I_s left to right
         for a in range(k):
             self.z[a] = self.y[self.S[a]] * self.aS[a]
@@ -1077,10 +1091,7 @@ cdef class _Engine:
         self.back = not self.back            # the next sweep the other way (the same sums)
         if nF:
             for i in range(n):
-                acc = 0.0
-                for j in range(nF):
-                    acc = acc + self.KF[i * nF + j] * self.yaF[j]
-                self.inner[i] = self.inner[i] + acc
+                self.inner[i] = self.inner[i] + self.vF[i]
         # (the rates gdot = y inner - y bdot (+ d) are formed in the event scan)
         s = 0.0
         for a in range(k):
@@ -1212,6 +1223,8 @@ cdef class _Engine:
                 self.wsS[a] = self.aw / fabs(r)
                 event_smaller(&e, ts, EV_LEAVE, self.S[a])
             ncand = self._scan(fixed)    # the rates, the candidates and their steps
+            if mode == M_JOINT:
+                ncand = self._scan_forced(ncand)
             if ncand:
                 event_smaller(&e, self.cmin, EV_JOIN, -1)
                 gmin = self.cgmin
@@ -1256,6 +1269,10 @@ cdef class _Engine:
                 for c in range(self.nF):
                     i = self.F[c]
                     self.alpha[i] = _max0(self.alpha[i] + self.aF[c] * t)
+            elif mode == M_JOINT and not self.b_only:
+                for c in range(self.nF):
+                    i = self.F[c]
+                    self.alpha[i] = _clip(self.alpha[i] + self.aF[c] * t, C)
             self.b += self.bdot * t
             # g_i += gdot_i t off I_s: left pending, done by the next scan (``_flush``)
             self.tpend = t
@@ -1264,7 +1281,7 @@ cdef class _Engine:
                 self.u += t
             elif mode == M_BIAS and not self.b_only:
                 self.tau += (1.0 if self.tau < 0 else -1.0) * t
-            elif mode == M_UNLEARN and not self.b_only:
+            elif (mode == M_UNLEARN or mode == M_JOINT) and not self.b_only:
                 self.t += t
             self.n_iterations += 1
             if self.budget > 0:
@@ -1282,7 +1299,7 @@ cdef class _Engine:
                 else:
                     self.t = 1.0
                     for c in range(self.nF):
-                        self.alpha[self.F[c]] = 0.0
+                        self.alpha[self.F[c]] = 0.0 if mode == M_UNLEARN else self.a0[self.F[c]]
                 self._hook()
                 return 0
             if kind == EV_LEAVE:
@@ -1300,11 +1317,74 @@ cdef class _Engine:
             else:
                 self.g[who] = 0.0
                 self.gdot[who] = 0.0
+                if self.status[who] == C_FORCED:
+                    # joint increment: who leaves F at alpha = t c and joins I_s as an
+                    # example off its bound (reference)
+                    self._f_remove(who)
+                    self.status[who] = C_IC
                 self._join(who, mode)
             self.timers[T_FACTOR] += (_now() - t0) - (self.timers[T_COLUMN]
                                                      + self.timers[T_REFRESH] - inner_t)
             self._hook()
         raise RuntimeError("POKER: too many breakpoints (cycling?)")
+
+    cdef Py_ssize_t _scan_forced(self, Py_ssize_t ncand) noexcept:
+        """Joint increment: the members of F (g < 0, alpha_F = t c) whose g rises to 0
+        faster than the round-off bound of its rate join the candidates (reference: F
+        with gdot > rtol, not left dependent), their steps into ``cts``, ``cmin`` and
+        ``cgmin`` updated.  Their rates and g are the scan's (status F >= 0)."""
+        cdef Py_ssize_t c, i
+        cdef double gd, rt, ts, base = fabs(self.bdot)
+        for c in range(self.nF):
+            i = self.F[c]
+            gd = self.gdot[i]
+            rt = EPS_RATE * ((self.kr[i] * self.terms + base) + 0.0)
+            if gd > rt and self.blk[i] == 0:
+                ts = _max0(-self.g[i] / gd)
+                self.cand[ncand] = i
+                self.cts[ncand] = ts
+                ncand += 1
+                if ts < self.cmin:
+                    self.cmin = ts
+                if fabs(gd) < self.cgmin:
+                    self.cgmin = fabs(gd)
+        return ncand
+
+    cdef int _form_vF(self) except -1:
+        """vF_i = sum_j KF_ij yaF_j (j left to right, the reference's ``matvec``) for
+        every row, formed again only when F or yaF changed since (bit for bit)."""
+        cdef Py_ssize_t i, j, n = self.n, nF = self.nF
+        cdef double acc
+        if self.vF_n == nF and memcmp(self.vF_ya, self.yaF, nF * sizeof(double)) == 0:
+            return 0
+        for i in range(n):
+            acc = 0.0
+            for j in range(nF):
+                acc = acc + self.KF[i * nF + j] * self.yaF[j]
+            self.vF[i] = acc
+        memcpy(self.vF_ya, self.yaF, nF * sizeof(double))
+        self.vF_n = nF
+        return 0
+
+    cdef int _f_remove(self, Py_ssize_t who) except -1:
+        """Take ``who`` out of F and its column out of KF (row-major n x nF, compacted
+        in place; reference ``np.delete``)."""
+        cdef Py_ssize_t c, pos = -1, i, j, n = self.n, nF = self.nF
+        for c in range(nF):
+            if self.F[c] == who:
+                pos = c
+                break
+        if pos < 0:
+            raise RuntimeError("POKER: joining member not in F (internal error)")
+        for c in range(pos, nF - 1):
+            self.F[c] = self.F[c + 1]
+        for i in range(n):
+            for j in range(nF):
+                if j != pos:
+                    self.KF[i * (nF - 1) + (j if j < pos else j - 1)] = self.KF[i * nF + j]
+        self.nF = nF - 1
+        self.vF_n = -1
+        return 0
 
     cdef int _join(self, Py_ssize_t i, int mode) except -1:
         """Example i (in I_o or I_c, g_i = 0) joins I_s; a zero pivot (i dependent on
@@ -1312,6 +1392,7 @@ cdef class _Engine:
         cdef double* col = self._column(i)
         cdef double sigma = 1.0 if self.status[i] == C_IO else -1.0
         cdef double q_ii, kb = 0.0, kappa = 0.0, scale = 0.0, scale_b, s, athr, a, ts, tmin
+        cdef double tflip
         cdef double C = self.C
         cdef bint changed = False, owned = True
         cdef Py_ssize_t k, pos, j, who, attempt
@@ -1389,9 +1470,11 @@ cdef class _Engine:
                             athr = fabs(self.z[j])
                     athr = max(1.0, athr)
                 athr = EPS_ARATE * athr
-                tmin = self._bound_steps(self.z, k, athr, C)
+                # (alpha_i at 0 or C, or inside its box when it left F: the distance)
+                tflip = (C - self.alpha[i]) if sigma > 0 else self.alpha[i]
+                tmin = self._bound_steps(self.z, k, athr, tflip)
                 event_start(&e, tmin)
-                if event_tied(C, tmin, self.aw):
+                if event_tied(tflip, tmin, self.aw):
                     event_take(&e, EV_FLIP, i)
                 else:
                     for j in range(k):
@@ -1518,24 +1601,33 @@ cdef class _Engine:
     def follow(self, state, int mode):
         """The reference's ``_follow(mode)``, compiled."""
         cdef cnp.ndarray KF
-        cdef Py_ssize_t j
+        cdef Py_ssize_t j, n
         self.bind(state)
         self.state = state
         self.hook = state.breakpoint_hook
         self.budget_exc = _ref._Budget
         self.nF = 0
         try:
-            if mode == M_UNLEARN:
-                self._F_arr = np.ascontiguousarray(state.F, dtype=np.intp)
+            if mode == M_UNLEARN or mode == M_JOINT:
+                self._F_arr = np.array(state.F, dtype=np.intp)
                 self.nF = self._F_arr.shape[0]
                 if self.nF:
-                    self._KF_arr = np.ascontiguousarray(state.KF, dtype=np.float64)
+                    self._KF_arr = np.array(state.KF, dtype=np.float64, order="C").ravel()
                     KF = self._KF_arr
                     self.F = <Py_ssize_t*> cnp.PyArray_DATA(self._F_arr)
                     self.KF = <double*> cnp.PyArray_DATA(KF)
                     _resize(<void**> &self.aF, self.nF, sizeof(double))
                     _resize(<void**> &self.yaF, self.nF, sizeof(double))
+                    _resize(<void**> &self.vF_ya, self.nF, sizeof(double))
+                    _resize(<void**> &self.vF, self.n, sizeof(double))
+            self.vF_n = -1
             self._follow(mode)
+            if mode == M_JOINT:
+                # F less the members that joined I_s on the way (``_f_remove``)
+                n = self.n
+                state.F = self._F_arr[: self.nF].copy()
+                state.KF = (self._KF_arr[: n * self.nF].reshape(n, self.nF).copy()
+                            if self.nF else np.zeros((0, 0)))
         finally:
             self._flush()
             self.state = None

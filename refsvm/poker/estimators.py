@@ -20,8 +20,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
     piecewise-affine paths of its KKT system: ``fit`` is SelfInit POKER (the
     trivial partition, then the adjustable-bias method), or AltPOKER with
     selective sampling over the training set when ``selection`` is not
-    ``"none"``; ``partial_fit`` adds one chunk of any size (AltPOKER, Fig. 1 of
-    the paper: the fixed-bias path, then the adjustable-bias path);
+    ``"none"``; ``partial_fit`` adds one chunk of any size (by default the joint
+    increment, see ``increment``; AltPOKER, Fig. 1 of the paper, on request);
     :meth:`unlearn` removes any set of learned examples at once.  After every
     call the model *is* the batch SVM of the examples learned so far (the one
     :class:`sklearn.svm.SVC` computes, up to its tolerance).
@@ -50,6 +50,16 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Breakpoints of the dObj look-ahead (not printed either).
     cache_size : float, default=200.0
         Megabytes of kernel columns kept for examples that left the active set.
+    increment : {"joint", "altpoker"}, default="joint"
+        How ``partial_fit`` adds a chunk to the optimal model.  ``"altpoker"``:
+        Fig. 1 of the paper, the fixed-bias path (b held) then the adjustable-bias
+        path.  ``"joint"`` (beyond the paper; the multiple incremental path of
+        Karasuyama & Takeuchi, 2009): the chunk's violators rise together from 0
+        to C on one path with b adjustable and y'alpha = 0 kept.  Both end at the
+        same exact SVM; the joint path passes 4-5x fewer breakpoints (10,000 rows
+        of Gauss in chunks of 100: 25,864 against 115,291; a9a: 7,477 against
+        41,452) and is the default for that reason.  Selective sampling
+        (``selection``) keeps AltPOKER, whose breakpoint counts the paper prints.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -74,7 +84,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
     -----
     More than two classes go one-vs-rest (one exact binary SVM per class).
     Fig. 1 starts from an optimal solution: the first chunk into an empty model is
-    solved by SelfInit (the paper's batch method), every later one by AltPOKER.
+    solved by SelfInit (the paper's batch method), every later one by the
+    ``increment`` chosen.
 
     References
     ----------
@@ -117,7 +128,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  selection="none", chunk_size=1, n_candidates=10, dobj_steps=3,
-                 cache_size=200.0, backend="cython"):
+                 cache_size=200.0, increment="joint", backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -128,11 +139,13 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self.n_candidates = n_candidates
         self.dobj_steps = dobj_steps
         self.cache_size = cache_size
+        self.increment = increment
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "selection": Options(*SELECTIONS),
                         "chunk_size": Integer(minimum=1), "n_candidates": Integer(minimum=1),
-                        "dobj_steps": Integer(minimum=1), "cache_size": NonNegative()}
+                        "dobj_steps": Integer(minimum=1), "cache_size": NonNegative(),
+                        "increment": Options("joint", "altpoker")}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
@@ -162,11 +175,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
 
     def _learn(self, X, Ys, check):
         for state, yy in zip(self._states, Ys):
-            state.add_chunk(X, yy)
+            state.add_chunk(X, yy, joint=self.increment == "joint")
 
     def partial_fit(self, X, y, classes=None):
-        """Add ``(X, y)`` as one AltPOKER chunk (Fig. 1): the model afterwards is the
-        exact SVM of every example learned so far.
+        """Add ``(X, y)`` as one chunk (the joint increment, or AltPOKER's Fig. 1 with
+        ``increment="altpoker"``): the model afterwards is the exact SVM of every
+        example learned so far.
 
         Parameters
         ----------

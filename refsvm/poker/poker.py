@@ -92,7 +92,7 @@ __all__ = ["POKERState", "next_breakpoint", "SELECTIONS"]
 # partition codes (shared with the twin)
 I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
 # what the state is doing (which system holds after every breakpoint)
-IDLE, FIXED, BIAS, UNLEARN = 0, 1, 2, 3
+IDLE, FIXED, BIAS, UNLEARN, JOINT = 0, 1, 2, 3, 4
 # event kinds
 EV_END, EV_LEAVE, EV_JOIN, EV_FLIP = 0, 1, 2, 3
 
@@ -568,7 +568,10 @@ class POKERState(StreamLearner):
         y = self.y[:n]
         yS = y[S]
         F = self.F
-        aF = -self.a0[F] if mode == UNLEARN else np.zeros(F.shape[0])
+        # the set F whose alphas the parameter drives: to 0 (decrement) or up to c
+        # (joint increment: alpha_F = t c, a0_F = c)
+        aF = (-self.a0[F] if mode == UNLEARN else self.a0[F] if mode == JOINT
+              else np.zeros(F.shape[0]))
         b_only = False
         bdot = 0.0
         if mode == FIXED:
@@ -593,7 +596,8 @@ class POKERState(StreamLearner):
                     sigma = 1.0 if self.tau < 0 else -1.0
                     t_end, b_only, bdot, aS = np.inf, True, sigma, np.zeros(0)
         else:
-            # decrement: alpha_F = (1 - t) a0_F; I_s rows and y'alpha = 0 kept
+            # decrement: alpha_F = (1 - t) a0_F; joint increment: alpha_F = t a0_F; I_s
+            # rows and y'alpha = 0 kept
             t_end = 1.0 - self.t
             h = -dot(y[F], aF)                          # y_s'dalpha_s must equal h
             rhs = -(yS * matvec(self.KF[S], y[F] * aF)) if F.shape[0] else np.zeros(k)
@@ -644,7 +648,11 @@ class POKERState(StreamLearner):
                                        -self.alpha[S[moving]]) / aSm, 0.0) if k else np.zeros(0)
             ws_s = self.aw / np.abs(aSm)
             # an s_o or a xi_c reaching 0 (candidates to join I_s)
-            cand = np.flatnonzero(((st == I_O) & (gdot < -rtol)) | ((st == I_C) & (gdot > rtol)))
+            joins = ((st == I_O) & (gdot < -rtol)) | ((st == I_C) & (gdot > rtol))
+            if mode == JOINT:
+                # a member of F (g < 0, alpha_F = t c) reaching its margin joins I_s
+                joins |= (st == FORCED) & (gdot > rtol)
+            cand = np.flatnonzero(joins)
             if self.dependent:
                 cand = cand[~np.isin(cand, self.dependent)]
             ts = np.concatenate((ts_s, np.maximum(-self.g[cand] / gdot[cand], 0.0)))
@@ -667,6 +675,8 @@ class POKERState(StreamLearner):
                 self.alpha[S] = np.clip(self.alpha[S] + aS * t, 0.0, self.C)
             if mode == UNLEARN and not b_only and self.F.shape[0]:
                 self.alpha[self.F] = np.maximum(self.alpha[self.F] + aF * t, 0.0)
+            elif mode == JOINT and not b_only and self.F.shape[0]:
+                self.alpha[self.F] = np.clip(self.alpha[self.F] + aF * t, 0.0, self.C)
             self.b += bdot * t
             move = (st != I_S) & (st >= 0)
             self.g[:n][move] += gdot[move] * t
@@ -674,7 +684,7 @@ class POKERState(StreamLearner):
                 self.u += t
             elif mode == BIAS and not b_only:
                 self.tau += (1.0 if self.tau < 0 else -1.0) * t
-            elif mode == UNLEARN and not b_only:
+            elif mode in (UNLEARN, JOINT) and not b_only:
                 self.t += t
             self.n_iterations += 1
             if self.budget > 0:
@@ -687,7 +697,7 @@ class POKERState(StreamLearner):
                     self.tau = 0.0
                 else:
                     self.t = 1.0
-                    self.alpha[self.F] = 0.0
+                    self.alpha[self.F] = 0.0 if mode == UNLEARN else self.a0[self.F]
                 self._hook()
                 return
             if kind == EV_LEAVE:
@@ -703,6 +713,13 @@ class POKERState(StreamLearner):
                 self.dependent = []
             else:
                 self.g[who] = 0.0
+                if self.status[who] == FORCED:
+                    # joint increment: who leaves F at alpha = t c and joins I_s as an
+                    # example off its bound (status I_C: sigma = -1 in an exchange)
+                    pos = int(np.flatnonzero(self.F == who)[0])
+                    self.F = np.delete(self.F, pos)
+                    self.KF = np.delete(self.KF, pos, axis=1)
+                    self.status[who] = I_C
                 self._join(who, mode)
             self._hook()
         raise RuntimeError("POKER: too many breakpoints (cycling?)")
@@ -764,7 +781,9 @@ class POKERState(StreamLearner):
             # ---- exchange: alpha_i moves off its bound along the null direction (no g
             # changes, nor y'alpha with b adjustable) until a member of I_s reaches a
             # bound (it leaves, i joins) or alpha_i reaches its other bound
-            ts, ws, ids, kinds = [self.C], [self.aw], [i], [EV_FLIP]
+            # (alpha_i at 0 or c, or inside its box when it left F: the distance)
+            ts = [self.C - self.alpha[i] if sigma > 0 else self.alpha[i]]
+            ws, ids, kinds = [self.aw], [i], [EV_FLIP]
             athr = EPS_ARATE * max(1.0, float(np.max(np.abs(dirn))) if k else 1.0)
             for pos in range(k):
                 s, a = S[pos], dirn[pos]
@@ -905,14 +924,16 @@ class POKERState(StreamLearner):
         self.tau = 0.0
         self.phase = IDLE
 
-    def add_chunk(self, X, y):
+    def add_chunk(self, X, y, joint=False):
         """AltPOKER (Fig. 1): add the rows of X (2-D array or CSR) with labels y (+-1)
-        to the optimal solution and restore optimality.  Returns the number of
-        violated points (0: nothing changed)."""
-        return self.learn_ids(self._append_rows(X, y).tolist())
+        to the optimal solution and restore optimality.  ``joint=True``: the joint
+        increment instead (:meth:`learn_ids`).  Returns the number of violated points
+        (0: nothing changed)."""
+        return self.learn_ids(self._append_rows(X, y).tolist(), joint=joint)
 
-    def learn_ids(self, ids):
-        """AltPOKER (Fig. 1) on stored pending examples ``ids`` (one chunk)."""
+    def learn_ids(self, ids, joint=False):
+        """AltPOKER (Fig. 1) on stored pending examples ``ids`` (one chunk), or with
+        ``joint=True`` the joint increment (beyond the paper, :meth:`_learn_joint`)."""
         ids = [int(i) for i in ids]
         if not ids:
             return 0
@@ -923,6 +944,8 @@ class POKERState(StreamLearner):
             self._self_init_ids(np.array(ids, dtype=np.intp))
             return len(ids)
         self._activate(ids)
+        if joint:
+            return self._learn_joint(ids)
         # Fig. 1 line 1: alpha_j = 0, xi_j = 0, s_j = y_j (w'x_j - b) - 1
         f = self._f_of(ids)
         violated = 0
@@ -956,6 +979,47 @@ class POKERState(StreamLearner):
         self._centre_bias()
         self.n_chunks += 1
         return violated
+
+    def _learn_joint(self, ids):
+        """The joint increment (beyond the paper; the multiple incremental path of
+        Karasuyama & Takeuchi, NIPS 2009, on this family's machinery): the chunk's
+        violated examples F start at alpha = 0 and rise together, alpha_F = t c for t
+        from 0 to 1, while b stays adjustable and y'alpha = 0 and the I_s rows hold
+        (the decrement's parametric system with the opposite sign).  A member of F whose
+        g reaches 0 joins I_s with its alpha as it is; at t = 1 the rest are at c.  One
+        path instead of Fig. 1's two: the fixed-bias path moves the old margin vectors
+        with b held, and the adjustable-bias path moves many of them back."""
+        f = self._f_of(ids)
+        F = []
+        for r, j in enumerate(ids):
+            s = self.y[j] * (f[r] - self.b) - 1.0           # g_j at alpha_j = 0
+            self.g[j] = s
+            self.p[j] = -1.0 - self.b * self.y[j]
+            self.d[j] = 0.0
+            if s >= 0.0:
+                self.status[j] = I_O                      # margin met: nothing changes
+            else:
+                self.status[j] = FORCED                   # violated: in F, alpha_j = 0
+                F.append(j)
+        if F:
+            F = np.array(F, dtype=np.intp)
+            cols = [self._known(self._column(int(j))) for j in F]
+            for j, col in zip(F, cols):
+                self._cache_put(int(j), col)              # for its join, not evaluated again
+            self.F = F
+            self.a0[F] = self.C
+            self.KF = np.column_stack(cols)
+            self.t = 0.0
+            self._follow(JOINT)
+            self.alpha[self.F] = self.C
+            self.status[self.F] = I_C
+            self.F = np.zeros(0, dtype=np.intp)
+            self.KF = np.zeros((0, 0))
+        self.phase = IDLE
+        self._polish()
+        self._centre_bias()
+        self.n_chunks += 1
+        return int(len(F))
 
     def self_init(self, X, y):
         """SelfInit POKER (Sec. 5): the trivial partition (alpha in {0, c} by class, b at
@@ -1265,8 +1329,13 @@ class POKERState(StreamLearner):
         g = np.array([_exact_sum(ya, Ka[r], yv[r], const[r]) for r in range(act.size)])
         st = self.status[act]
         a = self.alpha[act]
-        free = st != FORCED
+        # (the members of F of a decrement are leaving: no conditions; of a joint
+        # increment: g <= 0 and alpha = t c)
+        free = st != FORCED if self.phase != JOINT else np.ones(act.size, dtype=bool)
         viol = np.zeros(act.size)
+        if self.phase == JOINT:
+            viol = np.where(st == FORCED, np.maximum(g, 0.0)
+                            + np.abs(a - self.a0[act] * self.t), viol)
         viol = np.where(st == I_O, np.maximum(-g, 0.0) + np.abs(a), viol)
         viol = np.where(st == I_C, np.maximum(g, 0.0) + np.abs(a - self.C), viol)
         viol = np.where(st == I_S, np.abs(g), viol)

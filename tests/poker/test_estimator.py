@@ -43,9 +43,10 @@ def test_fit_is_svc(backend, kernel):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("chunk", [1, 7, 50, 80])
-def test_partial_fit_chunks_are_svc(backend, chunk):
+@pytest.mark.parametrize("increment", ["joint", "altpoker"])
+def test_partial_fit_chunks_are_svc(backend, chunk, increment):
     X, y = _data()
-    est = POKER(C=1.0, gamma=0.5, backend=backend)
+    est = POKER(C=1.0, gamma=0.5, increment=increment, backend=backend)
     for start in range(0, 80, chunk):
         stop = min(80, start + chunk)
         est.partial_fit(X[start:stop], y[start:stop], classes=["neg", "pos"])
@@ -118,6 +119,8 @@ def test_failed_partial_fit_leaves_the_model(backend):
         POKER(C=-1.0, backend=backend).fit(X, y)
     with pytest.raises(ValueError, match="selection"):
         POKER(selection="best", backend=backend).fit(X, y)
+    with pytest.raises(ValueError, match="increment"):
+        POKER(increment="fixed", backend=backend).partial_fit(X, y, classes=["neg", "pos"])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -166,3 +169,24 @@ def test_failure_inside_a_chunk_puts_the_model_back(backend):
     np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
     assert est.n_kernel_evals_ == ref.n_kernel_evals_
     assert est.n_iterations_ == ref.n_iterations_
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_increments_reach_the_same_model_by_fewer_breakpoints(backend):
+    """The joint increment and AltPOKER end at the same exact SVM after every chunk;
+    on overlapping classes the joint path passes fewer breakpoints (one path with b
+    adjustable instead of the fixed-bias path and the bias path)."""
+    rng = np.random.RandomState(3)
+    X = np.vstack([rng.randn(120, 2), 2.0 * rng.randn(120, 2) + [2.0, 0.0]])
+    y = np.repeat(["neg", "pos"], 120)
+    order = rng.permutation(240)
+    X, y = X[order], y[order]
+    joint = POKER(C=1.0, gamma=0.5, backend=backend)
+    alt = POKER(C=1.0, gamma=0.5, increment="altpoker", backend=backend)
+    for start in range(0, 240, 40):
+        for est in (joint, alt):
+            est.partial_fit(X[start:start + 40], y[start:start + 40], classes=["neg", "pos"])
+        np.testing.assert_allclose(joint.decision_function(X), alt.decision_function(X),
+                                   atol=1e-8)
+        np.testing.assert_array_equal(joint.support_, alt.support_)
+    assert joint.n_iterations_ < alt.n_iterations_

@@ -32,7 +32,10 @@ def _watch(state, K, C, log):
 @pytest.mark.parametrize("kname", sorted(KERNELS))
 @pytest.mark.parametrize("C", [0.01, 1.0, pytest.param(100.0, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("chunk", [1, 7, 50, "all"])
-def test_altpoker_equals_svc_after_every_chunk(kname, C, chunk):
+@pytest.mark.parametrize("joint", [False, True], ids=["altpoker", "joint"])
+def test_altpoker_equals_svc_after_every_chunk(kname, C, chunk, joint):
+    """AltPOKER (Fig. 1) and the joint increment (beyond the paper): LIBSVM's model
+    after every chunk, the KKT of the system followed after every breakpoint."""
     kp = KERNELS[kname]
     X, y = two_blobs(n=60, seed=1)
     K = gram(X, X, **kp)
@@ -42,7 +45,7 @@ def test_altpoker_equals_svc_after_every_chunk(kname, C, chunk):
     size = X.shape[0] if chunk == "all" else chunk
     for start in range(0, X.shape[0], size):
         stop = min(start + size, X.shape[0])
-        st.add_chunk(X[start:stop], y[start:stop])
+        st.add_chunk(X[start:stop], y[start:stop], joint=joint)
         r = st.check(K[:stop, :stop])
         assert r["balance"] <= 1e-8 * max(1.0, C)
         if chunk == 1 and stop % 10 and stop != X.shape[0]:
@@ -144,8 +147,9 @@ def _degenerate_streams():
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "collinear"
                                   else n for n in sorted(_degenerate_streams())])
 @pytest.mark.parametrize("kname", ["linear", "rbf", "poly"])
-@pytest.mark.parametrize("chunk", [1, 5, "self"])
-def test_degenerate_streams(name, kname, chunk):
+@pytest.mark.parametrize("chunk, joint", [(1, False), (5, False), ("self", False), (1, True),
+                                          (5, True)])
+def test_degenerate_streams(name, kname, chunk, joint):
     X, y = _degenerate_streams()[name]
     kp = dict(KERNELS[kname])
     if kname == "poly":
@@ -160,7 +164,7 @@ def test_degenerate_streams(name, kname, chunk):
         st.self_init(X, y)
     else:
         for s in range(0, n, chunk):
-            st.add_chunk(X[s:s + chunk], y[s:s + chunk])
+            st.add_chunk(X[s:s + chunk], y[s:s + chunk], joint=joint)
     _oracle(st.alpha[:n], st.b, X, y, C, kp, name)
     st.unlearn(np.arange(0, n, 3))
     keep = np.setdiff1d(np.arange(n), np.arange(0, n, 3))
@@ -180,14 +184,15 @@ def _oracle(alpha, b, X, y, C, kp, name):
     assert w >= w_qp - 1e-6 * max(1.0, abs(w_qp)), (w, w_qp)
 
 
-def test_chunk_size_one_equals_incremental_svm():
+@pytest.mark.parametrize("joint", [False, True], ids=["altpoker", "joint"])
+def test_chunk_size_one_equals_incremental_svm(joint):
     from refsvm.idsvm.incremental_svm import IncrementalSVMState
 
     X, y = two_blobs(n=60, seed=8)
     st = _state(2.0, KERNELS["rbf"])
     ids = IncrementalSVMState(2, C=2.0, kernel="rbf", gamma=0.5)
     for i in range(60):
-        st.add_chunk(X[i:i + 1], y[i:i + 1])
+        st.add_chunk(X[i:i + 1], y[i:i + 1], joint=joint)
         ids.step(X[i], y[i])
         if i >= 5 and len(np.unique(y[: i + 1])) == 2:
             ref = ids.get_state()

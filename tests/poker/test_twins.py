@@ -13,7 +13,7 @@ from ._oracle import KERNELS, gram, state_kwargs, two_blobs
 T = pytest.importorskip("refsvm.poker._poker", reason="compiled twin not built")
 
 
-def _run(module, X, y, C, kp, how, sparse=False, K=None):
+def _run(module, X, y, C, kp, how, sparse=False, K=None, joint=False):
     st = module.POKERState(X.shape[1], sparse, C=C, **state_kwargs(kp))
     log = []
 
@@ -29,7 +29,7 @@ def _run(module, X, y, C, kp, how, sparse=False, K=None):
         st.self_init(Xs, y)
     else:
         for s in range(0, X.shape[0], how):
-            st.add_chunk(Xs[s:s + how], y[s:s + how])
+            st.add_chunk(Xs[s:s + how], y[s:s + how], joint=joint)
     st.unlearn(np.arange(0, X.shape[0], 4))
     log.append(st.get_state())
     return st, log
@@ -37,15 +37,16 @@ def _run(module, X, y, C, kp, how, sparse=False, K=None):
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("kname", sorted(KERNELS))
-@pytest.mark.parametrize("how", [1, 9, "self"])
-def test_twins_agree_after_every_breakpoint(kname, how, sparse):
+@pytest.mark.parametrize("how, joint", [(1, False), (9, False), ("self", False), (1, True),
+                                        (9, True)])
+def test_twins_agree_after_every_breakpoint(kname, how, joint, sparse):
     kp = KERNELS[kname]
     X, y = two_blobs(n=60, d=4, seed=11)
     X[np.abs(X) < 0.3] = 0.0
     C = 3.0
     K = gram(X, X, **kp)
-    _, ref = _run(P, X, y, C, kp, how, sparse)
-    _, twin = _run(T, X, y, C, kp, how, sparse, K=K)
+    _, ref = _run(P, X, y, C, kp, how, sparse, joint=joint)
+    _, twin = _run(T, X, y, C, kp, how, sparse, K=K, joint=joint)
     assert len(ref) == len(twin) > 1
     for r, (a, b) in enumerate(zip(ref, twin)):
         assert_states_equal(a, b, rtol=1e-9, atol=1e-11, where=f"breakpoint {r}")
