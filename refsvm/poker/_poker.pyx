@@ -1208,6 +1208,11 @@ cdef class _Engine:
                 if fabs(self.aS[a]) > athr:
                     athr = fabs(self.aS[a])
             athr = EPS_ARATE * athr
+            if mode == M_JOINT:
+                # relative to the rates of F too (reference)
+                for c in range(self.nF):
+                    if EPS_ARATE * fabs(self.aF[c]) > athr:
+                        athr = EPS_ARATE * fabs(self.aF[c])
             for a in range(k):
                 r = self.aS[a]
                 if r > athr and r > 0:

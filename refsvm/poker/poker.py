@@ -641,6 +641,12 @@ class POKERState(StreamLearner):
             # alpha_s reaching c (rate > 0) or 0 (rate < 0); rates within round-off of
             # zero make no event
             athr = EPS_ARATE * (float(np.max(np.abs(aS))) if k else 0.0)
+            if mode == JOINT and aF.shape[0]:
+                # relative to the rates of F too: when the true alpha_s rates are all 0
+                # (y_F'a_F = 0 and only b moves), what is left of them is round-off of R,
+                # and a margin vector at c would leave by it at a zero step, rejoin and
+                # leave again for ever
+                athr = max(athr, EPS_ARATE * float(np.max(np.abs(aF))))
             up, down = (aS > athr) & (aS > 0), (aS < -athr) & (aS < 0)
             moving = up | down
             aSm = aS[moving]

@@ -237,3 +237,30 @@ def test_selection_ranks_the_pool_by_the_current_model(kname):
     pool = st._append_rows(X[30:], y[30:])
     f = st._f_of(pool.tolist()) - st.b
     np.testing.assert_allclose(f, st.decision_function(X[30:]), atol=1e-10)
+
+
+@pytest.mark.parametrize("module", ["reference", "twin"])
+def test_joint_increment_balanced_chunk_with_empty_active_set(module):
+    """A chunk whose violators cancel in y'alpha (y_F'a_F = 0) while I_s is empty: only b
+    moves, the margin vector that joins has a true rate of 0 and must not leave by the
+    round-off of R (it did, at a zero step, and rejoined for ever: found by fuzzing)."""
+    mod = P
+    if module == "twin":
+        mod = pytest.importorskip("refsvm.poker._poker", reason="compiled twin not built")
+    rng = np.random.RandomState(1284)
+    n = rng.randint(5, 60)
+    X = rng.randn(n, 2)
+    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    y[0], y[1] = -1.0, 1.0
+    C = float(10.0 ** rng.uniform(-2, 4))
+    kp = KERNELS["rbf"]
+    K = gram(X, X, **kp)
+    st = mod.POKERState(2, C=C, **state_kwargs(kp))
+    st.add_chunk(X[:7], y[:7], joint=True)
+    log = []
+    _watch(st, K, C, log)
+    for s in range(7, n, 7):
+        e = min(s + 7, n)
+        st.add_chunk(X[s:e], y[s:e], joint=True)
+        assert_equals_svc(st.alpha[:e], st.b, X[:e], y[:e], C, kp, where=f"after {e}")
+    assert len(log) < 50 * n
