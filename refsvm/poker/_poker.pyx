@@ -1331,7 +1331,7 @@ cdef class _Engine:
             self.timers[T_FACTOR] += (_now() - t0) - (self.timers[T_COLUMN]
                                                      + self.timers[T_REFRESH] - inner_t)
             self._hook()
-        raise RuntimeError("POKER: too many breakpoints (cycling?)")
+        raise _ref.CyclingError("POKER: too many breakpoints (cycling?)")
 
     cdef Py_ssize_t _scan_forced(self, Py_ssize_t ncand) noexcept:
         """Joint increment: the members of F (g < 0, alpha_F = t c) whose g rises to 0

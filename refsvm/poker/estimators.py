@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import Integer, NonNegative, Options, Positive, check_unlearn_ids
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from . import poker as _reference_module
-from .poker import SELECTIONS
+from .poker import SELECTIONS, JointIncrementError
 
 __all__ = ["POKER"]
 
@@ -173,9 +173,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
     def _backup_states(self):
         return [state._backup() for state in self._states]
 
+    #: set while a chunk the joint increment could not learn is learned again by AltPOKER
+    _fallback = False
+
     def _learn(self, X, Ys, check):
         for state, yy in zip(self._states, Ys):
-            state.add_chunk(X, yy, joint=self.increment == "joint")
+            state.add_chunk(X, yy, joint=self.increment == "joint" and not self._fallback)
 
     def partial_fit(self, X, y, classes=None):
         """Add ``(X, y)`` as one chunk (the joint increment, or AltPOKER's Fig. 1 with
@@ -197,9 +200,18 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         -----
         The call is atomic: if it raises, or Ctrl-C interrupts it
         (:class:`refsvm.core.stream.Interrupted` with ``n_learned == 0``), the model is
-        exactly what it was before the call.
+        exactly what it was before the call.  A chunk the joint increment cannot learn
+        exactly (:class:`refsvm.poker.poker.JointIncrementError`: degenerate data, see
+        the docs) is learned again by AltPOKER from the model before the call.
         """
-        return super().partial_fit(X, y, classes=classes)
+        try:
+            return super().partial_fit(X, y, classes=classes)
+        except JointIncrementError:
+            self._fallback = True
+            try:
+                return super().partial_fit(X, y, classes=classes)
+            finally:
+                del self._fallback
 
     # ------------------------------------------------------------------ decrement
     @locked

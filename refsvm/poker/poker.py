@@ -87,7 +87,8 @@ from ..core.bordered import (bordered_beta, bordered_grow, bordered_matrix, bord
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.stream import StreamLearner
 
-__all__ = ["POKERState", "next_breakpoint", "SELECTIONS"]
+__all__ = ["POKERState", "next_breakpoint", "SELECTIONS", "CyclingError",
+           "JointIncrementError"]
 
 # partition codes (shared with the twin)
 I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
@@ -214,6 +215,25 @@ def _exact_sum(a, b, sign, extra):
 
 class _Budget(Exception):
     """Raised when a path has used its breakpoint budget (dObj look-ahead)."""
+
+
+class CyclingError(RuntimeError):
+    """A path passed more breakpoints than any finite path of its size needs (50 (n + 10)):
+    it cycles, on degenerate data (docs, "Fuzzing")."""
+
+
+class JointIncrementError(RuntimeError):
+    """The joint increment ended with y'alpha = 0 or the sign conditions of the kept g lost
+    (a singular active set reached through round-off on degenerate data: fuzzing found
+    it on rows of zeros with the linear kernel), or its path did not end (cycling on
+    such data).  The state is not the optimum; the estimator learns the chunk again by
+    AltPOKER from its copy of the model."""
+
+
+#: |y'alpha| allowed at the end of a joint increment, per unit of c and per example (the
+#: round-off of the path is about 1e-15 c per example; the failures it catches, 0.09 c and
+#: more)
+JOINT_BALANCE_TOL = 1e-9
 
 
 class POKERState(StreamLearner):
@@ -728,7 +748,7 @@ class POKERState(StreamLearner):
                     self.status[who] = I_C
                 self._join(who, mode)
             self._hook()
-        raise RuntimeError("POKER: too many breakpoints (cycling?)")
+        raise CyclingError("POKER: too many breakpoints (cycling?)")
 
     def _hook(self):
         if self.breakpoint_hook is not None:
@@ -1016,16 +1036,37 @@ class POKERState(StreamLearner):
             self.a0[F] = self.C
             self.KF = np.column_stack(cols)
             self.t = 0.0
-            self._follow(JOINT)
+            try:
+                self._follow(JOINT)
+            except CyclingError as exc:                   # on degenerate data
+                raise JointIncrementError(f"joint increment: {exc}") from exc
             self.alpha[self.F] = self.C
             self.status[self.F] = I_C
             self.F = np.zeros(0, dtype=np.intp)
             self.KF = np.zeros((0, 0))
+            self._check_joint()
         self.phase = IDLE
         self._polish()
         self._centre_bias()
         self.n_chunks += 1
         return int(len(F))
+
+    def _check_joint(self):
+        """The end of a joint increment: y'alpha = 0 within JOINT_BALANCE_TOL c n and the
+        kept g on the right side of 0 for I_o and I_c (O(n); the path keeps both, so a
+        breach means the active set went singular on the way): else
+        :class:`JointIncrementError`."""
+        n = self.n
+        tau = self._y_alpha(ordered=True)
+        act = self.status[:n] >= 0
+        st, g = self.status[:n], self.g[:n]
+        tol = JOINT_BALANCE_TOL * self.C * max(1, int(np.sum(act)))
+        gtol = 1e-6 * (1.0 + self.kmax * self.C)
+        bad = ((st == I_O) & (g < -gtol)) | ((st == I_C) & (g > gtol))
+        if not abs(tau) <= tol or bool(np.any(bad & act)):
+            raise JointIncrementError(
+                f"joint increment ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
+                f"{int(np.sum(bad & act))} examples on the wrong side of their margin")
 
     def self_init(self, X, y):
         """SelfInit POKER (Sec. 5): the trivial partition (alpha in {0, c} by class, b at

@@ -190,3 +190,40 @@ def test_increments_reach_the_same_model_by_fewer_breakpoints(backend):
                                    atol=1e-8)
         np.testing.assert_array_equal(joint.support_, alt.support_)
     assert joint.n_iterations_ < alt.n_iterations_
+
+
+def _zero_rows_stream(seed=997):
+    """A fuzzed stream (rows of zeros among 3-D Gaussian rows, random labels) on which
+    the joint increment, with the linear kernel at C = 0.01 in chunks of 2, reaches a
+    singular active set by round-off and ends a chunk with y'alpha = 0 lost."""
+    rng = np.random.RandomState(seed)
+    n = rng.randint(5, 60)
+    X = rng.randn(n, 3)
+    X[rng.rand(n) < 0.3] = 0.0
+    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    y[0], y[1] = -1.0, 1.0
+    C = float(10.0 ** rng.uniform(-2, 4))
+    return X, y, C
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_joint_increment_failure_is_caught_and_learned_by_altpoker(backend):
+    from refsvm.poker.poker import JointIncrementError
+
+    X, y, C = _zero_rows_stream()
+    X, y = X[:20], y[:20]   # (later chunks cycle on both paths: docs, "Fuzzing")
+    module = POKER(backend=backend)._module()
+    st = module.POKERState(3, C=C, kernel="linear", gamma=0.5)
+    with pytest.raises(JointIncrementError, match="y'alpha"):
+        for s in range(0, X.shape[0], 2):
+            st.add_chunk(X[s:s + 2], y[s:s + 2], joint=True)
+    est = POKER(C=C, kernel="linear", gamma=0.5, backend=backend)
+    calls = []
+    learn = est._learn
+    est._learn = lambda *a: (calls.append(est._fallback), learn(*a))[1]
+    for s in range(0, X.shape[0], 2):
+        est.partial_fit(X[s:s + 2], y[s:s + 2], classes=[-1.0, 1.0])
+        r = est._states[0].check()
+        assert max(r["kkt"], r["balance"], r["g_drift"]) <= 1e-8 * max(1.0, C), (s, r)
+    assert not est._fallback
+    assert calls.count(True) == 1          # the chunk the joint increment failed on
