@@ -1015,26 +1015,25 @@ class POKERState(StreamLearner):
         g reaches 0 joins I_s with its alpha as it is; at t = 1 the rest are at c.  One
         path instead of Fig. 1's two: the fixed-bias path moves the old margin vectors
         with b held, and the adjustable-bias path moves many of them back."""
+        ids = np.asarray(ids, dtype=np.intp)
         f = self._f_of(ids)
-        F = []
-        for r, j in enumerate(ids):
-            s = self.y[j] * (f[r] - self.b) - 1.0           # g_j at alpha_j = 0
-            self.g[j] = s
-            self.p[j] = -1.0 - self.b * self.y[j]
-            self.d[j] = 0.0
-            if s >= 0.0:
-                self.status[j] = I_O                      # margin met: nothing changes
-            else:
-                self.status[j] = FORCED                   # violated: in F, alpha_j = 0
-                F.append(j)
-        if F:
-            F = np.array(F, dtype=np.intp)
-            cols = [self._known(self._column(int(j))) for j in F]
-            for j, col in zip(F, cols):
-                self._cache_put(int(j), col)              # for its join, not evaluated again
+        yj = self.y[ids]
+        s = yj * (f - self.b) - 1.0                       # g_j at alpha_j = 0
+        self.g[ids] = s
+        self.p[ids] = -1.0 - self.b * yj
+        self.d[ids] = 0.0
+        violated = s < 0.0
+        # margin met: I_o, nothing changes; violated: in F, alpha_j = 0
+        self.status[ids] = np.where(violated, FORCED, I_O)
+        F = ids[violated]
+        if F.size:
+            KF = np.empty((self.n, F.size))
+            for c, j in enumerate(F):
+                KF[:, c] = self._known(self._column(int(j)))
+                self._cache_put(int(j), KF[:, c])        # for its join, not evaluated again
             self.F = F
             self.a0[F] = self.C
-            self.KF = np.column_stack(cols)
+            self.KF = KF
             self.t = 0.0
             try:
                 self._follow(JOINT)
