@@ -113,8 +113,9 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     ``fit_method="selfinit"``: the end of the SelfInit path is accepted under the
     same two conditions (after one step of iterative refinement of b and the
-    margin vectors' alpha on the bordered system; otherwise that problem is
-    learned example by example, ``fit_paths_``).  An interrupt (Ctrl-C) or an
+    margin vectors' alpha on the bordered system; otherwise, and when the path
+    cycles on degenerate data, that problem is learned example by example,
+    ``fit_paths_``).  An interrupt (Ctrl-C) or an
     error during that path leaves the estimator as it was before ``fit``.
 
     More than two classes go one-vs-rest (one exact binary SVM per class,
@@ -215,9 +216,12 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
                 params["n_features"], params["sparse"], C=params["C"],
                 kernel=params["kernel"], gamma=params["gamma"], degree=params["degree"],
                 coef0=params["coef0"], cache_size=params["cache_size"])
-            path.self_init(X, y)
-            data = state_arrays_from_optimum(path.save_state(), params["C"],
-                                             params["n_features"], params["sparse"])
+            try:
+                path.self_init(X, y)
+                data = state_arrays_from_optimum(path.save_state(), params["C"],
+                                                 params["n_features"], params["sparse"])
+            except poker_reference.CyclingError:
+                data = None         # SelfInit cycled (degenerate data): example by example
             del path
             if data is None:
                 try:
