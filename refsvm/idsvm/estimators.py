@@ -114,7 +114,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     ``fit_method="selfinit"``: the end of the SelfInit path is accepted under the
     same two conditions (after one step of iterative refinement of b and the
     margin vectors' alpha on the bordered system; otherwise, and when the path
-    cycles on degenerate data, that problem is learned example by example,
+    cycles or ends off the optimum on degenerate data, that problem is learned
+    example by example,
     ``fit_paths_``).  An interrupt (Ctrl-C) or an
     error during that path leaves the estimator as it was before ``fit``.
 
@@ -220,7 +221,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
                 path.self_init(X, y)
                 data = state_arrays_from_optimum(path.save_state(), params["C"],
                                                  params["n_features"], params["sparse"])
-            except poker_reference.CyclingError:
+            except (poker_reference.CyclingError, poker_reference.PathError):
                 data = None         # SelfInit cycled (degenerate data): example by example
             del path
             if data is None:

@@ -88,7 +88,7 @@ from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.stream import StreamLearner
 
 __all__ = ["POKERState", "next_breakpoint", "SELECTIONS", "CyclingError",
-           "JointIncrementError"]
+           "JointIncrementError", "PathError"]
 
 # partition codes (shared with the twin)
 I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
@@ -222,17 +222,21 @@ class CyclingError(RuntimeError):
     it cycles, on degenerate data (docs, "Fuzzing")."""
 
 
-class JointIncrementError(RuntimeError):
-    """The joint increment ended with y'alpha = 0 or the sign conditions of the kept g lost
-    (a singular active set reached through round-off on degenerate data: fuzzing found
-    it on rows of zeros with the linear kernel), or its path did not end (cycling on
-    such data).  The state is not the optimum; the estimator learns the chunk again by
-    AltPOKER from its copy of the model."""
+class PathError(RuntimeError):
+    """A path (SelfInit, AltPOKER, the joint increment) ended with y'alpha = 0 or the sign
+    conditions of the kept g lost: a singular active set reached through round-off on
+    degenerate data (fuzzing found it on rows of zeros with the linear kernel).  The state
+    is not the optimum; the estimator restores the model of before the call."""
 
 
-#: |y'alpha| allowed at the end of a joint increment, per unit of c and per example (the
-#: round-off of the path is about 1e-15 c per example; the failures it catches, 0.09 c and
-#: more)
+class JointIncrementError(PathError):
+    """:class:`PathError` of the joint increment, or its path did not end (cycling on
+    degenerate data).  The estimator learns the chunk again by AltPOKER from its copy of
+    the model."""
+
+
+#: |y'alpha| allowed at the end of a path, per unit of c and per example (the round-off of
+#: the paths is about 1e-15 c per example; the failures it catches, 0.09 c and more)
 JOINT_BALANCE_TOL = 1e-9
 
 
@@ -1001,6 +1005,7 @@ class POKERState(StreamLearner):
             self.d[: self.n] = 0.0
         # Fig. 1 line 4: POKERadjustbias (unconditional; returns at once if y'alpha = 0)
         self.adjust_bias()
+        self._check_end("AltPOKER")
         self._polish()
         self._centre_bias()
         self.n_chunks += 1
@@ -1043,18 +1048,17 @@ class POKERState(StreamLearner):
             self.status[self.F] = I_C
             self.F = np.zeros(0, dtype=np.intp)
             self.KF = np.zeros((0, 0))
-            self._check_joint()
+            self._check_end("joint increment", JointIncrementError)
         self.phase = IDLE
         self._polish()
         self._centre_bias()
         self.n_chunks += 1
         return int(len(F))
 
-    def _check_joint(self):
-        """The end of a joint increment: y'alpha = 0 within JOINT_BALANCE_TOL c n and the
-        kept g on the right side of 0 for I_o and I_c (O(n); the path keeps both, so a
-        breach means the active set went singular on the way): else
-        :class:`JointIncrementError`."""
+    def _check_end(self, what, error=PathError):
+        """The end of a path: y'alpha = 0 within JOINT_BALANCE_TOL c n and the kept g on
+        the right side of 0 for I_o and I_c (O(n); the paths keep both, so a breach means
+        the active set went singular on the way): else ``error``."""
         n = self.n
         tau = self._y_alpha(ordered=True)
         act = self.status[:n] >= 0
@@ -1063,8 +1067,8 @@ class POKERState(StreamLearner):
         gtol = 1e-6 * (1.0 + self.kmax * self.C)
         bad = ((st == I_O) & (g < -gtol)) | ((st == I_C) & (g > gtol))
         if not abs(tau) <= tol or bool(np.any(bad & act)):
-            raise JointIncrementError(
-                f"joint increment ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
+            raise error(
+                f"{what} ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
                 f"{int(np.sum(bad & act))} examples on the wrong side of their margin")
 
     def self_init(self, X, y):
@@ -1092,6 +1096,7 @@ class POKERState(StreamLearner):
         self.b = float(np.max(bounds)) if cls > 0 else float(np.min(bounds))
         self.g[ids] = yy * (F - self.b) - 1.0
         self.adjust_bias()
+        self._check_end("SelfInit")
         self._polish()
         self._centre_bias()
         self.n_chunks += 1

@@ -227,3 +227,36 @@ def test_joint_increment_failure_is_caught_and_learned_by_altpoker(backend):
         assert max(r["kkt"], r["balance"], r["g_drift"]) <= 1e-8 * max(1.0, C), (s, r)
     assert not est._fallback
     assert calls.count(True) == 1          # the chunk the joint increment failed on
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_selfinit_off_the_optimum_raises_instead_of_a_wrong_model(backend):
+    """A fuzzed stream (rows of zeros among 3-D rows, linear kernel, C = 84.2) on which
+    SelfInit's path ends with y'alpha = 0 lost (a singular active set reached by
+    round-off): PathError, where it returned a wrong model before; POKER.fit raises it and
+    keeps no model; IncrementalSVM.fit learns that problem example by example, exactly."""
+    from sklearn.metrics.pairwise import linear_kernel
+
+    from refsvm import IncrementalSVM
+    from refsvm.poker.poker import PathError
+
+    X, y, C = _zero_rows_stream(1117)
+    module = POKER(backend=backend)._module()
+    with pytest.raises(PathError, match="SelfInit ended with y'alpha"):
+        module.POKERState(3, C=C, kernel="linear").self_init(X, y)
+    est = POKER(C=C, kernel="linear", backend=backend)
+    with pytest.raises(PathError):
+        est.fit(X, y)
+    assert not hasattr(est, "classes_")
+    ids = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
+    assert ids.fit_paths_ == ["incremental"]
+    K = linear_kernel(X)
+    svc = SVC(C=C, kernel="precomputed", tol=1e-12).fit(K, y)
+
+    def dual(support, coef):
+        a = np.zeros(X.shape[0])
+        a[support] = coef
+        return np.sum(np.abs(a)) - 0.5 * a @ K @ a
+
+    w = dual(svc.support_, svc.dual_coef_[0])
+    assert abs(dual(ids.support_, ids.dual_coef_[0]) - w) <= 1e-9 * max(1.0, abs(w))
