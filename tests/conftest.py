@@ -52,6 +52,39 @@ def to_csr(X):
     return M
 
 
+def zero_rows_stream(seed):
+    """A fuzzed degenerate stream (docs/fine_scheinberg.rst, "Fuzzing"): 5-59 rows of
+    3-D Gaussians, about 30 % of them zero, random labels (the first two -1, +1), and
+    C = 10^U(-2, 4) drawn after them.  Returns (X, y, C)."""
+    rng = np.random.RandomState(seed)
+    n = rng.randint(5, 60)
+    X = rng.randn(n, 3)
+    X[rng.rand(n) < 0.3] = 0.0
+    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    y[0], y[1] = -1.0, 1.0
+    C = float(10.0 ** rng.uniform(-2, 4))
+    return X, y, C
+
+
+def assert_linear_dual_is_libsvm(X, y, C, support, coef, rtol=1e-9):
+    """The dual objective sum|a| - a'Ka/2 of a model (``support_``, ``dual_coef_[0]``)
+    with the linear kernel equals LIBSVM's (``SVC`` on the precomputed Gram matrix,
+    tol 1e-12) to ``rtol`` (the objective is unique where b and alpha need not be)."""
+    from sklearn.metrics.pairwise import linear_kernel
+    from sklearn.svm import SVC
+
+    K = linear_kernel(X)
+    svc = SVC(C=C, kernel="precomputed", tol=1e-12).fit(K, y)
+
+    def dual(sup, dc):
+        a = np.zeros(X.shape[0])
+        a[sup] = dc
+        return np.sum(np.abs(a)) - 0.5 * a @ K @ a
+
+    w = dual(svc.support_, svc.dual_coef_[0])
+    assert abs(dual(support, coef) - w) <= rtol * max(1.0, abs(w)), (dual(support, coef), w)
+
+
 def sparse_stream(n=300, d=12, density=0.4, seed=0, noise=0.3):
     """A small noisy linearly-structured stream with many zeros (so CSR and dense differ)."""
     rng = np.random.RandomState(seed)

@@ -12,7 +12,7 @@ from sklearn.svm import SVC
 from refsvm.datasets import make_two_gaussians
 from refsvm import IncrementalSVM
 
-from ..conftest import BACKENDS
+from ..conftest import BACKENDS, assert_linear_dual_is_libsvm, zero_rows_stream
 
 
 def _data(n=120, seed=0):
@@ -297,28 +297,11 @@ def test_fit_learns_example_by_example_when_selfinit_cycles(backend):
     """Rows of zeros among 3-D rows, linear kernel, small C (a fuzzed stream): SelfInit's
     path cycles (CyclingError); fit then learns the examples one by one, exactly (the dual
     objective of LIBSVM on the same Gram matrix), instead of failing."""
-    from sklearn.metrics.pairwise import linear_kernel
-
     from refsvm.poker import poker as P
 
-    rng = np.random.RandomState(967)
-    n = rng.randint(5, 60)
-    X = rng.randn(n, 3)
-    X[rng.rand(n) < 0.3] = 0.0
-    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
-    y[0], y[1] = -1.0, 1.0
-    C = float(10.0 ** rng.uniform(-2, 4))
+    X, y, C = zero_rows_stream(967)
     with pytest.raises(P.CyclingError):
         P.POKERState(3, C=C, kernel="linear").self_init(X, y)
     est = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
     assert est.fit_paths_ == ["incremental"]
-    K = linear_kernel(X)
-    svc = SVC(C=C, kernel="precomputed", tol=1e-12).fit(K, y)
-
-    def dual(support, coef):
-        a = np.zeros(n)
-        a[support] = coef
-        return np.sum(np.abs(a)) - 0.5 * a @ K @ a
-
-    assert abs(dual(est.support_, est.dual_coef_[0]) - dual(svc.support_, svc.dual_coef_[0])) \
-        <= 1e-9 * max(1.0, abs(dual(svc.support_, svc.dual_coef_[0])))
+    assert_linear_dual_is_libsvm(X, y, C, est.support_, est.dual_coef_[0])

@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.poker.estimators import POKER
 
-from ..conftest import BACKENDS, to_csr
+from ..conftest import BACKENDS, assert_linear_dual_is_libsvm, to_csr, zero_rows_stream
 from ._oracle import two_blobs
 
 
@@ -192,25 +192,11 @@ def test_increments_reach_the_same_model_by_fewer_breakpoints(backend):
     assert joint.n_iterations_ < alt.n_iterations_
 
 
-def _zero_rows_stream(seed=997):
-    """A fuzzed stream (rows of zeros among 3-D Gaussian rows, random labels) on which
-    the joint increment, with the linear kernel at C = 0.01 in chunks of 2, reaches a
-    singular active set by round-off and ends a chunk with y'alpha = 0 lost."""
-    rng = np.random.RandomState(seed)
-    n = rng.randint(5, 60)
-    X = rng.randn(n, 3)
-    X[rng.rand(n) < 0.3] = 0.0
-    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
-    y[0], y[1] = -1.0, 1.0
-    C = float(10.0 ** rng.uniform(-2, 4))
-    return X, y, C
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_joint_increment_failure_is_caught_and_learned_by_altpoker(backend):
     from refsvm.poker.poker import JointIncrementError
 
-    X, y, C = _zero_rows_stream()
+    X, y, C = zero_rows_stream(997)
     X, y = X[:20], y[:20]   # (later chunks cycle on both paths: docs, "Fuzzing")
     module = POKER(backend=backend)._module()
     st = module.POKERState(3, C=C, kernel="linear", gamma=0.5)
@@ -235,12 +221,10 @@ def test_selfinit_off_the_optimum_raises_instead_of_a_wrong_model(backend):
     SelfInit's path ends with y'alpha = 0 lost (a singular active set reached by
     round-off): PathError, where it returned a wrong model before; POKER.fit raises it and
     keeps no model; IncrementalSVM.fit learns that problem example by example, exactly."""
-    from sklearn.metrics.pairwise import linear_kernel
-
     from refsvm import IncrementalSVM
     from refsvm.poker.poker import PathError
 
-    X, y, C = _zero_rows_stream(1117)
+    X, y, C = zero_rows_stream(1117)
     module = POKER(backend=backend)._module()
     with pytest.raises(PathError, match="SelfInit ended with y'alpha"):
         module.POKERState(3, C=C, kernel="linear").self_init(X, y)
@@ -250,13 +234,4 @@ def test_selfinit_off_the_optimum_raises_instead_of_a_wrong_model(backend):
     assert not hasattr(est, "classes_")
     ids = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
     assert ids.fit_paths_ == ["incremental"]
-    K = linear_kernel(X)
-    svc = SVC(C=C, kernel="precomputed", tol=1e-12).fit(K, y)
-
-    def dual(support, coef):
-        a = np.zeros(X.shape[0])
-        a[support] = coef
-        return np.sum(np.abs(a)) - 0.5 * a @ K @ a
-
-    w = dual(svc.support_, svc.dual_coef_[0])
-    assert abs(dual(ids.support_, ids.dual_coef_[0]) - w) <= 1e-9 * max(1.0, abs(w))
+    assert_linear_dual_is_libsvm(X, y, C, ids.support_, ids.dual_coef_[0])
