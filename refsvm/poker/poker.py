@@ -237,7 +237,7 @@ class JointIncrementError(PathError):
 
 #: |y'alpha| allowed at the end of a path, per unit of c and per example (the round-off of
 #: the paths is about 1e-15 c per example; the failures it catches, 0.09 c and more)
-JOINT_BALANCE_TOL = 1e-9
+END_BALANCE_TOL = 1e-9
 
 
 class POKERState(StreamLearner):
@@ -1005,10 +1005,7 @@ class POKERState(StreamLearner):
             self.d[: self.n] = 0.0
         # Fig. 1 line 4: POKERadjustbias (unconditional; returns at once if y'alpha = 0)
         self.adjust_bias()
-        self._check_end("AltPOKER")
-        self._polish()
-        self._centre_bias()
-        self.n_chunks += 1
+        self._end_chunk("AltPOKER")
         return violated
 
     def _learn_joint(self, ids):
@@ -1048,22 +1045,27 @@ class POKERState(StreamLearner):
             self.status[self.F] = I_C
             self.F = np.zeros(0, dtype=np.intp)
             self.KF = np.zeros((0, 0))
-            self._check_end("joint increment", JointIncrementError)
         self.phase = IDLE
+        self._end_chunk("joint increment", JointIncrementError)
+        return int(len(F))
+
+    def _end_chunk(self, what, error=PathError):
+        """The end of a chunk or of SelfInit: the path's end checked, then g afresh at
+        large c (:meth:`_polish`) and the bias centred in its range (:meth:`_centre_bias`)."""
+        self._check_end(what, error)
         self._polish()
         self._centre_bias()
         self.n_chunks += 1
-        return int(len(F))
 
     def _check_end(self, what, error=PathError):
-        """The end of a path: y'alpha = 0 within JOINT_BALANCE_TOL c n and the kept g on
+        """The end of a path: y'alpha = 0 within END_BALANCE_TOL c n and the kept g on
         the right side of 0 for I_o and I_c (O(n); the paths keep both, so a breach means
         the active set went singular on the way): else ``error``."""
         n = self.n
         tau = self._y_alpha(ordered=True)
         act = self.status[:n] >= 0
         st, g = self.status[:n], self.g[:n]
-        tol = JOINT_BALANCE_TOL * self.C * max(1, int(np.sum(act)))
+        tol = END_BALANCE_TOL * self.C * max(1, int(np.sum(act)))
         gtol = 1e-6 * (1.0 + self.kmax * self.C)
         bad = ((st == I_O) & (g < -gtol)) | ((st == I_C) & (g > gtol))
         if not abs(tau) <= tol or bool(np.any(bad & act)):
@@ -1096,10 +1098,7 @@ class POKERState(StreamLearner):
         self.b = float(np.max(bounds)) if cls > 0 else float(np.min(bounds))
         self.g[ids] = yy * (F - self.b) - 1.0
         self.adjust_bias()
-        self._check_end("SelfInit")
-        self._polish()
-        self._centre_bias()
-        self.n_chunks += 1
+        self._end_chunk("SelfInit")
 
     def unlearn(self, ids):
         """Chunk decrement: remove the examples ``ids`` at once, exactly.  Their bounds
