@@ -115,8 +115,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     same two conditions (after one step of iterative refinement of b and the
     margin vectors' alpha on the bordered system; otherwise, and when the path
     cycles or ends off the optimum on degenerate data, that problem is learned
-    example by example,
-    ``fit_paths_``).  An interrupt (Ctrl-C) or an
+    example by example, ``fit_paths_``).  An interrupt (Ctrl-C) or an
     error during that path leaves the estimator as it was before ``fit``.
 
     More than two classes go one-vs-rest (one exact binary SVM per class,
@@ -222,7 +221,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
                 data = state_arrays_from_optimum(path.save_state(), params["C"],
                                                  params["n_features"], params["sparse"])
             except (poker_reference.CyclingError, poker_reference.PathError):
-                data = None         # SelfInit cycled (degenerate data): example by example
+                data = None         # SelfInit cycled or ended off the optimum (degenerate
+                                    # data): example by example
             del path
             if data is None:
                 try:

@@ -772,11 +772,19 @@ class IncrementalSVMState(StreamLearner):
             # M's rows taken as the columns of M' (M is symmetric up to the kernel's
             # round-off): the twin's order, which reads them contiguously
             rho = _matvec(M.T, beta) + m
-            rmax = float(np.max(np.abs(rho)))
-            if rmax <= EPS_RESID * smax or it == N_REFINE:
+            beta, rmax, done = self._correct(beta, rho, smax, it == N_REFINE)
+            if done:
                 break
-            beta = beta + bordered_beta(self.Rinv, rho)
         return beta, rmax / smax
+
+    def _correct(self, beta, rho, smax, last):
+        """One step of the refinement of beta from its residual rho = M beta + m:
+        (beta, max|rho|, done), done when max|rho| <= EPS_RESID smax or this was the
+        ``last`` check, else beta - Rinv rho (:meth:`_refine`, :meth:`_beta_gamma`)."""
+        rmax = float(np.max(np.abs(rho)))
+        if rmax <= EPS_RESID * smax or last:
+            return beta, rmax, True
+        return beta + bordered_beta(self.Rinv, rho), rmax, False
 
     def _beta_gamma(self, c, col):
         """beta^(c) (Eq. 5), refined as :meth:`_beta` does, and gamma (Eq. 7) from it: the
@@ -802,10 +810,9 @@ class IncrementalSVMState(StreamLearner):
                 else:
                     gamma = self._gamma(c, col, beta)
                     rho = self._residual_from_gamma(c, beta, gamma)
-                rmax = float(np.max(np.abs(rho)))
-                if rmax <= EPS_RESID * smax or it == N_REFINE:
+                beta, rmax, done = self._correct(beta, rho, smax, it == N_REFINE)
+                if done:
                     break
-                beta = beta + bordered_beta(self.Rinv, rho)
                 explicit = False
             self.refined = it > 0
             if explicit:
