@@ -64,20 +64,17 @@ def data(name, n):
     return X, np.where(y[:n] > 0, 1.0, -1.0), True
 
 
-def altpoker(X, y, sparse, gamma, module=_poker, chunk=CHUNK):
-    """AltPOKER, exact after every chunk."""
+def altpoker(X, y, sparse, gamma, module=_poker, chunk=CHUNK, joint=False):
+    """AltPOKER (or with ``joint`` the joint increment), exact after every chunk."""
     st = module.POKERState(X.shape[1], sparse, C=C, kernel="rbf", gamma=gamma)
     for s in range(0, X.shape[0], chunk):
-        st.add_chunk(X[s:s + chunk], y[s:s + chunk])
+        st.add_chunk(X[s:s + chunk], y[s:s + chunk], joint=joint)
     return st
 
 
 def joint(X, y, sparse, gamma, module=_poker, chunk=CHUNK):
     """The joint increment, exact after every chunk (``POKER(increment="joint")``)."""
-    st = module.POKERState(X.shape[1], sparse, C=C, kernel="rbf", gamma=gamma)
-    for s in range(0, X.shape[0], chunk):
-        st.add_chunk(X[s:s + chunk], y[s:s + chunk], joint=True)
-    return st
+    return altpoker(X, y, sparse, gamma, module, chunk, joint=True)
 
 
 def selfinit(X, y, sparse, gamma, module=_poker):
