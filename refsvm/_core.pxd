@@ -73,6 +73,10 @@ cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ss
                           double* out) noexcept nogil
 
 
+cdef void kernel_many4(CKernel kern, RowStore s, const Py_ssize_t* z, const Py_ssize_t* pos,
+                       Py_ssize_t m, double** out) noexcept nogil
+
+
 cdef inline void kernel_many(CKernel k, RowStore s, Py_ssize_t z, const Py_ssize_t* pos,
                              Py_ssize_t m, double* out) noexcept nogil:
     """out[j] = k(x_pos[j], x_z) for j < m, two stored rows; m counted evaluations, the

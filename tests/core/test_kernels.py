@@ -274,3 +274,49 @@ def test_csr_rows_beyond_the_store_width_reach_no_buffer():
         np.testing.assert_array_equal(twin.rows_pairs(store, 0, np.arange(5)), one)
         x = get_row(wide, 2)
         np.testing.assert_array_equal(twin.row(store, x, many=True), twin.row(store, x))
+
+
+@pytest.mark.parametrize("kind", ["linear", "rbf", "poly"])
+def test_sparse_kernel_many4_equals_one_row_at_a_time(kind):
+    """``kernel_many4`` (the inner products of four stored rows z in one pass over the
+    other rows, a block of new examples against the support vectors) gives ``kernel_many``'s
+    bits for each z and counts 4 m evaluations; with too few rows or too many features
+    for the scatter buffer it falls back to the same values."""
+    rng = np.random.RandomState(5)
+    M = _awkward_csr(rng)
+    n = M.shape[0]
+    twin = CKernel(kind, 1e-3, 2, 0.5)
+    store = RowStore(M.shape[1], True)
+    for i in range(n):
+        store.append(M, i)
+    for z in ([0, 1, 2, 3], [5, 6, 7, 9], [9, 9, 4, 5]):
+        for pos in (np.arange(n), rng.permutation(n)[: n // 2], np.arange(3), []):
+            n0 = twin.n_evals
+            block = twin.rows_pairs4(store, z, pos)
+            assert twin.n_evals - n0 == 4 * len(pos)
+            for r in range(4):
+                np.testing.assert_array_equal(block[r], twin.rows_pairs(store, z[r], pos))
+    W = _awkward_csr(rng, n=12, d=2000)          # 2000 > 64 * 12: no scatter buffer
+    wide = RowStore(W.shape[1], True)
+    for i in range(12):
+        wide.append(W, i)
+    block = twin.rows_pairs4(wide, [0, 3, 5, 11], np.arange(12))
+    for r, z in enumerate([0, 3, 5, 11]):
+        np.testing.assert_array_equal(block[r], twin.rows_pairs(wide, z, np.arange(12),
+                                                                many=False))
+    with pytest.raises(ValueError):
+        twin.rows_pairs4(store, [0, 1, 2], np.arange(n))
+    with pytest.raises(IndexError):
+        twin.rows_pairs4(store, [0, 1, 2, n], np.arange(n))
+
+
+def test_dense_kernel_many4_equals_one_row_at_a_time():
+    rng = np.random.RandomState(6)
+    X = rng.randn(30, 5)
+    twin = CKernel("rbf", 0.3)
+    store = RowStore(5, False)
+    for i in range(30):
+        store.append(X, i)
+    block = twin.rows_pairs4(store, [1, 2, 3, 29], np.arange(30))
+    for r, z in enumerate([1, 2, 3, 29]):
+        np.testing.assert_array_equal(block[r], twin.rows_pairs(store, z, np.arange(30)))
