@@ -48,7 +48,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
-                           bordered_max_abs, kernel_many, refsvm_cols_matvec,
+                           bordered_max_abs, kernel_many, kernel_many4, refsvm_cols_matvec,
                            refsvm_cols_to_rows, refsvm_rows_to_cols,
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
                            event_least_index,
@@ -283,12 +283,15 @@ cdef extern from *:
 
 
 cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
-    """One term of Neumaier's compensated sum (reference ``neumaier_add``)."""
-    cdef double t = s[0] + x
-    if fabs(s[0]) >= fabs(x):
-        c[0] += (s[0] - t) + x
-    else:
-        c[0] += (x - t) + s[0]
+    """One term of Neumaier's compensated sum (reference ``neumaier_add``); the larger
+    and the smaller of s and x chosen by selects, not a branch (the terms of a score
+    come in no order, and a mispredicted branch a term cost more than the sum)."""
+    cdef double a = s[0]
+    cdef double t = a + x
+    cdef bint ge = fabs(a) >= fabs(x)
+    cdef double big = a if ge else x
+    cdef double small = x if ge else a
+    c[0] += (big - t) + small
     s[0] = t
 
 
@@ -774,12 +777,14 @@ cdef class _Engine:
             self._cache_drop(self.cid[oldest])
         return 0
 
-    cdef double* _column(self, Py_ssize_t i) except NULL:
+    cdef double* _column(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
+                         const double* pval=NULL, Py_ssize_t pm=0) except NULL:
         """k(x_l, x_i) for every id l < n into a buffer of length cap (reference
-        ``_column``): the cached part (taken out of the cache), the entries known from
-        I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the problem;
-        NaN where unknown (ids not in the problem)."""
-        cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n
+        ``_column``): the cached part (taken out of the cache), the pm values given
+        (k(x_pid[q], x_i) = pval[q], the ``part`` of the reference), the entries known
+        from I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the
+        problem; NaN where unknown (ids not in the problem)."""
+        cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n, q
         cdef double* col
         cdef bint whole, clean = False
         self.col_clean = NULL
@@ -794,7 +799,7 @@ cdef class _Engine:
             self._cache_unlink(sl)
         else:
             col = self._pool_get()
-        whole = L == 0
+        whole = L == 0 and pm == 0
         for j in range(self.ns if whole else 0):
             if isnan(self.cols[j][i]):
                 whole = False
@@ -818,15 +823,17 @@ cdef class _Engine:
         else:
             for l in range(L, n):
                 col[l] = NAN
+            for q in range(pm):
+                if isnan(col[pid[q]]):
+                    col[pid[q]] = pval[q]
             for j in range(self.ns):
                 if isnan(col[self.S[j]]):
                     col[self.S[j]] = self.cols[j][i]
             col[i] = self.kdiag[i]
             m = 0
             for l in range(n):               # the rest of the problem: evaluated in one call
-                if self.status[l] >= 0 and isnan(col[l]):
-                    self.kidx[m] = l
-                    m += 1
+                self.kidx[m] = l             # (no branch: kept when it counts)
+                m += (self.status[l] >= 0) & isnan(col[l])
             kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
             for j in range(m):
                 col[self.kidx[j]] = self.tmp[j]
@@ -1651,17 +1658,125 @@ cdef class _Engine:
         self.bind(state)
         return bool(self._refresh())
 
-    def column(self, state, Py_ssize_t i):
-        """The reference's ``_column(i)`` (its cached column leaves the cache)."""
+    def column(self, state, Py_ssize_t i, part=None):
+        """The reference's ``_column(i, part)`` (its cached column leaves the cache)."""
         cdef double* col
+        cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(
+            part[0] if part is not None else np.zeros(0, dtype=np.intp), dtype=np.intp)
+        cdef const double[::1] pval = np.ascontiguousarray(
+            part[1] if part is not None else np.zeros(0), dtype=np.float64)
+        cdef Py_ssize_t q, pm = pid.shape[0]
         self.bind(state)
-        col = self._column(i)
+        if pval.shape[0] != pm:
+            raise ValueError("column: part must be (ids, values) of one length")
+        for q in range(pm):
+            if not 0 <= pid[q] < self.n:
+                raise IndexError(pid[q])
+        col = self._column(i, &pid[0] if pm else NULL, &pval[0] if pm else NULL, pm)
         out = np.empty(self.n)
         cdef double[::1] o = out
         if self.n:
             memcpy(&o[0], col, self.n * sizeof(double))
         self._pool_put(col, self.cap)
         return out
+
+    def f_columns(self, state, F, sv_off, V):
+        """The reference's ``_f_columns``: the columns of F (row-major n x |F|, 0 off
+        the problem), the values with sv_off taken from the rows of V, each column then
+        handed to the cache (its buffer taken over).  Members without a cached column go
+        four at a time: the rows left to evaluate (in the problem, off I_s and sv_off)
+        are the same for the four, and ``kernel_many4`` takes them in one pass -- a
+        member's value with itself, evaluated there too, is put back to k(x_j, x_j) and
+        not counted (the reference does not evaluate it)."""
+        cdef const Py_ssize_t[::1] Fv = np.ascontiguousarray(F, dtype=np.intp)
+        cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(sv_off, dtype=np.intp)
+        cdef const double[:, ::1] Vv = np.ascontiguousarray(V, dtype=np.float64)
+        cdef Py_ssize_t c, l, a, r, q, nF = Fv.shape[0], pm = pid.shape[0], n, nr = 0, ng
+        cdef double* col
+        cdef double* gcol[4]
+        cdef double* gout[4]
+        cdef Py_ssize_t grp[4]
+        cdef Py_ssize_t gc[4]
+        cdef double v, t0
+        self.bind(state)
+        n = self.n
+        if Vv.shape[0] != nF or Vv.shape[1] != pm:
+            raise ValueError("f_columns: V must be |F| x |sv_off|")
+        for c in range(nF):
+            if not 0 <= Fv[c] < n or self.status[Fv[c]] < 0:
+                raise IndexError(Fv[c])
+        for l in range(pm):
+            if not 0 <= pid[l] < n:
+                raise IndexError(pid[l])
+        KF = np.empty((n, nF))
+        cdef double[:, ::1] K = KF
+        # the rows each column evaluates (no cached part): in the problem, off I_s, not
+        # given by the scores
+        off = np.zeros(max(n, 1), dtype=np.int8)
+        cdef signed char[::1] offv = off
+        for l in range(pm):
+            offv[pid[l]] = 1
+        rest = np.empty(max(n, 1), dtype=np.intp)
+        cdef Py_ssize_t[::1] rv = rest
+        for l in range(n):
+            rv[nr] = l
+            nr += (self.status[l] >= 0) & (self.spos[l] < 0) & (offv[l] == 0)
+        vals = np.empty((4, max(nr, 1)))
+        cdef double[:, ::1] vv = vals
+        c = 0
+        while c < nF:
+            ng = 0
+            while c < nF and ng < 4:
+                if self.cslot[Fv[c]] >= 0:   # a cached part: the column on its own
+                    col = self._column(Fv[c], &pid[0] if pm else NULL,
+                                       &Vv[c, 0] if pm else NULL, pm)
+                    self._f_column_out(K, c, Fv[c], col)
+                else:
+                    grp[ng] = Fv[c]
+                    gc[ng] = c
+                    ng += 1
+                c += 1
+            if ng == 0:
+                continue
+            if ng < 4:
+                for a in range(ng):
+                    col = self._column(grp[a], &pid[0] if pm else NULL,
+                                       &Vv[gc[a], 0] if pm else NULL, pm)
+                    self._f_column_out(K, gc[a], grp[a], col)
+                continue
+            t0 = _now()
+            for a in range(4):
+                gcol[a] = self._pool_get()
+                gout[a] = &vv[a, 0]
+            kernel_many4(self.kern, self.store, grp, &rv[0], nr, gout)
+            self.kern.n_evals -= 4                       # k(x_j, x_j): not evaluated
+            for a in range(4):
+                col = gcol[a]
+                for l in range(n):
+                    col[l] = NAN
+                for r in range(nr):
+                    col[rv[r]] = vv[a, r]
+                for q in range(pm):
+                    col[pid[q]] = Vv[gc[a], q]
+                for q in range(self.ns):
+                    col[self.S[q]] = self.cols[q][grp[a]]
+                col[grp[a]] = self.kdiag[grp[a]]
+            self.timers[T_COLUMN] += _now() - t0
+            for a in range(4):
+                self._f_column_out(K, gc[a], grp[a], gcol[a])
+        return KF
+
+    cdef int _f_column_out(self, double[:, ::1] K, Py_ssize_t c, Py_ssize_t j,
+                           double* col) except -1:
+        """Column c of KF from j's column col (0 where unknown); col then goes to the
+        cache (for j's join, not evaluated again)."""
+        cdef Py_ssize_t l
+        cdef double v
+        for l in range(self.n):
+            v = col[l]
+            K[l, c] = 0.0 if isnan(v) else v
+        self._cache_put(j, col)
+        return 0
 
     def cache_put(self, state, Py_ssize_t i, col):
         cdef double* buf
@@ -1797,12 +1912,13 @@ cdef class _Engine:
         for r in range(m):
             self.status[idx[r]] = C_IO
 
-    def f_of(self, state, ids):
+    def f_of(self, state, ids, bint values=False):
         """w'phi(x_j) for the new ids (reference ``_f_of``): the support vectors in id
         order, the kernel values with I_s from its columns for the ids in the problem
         (a pending pool id has no row there yet).  The other values of one id come from
         one ``kernel_many`` call (``k_rows``'s bits, the same count), summed in the
-        reference's order."""
+        reference's order.  ``values``: ``(f, sv_off, V)``, V's row r the values of
+        ids[r] with the support vectors off I_s."""
         cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
         cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0, nsx = 0, q
         cdef double acc, comp, kv
@@ -1826,30 +1942,69 @@ cdef class _Engine:
             if self.spos[svv[l]] < 0:
                 sxv[nsx] = svv[l]
                 nsx += 1
-        cdef double[::1] kv_row = np.empty(max(nsv, 1))
+        cdef double[::1] kv_buf = np.empty(max(nsv, 1))
+        cdef double* kv_row
+        V = np.empty((m, nsx)) if values else np.empty((0, 0))
+        cdef double[:, ::1] Vv = V
+        # the ids in the problem: their values with the support vectors off I_s four ids
+        # at a time (``kernel_many4``, the same values and count as one by one), into V's
+        # rows or a block of four
+        kb = np.empty((4, max(nsx, 1)))
+        cdef double[:, ::1] kbv = kb
+        cdef Py_ssize_t grp[4]
+        cdef Py_ssize_t grow[4]
+        cdef double* gout[4]
+        cdef Py_ssize_t ng = 0, a, rr
         out = np.zeros(m)
         cdef double[::1] o = out
+        for rr in range(m + 1):
+            if rr < m and self.status[idx[rr]] >= 0:
+                grp[ng] = idx[rr]
+                grow[ng] = rr
+                ng += 1
+            if ng == 4 or (rr == m and ng > 0):
+                for a in range(ng):
+                    gout[a] = &Vv[grow[a], 0] if (values and nsx) else &kbv[a, 0]
+                if nsx and ng == 4:
+                    kernel_many4(self.kern, self.store, grp, &sxv[0], nsx, gout)
+                elif nsx:
+                    for a in range(ng):
+                        kernel_many(self.kern, self.store, grp[a], &sxv[0], nsx, gout[a])
+                for a in range(ng):
+                    # its kernel values with I_s are in the columns; summed compensated
+                    # in id order (reference)
+                    j = grp[a]
+                    kv_row = gout[a]
+                    acc = 0.0
+                    comp = 0.0
+                    q = 0
+                    for l in range(nsv):
+                        if self.spos[svv[l]] >= 0:
+                            kv = self.cols[self.spos[svv[l]]][j]
+                        else:
+                            kv = kv_row[q]
+                            q += 1
+                        _neumaier_add(&acc, &comp, cf[l] * kv)
+                    o[grow[a]] = acc + comp
+                ng = 0
         for r in range(m):
             j = idx[r]
+            if self.status[j] >= 0:
+                continue
             acc = 0.0
             comp = 0.0                        # compensated (reference)
-            if self.status[j] >= 0:           # its kernel values with I_s are in the columns
-                if nsx:
-                    kernel_many(self.kern, self.store, j, &sxv[0], nsx, &kv_row[0])
-                q = 0
-                for l in range(nsv):
-                    if self.spos[svv[l]] >= 0:
-                        kv = self.cols[self.spos[svv[l]]][j]
-                    else:
-                        kv = kv_row[q]
-                        q += 1
-                    _neumaier_add(&acc, &comp, cf[l] * kv)
-            else:
-                if nsv:
-                    kernel_many(self.kern, self.store, j, &svv[0], nsv, &kv_row[0])
-                for l in range(nsv):
-                    _neumaier_add(&acc, &comp, cf[l] * kv_row[l])
+            kv_row = &kv_buf[0]
+            if nsv:
+                kernel_many(self.kern, self.store, j, &svv[0], nsv, kv_row)
+            q = 0
+            for l in range(nsv):
+                _neumaier_add(&acc, &comp, cf[l] * kv_row[l])
+                if values and self.spos[svv[l]] < 0:
+                    Vv[r, q] = kv_row[l]
+                    q += 1
             o[r] = acc + comp
+        if values:
+            return out, svx[:nsx].copy(), V
         return out
 
     def kdiag_rows(self, Py_ssize_t start, Py_ssize_t stop):
@@ -2029,8 +2184,8 @@ class POKERState(_ref.POKERState):
     def _refresh(self):
         return self._eng.refresh(self)
 
-    def _column(self, i):
-        return self._eng.column(self, i)
+    def _column(self, i, part=None):
+        return self._eng.column(self, i, part)
 
     def _cache_put(self, i, col):
         self._eng.cache_put(self, i, col)
@@ -2076,8 +2231,11 @@ class POKERState(_ref.POKERState):
     def _activate(self, ids):
         self._eng.activate(self, ids)
 
-    def _f_of(self, ids):
-        return self._eng.f_of(self, ids)
+    def _f_of(self, ids, values=False):
+        return self._eng.f_of(self, ids, values)
+
+    def _f_columns(self, F, sv_off, V):
+        return self._eng.f_columns(self, F, sv_off, V)
 
     def _class_sums(self, ids, at_c):
         idx = np.ascontiguousarray(ids, dtype=np.intp)

@@ -238,6 +238,10 @@ class JointIncrementError(PathError):
 #: |y'alpha| allowed at the end of a path, per unit of c and per example (the round-off of
 #: the paths is about 1e-15 c per example; the failures it catches, 0.09 c and more)
 END_BALANCE_TOL = 1e-9
+# the joint increment scores this many new examples at a time (``_learn_joint``): the
+# kernel values of a block with the support vectors are kept until the violated ones'
+# columns are formed, so the block bounds that memory (256 x #SV doubles)
+JOINT_BLOCK = 256
 
 
 class POKERState(StreamLearner):
@@ -445,15 +449,20 @@ class POKERState(StreamLearner):
                 self.KS[i, j] = self._k(i, s)
             self.status[i] = I_O
 
-    def _column(self, i):
+    def _column(self, i, part=None):
         """k(x_l, x_i) for every id l (0 for removed ids): the cached part, the entries
-        known from KS (l in I_s) and k(x_i, x_i) are not evaluated again."""
+        known from KS (l in I_s), those given in ``part`` (ids, values: evaluated for
+        the score of a new example, ``_f_of``) and k(x_i, x_i) are not evaluated again."""
         n = self.n
         cached = self.cache.pop(i, None)
         L = 0 if cached is None else cached.shape[0]
         col = np.full(n, np.nan)
         if L:
             col[:L] = cached                              # NaN where unknown then
+        if part is not None:
+            for l, v in zip(*part):
+                if np.isnan(col[l]):
+                    col[l] = v
         pos = {s: j for j, s in enumerate(self.S)}
         for l in range(n):
             if self.status[l] < 0 or not np.isnan(col[l]):
@@ -912,23 +921,33 @@ class POKERState(StreamLearner):
             self._hook()
 
     # ------------------------------------------------------------------ the methods
-    def _f_of(self, ids):
+    def _f_of(self, ids, values=False):
         """w'phi(x_j) for the new ids j, from the examples with alpha > 0 (the kernel
         values with I_s from KS for the ids in the problem, whose KS rows are filled;
-        a pending id of a selection pool has none yet)."""
+        a pending id of a selection pool has none yet).  ``values``: also the support
+        vectors off I_s and the kernel values evaluated with them, ``(f, sv_off, V)``
+        with ``V[r, q] = k(x_sv_off[q], x_ids[r])`` (the joint increment's columns of F
+        take them over, ``_f_columns``)."""
         n = self.n
         new = set(ids)
         sv = [l for l in range(n) if self.alpha[l] > 0.0 and self.status[l] >= 0
               and l not in new]
         pos = {s: j for j, s in enumerate(self.S)}
+        off = [l for l in sv if l not in pos]
+        q_of = {l: q for q, l in enumerate(off)}
+        V = np.zeros((len(ids), len(off)))
         out = np.zeros(len(ids))
         for r, j in enumerate(ids):
             acc = comp = 0.0                  # a compensated sum (``neumaier_add``)
             known = self.status[j] >= 0
             for l in sv:
                 kv = self.KS[j, pos[l]] if (known and l in pos) else self._k(l, j)
+                if l in q_of:
+                    V[r, q_of[l]] = kv
                 acc, comp = neumaier_add(acc, comp, self.alpha[l] * self.y[l] * kv)
             out[r] = acc + comp
+        if values:
+            return out, np.array(off, dtype=np.intp), V
         return out
 
     def _y_alpha(self, ordered=False):
@@ -1018,7 +1037,17 @@ class POKERState(StreamLearner):
         path instead of Fig. 1's two: the fixed-bias path moves the old margin vectors
         with b held, and the adjustable-bias path moves many of them back."""
         ids = np.asarray(ids, dtype=np.intp)
-        f = self._f_of(ids)
+        # the scores, JOINT_BLOCK new examples at a time: the kernel values with the
+        # support vectors off I_s kept for the violated ones (``_f_columns``), the
+        # memory of the block bounded
+        f = np.empty(ids.size)
+        parts = []
+        for start in range(0, ids.size, JOINT_BLOCK):
+            block = ids[start:start + JOINT_BLOCK]
+            fb, sv_off, V = self._f_of(block.tolist(), values=True)
+            f[start:start + block.size] = fb
+            parts.append(V[self.y[block] * (fb - self.b) - 1.0 < 0.0])
+        V = np.concatenate(parts) if len(parts) > 1 else parts[0]
         yj = self.y[ids]
         s = yj * (f - self.b) - 1.0                       # g_j at alpha_j = 0
         self.g[ids] = s
@@ -1029,13 +1058,9 @@ class POKERState(StreamLearner):
         self.status[ids] = np.where(violated, FORCED, I_O)
         F = ids[violated]
         if F.size:
-            KF = np.empty((self.n, F.size))
-            for c, j in enumerate(F):
-                KF[:, c] = self._known(self._column(int(j)))
-                self._cache_put(int(j), KF[:, c])        # for its join, not evaluated again
+            self.KF = self._f_columns(F, sv_off, V)
             self.F = F
             self.a0[F] = self.C
-            self.KF = KF
             self.t = 0.0
             try:
                 self._follow(JOINT)
@@ -1048,6 +1073,16 @@ class POKERState(StreamLearner):
         self.phase = IDLE
         self._end_chunk("joint increment", JointIncrementError)
         return int(len(F))
+
+    def _f_columns(self, F, sv_off, V):
+        """The kernel columns of F (n x |F|, 0 off the problem), each kept in the cache
+        for its join (not evaluated again); the values with the support vectors off I_s
+        are those of the scores (row c of V: member c), not evaluated again."""
+        KF = np.empty((self.n, len(F)))
+        for c, j in enumerate(F):
+            KF[:, c] = self._known(self._column(int(j), (sv_off, V[c])))
+            self._cache_put(int(j), KF[:, c])
+        return KF
 
     def _end_chunk(self, what, error=PathError):
         """The end of a chunk or of SelfInit: the path's end checked, then g afresh at

@@ -38,7 +38,7 @@ def _run(module, X, y, C, kp, how, sparse=False, K=None, joint=False):
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("kname", sorted(KERNELS))
 @pytest.mark.parametrize("how, joint", [(1, False), (9, False), ("self", False), (1, True),
-                                        (9, True)])
+                                        (9, True), (20, True)])
 def test_twins_agree_after_every_breakpoint(kname, how, joint, sparse):
     kp = KERNELS[kname]
     X, y = two_blobs(n=60, d=4, seed=11)
