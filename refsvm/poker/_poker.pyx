@@ -1624,7 +1624,9 @@ cdef class _Engine:
                 self._F_arr = np.array(state.F, dtype=np.intp)
                 self.nF = self._F_arr.shape[0]
                 if self.nF:
-                    self._KF_arr = np.array(state.KF, dtype=np.float64, order="C").ravel()
+                    # compacted in place as members leave F (``_f_remove``): no copy of
+                    # an array the state hands over C-ordered (``_f_columns``'s)
+                    self._KF_arr = np.ascontiguousarray(state.KF, dtype=np.float64).reshape(-1)
                     KF = self._KF_arr
                     self.F = <Py_ssize_t*> cnp.PyArray_DATA(self._F_arr)
                     self.KF = <double*> cnp.PyArray_DATA(KF)
@@ -1634,13 +1636,14 @@ cdef class _Engine:
                     _resize(<void**> &self.vF, self.n, sizeof(double))
             self.vF_n = -1
             self._follow(mode)
-            if mode == M_JOINT:
-                # F less the members that joined I_s on the way (``_f_remove``)
+        finally:
+            if (mode == M_JOINT or mode == M_UNLEARN) and self._F_arr is not None:
+                # F less the members that joined I_s on the way (``_f_remove``), also
+                # when the path stopped: F and KF stay consistent, as the reference's
                 n = self.n
                 state.F = self._F_arr[: self.nF].copy()
-                state.KF = (self._KF_arr[: n * self.nF].reshape(n, self.nF).copy()
+                state.KF = (self._KF_arr[: n * self.nF].reshape(n, self.nF)
                             if self.nF else np.zeros((0, 0)))
-        finally:
             self._flush()
             self.state = None
             self.hook = None
