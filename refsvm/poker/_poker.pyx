@@ -410,6 +410,7 @@ cdef class _Engine:
     cdef Py_ssize_t* clen
     cdef Py_ssize_t* ccap
     cdef signed char* cclean    # the cached column has no NaN (every id was in the problem)
+    cdef int** cref             # NULL, or the count of engines sharing the buffer (clone)
     cdef long long* cstamp
     cdef long long stamp
     cdef double timers[N_TIMERS]
@@ -464,6 +465,7 @@ cdef class _Engine:
         self.vF_n = -1
         self.pool = NULL
         self.ccol = NULL
+        self.cref = NULL
         self.cid = NULL
         self.clen = NULL
         self.ccap = NULL
@@ -501,7 +503,8 @@ cdef class _Engine:
                 free(self.cols[j])
         if self.ccol != NULL:
             for j in range(self.ncache):
-                free(self.ccol[j])
+                if self._cache_release(j):
+                    free(self.ccol[j])
         if self.pool != NULL:
             for j in range(self.npool):
                 free(self.pool[j])
@@ -512,6 +515,7 @@ cdef class _Engine:
         free(self.clen)
         free(self.ccap)
         free(self.cclean)
+        free(self.cref)
         free(self.cstamp)
         free(self.kr)
         free(self.y8)
@@ -687,12 +691,18 @@ cdef class _Engine:
         for j in range(self.nblk):
             o._dep_add(self.blist[j])
         for j in range(self.ncache):
-            L = self.clen[j]
-            buf = <double*> malloc(max(L, 1) * sizeof(double))
-            if buf == NULL:
-                _nomem()
-            memcpy(buf, self.ccol[j], L * sizeof(double))
-            o._cache_insert(self.cid[j], buf, L, L)
+            # the cached columns are shared, not copied (a copy before every chunk cost
+            # more than a third of a9a's chunks): an engine that takes a shared column out
+            # of its cache takes a copy (``_column``), one that drops it drops its share
+            if self.cref[j] == NULL:
+                self.cref[j] = <int*> malloc(sizeof(int))
+                if self.cref[j] == NULL:
+                    _nomem()
+                self.cref[j][0] = 1
+            o._cache_insert(self.cid[j], self.ccol[j], self.clen[j], self.ccap[j],
+                            self.cclean[j])
+            o.cref[j] = self.cref[j]
+            self.cref[j][0] += 1
             o.cstamp[j] = self.cstamp[j]
         o.stamp = self.stamp
         return o
@@ -714,12 +724,26 @@ cdef class _Engine:
         self.nonpm = 0
 
     # ------------------------------------------------------------------ cache
+    cdef bint _cache_release(self, Py_ssize_t sl) noexcept:
+        """Give up this engine's share of slot sl's buffer: True if it was the only
+        holder (the buffer is then this engine's to free or reuse)."""
+        cdef int* rc = self.cref[sl]
+        self.cref[sl] = NULL
+        if rc == NULL:
+            return True
+        if rc[0] > 1:
+            rc[0] -= 1
+            return False
+        free(rc)
+        return True
+
     cdef void _cache_drop(self, Py_ssize_t i) noexcept:
         """Forget the cached column of i (if any); the last slot fills the hole."""
         cdef Py_ssize_t sl = self.cslot[i] if i < self.cap else -1, last
         if sl < 0:
             return
-        self._pool_put(self.ccol[sl], self.ccap[sl])
+        if self._cache_release(sl):
+            self._pool_put(self.ccol[sl], self.ccap[sl])
         self._cache_unlink(sl)
 
     cdef void _cache_unlink(self, Py_ssize_t sl) noexcept:
@@ -731,6 +755,7 @@ cdef class _Engine:
             self.clen[sl] = self.clen[last]
             self.ccap[sl] = self.ccap[last]
             self.cclean[sl] = self.cclean[last]
+            self.cref[sl] = self.cref[last]
             self.cstamp[sl] = self.cstamp[last]
             self.cslot[self.cid[sl]] = sl
         self.ncache = last
@@ -745,6 +770,7 @@ cdef class _Engine:
             _resize(<void**> &self.clen, self.capc, sizeof(Py_ssize_t))
             _resize(<void**> &self.ccap, self.capc, sizeof(Py_ssize_t))
             _resize(<void**> &self.cclean, self.capc, sizeof(signed char))
+            _resize(<void**> &self.cref, self.capc, sizeof(int*))
             _resize(<void**> &self.cstamp, self.capc, sizeof(long long))
         sl = self.ncache
         self.ccol[sl] = col
@@ -752,6 +778,7 @@ cdef class _Engine:
         self.clen[sl] = L
         self.ccap[sl] = capacity
         self.cclean[sl] = clean
+        self.cref[sl] = NULL
         self.stamp += 1
         self.cstamp[sl] = self.stamp
         self.cslot[i] = sl
@@ -793,9 +820,13 @@ cdef class _Engine:
             col = self.ccol[sl]
             L = self.clen[sl]
             clean = self.cclean[sl] and L == n   # every entry known: nothing to evaluate
-            if self.ccap[sl] < self.cap:
+            if self.cref[sl] != NULL and self.cref[sl][0] > 1:
+                col = self._pool_get()       # shared with a copy: this engine's own copy
+                memcpy(col, self.ccol[sl], L * sizeof(double))
+            elif self.ccap[sl] < self.cap:
                 _resize(<void**> &col, self.cap, sizeof(double))
                 self.ccol[sl] = col
+            self._cache_release(sl)
             self._cache_unlink(sl)
         else:
             col = self._pool_get()

@@ -94,6 +94,37 @@ def test_selective_sampling_twins_agree(selection):
     assert_states_equal(out[0], out[1], rtol=1e-9, atol=1e-11)
 
 
+@pytest.mark.parametrize("cache_size", [200.0, 0.004])
+def test_copies_share_cached_columns_and_go_their_own_ways(cache_size):
+    """The twin's copies (the estimator's backup before a chunk, a dObj look-ahead) share
+    the cached columns instead of copying them: the original and two copies each learn
+    and unlearn on their own -- the cache taken over, evicted (a cache of four columns),
+    freed with the original -- and each stays equal to the reference on the same
+    sequence, evaluation counts included."""
+    import gc
+    X, y = two_blobs(n=120, d=3, seed=5)
+    kw = dict(C=1.0, cache_size=cache_size, **state_kwargs(KERNELS["rbf"]))
+    ref = P.POKERState(3, **kw)
+    st = T.POKERState(3, **kw)
+    for s in (ref, st):
+        s.add_chunk(X[:50], y[:50], joint=True)
+        s.add_chunk(X[50:70], y[50:70], joint=True)
+    assert len(st.cache) > 0
+    copies = [st._trial_copy(), st._trial_copy()]
+    refs = [ref._trial_copy() for _ in copies]
+    st.add_chunk(X[70:120], y[70:120], joint=True)
+    st.unlearn(np.arange(0, 70, 3))
+    del st
+    gc.collect()
+    for k, (c, r) in enumerate(zip(copies, refs)):
+        for s in (c, r):
+            s.add_chunk(X[70:95 + 10 * k], y[70:95 + 10 * k], joint=k == 0)
+            s.unlearn(np.arange(1, 60, 4 + k))
+            s.add_chunk(X[95 + 10 * k:], y[95 + 10 * k:])
+        assert_states_equal(r.get_state(), c.get_state(), rtol=1e-9, atol=1e-11,
+                            where=f"copy {k}")
+
+
 def test_profile_names_the_sections_of_the_compiled_loop():
     X, y = two_blobs(n=120, seed=14)
     st = T.POKERState(2, C=1.0, **state_kwargs(KERNELS["rbf"]))
