@@ -6,9 +6,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Integer, NonNegative, Options, Positive, check_unlearn_ids
-from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
+from ..base import BaseKernelClassifier, SupportVectorsMixin, load_backend, locked
+from ..core.stream import run_states
 from . import poker as _reference_module
-from .poker import SELECTIONS, JointIncrementError
+from .poker import SELECTIONS, CyclingError, PathError
 
 __all__ = ["POKER"]
 
@@ -79,9 +80,22 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Breakpoints passed (the paper's iteration count), summed over the problems.
     n_kernel_evals_ : int
         Kernel evaluations spent learning (not predicting).
+    fit_paths_ : list of str
+        How ``fit`` solved each binary problem: ``"selfinit"``, ``"selective"``
+        (``selection``), or ``"incremental"`` where SelfInit's path cycled or ended off
+        the optimum on degenerate data (copies, rows of zeros, a low-rank kernel) and
+        the problem was learned by IncrementalSVM's path instead (the same model).
 
     Notes
     -----
+    Degenerate data can make a path cycle or end off the optimum (the paths check
+    their end, :class:`refsvm.poker.poker.PathError`): ``fit`` then learns that
+    problem by IncrementalSVM's path (Cauwenberghs & Poggio, one example at a time,
+    whose degenerate-case handling learns those streams), and ``partial_fit`` learns
+    the chunk again by AltPOKER and then by IncrementalSVM's path, from the model
+    before the call.  Both families keep the same partition, margin columns and
+    bordered inverse, so the end comes back into POKER's state without a new
+    factorisation and is checked like the end of a chunk.
     More than two classes go one-vs-rest (one exact binary SVM per class).
     Fig. 1 starts from an optimal solution: the first chunk into an empty model is
     solved by SelfInit (the paper's batch method), every later one by the
@@ -154,12 +168,22 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             coef0=coef0, cache_size=float(self.cache_size))
 
     def _fit_states(self, X, Ys):
-        """SelfInit POKER, or AltPOKER with selective sampling over (X, y)."""
+        """SelfInit POKER, or AltPOKER with selective sampling over (X, y).  A problem
+        on which SelfInit cycles or ends off the optimum (degenerate data) is learned by
+        IncrementalSVM's path instead (:meth:`_by_incremental_svm`): the same model."""
         self.n_epochs_ = 1
-        for state, y in zip(self._states, Ys):
+        self.fit_paths_ = []
+        for k, (state, y) in enumerate(zip(self._states, Ys)):
             if self.selection == "none":
-                state.self_init(X, y)
+                try:
+                    state.self_init(X, y)
+                    self.fit_paths_.append("selfinit")
+                except (CyclingError, PathError):
+                    spent = state.n_kernel_evals
+                    self._states[k] = self._by_incremental_svm(None, X, y, spent)
+                    self.fit_paths_.append("incremental")
             else:
+                self.fit_paths_.append("selective")
                 state.learn_selective(X, y, selection=self.selection,
                                       chunk_size=int(self.chunk_size),
                                       n_candidates=int(self.n_candidates),
@@ -173,12 +197,52 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
     def _backup_states(self):
         return [state._backup() for state in self._states]
 
-    #: set while a chunk the joint increment could not learn is learned again by AltPOKER
-    _fallback = False
+    #: how the current ``partial_fit`` chunk is learned: None (``increment``), or after a
+    #: failure "altpoker" and then "incremental" (:meth:`partial_fit`)
+    _fallback = None
 
     def _learn(self, X, Ys, check):
-        for state, yy in zip(self._states, Ys):
-            state.add_chunk(X, yy, joint=self.increment == "joint" and not self._fallback)
+        for k, (state, yy) in enumerate(zip(self._states, Ys)):
+            if self._fallback == "incremental":
+                self._states[k] = self._by_incremental_svm(state, X, yy, 0)
+            else:
+                state.add_chunk(X, yy, joint=self.increment == "joint" and self._fallback is None)
+
+    def _by_incremental_svm(self, state, X, y, spent):
+        """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
+        then (X, y), learned one example at a time by IncrementalSVM's path (Cauwenberghs
+        & Poggio, ``refsvm.idsvm``, the same backend), whose degenerate-case handling
+        learns the streams on which POKER's paths cycle.  Both families keep the same
+        partition, margin columns and bordered inverse (see
+        :func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`, used here to start
+        from ``state``), so the end converts back without a new factorisation and is
+        checked as the end of a chunk.  ``spent``: kernel evaluations of a failed path,
+        added to the count."""
+        from ..idsvm import incremental_svm as idsvm_reference
+
+        inc_module = load_backend(self.backend, idsvm_reference, "refsvm.idsvm._incremental_svm")
+        template = state if state is not None else self._make_state(X.shape[1], self._sparse_, X)
+        params = template.init_params()
+        inc = inc_module.IncrementalSVMState(
+            params["n_features"], params["sparse"], C=params["C"], kernel=params["kernel"],
+            gamma=params["gamma"], degree=params["degree"], coef0=params["coef0"],
+            cache_size=params["cache_size"])
+        n_chunks = 0
+        if state is not None and state.get_state()["n_seen"]:
+            start = idsvm_reference.state_arrays_from_optimum(
+                state.save_state(), params["C"], params["n_features"], params["sparse"])
+            if start is None:
+                raise PathError("the chunk cycled or ended off the optimum on both POKER "
+                                "paths, and the model cannot be carried over to "
+                                "IncrementalSVM's path (examples unlearned, or not exact "
+                                "to its tolerance)")
+            inc.load_state(start)
+            n_chunks = state.n_chunks
+        run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
+        out = self._make_state(X.shape[1], self._sparse_, X)
+        out.load_state(_poker_arrays_from_incremental(inc.save_state(), n_chunks + 1, spent))
+        out._check_end("IncrementalSVM's path")
+        return out
 
     def partial_fit(self, X, y, classes=None):
         """Add ``(X, y)`` as one chunk (the joint increment, or AltPOKER's Fig. 1 with
@@ -202,16 +266,24 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         (:class:`refsvm.core.stream.Interrupted` with ``n_learned == 0``), the model is
         exactly what it was before the call.  A chunk the joint increment cannot learn
         exactly (:class:`refsvm.poker.poker.JointIncrementError`: degenerate data, see
-        the docs) is learned again by AltPOKER from the model before the call.
+        the docs) is learned again by AltPOKER from the model before the call, and if
+        AltPOKER's paths cycle or end off the optimum too, by IncrementalSVM's path.
         """
+        ladder = (["altpoker"] if self.increment == "joint" else []) + ["incremental"]
         try:
-            return super().partial_fit(X, y, classes=classes)
-        except JointIncrementError:
-            self._fallback = True
             try:
                 return super().partial_fit(X, y, classes=classes)
-            finally:
-                del self._fallback
+            except (CyclingError, PathError) as exc:   # JointIncrementError is a PathError
+                error = exc
+            for rung in ladder:
+                self._fallback = rung
+                try:
+                    return super().partial_fit(X, y, classes=classes)
+                except (CyclingError, PathError) as exc:
+                    error = exc
+            raise error
+        finally:
+            self.__dict__.pop("_fallback", None)
 
     # ------------------------------------------------------------------ decrement
     @locked
@@ -259,3 +331,37 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         ys = [np.asarray(s.get_state()["y"])[ids] for s in self._states]
         label = (ys[0] > 0).astype(int) if len(ys) == 1 else np.argmax(np.vstack(ys), axis=0)
         return np.bincount(label, minlength=len(self.classes_)).astype(np.int32)
+
+
+def _poker_arrays_from_incremental(data, n_chunks, spent=0):
+    """POKER's persistence format (``POKERState.save_state``) from IncrementalSVM's
+    (``refsvm.idsvm.incremental_svm.state_arrays``): the reverse of
+    ``state_arrays_from_optimum``.  The partition codes, g = y f - 1, the margin set in
+    joining order with its kernel columns and the inverse of [[0, y_S'], [y_S, Q_SS]] are
+    the same in both; only the bias's sign differs (here f = w'phi - b).  The column cache
+    is not carried over."""
+    n = int(data["n_seen"])
+    S = np.asarray(data["S"], dtype=np.intp).reshape(-1)
+    status = np.asarray(data["status"], dtype=np.int8)
+    if np.any((status < -1) | (status > 2)):       # an example left mid-operation
+        raise PathError("IncrementalSVM's state is not at the end of an operation")
+    out = {"n": n, "y": np.asarray(data["y"], dtype=np.float64),
+           "alpha": np.asarray(data["alpha"], dtype=np.float64),
+           "g": np.asarray(data["g"], dtype=np.float64),
+           "kdiag": np.asarray(data["kdiag"], dtype=np.float64),
+           "status": status, "b": -float(data["b"]), "S": S,
+           "KS": np.asarray(data["KS"], dtype=np.float64).reshape(n, S.size),
+           "R": (np.asarray(data["Rinv"], dtype=np.float64) if S.size else np.zeros((0, 0))),
+           "kmax": float(data["kscale"]), "n_iterations": int(data["n_iterations"]),
+           "n_exchanges": int(data["n_exchanges"]), "n_refresh": 0, "n_chunks": int(n_chunks),
+           "n_kernel_evals": int(data["n_kernel_evals"]) + int(spent),
+           "n_s_changes": int(data["n_s_changes"]), "fresh": False,
+           "cache_ids": np.zeros(0, dtype=np.intp), "cache_len": np.zeros(0, dtype=np.intp),
+           "cache_cols": np.zeros(0)}
+    if "rows" in data:
+        out["X"] = np.asarray(data["rows"], dtype=np.float64)
+    else:
+        out.update(X_data=np.asarray(data["rows_data"], dtype=np.float64),
+                   X_indices=np.asarray(data["rows_indices"], dtype=np.int32),
+                   X_indptr=np.asarray(data["rows_indptr"], dtype=np.int64))
+    return out
