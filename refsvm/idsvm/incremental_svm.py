@@ -394,7 +394,8 @@ def state_arrays_from_optimum(data, C, n_features, sparse):
     polish and cap their tolerances in round-off units)."""
     n = int(data["n"])
     status = np.array(data["status"], dtype=np.int8)
-    if n == 0 or np.any((status != REST) & (status != MARGIN) & (status != ERROR)):
+    if n == 0 or np.any((status != REST) & (status != MARGIN) & (status != ERROR)
+                        & (status != GONE)):
         return None
     y = np.array(data["y"], dtype=np.float64)
     alpha = np.array(data["alpha"], dtype=np.float64)

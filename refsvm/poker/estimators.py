@@ -208,11 +208,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             else:
                 state.add_chunk(X, yy, joint=self.increment == "joint" and self._fallback is None)
 
-    def _by_incremental_svm(self, state, X, y, spent):
+    def _by_incremental_svm(self, state, X, y, spent, unlearn=None):
         """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
         then (X, y), learned one example at a time by IncrementalSVM's path (Cauwenberghs
         & Poggio, ``refsvm.idsvm``, the same backend), whose degenerate-case handling
-        learns the streams on which POKER's paths cycle.  Both families keep the same
+        learns the streams on which POKER's paths cycle; or (``unlearn``: ids, X None)
+        ``state``'s SVM less those examples, unlearned by that path.  Both families keep the same
         partition, margin columns and bordered inverse (see
         :func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`, used here to start
         from ``state``), so the end converts back without a new factorisation and is
@@ -238,8 +239,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                                 "to its tolerance)")
             inc.load_state(start)
             n_chunks = state.n_chunks
-        run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
-        out = self._make_state(X.shape[1], self._sparse_, X)
+        if unlearn is not None:
+            inc.unlearn([int(i) for i in unlearn])
+            n_chunks -= 1                        # (counted again below: an unlearning)
+        else:
+            run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
+        out = type(template)(**params)
         out.load_state(_poker_arrays_from_incremental(inc.save_state(), n_chunks + 1, spent))
         out._check_end("IncrementalSVM's path")
         return out
@@ -304,9 +309,20 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         """
         check_is_fitted(self, "classes_")
         ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
-                                self._states[0].active_ids())
-        for state in self._states:
-            state.unlearn(ids.astype(np.intp))
+                                self._states[0].active_ids()).astype(np.intp)
+        backup = self._backup_states()
+        try:
+            for k, state in enumerate(self._states):
+                try:
+                    state.unlearn(ids)
+                except (CyclingError, PathError):
+                    # degenerate data: the same decrement by IncrementalSVM's path, from
+                    # the model before the call
+                    self._states[k] = self._by_incremental_svm(backup[k], None, None, 0,
+                                                               unlearn=ids)
+        except BaseException:
+            self._states = backup                # atomic: the model before the call
+            raise
         return self
 
     # ------------------------------------------------------------------ read-outs

@@ -238,6 +238,14 @@ class JointIncrementError(PathError):
 #: |y'alpha| allowed at the end of a path, per unit of c and per example (the round-off of
 #: the paths is about 1e-15 c per example; the failures it catches, 0.09 c and more)
 END_BALANCE_TOL = 1e-9
+#: the end of a path checks the inverse the next path starts from when max|R| max(1, k_max)
+#: exceeds END_COND (a singular I_s reached by round-off: 4 vectors of R^3 and a row of
+#: zeros under the linear kernel gave max|R| = 1.8e12 and ||M R - I|| = 3.8, and the next
+#: chunk's path ended off the optimum, its end check blind to it): ||M R - I||_max above
+#: END_RESIDUAL_TOL (far above the 1e-6 an inverse at the condition END_COND may carry)
+#: then forms R afresh, and if that does not mend it the path raises
+END_COND = 1e10
+END_RESIDUAL_TOL = 1e-3
 # the joint increment scores this many new examples at a time (``_learn_joint``): the
 # kernel values of a block with the support vectors are kept until the violated ones'
 # columns are formed, so the block bounds that memory (256 x #SV doubles)
@@ -1107,6 +1115,19 @@ class POKERState(StreamLearner):
             raise error(
                 f"{what} ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
                 f"{int(np.sum(bad & act))} examples on the wrong side of their margin")
+        if self.S and not bordered_max_abs(self.R) * max(1.0, self.kmax) <= END_COND:
+            # the inverse the next path starts from, checked where it is ill-conditioned
+            # (O(|I_s|^3), rare): mended by a fresh R, or the active set is singular
+            res = self._inverse_residual()
+            if not res <= END_RESIDUAL_TOL:
+                if not self._refresh() or not self._inverse_residual() <= END_RESIDUAL_TOL:
+                    raise error(f"{what} ended with a singular active set (||M R - I|| = "
+                                f"{res:.3g} with max|R| = {bordered_max_abs(self.R):.3g})")
+
+    def _inverse_residual(self):
+        """max |M R - I| (M = [[0, y_s'], [y_s, Q_ss]]; O(|I_s|^3))."""
+        M = bordered_matrix(self.y, self.KS, self.S)
+        return float(np.max(np.abs(M @ self.R - np.eye(M.shape[0]))))
 
     def self_init(self, X, y):
         """SelfInit POKER (Sec. 5): the trivial partition (alpha in {0, c} by class, b at

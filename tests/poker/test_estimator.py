@@ -269,3 +269,35 @@ def test_degenerate_fuzz_streams_are_all_learned(backend):
             assert max(r["kkt"], r["balance"], r["g_drift"]) <= 1e-7 * max(1.0, C), (seed, r)
             assert_linear_dual_is_libsvm(X, y, C, model.support_, model.dual_coef_[0],
                                          rtol=1e-7)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unlearn_cycling_is_done_by_incremental_svm_and_atomic(backend):
+    """Fuzzed streams (rows of zeros, linear kernel) on which POKER's decrement cycles:
+    ``unlearn`` removes the ids by IncrementalSVM's path from the model before the call
+    (LIBSVM's dual of the rest, KKT); a call that fails leaves the model as it was."""
+    for seed in (86, 130, 171, 390):
+        X, y, C = zero_rows_stream(seed)
+        est = POKER(C=C, kernel="linear", backend=backend)
+        est.partial_fit(X[:10], y[:10], classes=[-1.0, 1.0])
+        calls = []
+        by_inc = est._by_incremental_svm
+        est._by_incremental_svm = lambda *a, **k: (calls.append(k), by_inc(*a, **k))[1]
+        est.unlearn([1, 4, 7])
+        assert len(calls) == 1 and list(calls[0]["unlearn"]) == [1, 4, 7], (seed, calls)
+        del est._by_incremental_svm
+        keep = np.setdiff1d(np.arange(10), [1, 4, 7])
+        r = est._states[0].check()
+        assert max(r["kkt"], r["balance"], r["g_drift"]) <= 1e-8 * max(1.0, C), (seed, r)
+        assert_linear_dual_is_libsvm(X[keep], y[keep], C, np.searchsorted(keep, est.support_),
+                                     est.dual_coef_[0])
+        est.partial_fit(X[10:], y[10:])              # and on by POKER's own paths
+    X, y, C = zero_rows_stream(86)
+    est = POKER(C=C, kernel="linear", backend=backend).fit(X[:10], y[:10])
+    before = est._states[0].get_state()
+    est._by_incremental_svm = lambda *a, **k: 1 / 0
+    with pytest.raises(ZeroDivisionError):
+        est.unlearn([1, 4, 7])
+    after = est._states[0].get_state()
+    for key in before:
+        np.testing.assert_array_equal(np.asarray(after[key]), np.asarray(before[key]), key)
