@@ -213,8 +213,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         then (X, y), learned one example at a time by IncrementalSVM's path (Cauwenberghs
         & Poggio, ``refsvm.idsvm``, the same backend), whose degenerate-case handling
         learns the streams on which POKER's paths cycle; or (``unlearn``: ids, X None)
-        ``state``'s SVM less those examples, unlearned by that path.  Both families keep the same
-        partition, margin columns and bordered inverse (see
+        ``state``'s SVM less those examples, unlearned by that path.  Both families keep
+        the same partition, margin columns and bordered inverse (see
         :func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`, used here to start
         from ``state``), so the end converts back without a new factorisation and is
         checked as the end of a chunk.  ``spent``: kernel evaluations of a failed path,
@@ -228,24 +228,23 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             params["n_features"], params["sparse"], C=params["C"], kernel=params["kernel"],
             gamma=params["gamma"], degree=params["degree"], coef0=params["coef0"],
             cache_size=params["cache_size"])
-        n_chunks = 0
+        n_chunks = 0 if state is None else state.n_chunks
         if state is not None and state.get_state()["n_seen"]:
             start = idsvm_reference.state_arrays_from_optimum(
                 state.save_state(), params["C"], params["n_features"], params["sparse"])
             if start is None:
-                raise PathError("the chunk cycled or ended off the optimum on both POKER "
-                                "paths, and the model cannot be carried over to "
-                                "IncrementalSVM's path (examples unlearned, or not exact "
-                                "to its tolerance)")
+                raise PathError("POKER's paths cycled or ended off the optimum here, and the "
+                                "model cannot be carried over to IncrementalSVM's path (it "
+                                "is not exact to that family's tolerance, or has margin "
+                                "vectors at their bounds)")
             inc.load_state(start)
-            n_chunks = state.n_chunks
         if unlearn is not None:
-            inc.unlearn([int(i) for i in unlearn])
-            n_chunks -= 1                        # (counted again below: an unlearning)
+            inc.unlearn([int(i) for i in unlearn])      # an unlearning is no chunk
         else:
             run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
+            n_chunks += 1
         out = type(template)(**params)
-        out.load_state(_poker_arrays_from_incremental(inc.save_state(), n_chunks + 1, spent))
+        out.load_state(_poker_arrays_from_incremental(inc.save_state(), n_chunks, spent))
         out._check_end("IncrementalSVM's path")
         return out
 
