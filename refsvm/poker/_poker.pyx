@@ -1717,8 +1717,8 @@ cdef class _Engine:
     def f_columns(self, state, F, sv_off, V):
         """The reference's ``_f_columns``: the columns of F (row-major n x |F|, 0 off
         the problem), the values with sv_off taken from the rows of V, each column then
-        handed to the cache (its buffer taken over).  Members without a cached column go
-        four at a time: the rows left to evaluate (in the problem, off I_s and sv_off)
+        handed to the cache (its buffer taken over).  Four consecutive members without a
+        cached column go together: the rows left to evaluate (in the problem, off I_s and sv_off)
         are the same for the four, and ``kernel_many4`` takes them in one pass -- a
         member's value with itself, evaluated there too, is put back to k(x_j, x_j) and
         not counted (the reference does not evaluate it)."""
@@ -1730,8 +1730,7 @@ cdef class _Engine:
         cdef double* gcol[4]
         cdef double* gout[4]
         cdef Py_ssize_t grp[4]
-        cdef Py_ssize_t gc[4]
-        cdef double v, t0
+        cdef double t0
         self.bind(state)
         n = self.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
@@ -1758,28 +1757,20 @@ cdef class _Engine:
         vals = np.empty((4, max(nr, 1)))
         cdef double[:, ::1] vv = vals
         c = 0
-        while c < nF:
-            ng = 0
-            while c < nF and ng < 4:
-                if self.cslot[Fv[c]] >= 0:   # a cached part: the column on its own
-                    col = self._column(Fv[c], &pid[0] if pm else NULL,
-                                       &Vv[c, 0] if pm else NULL, pm)
-                    self._f_column_out(K, c, Fv[c], col)
-                else:
-                    grp[ng] = Fv[c]
-                    gc[ng] = c
-                    ng += 1
-                c += 1
+        while c < nF:                        # in F's order, as the reference
+            ng = 4 if c + 4 <= nF else 0
+            for a in range(ng):
+                if self.cslot[Fv[c + a]] >= 0:
+                    ng = 0                   # a cached part: member c on its own
             if ng == 0:
-                continue
-            if ng < 4:
-                for a in range(ng):
-                    col = self._column(grp[a], &pid[0] if pm else NULL,
-                                       &Vv[gc[a], 0] if pm else NULL, pm)
-                    self._f_column_out(K, gc[a], grp[a], col)
+                col = self._column(Fv[c], &pid[0] if pm else NULL,
+                                   &Vv[c, 0] if pm else NULL, pm)
+                self._f_column_out(K, c, Fv[c], col)
+                c += 1
                 continue
             t0 = _now()
             for a in range(4):
+                grp[a] = Fv[c + a]
                 gcol[a] = self._pool_get()
                 gout[a] = &vv[a, 0]
             kernel_many4(self.kern, self.store, grp, &rv[0], nr, gout)
@@ -1791,13 +1782,14 @@ cdef class _Engine:
                 for r in range(nr):
                     col[rv[r]] = vv[a, r]
                 for q in range(pm):
-                    col[pid[q]] = Vv[gc[a], q]
+                    col[pid[q]] = Vv[c + a, q]
                 for q in range(self.ns):
                     col[self.S[q]] = self.cols[q][grp[a]]
                 col[grp[a]] = self.kdiag[grp[a]]
             self.timers[T_COLUMN] += _now() - t0
             for a in range(4):
-                self._f_column_out(K, gc[a], grp[a], gcol[a])
+                self._f_column_out(K, c + a, grp[a], gcol[a])
+            c += 4
         return KF
 
     cdef int _f_column_out(self, double[:, ::1] K, Py_ssize_t c, Py_ssize_t j,

@@ -224,15 +224,17 @@ class CyclingError(RuntimeError):
 
 class PathError(RuntimeError):
     """A path (SelfInit, AltPOKER, the joint increment) ended with y'alpha = 0 or the sign
-    conditions of the kept g lost: a singular active set reached through round-off on
-    degenerate data (fuzzing found it on rows of zeros with the linear kernel).  The state
-    is not the optimum; the estimator restores the model of before the call."""
+    conditions of the kept g lost, or with an inverse of the active set that a fresh one
+    does not mend: a singular active set reached through round-off on degenerate data
+    (fuzzing found it on rows of zeros with the linear kernel).  The state is not the
+    optimum; the estimator learns the call again from its copy of the model, by another
+    path (``refsvm.poker.estimators``)."""
 
 
 class JointIncrementError(PathError):
     """:class:`PathError` of the joint increment, or its path did not end (cycling on
     degenerate data).  The estimator learns the chunk again by AltPOKER from its copy of
-    the model."""
+    the model (and if that fails too, by IncrementalSVM's path)."""
 
 
 #: |y'alpha| allowed at the end of a path, per unit of c and per example (the round-off of
@@ -1048,16 +1050,15 @@ class POKERState(StreamLearner):
         # the scores, JOINT_BLOCK new examples at a time: the kernel values with the
         # support vectors off I_s kept for the violated ones (``_f_columns``), the
         # memory of the block bounded
-        f = np.empty(ids.size)
+        yj = self.y[ids]
+        s = np.empty(ids.size)                            # g_j at alpha_j = 0
         parts = []
         for start in range(0, ids.size, JOINT_BLOCK):
-            block = ids[start:start + JOINT_BLOCK]
-            fb, sv_off, V = self._f_of(block.tolist(), values=True)
-            f[start:start + block.size] = fb
-            parts.append(V[self.y[block] * (fb - self.b) - 1.0 < 0.0])
+            stop = min(start + JOINT_BLOCK, ids.size)
+            f, sv_off, V = self._f_of(ids[start:stop].tolist(), values=True)
+            s[start:stop] = yj[start:stop] * (f - self.b) - 1.0
+            parts.append(V[s[start:stop] < 0.0])
         V = np.concatenate(parts) if len(parts) > 1 else parts[0]
-        yj = self.y[ids]
-        s = yj * (f - self.b) - 1.0                       # g_j at alpha_j = 0
         self.g[ids] = s
         self.p[ids] = -1.0 - self.b * yj
         self.d[ids] = 0.0
@@ -1126,8 +1127,7 @@ class POKERState(StreamLearner):
 
     def _inverse_residual(self):
         """max |M R - I| (M = [[0, y_s'], [y_s, Q_ss]]; O(|I_s|^3))."""
-        M = bordered_matrix(self.y, self.KS, self.S)
-        return float(np.max(np.abs(M @ self.R - np.eye(M.shape[0]))))
+        return float(np.max(np.abs(self._bordered() @ self.R - np.eye(len(self.S) + 1))))
 
     def self_init(self, X, y):
         """SelfInit POKER (Sec. 5): the trivial partition (alpha in {0, c} by class, b at
@@ -1449,8 +1449,5 @@ class POKERState(StreamLearner):
         kkt = float(np.max(viol[free])) if free.any() else 0.0
         drift = float(np.max(np.abs(g - self.g[act])[free])) if free.any() else 0.0
         balance = 0.0 if self.phase in (FIXED, BIAS) else abs(math.fsum(self.y[act] * a))
-        if self.S:
-            resid = float(np.max(np.abs(self._bordered() @ self.R - np.eye(len(self.S) + 1))))
-        else:
-            resid = 0.0
+        resid = self._inverse_residual() if self.S else 0.0
         return {"g_drift": drift, "kkt": kkt, "balance": balance, "inverse_residual": resid}
