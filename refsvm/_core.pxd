@@ -477,8 +477,12 @@ cdef extern from *:
     /* out[i] = sum_j cols[j][i] v[j] for i < n, every sum from 0 and left to right over j,
        eight columns per pass, then four, then one (the reference's
        refsvm.core.bordered.matvec order; eight halve the loads and stores of out against
-       four: IncrementalSVM 5-10 % faster), in blocks of REFSVM_SWEEP_BLOCK rows (the
-       block of out stays in L1 across the passes).
+       four: IncrementalSVM 5-10 % faster), in blocks of rows: REFSVM_SWEEP_BLOCK (the
+       block of out stays in L1 across the passes) where the columns (8 n k bytes) fit in
+       REFSVM_SWEEP_STREAM = 4 MB (twice L2), else REFSVM_SWEEP_LONG (the columns come
+       from L3 or memory: long runs of a column are what the prefetcher streams, and out's
+       block stays in L2; IncrementalSVM on usps at C = 10, 4,000 rows, 8,285 steps,
+       |S| up to 1,166: 7.9 s instead of 10.2 s, a9a -10 %, dna -13 %).
        ``back`` walks the blocks from the last: a caller that alternates the direction
        from one sweep to the next reads first the parts of the columns it read last, which
        are the likeliest still in the cache (the columns of a sweep often exceed L2 by a
@@ -488,11 +492,18 @@ cdef extern from *:
        run time): every product and sum rounded alike.  The O(n |S|) sweeps of the
        path-following twins (IDSVM's rates, POKER's sensitivities). */
     #define REFSVM_SWEEP_BLOCK 256
+    #define REFSVM_SWEEP_STREAM ((Py_ssize_t) 4 << 20)
+    #define REFSVM_SWEEP_LONG 65536
+    static inline Py_ssize_t refsvm_sweep_block(Py_ssize_t n, Py_ssize_t k) {
+        return (Py_ssize_t) sizeof(double) * n * k > REFSVM_SWEEP_STREAM ? REFSVM_SWEEP_LONG
+                                                                         : REFSVM_SWEEP_BLOCK;
+    }
     #define REFSVM_COLS_MATVEC_BODY                                                        \
-        Py_ssize_t i, j, bb, lo, hi, nb = (n + REFSVM_SWEEP_BLOCK - 1) / REFSVM_SWEEP_BLOCK;\
+        Py_ssize_t i, j, bb, lo, hi, BLK = refsvm_sweep_block(n, k),                      \
+                   nb = (n + BLK - 1) / BLK;                                               \
         for (bb = 0; bb < nb; bb++) {                                                      \
-            lo = (back ? nb - 1 - bb : bb) * REFSVM_SWEEP_BLOCK;                           \
-            hi = lo + REFSVM_SWEEP_BLOCK < n ? lo + REFSVM_SWEEP_BLOCK : n;                \
+            lo = (back ? nb - 1 - bb : bb) * BLK;                                          \
+            hi = lo + BLK < n ? lo + BLK : n;                                              \
             for (i = lo; i < hi; i++) out[i] = 0.0;                                        \
             j = 0;                                                                         \
             while (j + 8 <= k) {                                                           \

@@ -213,6 +213,21 @@ def test_sweep_either_way_gives_the_reference_bits(n, k):
         np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
 
 
+@pytest.mark.parametrize("n, k", [(2000, 263), (70000, 9)])
+def test_long_sweep_gives_the_reference_bits(n, k):
+    """Columns beyond 4 MB are swept in long row blocks (65,536 rows: the prefetcher's
+    streams) instead of 256: the same sums, bit for bit, either way, also with more rows
+    than one long block."""
+    assert 8 * n * k > 4 << 20
+    rng = np.random.RandomState(k)
+    KS = rng.randn(n, k) * 10.0 ** rng.randint(-6, 7, size=(n, k))
+    v = rng.randn(k) * 10.0 ** rng.randint(-6, 7, size=k)
+    want = ref.matvec(KS, v)
+    for back in (False, True):
+        got = _core.cols_matvec_array(KS, v, back)
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 9, 13, 64, 301])
 def test_rows_matvec_and_symmetric_beta_agree_with_the_reference(n):
     """IDSVM's twin reads the contiguous rows of a matrix as the columns of its transpose
