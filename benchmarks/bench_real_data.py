@@ -203,37 +203,70 @@ def run_one(X, y, Xt, yt, C, repeat=3, idsvm=True, ramp_params=None, pa_params=N
     return row
 
 
-def idsvm_memory_floor(X, y, C):
+#: array sizes (bytes) at which idsvm_memory_floor measures the bandwidths
+BANDWIDTH_SIZES = [2 ** k for k in range(18, 28)]      # 256 KB .. 128 MB
+
+
+def measured_bandwidths(repeat=10):
+    """{"read": [...], "update": [...]}: bytes per second of the best of ``repeat`` passes
+    over a float64 array of each size of ``BANDWIDTH_SIZES``; "read": reading it once (a
+    dot product of the array with itself, BLAS), "update": reading and writing it in
+    place.  Made non-increasing in the size (the larger of a size's figure and every
+    larger size's), so that a figure read off for any array no smaller than its size is
+    at least what that array gets: a floor built on them stays a floor."""
+    out = {"read": [], "update": []}
+    for size in BANDWIDTH_SIZES:
+        a = np.ones(size // 8)
+        for kind, fn, moved in (("read", lambda: a @ a, size),
+                                ("update", lambda: np.multiply(a, 1.0, out=a), 2 * size)):
+            best = np.inf
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                fn()
+                best = min(best, time.perf_counter() - t0)
+            out[kind].append(moved / best)
+    for kind in out:
+        out[kind] = list(np.maximum.accumulate(out[kind][::-1])[::-1])
+    return out
+
+
+def _bandwidth_at(table, nbytes):
+    """The figure of the largest measured size <= nbytes (the smallest size's below it)."""
+    i = int(np.searchsorted(BANDWIDTH_SIZES, nbytes, side="right")) - 1
+    return table[max(i, 0)]
+
+
+def idsvm_memory_floor(X, y, C, bandwidths=None):
     """A lower bound on IncrementalSVM's time, exact after every example, from memory
     traffic alone: every adiabatic step reads and writes the bordered inverse R once
     ((|S| + 1)^2 doubles, the least a rank-one update of it touches) and reads the kernel
-    columns of S once (n |S| doubles: the rates of every example, Eq. 7), at the bandwidth
-    of an in-place pass over an array of R's final size (best of 20; in cache where R
-    fits, so the bound is generous).  The compiled state is stepped one example at a time
-    to count the steps and |S| around each example (|S| during an example taken as the
-    mean of before and after)."""
+    columns of S once (t |S| doubles for the t examples so far: the rates of every example,
+    Eq. 7).  Each step's bytes go at the bandwidth measured for an array of that step's
+    size (``measured_bandwidths``: in cache while it fits, from memory once it does not),
+    and no faster.  The compiled state is stepped one example at a time to count the
+    steps and |S| around each example (|S| during an example taken as the mean of before
+    and after)."""
     from refsvm.idsvm import _incremental_svm as twin
 
+    bw = bandwidths or measured_bandwidths()
     st = twin.IncrementalSVMState(X.shape[1], False, C=C, kernel="rbf", gamma=1.0 / X.shape[1])
     yy = np.where(y > 0, 1.0, -1.0)
-    r_bytes = rate_bytes = 0.0
+    r_bytes = rate_bytes = r_time = rate_time = 0.0
     for i in range(X.shape[0]):
         ns0, it0 = len(st._s_order()), st.n_iterations
         st.step(X[i], yy[i])
         steps = st.n_iterations - it0
+        if not steps:
+            continue
         m = 0.5 * (ns0 + len(st._s_order()))
-        r_bytes += steps * 16.0 * (m + 1) ** 2
-        rate_bytes += steps * 8.0 * (i + 1) * m
-    a = np.ones(max(8 * (len(st._s_order()) + 1) ** 2, 2 ** 21) // 8)
-    best = np.inf
-    for _ in range(20):
-        t0 = time.perf_counter()
-        np.multiply(a, 1.0, out=a)
-        best = min(best, time.perf_counter() - t0)
-    bandwidth = 2.0 * a.nbytes / best
+        r_size, c_size = 8.0 * (m + 1) ** 2, 8.0 * (i + 1) * m
+        r_bytes += steps * 2.0 * r_size
+        rate_bytes += steps * c_size
+        r_time += steps * 2.0 * r_size / _bandwidth_at(bw["update"], r_size)
+        rate_time += steps * c_size / _bandwidth_at(bw["read"], c_size)
     return dict(steps=int(st.n_iterations), margin=len(st._s_order()), r_gb=r_bytes / 1e9,
-                rate_gb=rate_bytes / 1e9, bandwidth=bandwidth / 1e9,
-                floor=(r_bytes + rate_bytes) / bandwidth)
+                rate_gb=rate_bytes / 1e9, r_s=r_time, rate_s=rate_time,
+                floor=r_time + rate_time)
 
 
 def print_table(rows, out=sys.stdout):
@@ -286,7 +319,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     quick = args.quick or os.environ.get(QUICK_ENV, "") not in ("", "0")
     n_train, n_test = (600, 400) if quick else (4000, 2000)
-    rows = []
+    rows, bandwidths = [], None
     load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     for name in args.sets.split(","):
         data = load(name, n_train, n_test, data_home=args.data_home)
@@ -298,7 +331,9 @@ def main(argv=None):
                         ramp_params=parse_kv(args.ramp), pa_params=parse_kv(args.pa))
             r["name"] = name
             if args.idsvm_floor:
-                r.update({f"floor_{k}": v for k, v in idsvm_memory_floor(*data[:2], C).items()})
+                bandwidths = bandwidths or measured_bandwidths()
+                r.update({f"floor_{k}": v
+                          for k, v in idsvm_memory_floor(*data[:2], C, bandwidths).items()})
             rows.append(r)
             print(f"[done] {name} C={C:g}: " + ", ".join(
                 f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
@@ -308,16 +343,22 @@ def main(argv=None):
     print_table(rows)
     if args.idsvm_floor and rows:
         print("\nIncrementalSVM's memory floor (idsvm_memory_floor): one read and write of R "
-              "and one read of the columns of S per step")
-        print("| data | C | steps | final |S| | R GB | columns GB | GB/s | floor s "
+              "and one read of the columns of S per step, each at the bandwidth measured for "
+              "an array of its size")
+        print("| data | C | steps | final |S| | R GB | R floor s | columns GB | columns floor s "
               "| floor / LIBSVM | IDSVM / LIBSVM |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             ids = f"{r['idsvm_time'] / r['svc_time']:.1f}x" if "idsvm_time" in r else "-"
             print(f"| {r['name']} | {r['C']:g} | {r['floor_steps']} | {r['floor_margin']} "
-                  f"| {r['floor_r_gb']:.1f} | {r['floor_rate_gb']:.1f} "
-                  f"| {r['floor_bandwidth']:.0f} | {r['floor_floor']:.2f} "
+                  f"| {r['floor_r_gb']:.1f} | {r['floor_r_s']:.2f} | {r['floor_rate_gb']:.1f} "
+                  f"| {r['floor_rate_s']:.2f} "
                   f"| {r['floor_floor'] / r['svc_time']:.1f}x | {ids} |")
+        if bandwidths:
+            print("bandwidths, GB/s (read / update) at "
+                  + ", ".join(f"{size / 2 ** 20:g} MB {rd / 1e9:.0f}/{up / 1e9:.0f}"
+                              for size, rd, up in zip(BANDWIDTH_SIZES, bandwidths["read"],
+                                                      bandwidths["update"])))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
