@@ -300,24 +300,39 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                       const double[::1] kdiag, double[::1] F, double[::1] Fc,
                       double[::1] tmp) noexcept nogil:
     """F[r] += (c y_j) k(x_ids[r], x_j) over j at c (outer), r (inner), compensated in
-    Fc: the reference's order.  The kernel values of one j come from one ``kernel_many``
-    call into ``tmp`` (four stored rows at a time, each value ``k_rows``'s bit for bit);
-    k(x_j, x_j) is kdiag[j] and not counted, as in the reference."""
-    cdef Py_ssize_t a, r, i, j, m = ids.shape[0]
+    Fc: the reference's order.  The kernel values of four j at a time come from one
+    ``kernel_many4`` call into ``tmp`` (4 m values; each ``k_rows``'s bit for bit, as one
+    ``kernel_many`` call a j gives), then are added j by j; k(x_j, x_j) is kdiag[j] and not
+    counted, as in the reference."""
+    cdef Py_ssize_t a, q, r, i, j, nq, m = ids.shape[0]
+    cdef Py_ssize_t grp[4]
+    cdef double* gout[4]
     cdef double kv
     if m == 0:
         return
-    for a in range(at_c.shape[0]):
-        j = at_c[a]
-        kernel_many(kern, store, j, &ids[0], m, &tmp[0])
-        for r in range(m):
-            i = ids[r]
-            if i == j:
-                kv = kdiag[i]
-                kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
-            else:
-                kv = tmp[r]
-            _neumaier_add(&F[r], &Fc[r], cy[a] * kv)
+    for q in range(4):
+        gout[q] = &tmp[q * m]
+    a = 0
+    while a < at_c.shape[0]:
+        nq = min(4, at_c.shape[0] - a)
+        if nq == 4:
+            for q in range(4):
+                grp[q] = at_c[a + q]
+            kernel_many4(kern, store, grp, &ids[0], m, gout)
+        else:
+            for q in range(nq):
+                kernel_many(kern, store, at_c[a + q], &ids[0], m, gout[q])
+        for q in range(nq):
+            j = at_c[a + q]
+            for r in range(m):
+                i = ids[r]
+                if i == j:
+                    kv = kdiag[i]
+                    kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
+                else:
+                    kv = gout[q][r]
+                _neumaier_add(&F[r], &Fc[r], cy[a + q] * kv)
+        a += nq
 
 
 cdef class _Engine:
@@ -2275,7 +2290,7 @@ class POKERState(_ref.POKERState):
         cdef const double[::1] kd = self.kdiag
         cdef double[::1] F_v = F
         cdef double[::1] Fc_v = Fc
-        cdef double[::1] tmp = np.empty(idx.shape[0])
+        cdef double[::1] tmp = np.empty(4 * idx.shape[0])
         cdef RowStore store = self.store
         cdef CKernel kern = self.kernel
         with nogil:

@@ -310,13 +310,28 @@ def test_sparse_kernel_many4_equals_one_row_at_a_time(kind):
         twin.rows_pairs4(store, [0, 1, 2, n], np.arange(n))
 
 
-def test_dense_kernel_many4_equals_one_row_at_a_time():
-    rng = np.random.RandomState(6)
-    X = rng.randn(30, 5)
-    twin = CKernel("rbf", 0.3)
-    store = RowStore(5, False)
-    for i in range(30):
+@pytest.mark.parametrize("kind", ["linear", "rbf", "poly"])
+@pytest.mark.parametrize("d", [5, 9, 40, 257])
+def test_dense_kernel_many4_equals_one_row_at_a_time(kind, d):
+    """Dense ``kernel_many4`` (more than 8 features: the four z's inner products with each
+    stored row in one pass, four rows in flight, ``refsvm_dots4x``) gives ``kernel_many``'s
+    bits and ``k_rows``' one at a time, for every tail length of the rows (1-3 left over),
+    repeated z, close rows (the direct sum of ``_dense_dist``) and values of mixed scale;
+    with at most 8 features it is four ``kernel_many`` calls."""
+    rng = np.random.RandomState(d)
+    X = rng.randn(31, d) * 10.0 ** rng.randint(-3, 4, size=(31, d))
+    X[7] = X[3] + 1e-9                                  # close to row 3
+    twin = CKernel(kind, 0.3 / d, 2, 0.5)
+    store = RowStore(d, False)
+    for i in range(31):
         store.append(X, i)
-    block = twin.rows_pairs4(store, [1, 2, 3, 29], np.arange(30))
-    for r, z in enumerate([1, 2, 3, 29]):
-        np.testing.assert_array_equal(block[r], twin.rows_pairs(store, z, np.arange(30)))
+    for z in ([1, 2, 3, 30], [3, 7, 7, 0]):
+        for pos in (np.arange(31), rng.permutation(31)[:14], np.arange(1), np.arange(2),
+                    np.arange(3), np.arange(5), []):
+            n0 = twin.n_evals
+            block = twin.rows_pairs4(store, z, pos)
+            assert twin.n_evals - n0 == 4 * len(pos)
+            for r in range(4):
+                np.testing.assert_array_equal(block[r], twin.rows_pairs(store, z[r], pos))
+                np.testing.assert_array_equal(
+                    block[r], twin.rows_pairs(store, z[r], pos, many=False))

@@ -52,6 +52,23 @@ def test_twins_agree_after_every_breakpoint(kname, how, joint, sparse):
         assert_states_equal(a, b, rtol=1e-9, atol=1e-11, where=f"breakpoint {r}")
 
 
+@pytest.mark.parametrize("kname", sorted(KERNELS))
+@pytest.mark.parametrize("how, joint", [("self", False), (9, True)])
+def test_twins_agree_with_many_dense_features(kname, how, joint):
+    """Dense rows of more than 8 features take the core's four-row kernel block
+    (SelfInit's class sums, the joint path's scores and columns): the twins still agree
+    after every breakpoint."""
+    kp = KERNELS[kname]
+    X, y = two_blobs(n=60, d=12, seed=19)
+    C = 3.0
+    K = gram(X, X, **kp)
+    _, ref = _run(P, X, y, C, kp, how, False, joint=joint)
+    _, twin = _run(T, X, y, C, kp, how, False, K=K, joint=joint)
+    assert len(ref) == len(twin) > 1
+    for r, (a, b) in enumerate(zip(ref, twin)):
+        assert_states_equal(a, b, rtol=1e-9, atol=1e-11, where=f"breakpoint {r}")
+
+
 def test_state_moves_between_twins():
     kp = KERNELS["rbf"]
     X, y = two_blobs(n=60, seed=12)
