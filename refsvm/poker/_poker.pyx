@@ -48,6 +48,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
+                           rows_dot,
                            bordered_max_abs, kernel_many, kernel_many4, refsvm_cols_matvec,
                            refsvm_cols_to_rows, refsvm_rows_to_cols,
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
@@ -1000,12 +1001,9 @@ cdef class _Engine:
         for bb in range(k):
             s += self.R[1 + bb] * r[bb]
         dtau = -s / self.R[0]
+        rows_dot(self.R + ld + 1, ld, k, k, r, out)        # R_ss r, rows left to right
         for a in range(k):
-            row = self.R + (a + 1) * ld + 1
-            acc = 0.0
-            for bb in range(k):
-                acc += row[bb] * r[bb]
-            out[a] = acc + dtau * self.R[(a + 1) * ld]
+            out[a] = out[a] + dtau * self.R[(a + 1) * ld]
 
     cdef bint _qss_singular(self) noexcept:
         cdef Py_ssize_t a, ld = self.ld
@@ -1117,15 +1115,10 @@ cdef class _Engine:
                 else:
                     self.rv[a + 1] = 0.0
             if k:
-                acc = 0.0
-                for j in range(k + 1):
-                    acc += R[j] * self.rv[j]
-                self.bdot = -acc
-                for a in range(k):
-                    acc = 0.0
-                    for j in range(k + 1):
-                        acc += R[(a + 1) * ld + j] * self.rv[j]
-                    self.aS[a] = acc
+                # [-bdot; aS] = R rv, every row left to right (the core's rows_dot)
+                rows_dot(R, ld, 1, k + 1, self.rv, &self.bdot)
+                self.bdot = -self.bdot
+                rows_dot(R + ld, ld, k, k + 1, self.rv, self.aS)
             elif fabs(h) <= self.aw:
                 pass
             else:

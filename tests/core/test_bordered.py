@@ -245,6 +245,19 @@ def test_rows_matvec_and_symmetric_beta_agree_with_the_reference(n):
                                   _core.bordered_beta_array(R, v))
 
 
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 9, 12, 13, 15, 16, 17, 64, 301])
+def test_beta_by_rows_equals_the_reference_for_any_matrix(n):
+    """``bordered_beta`` (the core's ``rows_dot``: eight rows, then four, then one at a
+    time, each summed left to right) is the reference's -matvec(R, m) to the last bit for
+    any R, symmetric or not, with mixed scales."""
+    rng = np.random.RandomState(100 + n)
+    R = rng.randn(n, n) * 10.0 ** rng.randint(-8, 9, size=(n, n))
+    m = rng.randn(n) * 10.0 ** rng.randint(-8, 9, size=n)
+    want = ref.bordered_beta(R, m)
+    np.testing.assert_array_equal(_core.bordered_beta_array(R, m).view(np.int64),
+                                  want.view(np.int64))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_symmetrize_makes_a_fresh_inverse_exactly_symmetric(seed):
     """An LU inverse is symmetric only up to round-off; ``symmetrize`` (both twins, the
