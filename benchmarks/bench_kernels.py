@@ -14,6 +14,8 @@ standard-normal set of the same size and d = 123:
 
 Both give the same bits (``tests/core/test_kernels.py``); the ratio is the speed of the
 batched form.  Measured 2026-11-27 (full, 2-core VM): CSR column 4.4-5x, dense 1-1.3x.
+Four columns in one pass (``kernel_many4``) against four ``kernel_many`` calls, the same
+bits: see ``floors.toml``.
 
 The exponential of a column, eight (AVX-512F) or four (AVX2) at a time against one at a
 time (``_core.exp_width(1)``), the same bits (``tests/core/test_exp.py``): whole RBF
@@ -75,6 +77,29 @@ def test_kernel_column(benchmark, record, data, many):
     benchmark.pedantic(run, rounds=3, iterations=1)
     label = "kernel_many" if many else "k_rows one by one"
     record(f"core kernel column ({name})", label, benchmark,
+           ns_per_eval=benchmark.stats.stats.min / (COLUMNS * N) * 1e9)
+
+
+@pytest.mark.parametrize("four", [True, False], ids=["four-at-a-time", "one-at-a-time"])
+def test_four_kernel_columns(benchmark, record, data, four):
+    """Four columns in one pass over the stored rows (``kernel_many4``: POKER's SelfInit
+    class sums, the joint path's scores and columns) against the same four columns one
+    ``kernel_many`` at a time; the same bits (``tests/core/test_kernels.py``)."""
+    name, X, store = data
+    kern = _core.CKernel("rbf", gamma=1.0 / X.shape[1])
+    pos = np.arange(N)
+
+    def run():
+        for z in range(0, COLUMNS, 4):
+            if four:
+                kern.rows_pairs4(store, [z, z + 1, z + 2, z + 3], pos)
+            else:
+                for r in range(4):
+                    kern.rows_pairs(store, z + r, pos)
+
+    benchmark.pedantic(run, rounds=3, iterations=1)
+    record(f"core four kernel columns ({name})",
+           "kernel_many4" if four else "kernel_many four times", benchmark,
            ns_per_eval=benchmark.stats.stats.min / (COLUMNS * N) * 1e9)
 
 
