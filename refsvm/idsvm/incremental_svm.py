@@ -340,7 +340,7 @@ NEW_COUNTERS = ("n_repairs", "n_rollbacks")
 
 
 def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, kscale,
-                 cache_ids, cache_columns, counters, copy=True):
+                 cache_ids, cache_columns, counters, copy=True, cache_flat=None):
     """The persistence format of :class:`IncrementalSVMState`, shared by both twins: NumPy
     arrays and plain scalars only.  ``n_seen`` examples (ids 0..n_seen-1, unlearned ones
     included) as ``rows`` (see :func:`refsvm.core.kernels.rows_to_state`), their ``alpha``, ``g``, ``y``,
@@ -349,10 +349,18 @@ def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, ks
     (``cache_ids`` oldest first, ``cache_lengths``, the columns end to end in
     ``cache_values``); the counters.  ``copy=False`` keeps ``KS`` and ``Rinv`` as given
     (already float64 arrays) when the format is only handed to a ``load_state``, which
-    copies them into the state's own buffers."""
+    copies them into the state's own buffers; ``cache_flat`` = (lengths, values) gives the
+    cache already end to end (``cache_columns`` is then ignored), kept as given under
+    ``copy=False``."""
     n = len(alpha)
     big = np.array if copy else np.asarray
-    cols = [np.asarray(c, dtype=np.float64) for c in cache_columns]
+    if cache_flat is not None:
+        lengths = np.array(cache_flat[0], dtype=np.int64).reshape(-1)
+        values = big(cache_flat[1], dtype=np.float64).reshape(-1)
+    else:
+        cols = [np.asarray(c, dtype=np.float64) for c in cache_columns]
+        lengths = np.array([c.shape[0] for c in cols], dtype=np.int64)
+        values = np.concatenate(cols) if cols else np.zeros(0)
     data = {
         "n_seen": int(n),
         "alpha": np.array(alpha, dtype=np.float64), "g": np.array(g, dtype=np.float64),
@@ -363,8 +371,8 @@ def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, ks
         "Rinv": big(Rinv, dtype=np.float64),
         "b": float(b), "kscale": float(kscale),
         "cache_ids": np.array(cache_ids, dtype=np.int64).reshape(-1),
-        "cache_lengths": np.array([c.shape[0] for c in cols], dtype=np.int64),
-        "cache_values": np.concatenate(cols) if cols else np.zeros(0),
+        "cache_lengths": lengths,
+        "cache_values": values,
         "max_inverse_drift": float(counters["max_inverse_drift"]),
         "fresh": bool(counters["fresh"]), "n_kernel_evals": int(counters["n_kernel_evals"]),
         "refined": bool(counters.get("refined", False)),
@@ -445,13 +453,11 @@ def state_arrays_from_optimum(data, C, n_features, sparse):
                     n_exchanges=int(data["n_exchanges"]), n_refresh=int(data["n_refresh"]),
                     n_s_changes=int(data["n_s_changes"]), max_inverse_drift=0.0,
                     fresh=bool(data["fresh"]), n_kernel_evals=int(data["n_kernel_evals"]))
-    lengths = np.asarray(data["cache_len"], dtype=np.int64)
-    columns = (np.split(np.asarray(data["cache_cols"], dtype=np.float64),
-                        np.cumsum(lengths)[:-1]) if lengths.size else [])
     return state_arrays(X, sparse, alpha=alpha, g=g, y=y, kdiag=kdiag, status=status, S=S,
                         KS=KS, Rinv=Rinv, b=b, kscale=kscale,
                         cache_ids=np.asarray(data["cache_ids"]).reshape(-1),
-                        cache_columns=columns, counters=counters, copy=False)
+                        cache_columns=None, counters=counters, copy=False,
+                        cache_flat=(data["cache_len"], data["cache_cols"]))
 
 
 class IncrementalSVMState(StreamLearner):
