@@ -2227,6 +2227,10 @@ class POKERState(_ref.POKERState):
     def _cache_drop(self, i):
         self._eng.cache_drop(i)
 
+    def _saved_KS_R(self, n):
+        # get_KS and get_R build fresh arrays: no second copy
+        return {"KS": self._eng.get_KS(n), "R": self._eng.get_R()}
+
     def _cache_arrays(self):
         return self._eng.cache_arrays()
 

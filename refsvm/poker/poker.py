@@ -343,7 +343,7 @@ class POKERState(StreamLearner):
                "g": self.g[:n].copy(), "kdiag": self.kdiag[:n].copy(),
                "status": self.status[:n].astype(np.int8), "b": float(self.b),
                "S": np.array(self.S, dtype=np.intp),
-               "KS": self.KS[:n, : len(self.S)].copy(), "R": self.R.copy(),
+               **self._saved_KS_R(n),
                "kmax": float(self.kmax), "n_iterations": self.n_iterations,
                "n_exchanges": self.n_exchanges, "n_refresh": self.n_refresh,
                "n_chunks": self.n_chunks, "n_kernel_evals": self.kernel.n_evals,
@@ -505,6 +505,12 @@ class POKERState(StreamLearner):
     def _cache_drop(self, i):
         """Forget the cached column of i (an unlearned example)."""
         self.cache.pop(i, None)
+
+    def _saved_KS_R(self, n):
+        """{"KS": the kernel columns of I_s for the n examples, "R": the bordered inverse},
+        copies of the state's own arrays (``save_state``; the twin's engine hands out
+        fresh arrays, so it does not copy them twice)."""
+        return {"KS": self.KS[:n, : len(self.S)].copy(), "R": self.R.copy()}
 
     def _cache_arrays(self):
         """The cache as arrays (persistence): ids oldest first, lengths, the columns
