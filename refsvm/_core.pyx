@@ -259,60 +259,6 @@ cdef extern from *:
             __builtin_memcpy(&out[j], &a, 8);
         }
     }
-    /* out[j] = <row pos[j], x> (rows of d doubles from base; pos NULL: the rows 0 .. m-1),
-       each one sequential sum in dense_dot's order; eight rows in flight (eight
-       independent chains of additions: the latency of one chain, d additions, is the
-       bound of a single row; rows in L3, 4,000 x 256: 36 ns a value against 42 with four;
-       beyond the caches the bound is reading the rows). */
-    static void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                            const double* x, Py_ssize_t d, double* out) {
-        Py_ssize_t j = 0, i;
-    #define REFSVM_ROW(k) (base + (pos ? pos[j + (k)] : j + (k)) * d)
-        for (; j + 8 <= m; j += 8) {
-            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
-                         *r3 = REFSVM_ROW(3), *r4 = REFSVM_ROW(4), *r5 = REFSVM_ROW(5),
-                         *r6 = REFSVM_ROW(6), *r7 = REFSVM_ROW(7);
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0,
-                   s7 = 0.0;
-            for (i = 0; i < d; i++) {
-                double xi = x[i];
-                s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
-                s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
-                s4 = s4 + r4[i] * xi; s5 = s5 + r5[i] * xi;
-                s6 = s6 + r6[i] * xi; s7 = s7 + r7[i] * xi;
-            }
-            out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
-            out[j + 4] = s4; out[j + 5] = s5; out[j + 6] = s6; out[j + 7] = s7;
-        }
-        for (; j + 4 <= m; j += 4) {
-            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
-                         *r3 = REFSVM_ROW(3);
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (i = 0; i < d; i++) {
-                double xi = x[i];
-                s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
-                s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
-            }
-            out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
-        }
-        for (; j + 2 <= m; j += 2) {
-            const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1);
-            double s0 = 0.0, s1 = 0.0;
-            for (i = 0; i < d; i++) {
-                s0 = s0 + r0[i] * x[i];
-                s1 = s1 + r1[i] * x[i];
-            }
-            out[j] = s0; out[j + 1] = s1;
-        }
-        for (; j < m; j++) {
-            const double* r0 = REFSVM_ROW(0);
-            double s0 = 0.0;
-            for (i = 0; i < d; i++)
-                s0 = s0 + r0[i] * x[i];
-            out[j] = s0;
-        }
-    #undef REFSVM_ROW
-    }
     /* out_r[j] = <row pos[j], z_r> for the four rows z_r given feature-major in x4
        (x4[4 i + r] = z_r[i]) and j < m: lane r is refsvm_dots's sum for z_r (from +0.0,
        left to right over the features, one rounded product and one rounded sum a term),
@@ -661,8 +607,6 @@ cdef extern from *:
     }
     #endif
     """
-    void refsvm_dots(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                     const double* x, Py_ssize_t d, double* out) noexcept nogil
     void refsvm_dots4x(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
                        const double* x4, Py_ssize_t d, double* out0, double* out1,
                        double* out2, double* out3) noexcept nogil
@@ -997,7 +941,7 @@ cdef void kernel_row_many(CKernel kern, RowStore s, const Py_ssize_t* pos, Py_ss
         refsvm_sqdist_small(s.dense, pos, m, xv, d, s.sqn, dense_dot(xv, xv, d), out)
         refsvm_exp_neg_many(out, m, k.gamma)
         return
-    refsvm_dots(s.dense, pos, m, xv, d, out)     # eight inner products in flight
+    refsvm_dots(s.dense, d, pos, m, xv, d, out)  # eight inner products in flight
     _dense_finish(k, s, pos, m, xv, out)
 
 

@@ -996,8 +996,7 @@ cdef class _Engine:
     cdef void _solve_fixed(self, const double* r, double* out) noexcept:
         """out with Q_ss out = r (b fixed): out = R_ss r + dtau R_s0, dtau = -R_0s r / R_00."""
         cdef Py_ssize_t a, bb, k = self.ns, ld = self.ld
-        cdef double s = 0.0, dtau, acc
-        cdef const double* row
+        cdef double s = 0.0, dtau
         for bb in range(k):
             s += self.R[1 + bb] * r[bb]
         dtau = -s / self.R[0]
