@@ -195,6 +195,25 @@ class RandomStateRule(Rule):
         return "None | int | RandomState"
 
 
+class DeparturesRule(Rule):
+    """``departures``: None, "default", "paper" or a dict of a family's departures
+    (:func:`refsvm.core.departures.resolve` over the family's ``DEPARTURES`` table)."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def check(self, name, value):
+        from .core.departures import resolve
+
+        try:
+            resolve(self.table, value)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+
+    def describe(self):
+        return "None | 'default' | 'paper' | dict of " + ", ".join(sorted(self.table))
+
+
 def check_params(obj, rules):
     """Check every attribute of ``obj`` named in ``rules`` against its rule."""
     for name, rule in rules.items():
