@@ -5,6 +5,7 @@ Usage::
     python tools/twin_fingerprint.py save before.npz     # on the old code
     python tools/twin_fingerprint.py save after.npz      # on the new code
     python tools/twin_fingerprint.py compare before.npz after.npz
+    python tools/twin_fingerprint.py save after.npz --paper   # also every family's paper form
 
 ``save`` trains every public estimator on fixed dense and CSR streams with both
 backends (fit, then partial_fit in two chunks; IncrementalSVM also unlearns and
@@ -62,7 +63,27 @@ def _estimators():
         "ramp_m": lambda b: refsvm.OnlineRampSVM(C=2.0, gamma=0.5, max_non_sv=5,
                                                  shrinking=False, backend=b),
         "idsvm": lambda b: refsvm.IncrementalSVM(C=1.0, gamma=0.5, backend=b),
+        "poker": lambda b: refsvm.POKER(C=1.0, gamma=0.5, backend=b),
+        "poker_alt": lambda b: refsvm.POKER(C=1.0, gamma=0.5, increment="altpoker",
+                                            chunk_size=7, backend=b),
+        "stream_svm": lambda b: refsvm.StreamSVM(C=1.0, lookahead=3, backend=b),
+        "stream_svm_rbf": lambda b: refsvm.StreamSVM(C=1.0, kernel="rbf", gamma=0.5, backend=b),
+        "rkpa": lambda b: refsvm.ReducedKernelPA(n_reduced=20, gamma=0.5, random_state=0,
+                                                 backend=b),
+        "rkpam": lambda b: refsvm.ProximalReducedKernelPA(n_reduced=20, gamma=0.5,
+                                                          random_state=0, backend=b),
     }
+
+
+def _paper_forms(estimators):
+    """The paper form (``departures="paper"``) of every estimator that takes it."""
+    import inspect
+
+    out = {}
+    for name, make in estimators.items():
+        if "departures" in inspect.signature(type(make("python")).__init__).parameters:
+            out[name + "@paper"] = (lambda m: lambda b: m(b).set_params(departures="paper"))(make)
+    return out
 
 
 _ATTRS = ("coef_", "intercept_", "dual_coef_", "support_", "n_support_", "n_kernel_evals_",
@@ -82,14 +103,17 @@ def _record(out, key, est, Xt):
             out[f"{key}/state{s}/{name}"] = np.asarray(val)
 
 
-def save(path):
+def save(path, paper=False):
     X, y2, y3, Xt = _streams()
     out = {}
-    for name, make in _estimators().items():
+    estimators = _estimators()
+    if paper:
+        estimators.update(_paper_forms(estimators))
+    for name, make in estimators.items():
         for backend in ("cython", "python"):
             for fmt, XX, XXt in (("dense", X, Xt), ("csr", sp.csr_matrix(X), sp.csr_matrix(Xt))):
                 for ylab, y in (("bin", y2), ("multi", y3)):
-                    if name.startswith("idsvm") and ylab == "multi" and fmt == "csr":
+                    if name.startswith(("idsvm", "poker")) and ylab == "multi" and fmt == "csr":
                         continue
                     key = f"{name}/{backend}/{fmt}/{ylab}"
                     est = make(backend).fit(XX, y)
@@ -98,9 +122,10 @@ def save(path):
                     est.partial_fit(XX[:90], y[:90], classes=np.unique(y))
                     est.partial_fit(XX[90:], y[90:])
                     _record(out, key + "/partial", est, XXt)
-                    if name == "idsvm":
+                    if name.split("@")[0] == "idsvm":
                         ids, f = est.loo_decisions()
                         out[key + "/loo_ids"], out[key + "/loo_f"] = np.asarray(ids), np.asarray(f)
+                    if name.split("@")[0] in ("idsvm", "poker"):
                         est.unlearn([3, 17, 40])
                         _record(out, key + "/unlearn", est, XXt)
     # active learning and offline CCCP (reference solver)
@@ -141,7 +166,7 @@ def compare(a, b):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["save"]:
-        save(sys.argv[2])
+        save(sys.argv[2], paper="--paper" in sys.argv[3:])
     elif sys.argv[1:2] == ["compare"]:
         sys.exit(compare(sys.argv[2], sys.argv[3]))
     else:
