@@ -17,8 +17,22 @@ project = "refsvm"
 author = "refsvm developers"
 release = refsvm.__version__
 version = release
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc",
+              "sphinx_gallery.gen_gallery"]
 numpydoc_show_class_members = False
-exclude_patterns = ["_build", "CONVENTIONS.md"]
+exclude_patterns = ["_build", "CONVENTIONS.md", "auto_examples/*.ipynb",
+                    "auto_examples/*.py", "auto_examples/*.zip"]
 html_theme = "alabaster"
 autodoc_member_order = "bysource"
+
+# The gallery: every examples/plot_*.py runs during the build (seconds each) and its
+# figures and printed output go on its page under auto_examples/.
+sphinx_gallery_conf = {
+    "examples_dirs": os.path.join(ROOT, "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "abort_on_example_error": True,
+    "reset_modules": ("matplotlib",),
+}
