@@ -5,17 +5,40 @@ import io
 from refsvm import cli
 
 
+def _rows(lines, name, key):
+    return [line for line in lines if line.split()[:2] == [name, key]]
+
+
 def test_compare_prints_a_row_per_algorithm_and_backend():
     out = io.StringIO()
-    cli.compare(n_samples=60, seed=1, out=out)
+    rows = cli.compare(n_samples=60, seed=1, out=out, full=True)
     lines = out.getvalue().splitlines()
-    for name, key, _ in cli._registry():
-        rows = [line for line in lines if line.split()[:2] == [name, key]]
-        assert len(rows) == 2, (name, key, rows)
-        cy, py = rows
+    for name, key, _, _ in cli._registry():
+        printed = _rows(lines, name, key)
+        assert len(printed) == 2, (name, key, printed)
+        cy, py = printed
         assert " cython " in cy and " python " in py
         # same data, same order: the two twins reach the same test accuracy
-        assert cy.split()[3] == py.split()[3]
+        assert cy.split()[4] == py.split()[4]
+    for row in rows:
+        assert row["examples"] == 60
+        if row["backend"] == "python":
+            assert row["max_abs_diff"] < 1e-6, row
+
+
+def test_compare_quick_form_runs_slow_references_on_a_slice():
+    out = io.StringIO()
+    n = cli.KERNEL_SLICE + 20
+    rows = cli.compare(n_samples=n, seed=1, out=out, only=["PA", "IDSVM", "StreamSVM(rbf)"])
+    by = {(r["algorithm"], r["backend"]): r for r in rows}
+    assert by["PA", "python"]["examples"] == n                       # fast: every example
+    assert by["IDSVM", "python"]["examples"] == cli.KERNEL_SLICE     # slow: the first ones
+    assert by["StreamSVM(rbf)", "python"]["examples"] == n           # its slice is longer
+    for name in ("PA", "IDSVM", "StreamSVM(rbf)"):
+        assert by[name, "cython"]["examples"] == n
+        assert by[name, "python"]["max_abs_diff"] < 1e-6, name   # the twins agree on the slice
+        assert by[name, "python"]["speed_up"].endswith("x")
+    assert "--full" in out.getvalue()
 
 
 def test_main_rejects_tiny_runs(capsys):

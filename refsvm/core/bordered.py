@@ -9,7 +9,7 @@ that keep the inverse of a matrix bordered by one row/column per active variable
 The bordered matrix
 -------------------
 Let M be an n x n symmetric matrix whose inverse ``Rinv`` is kept (for IDSVM,
-M = [[0, y_S'], [y_S, Q_SS]], n = |S| + 1).  Adding a variable with coupling column
+M = [[0, y_S'], [y_S, Q_SS]], ``n = |S| + 1``).  Adding a variable with coupling column
 m (n entries) and diagonal entry q gives
 
     M+ = [[M, m], [m', q]],   beta = -Rinv m,   kappa = q + m' beta  (the Schur complement),
@@ -22,11 +22,11 @@ and removing variable p from M gives (Eq. 9 of C&P)
 Zero tests
 ----------
 The pivot kappa is computed from an inverse accurate to a backward error
-|dM| <= eps |M|, so its round-off scale is |q| + |beta|' |M| |beta|
+``|dM| <= eps |M|``, so its round-off scale is ``|q| + |beta|' |M| |beta|``
 (:func:`pivot_round_off_scale`, O(n^2)).  When the trailing block of M is positive
 semi-definite with diagonal d and the border row is a, the scale is bounded in O(n) by
-|q| + 2 |beta_0| sum_j |a_j beta_j| + (sum_j sqrt|d_j| |beta_j|)^2 (:func:`pivot_bound`,
-since |Q_jl| <= sqrt(d_j d_l)).  A pivot below a small fraction of its scale is
+``|q| + 2 |beta_0| sum_j |a_j beta_j| + (sum_j sqrt|d_j| |beta_j|)^2`` (:func:`pivot_bound`,
+since ``|Q_jl| <= sqrt(d_j d_l)``).  A pivot below a small fraction of its scale is
 *doubtful* (recompute it from a fresh inverse); below a smaller one, or below an
 absolute floor, it is *zero* (the new variable is linearly dependent on the others).
 

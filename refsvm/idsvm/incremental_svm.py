@@ -494,8 +494,8 @@ class IncrementalSVMState(StreamLearner):
     (:class:`ExactnessError`) the state is exactly the one before the operation
     (an example that could not be learned leaves no trace but the kernel
     evaluations it cost).  Memory: the examples, O(n) per-example numbers,
-    the kernel columns of the margin vectors (n x |S|, which every increment
-    needs to compute gamma) and the (|S|+1)^2 inverse.
+    the kernel columns of the margin vectors (``n x |S|``, which every increment
+    needs to compute gamma) and the ``(|S|+1)^2`` inverse.
 
     References
     ----------

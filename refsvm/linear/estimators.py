@@ -128,7 +128,7 @@ class Perceptron(_LinearEstimator):
     Notes
     -----
     Any finite X is accepted, as by scikit-learn's linear models (no bound on
-    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    ``|x_j|``, which only the kernel estimators need); where the arithmetic overflows
     on huge values the call raises ``ValueError`` and the model is left as it was
     (:doc:`/reliability`).
 
@@ -224,7 +224,7 @@ class PassiveAggressive(_LinearEstimator):
     is the equal one); the tests check it.
 
     Any finite X is accepted, as by scikit-learn's linear models (no bound on
-    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    ``|x_j|``, which only the kernel estimators need); where the arithmetic overflows
     on huge values the call raises ``ValueError`` and the model is left as it was
     (:doc:`/reliability`).
 
@@ -309,7 +309,7 @@ class ProximalPassiveAggressive(_LinearEstimator):
     Notes
     -----
     Any finite X is accepted, as by scikit-learn's linear models (no bound on
-    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    ``|x_j|``, which only the kernel estimators need); where the arithmetic overflows
     on huge values the call raises ``ValueError`` and the model is left as it was
     (:doc:`/reliability`).
 
@@ -412,7 +412,7 @@ class OnlineLinearSVM(_LinearEstimator):
     ``partial_fit`` keeps an incomplete batch for the next call.
 
     Any finite X is accepted, as by scikit-learn's linear models (no bound on
-    |x_j|, which only the kernel estimators need); where the arithmetic overflows
+    ``|x_j|``, which only the kernel estimators need); where the arithmetic overflows
     on huge values the call raises ``ValueError`` and the model is left as it was
     (:doc:`/reliability`).
 

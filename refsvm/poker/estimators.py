@@ -74,7 +74,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         y_i alpha_i.
     intercept_ : ndarray of shape (n_problems,)
         SVC's sign: ``decision_function(x) = dual_coef_ @ k(support_vectors_, x)
-        + intercept_``; POKER's own bias is b = -intercept_ (f = w'phi(x) - b).
+        + intercept_``; POKER's own bias is ``b = -intercept_`` (f = w'phi(x) - b).
     n_support_ : ndarray of int
     n_iterations_ : int
         Breakpoints passed (the paper's iteration count), summed over the problems.

@@ -90,10 +90,10 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         default before issue 13's second round; behaviour change).  100 is the value
         of the paper's Fig. 5, where accuracy holds for m >= 100; on the real data sets
         of ``benchmarks/bench_real_data.py`` it cut the kernel evaluations from up to
-        2.2x to at most 1.12x the floor sum_t |SV_t| and the median time ratio to
+        2.2x to at most 1.12x the floor ``sum_t |SV_t|`` and the median time ratio to
         LIBSVM from 2.5x to 1.6x, with test accuracy within 0.5 point of keeping
         every example (``docs/wang_vucetic.rst``, "Defaults on real data").  Memory: the index set I holds at most #SV + m examples and their kernel
-        rows among I, i.e. O(#SV · |I|) doubles (``benchmarks/bench_soak.py``
+        rows among I, i.e. ``O(#SV · |I|)`` doubles (``benchmarks/bench_soak.py``
         asserts the bound; ``docs/reliability.rst`` gives the figures).
     warmup : int, default=200
         Learn the first ``warmup`` examples of the stream with the hinge loss (no
@@ -116,7 +116,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         When alpha_i returns to 0, keep (*park*) the kernel row of example i and,
         when alpha_i leaves 0 again, compute only the values of the examples that
         arrived since, instead of the whole row (at most #SV rows parked, the
-        oldest dropped first; memory stays O(#SV · |I|)).  The model is the same
+        oldest dropped first; memory stays ``O(#SV · |I|)``).  The model is the same
         bit for bit; only kernel evaluations and time differ.  False: the row is
         released and rebuilt (the earlier behaviour).
     backend : {"cython", "python"}, default="cython"
@@ -135,7 +135,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     n_kernel_evals_ : int
     intercept_ : ndarray of shape (n_problems,)
         b of each binary problem (0 without ``fit_intercept``): f(x) =
-        dual_coef_ K(support_vectors_, x) + intercept_, as in :class:`sklearn.svm.SVC`.
+        ``dual_coef_ K(support_vectors_, x) + intercept_``, as in :class:`sklearn.svm.SVC`.
     n_I_, n_V_ : int
         Sizes of I (examples kept) and V (active set), summed over problems.
 
