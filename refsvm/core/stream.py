@@ -154,7 +154,12 @@ class StreamLearner:
 
 
 def restore_state(cls, params, data):
-    """A state of class ``cls`` built with ``params`` and loaded with ``data``."""
+    """A state of class ``cls`` built with ``params`` and loaded with ``data`` (the
+    unpickling half of the persistence protocol), once the state's validator
+    (:func:`refsvm._state_checks.check_state`) has passed them: a pickle is input too."""
+    from .._state_checks import check_state
+
+    check_state(cls.__name__, params, data, where=f"unpickled {cls.__name__}")
     obj = cls(**params)
     obj.load_state(data)
     return obj
