@@ -463,25 +463,32 @@ def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, coun
     cids = r.ids(ids_key, n)
     clen = r.array(len_key, "i", (cids.shape[0],), lo=0, hi=n)
     total = int(clen.sum()) if clen.size else 0
-    cvals = r.array(val_key, "f", (total,))
+    cvals = r.array(val_key, "f", (total,), finite=False)
     for key in counters:
         r.integer(key, required=key in counters[:4])
     for key, lo in floats:
         r.real(key, lo=lo, required=False)
     for key in bools:
         r.boolean(key, required=False)
-    if n and status.size and np.any(cids.size and status[cids] < 0):
-        r.fail(ids_key, "a cached column belongs to an example that left the problem")
+    # a kept column is NaN exactly where an example left the problem (unknown entries)
+    if total:
+        entry = np.arange(total) - np.repeat(np.concatenate([[0], np.cumsum(clen)[:-1]]), clen)
+        gone = status[entry] < 0
+        if np.any(np.isinf(cvals)) or np.any(np.isnan(cvals) & ~gone):
+            r.fail(val_key, "must be finite (NaN only where an example left the problem)")
     # ---- alpha and the sets
     active = status >= 0
     if np.any(alpha[status == REST] != 0.0) or np.any(alpha[~active] != 0.0):
         r.fail("alpha", "must be 0 outside the support vectors")
     if np.any(alpha[status == ERROR] != C):
         r.fail("alpha", "must be C on the bound support vectors")
-    # ---- the kernel values kept: kdiag, KS, the cache (sampled on large models)
-    cost = max(1, ns) * max(1, p.d)
-    rows = _sample_rows(n, cost)
-    if n:
+    # ---- the kernel values kept: kdiag, KS, the cache (on the examples in the problem;
+    # sampled on large models)
+    act = np.flatnonzero(active)
+    sv = np.flatnonzero(alpha > 0.0)
+    cost = max(1, ns, sv.size) * max(1, p.d)
+    rows = act[_sample_rows(act.shape[0], cost)]
+    if rows.size:
         Xs = _take(X, rows)
         na = np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel() if sp.issparse(Xs) else \
             np.einsum("ij,ij->i", Xs, Xs)
@@ -490,18 +497,15 @@ def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, coun
         if ns:
             kv, err = _kernel_block(p, Xs, _take(X, S))
             _check_kernel_values(r, "KS", KS[rows], kv, err)
-    start = 0
     starts = np.concatenate([[0], np.cumsum(clen)]) if clen.size else np.zeros(1, np.int64)
     for c in _sample_rows(cids.shape[0], max(1, n) * max(1, p.d)):
-        L = int(clen[c])
-        start = int(starts[c])
-        if L:
-            kv, err = _kernel_block(p, _take(X, np.arange(L)), _take(X, [int(cids[c])]))
-            _check_kernel_values(r, val_key, cvals[start:start + L], kv[:, 0], err[:, 0])
+        L, start, i = int(clen[c]), int(starts[c]), int(cids[c])
+        keep = np.flatnonzero(active[:L])
+        if keep.size and active[i]:
+            kv, err = _kernel_block(p, _take(X, keep), _take(X, [i]))
+            _check_kernel_values(r, val_key, cvals[start + keep], kv[:, 0], err[:, 0])
     # ---- g, KKT and the balance of the exact model
-    sv = np.flatnonzero(alpha > 0.0)
-    act = np.flatnonzero(active)
-    check = act[np.isin(act, rows)] if rows.size < n else act
+    check = rows
     if check.size:
         coef = alpha[sv] * y[sv]
         if sv.size:
@@ -515,11 +519,10 @@ def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, coun
         scale = 1.0 + scale + abs(b)
         if not np.all(np.abs(g[check] - gt) <= G_TOL * scale):
             r.fail("g", "is not y f - 1 of the saved alpha and b")
-        a, st = alpha[check], status[check]
+        st = status[check]
         viol = np.where(st == REST, np.maximum(-gt, 0.0),
                         np.where(st == ERROR, np.maximum(gt, 0.0),
                                  np.where(st == MARGIN, np.abs(gt), 0.0)))
-        del a
         if np.any(viol > KKT_TOL * scale):
             r.fail("alpha", f"the KKT conditions fail (violation {viol.max():.3g}, "
                             f"tolerance {KKT_TOL:g} in margin units)")

@@ -218,8 +218,8 @@ def _exercise(path):
     return ACCEPTED
 
 
-def _run_in_child(path):
-    """'accepted', 'rejected', 'load-error', 'later-error', 'signal N' or 'hung'."""
+def _start_child(path):
+    """Fork a child that exercises the file at ``path``; its pid."""
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         code = 1
@@ -230,21 +230,50 @@ def _run_in_child(path):
             code = _exercise(path)
         finally:
             os._exit(code)
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return "hung"
-        time.sleep(0.002)
+    return pid
+
+
+def _outcome(status):
+    """'accepted', 'rejected', 'load-error', 'later-error' or 'signal N'."""
     if os.WIFSIGNALED(status):
         return f"signal {os.WTERMSIG(status)}"
     return {ACCEPTED: "accepted", REJECTED: "rejected", OTHER_LOAD_ERROR: "load-error",
             LATER_ERROR: "later-error"}.get(os.WEXITSTATUS(status), "exit "
                                              f"{os.WEXITSTATUS(status)}")
+
+
+class _Children:
+    """At most ``workers`` forked children at a time; ``done`` collects (label,
+    outcome), 'hung' for a child killed at its time limit."""
+
+    def __init__(self, workers):
+        self.workers, self.running, self.done = workers, {}, []
+
+    def add(self, path, label):
+        while len(self.running) >= self.workers:
+            self._reap()
+        self.running[_start_child(str(path))] = (label, path, time.monotonic() + TIMEOUT)
+
+    def _reap(self):
+        for pid, (label, path, deadline) in list(self.running.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                outcome = _outcome(status)
+            elif time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                outcome = "hung"
+            else:
+                continue
+            del self.running[pid]
+            path.unlink(missing_ok=True)
+            self.done.append((label, outcome))
+        time.sleep(0.002)
+
+    def wait(self):
+        while self.running:
+            self._reap()
+        return self.done
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -278,20 +307,22 @@ def _mutated_files(arrays, raw, k, long):
     return files + swaps + meta + blobs
 
 
-def _sweep(tmp_path, long):
+def _sweep(tmp_path, long, workers):
     counts = {}
     failures = []
     for k, (name, backend, sparse) in enumerate(_cases()):
         src = tmp_path / f"m{k}.npz"
         arrays = _saved(name, backend, sparse, src)
-        tally = Counter()
-        path = tmp_path / f"t{k}.npz"
-        for label, new in _mutated_files(arrays, src.read_bytes(), k, long):
+        children = _Children(workers)
+        for i, (label, new) in enumerate(_mutated_files(arrays, src.read_bytes(), k, long)):
+            path = tmp_path / f"t{k}_{i}.npz"
             if isinstance(new, bytes):
                 path.write_bytes(new)
             else:
                 _write(new, path)
-            outcome = _run_in_child(str(path))
+            children.add(path, label)
+        tally = Counter()
+        for label, outcome in children.wait():
             tally[outcome.split(" ")[0]] += 1
             if outcome not in ("accepted", "rejected", "later-error"):
                 failures.append(f"{name}-{backend}-{'csr' if sparse else 'dense'} {label}: "
@@ -316,7 +347,7 @@ def _report(counts):
 
 def test_tampered_model_files_never_crash_or_hang_short(tmp_path):
     """Every array of every estimator's saved model, one mutation each (in turn)."""
-    counts, failures = _sweep(tmp_path, long=False)
+    counts, failures = _sweep(tmp_path, long=False, workers=2)
     _report(counts)
     assert not failures, "\n".join(failures[:40])
     assert sum(c["rejected"] for c in counts.values()) > 0
@@ -325,7 +356,7 @@ def test_tampered_model_files_never_crash_or_hang_short(tmp_path):
 @pytest.mark.slow
 def test_tampered_model_files_never_crash_or_hang_long(tmp_path):
     """Every mutation of every array of every estimator's saved model."""
-    counts, failures = _sweep(tmp_path, long=True)
+    counts, failures = _sweep(tmp_path, long=True, workers=3)
     _report(counts)
     assert not failures, "\n".join(failures[:40])
 

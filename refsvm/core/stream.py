@@ -152,6 +152,21 @@ class StreamLearner:
         """Restore what ``save_state`` returned (into a freshly constructed state)."""
         raise NotImplementedError(f"{type(self).__name__}.load_state")
 
+    def __deepcopy__(self, memo):
+        """A deep copy of a live state (the families' backups and trial copies): through
+        ``__reduce__`` as the copy module would, but without the validation that
+        :func:`restore_state` gives an unpickled state (a live state is not input)."""
+        import copy
+
+        rv = self.__reduce_ex__(4)
+        if rv[0] is restore_state:
+            cls, params, data = copy.deepcopy(rv[1], memo)
+            obj = cls(**params)
+            obj.load_state(data)
+            memo[id(self)] = obj
+            return obj
+        return copy._reconstruct(self, memo, *rv)
+
 
 def restore_state(cls, params, data):
     """A state of class ``cls`` built with ``params`` and loaded with ``data`` (the
