@@ -82,9 +82,11 @@ _HELD_AT_FORK = []
 
 def _before_fork():
     """Take every estimator's lock before ``fork``, so that the child's copy of each model
-    is one that no call was half-way through (a call under way finishes first)."""
-    _LOCKS_GUARD.acquire()
-    for est in list(_LOCKED):
+    is one that no call was half-way through (a call under way finishes first; no refsvm
+    call holds one estimator's lock while it waits for another's)."""
+    with _LOCKS_GUARD:
+        estimators = list(_LOCKED)
+    for est in estimators:
         lock = est.__dict__.get("_lock")
         if lock is not None:
             lock.acquire()
@@ -94,7 +96,6 @@ def _before_fork():
 def _after_fork_in_parent():
     while _HELD_AT_FORK:
         _HELD_AT_FORK.pop().release()
-    _LOCKS_GUARD.release()
 
 
 def _after_fork_in_child():
