@@ -234,8 +234,8 @@ def _check_attributes(est, attrs, n_states, path):
         bad("reduced_indices_", "must be a 1-D array of non-negative row numbers")
     start = attrs.get("_start_params")
     if start is not None and (not isinstance(start, dict)
-                              or set(start) != set(est.get_params(deep=False))):
-        bad("_start_params", "must name exactly the estimator's parameters")
+                              or not set(start) <= set(est.get_params(deep=False))):
+        bad("_start_params", "must name only the estimator's parameters")
 
 
 def load(path, *, backend=None):
