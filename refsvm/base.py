@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
+import os
 import threading
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,19 +46,96 @@ from ._validation import (
 from .core.stream import BadRow, Interrupted, deferred_signals, run_states
 
 
+def _estimator_lock(est):
+    """The estimator's lock, made on first use (and registered for the at-fork reset)."""
+    lock = est.__dict__.get("_lock")
+    if lock is None:
+        with _LOCKS_GUARD:
+            lock = est.__dict__.get("_lock")
+            if lock is None:
+                lock = est.__dict__["_lock"] = threading.RLock()
+                _LOCKED.add(est)
+    return lock
+
+
 def locked(method):
     """Run ``method`` under the estimator's lock: one estimator used from several threads
     learns and predicts one call at a time (separate estimators run in parallel)."""
 
+    if getattr(method, "__refsvm_locked__", False):
+        return method
+
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        lock = self.__dict__.get("_lock")
-        if lock is None:
-            lock = self.__dict__.setdefault("_lock", threading.RLock())
-        with lock:
+        with _estimator_lock(self):
             return method(self, *args, **kwargs)
 
+    wrapper.__refsvm_locked__ = True
     return wrapper
+
+
+#: every estimator that has a lock (weakly: the set does not keep them alive)
+_LOCKED = weakref.WeakSet()
+_LOCKS_GUARD = threading.Lock()
+_HELD_AT_FORK = []
+
+
+def _before_fork():
+    """Take every estimator's lock before ``fork``, so that the child's copy of each model
+    is one that no call was half-way through (a call under way finishes first; no refsvm
+    call holds one estimator's lock while it waits for another's)."""
+    with _LOCKS_GUARD:
+        estimators = list(_LOCKED)
+    for est in estimators:
+        lock = est.__dict__.get("_lock")
+        if lock is not None:
+            lock.acquire()
+            _HELD_AT_FORK.append(lock)
+
+
+def _after_fork_in_parent():
+    while _HELD_AT_FORK:
+        _HELD_AT_FORK.pop().release()
+
+
+def _after_fork_in_child():
+    """The child gets fresh locks (the parent's threads do not exist in it)."""
+    global _LOCKS_GUARD
+    _HELD_AT_FORK.clear()
+    for est in list(_LOCKED):
+        if "_lock" in est.__dict__:
+            est.__dict__["_lock"] = threading.RLock()
+    _LOCKS_GUARD = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
+
+
+def _lock_public_members(cls):
+    """Wrap every public method and property of the refsvm classes in ``cls``'s MRO with
+    the estimator's lock (read-outs such as ``support_`` and ``dual_coef_``, ``unlearn``,
+    ``loo_decisions``, ``save``, ...), so that no family has to remember to."""
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("refsvm"):
+            continue
+        for name, value in list(vars(klass).items()):
+            if name.startswith("_") or name in cls.__dict__ and klass is not cls:
+                continue
+            if name in _UNLOCKED:
+                continue
+            if isinstance(value, property) and value.fget is not None:
+                if not getattr(value.fget, "__refsvm_locked__", False):
+                    setattr(cls, name, property(locked(value.fget), value.fset, value.fdel,
+                                                value.__doc__))
+            elif inspect.isfunction(value) and not getattr(value, "__refsvm_locked__", False):
+                setattr(cls, name, locked(value))
+
+
+#: public members that need no lock (they touch no learned state)
+_UNLOCKED = {"get_params", "set_params", "get_metadata_routing", "set_fit_request",
+             "set_partial_fit_request", "set_score_request", "set_predict_request"}
 
 def _compiled_two_values():
     """``refsvm._core.two_values`` (one compiled read of y), or None when the core is not
@@ -131,6 +211,33 @@ def _plain_xy(X, y):
 FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
+class _StateData(tuple):
+    """A state as pickled inside an estimator: (class, init_params, save_state data)."""
+
+    __slots__ = ()
+
+    def __new__(cls, state_cls, params, data):
+        return super().__new__(cls, (state_cls, params, data))
+
+    def __reduce__(self):
+        return (_StateData, tuple(self))
+
+    cls = property(lambda self: self[0])
+    params = property(lambda self: self[1])
+    data = property(lambda self: self[2])
+
+
+def _checked_state(state):
+    """A state unpickled whole (a pickle of an older refsvm): checked by its validator."""
+    from ._state_checks import check_state
+
+    if not hasattr(state, "save_state"):
+        raise ValueError(f"unpickled estimator: {type(state).__name__} is not a state")
+    check_state(type(state).__name__, state.init_params(), state.save_state(),
+                where=f"unpickled {type(state).__name__}")
+    return state
+
+
 class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     """Base class: ``fit``, ``partial_fit``, ``decision_function``, ``predict``.
 
@@ -156,6 +263,10 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
     _reference = None
     _compiled = None
     _parameter_rules = {"backend": Options(*BACKENDS)}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _lock_public_members(cls)
     #: Deep-copy the states before each ``partial_fit`` so that an error
     #: raised inside the algorithm can be rolled back.  Kernel models whose
     #: state grows with the stream turn this off; their inputs are fully
@@ -579,10 +690,29 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         return save(self, path)
 
     def __getstate__(self):
-        state = super().__getstate__()
-        state = dict(state)
-        state.pop("_lock", None)
+        """The estimator's attributes without its lock; the states as plain data (class,
+        ``init_params()``, ``save_state()``), which ``__setstate__`` checks with the
+        states' validators before building them."""
+        with _estimator_lock(self):
+            state = dict(super().__getstate__())
+            state.pop("_lock", None)
+            if "_states" in state:
+                state["_states"] = [_StateData(type(s), s.init_params(), s.save_state())
+                                    for s in state["_states"]]
         return state
+
+    def __setstate__(self, state):
+        from .core.stream import restore_state
+
+        state = dict(state)
+        states = state.get("_states")
+        if states is not None:
+            if not isinstance(states, list):
+                raise ValueError(f"unpickled {type(self).__name__}: _states is not a list")
+            state["_states"] = [
+                restore_state(s.cls, s.params, s.data) if isinstance(s, _StateData)
+                else _checked_state(s) for s in states]
+        super().__setstate__(state)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

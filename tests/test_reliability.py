@@ -308,3 +308,54 @@ def test_separate_estimators_in_threads_equal_sequential_fits(backend):
         t.join()
     for n in names:
         np.testing.assert_array_equal(results[n], sequential[n], err_msg=n)
+
+
+def test_n_reduced_beyond_the_bound_is_refused_before_allocating():
+    """A reduced set whose m x m kernel matrix would exceed MAX_REDUCED_SET**2 doubles is
+    refused with a ValueError naming n_reduced (capped at the data first)."""
+    from refsvm import ReducedKernelPA
+    from refsvm.linear.estimators import MAX_REDUCED_SET
+
+    rng = np.random.RandomState(0)
+    n = MAX_REDUCED_SET + 10
+    X = rng.randn(n, 2)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for how in ("random", "first"):
+        est = ReducedKernelPA(n_reduced=10**9, reduced_set=how, gamma=0.5, random_state=0)
+        with pytest.raises(ValueError, match=r"n_reduced=1000000000 .*at most 16384 points"):
+            est.fit(X, y)
+        assert not hasattr(est, "classes_")
+    with pytest.raises(ValueError, match="reduced_set: a reduced set of"):
+        ReducedKernelPA(reduced_set=X[:MAX_REDUCED_SET + 1], gamma=0.5).fit(X[:50], y[:50])
+    with pytest.warns(UserWarning, match="larger than the 50 examples"):
+        small = ReducedKernelPA(n_reduced=10**9, gamma=0.5, random_state=0).fit(X[:50], y[:50])
+    assert small.reduced_set_.shape[0] == 50
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("where,key,value", [
+    ("data", "g", np.nan), ("data", "y", np.inf), ("data", "qdiag", -1.0),
+    ("init_params", "gamma", np.inf), ("init_params", "min_gain", np.nan)])
+def test_online_ramp_svm_states_that_never_returned_are_refused(backend, where, key, value,
+                                                               tmp_path):
+    """The tampered OnlineRampSVM states whose partial_fit never returned (and ignored
+    Ctrl-C) are refused at load, naming the member."""
+    import json
+
+    import refsvm
+
+    X, y = _data(80)
+    path = tmp_path / "m.npz"
+    REGISTRY["OnlineRampSVM"](backend).fit(X, y).save(path)
+    z = dict(np.load(path))
+    if where == "data":
+        z[f"state0/{key}"] = z[f"state0/{key}"].copy()
+        z[f"state0/{key}"][40 if key == "g" else 0] = value
+    else:
+        meta = json.loads(str(z["__meta__"][()]))
+        meta["states"][0]["init_params"][key] = value
+        z["__meta__"] = np.array(json.dumps(meta))
+    with open(path, "wb") as fh:
+        np.savez(fh, **z)
+    with pytest.raises(ValueError, match=key):
+        refsvm.load(path)

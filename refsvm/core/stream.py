@@ -152,9 +152,29 @@ class StreamLearner:
         """Restore what ``save_state`` returned (into a freshly constructed state)."""
         raise NotImplementedError(f"{type(self).__name__}.load_state")
 
+    def __deepcopy__(self, memo):
+        """A deep copy of a live state (the families' backups and trial copies): through
+        ``__reduce__`` as the copy module would, but without the validation that
+        :func:`restore_state` gives an unpickled state (a live state is not input)."""
+        import copy
+
+        rv = self.__reduce_ex__(4)
+        if rv[0] is restore_state:
+            cls, params, data = copy.deepcopy(rv[1], memo)
+            obj = cls(**params)
+            obj.load_state(data)
+            memo[id(self)] = obj
+            return obj
+        return copy._reconstruct(self, memo, *rv)
+
 
 def restore_state(cls, params, data):
-    """A state of class ``cls`` built with ``params`` and loaded with ``data``."""
+    """A state of class ``cls`` built with ``params`` and loaded with ``data`` (the
+    unpickling half of the persistence protocol), once the state's validator
+    (:func:`refsvm._state_checks.check_state`) has passed them: a pickle is input too."""
+    from .._state_checks import check_state
+
+    check_state(cls.__name__, params, data, where=f"unpickled {cls.__name__}")
     obj = cls(**params)
     obj.load_state(data)
     return obj

@@ -599,8 +599,10 @@ class ReducedKernelPA(BaseKernelClassifier):
             if points.shape[1] != X.shape[1]:
                 raise ValueError(f"reduced_set has {points.shape[1]} features; X has "
                                  f"{X.shape[1]}")
+            _check_reduced_size(points.shape[0], "reduced_set")
             return as_format(points, sp.issparse(X)), None
         m = int(self.n_reduced)
+        _check_reduced_size(min(m, n), f"n_reduced={m} (capped at the {n} examples)")
         if how == "auto":
             how = "random" if self.__dict__.get("_fitting") else "first"
         if how == "random":
@@ -748,6 +750,20 @@ class ProximalReducedKernelPA(ReducedKernelPA):
         return {"variant": PAM_VARIANTS[self.variant], "C": float(self.C),
                 "proximal_weight": float(self.proximal_weight),
                 "covariance": self.covariance}
+
+
+#: The largest reduced set: its m̃ x m̃ kernel matrix takes 8 m̃² bytes, 2 GiB at this size
+#: (docs/reliability.rst, "Memory").
+MAX_REDUCED_SET = 16384
+
+
+def _check_reduced_size(m, what):
+    """Refuse a reduced set whose m̃ x m̃ matrices would exceed MAX_REDUCED_SET² doubles,
+    before anything is allocated."""
+    if m > MAX_REDUCED_SET:
+        raise ValueError(f"{what}: a reduced set of {m} points needs {8 * m * m / 2**30:.1f} "
+                         f"GiB per {m} x {m} kernel matrix; at most {MAX_REDUCED_SET} points "
+                         "are accepted (choose a smaller n_reduced)")
 
 
 def _first_distinct_rows(X, m):
