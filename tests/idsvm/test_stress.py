@@ -495,7 +495,10 @@ def test_failed_kkt_check_rolls_back(backend):
         try:
             st.step(X[i], y[i])
         except ExactnessError as exc:
-            assert exc.example == i and "KKT condition" in str(exc)
+            # the check's two conditions: a KKT violation, else h = sum y alpha (whose
+            # round-off is above a level of 0 when every g happens to be exact)
+            assert exc.example == i and ("KKT condition" in str(exc)
+                                         or "is not zero" in str(exc)), str(exc)
             break
     else:
         pytest.fail("no example went through the adiabatic loop")
