@@ -10,6 +10,11 @@ alpha, g, k(x, x) and the set code; the kernel column k(x_i, x_s) of every
 margin vector s (one malloc'd column each, indexed by example id); the
 inverse ``Rinv`` of the bordered matrix, row-major with leading dimension ``ld_rinv``;
 the margin-set size |S| is ``n_margin``.
+
+The printed method's constants come from ``refsvm/idsvm/constants.py`` (read when this
+module is imported); the departures' settings from the state's ``departures``
+(``refsvm.idsvm.departures.DEPARTURES``), read into the struct ``dep`` when the state is
+made.  ``departures="paper"`` runs the printed increments here as in the reference.
 """
 from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdlib cimport malloc, free
@@ -27,33 +32,72 @@ from refsvm._core cimport (
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale)
+from refsvm.core.departures import resolve
 from refsvm.core.kernels import Kernel, SparseRow
-from refsvm.idsvm.incremental_svm import ExactnessError, kkt_diagnostics, state_arrays
+from refsvm.idsvm import constants as _constants
+from refsvm.idsvm.departures import DEPARTURES
+from refsvm.idsvm.departures.exactness import ExactnessError
+from refsvm.idsvm.state_format import kkt_diagnostics, state_arrays
 
 cnp.import_array()
 
-# set membership codes, event kinds and tolerances: one definition (the .pxd), equal to
-# the reference's (tests/idsvm/test_twins.py)
-from refsvm.idsvm._incremental_svm_constants cimport (
-    GONE, REST, MARGIN, ERROR, OUT, EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN,
-    EPS_RATE, EPS_GAMMA, EPS_G, EPS_ALPHA, EPS_RESIDUE, EPS_DOUBT, EPS_PIVOT_SCALE,
-    EPS_PIVOT_ABS, N_REFINE, EPS_RESID, EPS_REFACTOR, EPS_REPAIR, N_REPAIR, EPS_KKT,
-    STEPS_PER_EXAMPLE, POLISH_CK, G_ULPS, A_ULPS, REPAIR_ULPS, SNAP_ULPS, KKT_ULPS, H_ULPS,
-    EPS_MACH, DRIFT_REFRESH)
+# The printed method's constants, read from their one home (refsvm/idsvm/constants.py)
+# when the module is imported: set codes, event kinds, zero tests and tie windows.
+cdef signed char GONE = _constants.GONE
+cdef signed char REST = _constants.REST
+cdef signed char MARGIN = _constants.MARGIN
+cdef signed char ERROR = _constants.ERROR
+cdef signed char OUT = _constants.OUT
+cdef int EV_C_MARGIN = _constants.EV_C_MARGIN
+cdef int EV_C_BOUND = _constants.EV_C_BOUND
+cdef int EV_C_ZERO = _constants.EV_C_ZERO
+cdef int EV_S_OUT = _constants.EV_S_OUT
+cdef int EV_JOIN = _constants.EV_JOIN
+cdef double EPS_RATE = _constants.EPS_RATE
+cdef double EPS_GAMMA = _constants.EPS_GAMMA
+cdef double EPS_G = _constants.EPS_G
+cdef double EPS_ALPHA = _constants.EPS_ALPHA
+cdef double EPS_RESIDUE = _constants.EPS_RESIDUE
+cdef double EPS_DOUBT = _constants.EPS_DOUBT
+cdef double EPS_PIVOT_SCALE = _constants.EPS_PIVOT_SCALE
+cdef double EPS_PIVOT_ABS = _constants.EPS_PIVOT_ABS
+cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
+cdef double EPS_MACH = _constants.EPS_MACH
 
-#: the constants of the .pxd, for the test that they equal the reference's
+#: the constants as this module read them (the test that they are the home's)
 CONSTANTS = {
     "GONE": GONE, "REST": REST, "MARGIN": MARGIN, "ERROR": ERROR, "OUT": OUT,
     "EV_C_MARGIN": EV_C_MARGIN, "EV_C_BOUND": EV_C_BOUND, "EV_C_ZERO": EV_C_ZERO,
     "EV_S_OUT": EV_S_OUT, "EV_JOIN": EV_JOIN,
     "EPS_RATE": EPS_RATE, "EPS_GAMMA": EPS_GAMMA, "EPS_G": EPS_G, "EPS_ALPHA": EPS_ALPHA,
     "EPS_RESIDUE": EPS_RESIDUE, "EPS_DOUBT": EPS_DOUBT, "EPS_PIVOT_SCALE": EPS_PIVOT_SCALE,
-    "EPS_PIVOT_ABS": EPS_PIVOT_ABS, "N_REFINE": N_REFINE, "EPS_RESID": EPS_RESID,
-    "EPS_REFACTOR": EPS_REFACTOR, "EPS_REPAIR": EPS_REPAIR, "N_REPAIR": N_REPAIR,
-    "EPS_KKT": EPS_KKT, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE, "POLISH_CK": POLISH_CK,
-    "G_ULPS": G_ULPS, "A_ULPS": A_ULPS, "REPAIR_ULPS": REPAIR_ULPS, "SNAP_ULPS": SNAP_ULPS,
-    "KKT_ULPS": KKT_ULPS, "H_ULPS": H_ULPS, "EPS_MACH": EPS_MACH, "DRIFT_REFRESH": DRIFT_REFRESH,
+    "EPS_PIVOT_ABS": EPS_PIVOT_ABS, "STEPS_PER_EXAMPLE": STEPS_PER_EXAMPLE,
+    "EPS_MACH": EPS_MACH,
 }
+
+
+cdef struct Departures:
+    # the settings of refsvm.idsvm.departures.DEPARTURES, per state (the reference's
+    # ``self.departures[name]`` is ``self.dep.name`` here)
+    int refine
+    double refine_tol
+    double refactor_above
+    int repair
+    double repair_tol
+    bint check
+    double kkt_tol
+    bint polish
+    double polish_above
+    int tie_ulps
+    int alpha_ulps
+    int repair_ulps
+    int kkt_ulps
+    int h_ulps
+    int snap_ulps
+    bint drift_refresh
+    double drift_tol
+    bint column_cache
+    bint centre_bias
 
 
 cdef inline void _two_sum_add(double* p, double* s, double x) noexcept nogil:
@@ -94,14 +138,14 @@ cdef int _nomem() except -1 with gil:
 
 
 cdef int _fail_exact(int code, Py_ssize_t c, bint loo, double worst, Py_ssize_t v,
-                     double h) except -1 with gil:
+                     double h, int repairs) except -1 with gil:
     """Raise ExactnessError after a rollback (the messages of the reference)."""
     if code == 2:
         msg = "the step budget of the operation ran out (cycling?)"
     elif code == 5:
         msg = "no event limits the increment (unbounded: round-off at a degenerate point)"
     elif code == 3:
-        msg = f"a KKT condition is violated by {worst:.3g} (example {v}) after {N_REPAIR} repairs"
+        msg = f"a KKT condition is violated by {worst:.3g} (example {v}) after {repairs} repairs"
     else:
         msg = f"sum_i y_i alpha_i = {h:.3g} is not zero"
     if loo:
@@ -116,6 +160,8 @@ cdef class IncrementalSVMState(StreamLearner):
     :class:`refsvm.idsvm.incremental_svm.IncrementalSVMState`; see there for the method)."""
 
     cdef readonly double C, tol
+    cdef readonly dict departures   # the resolved settings (refsvm.core.departures.resolve)
+    cdef Departures dep             # ... read into C once, when the state is made
     cdef readonly long refresh_every
     cdef public RowStore store
     cdef public CKernel kern
@@ -166,7 +212,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double** pool
     cdef Py_ssize_t npool
     cdef int* ipiv
-    # column cache (see refsvm.idsvm.incremental_svm.IncrementalSVMState._cache_put)
+    # column cache (the departure ``column_cache``: refsvm/idsvm/departures/column_cache.py)
     cdef long long cache_bytes, stamp
     cdef Py_ssize_t ncache, capc
     cdef Py_ssize_t* cslot       # per example: its slot in the cache, or -1
@@ -192,7 +238,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* snap_R
     cdef Py_ssize_t snap_cap, snap_caps, snap_n, snap_ns, snap_ngone
     cdef double snap_b, snap_kscale, snap_drift, snap_amax, snap_mass
-    cdef double mass            # sum_i alpha_i (see _scales; the g tolerances above POLISH_CK)
+    cdef double mass            # sum_i alpha_i (see _scales; the g tolerances above polish_above)
     cdef bint snap_fresh, snap_refined
     cdef long long snap_nsc, snap_nref
     cdef double fail_worst, fail_h     # what the check found (see _repair_and_check)
@@ -262,7 +308,29 @@ cdef class IncrementalSVMState(StreamLearner):
         self.ld_rinv = 1
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0, max_steps=0):
+                 coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0, max_steps=0,
+                 departures=None):
+        self.departures = resolve(DEPARTURES, departures)
+        d = self.departures
+        self.dep.refine = d["refine"]
+        self.dep.refine_tol = d["refine_tol"]
+        self.dep.refactor_above = d["refactor_above"]
+        self.dep.repair = d["repair"]
+        self.dep.repair_tol = d["repair_tol"]
+        self.dep.check = d["check"]
+        self.dep.kkt_tol = d["kkt_tol"]
+        self.dep.polish = d["polish"]
+        self.dep.polish_above = d["polish_above"]
+        self.dep.tie_ulps = d["tie_ulps"]
+        self.dep.alpha_ulps = d["alpha_ulps"]
+        self.dep.repair_ulps = d["repair_ulps"]
+        self.dep.kkt_ulps = d["kkt_ulps"]
+        self.dep.h_ulps = d["h_ulps"]
+        self.dep.snap_ulps = d["snap_ulps"]
+        self.dep.drift_refresh = d["drift_refresh"]
+        self.dep.drift_tol = d["drift_tol"]
+        self.dep.column_cache = d["column_cache"]
+        self.dep.centre_bias = d["centre_bias"]
         self.n_features = int(n_features)
         self.max_steps = int(max_steps)
         self.steps_left = 0
@@ -517,9 +585,12 @@ cdef class IncrementalSVMState(StreamLearner):
         self.cslot[i] = -1
 
     cdef int _cache_put(self, Py_ssize_t i, const double* col) except -1 nogil:
-        """Keep the kernel column of i (length n); evict the oldest beyond the budget."""
+        """Keep the kernel column of i (length n); evict the oldest beyond the budget
+        (nothing with the departure ``column_cache`` off)."""
         cdef Py_ssize_t max_cols, j, oldest
         self._cache_drop(i)
+        if not self.dep.column_cache:
+            return 0
         max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(self.n, 1)))
         if max_cols < 1:
             return 0
@@ -713,18 +784,19 @@ cdef class IncrementalSVMState(StreamLearner):
         return 0
 
     cdef int _s_changed(self) except -1 nogil:
-        """Every ``refresh_every`` changes of S the drift of R is probed (O(|S|^2), the
-        core's ``bordered_drift``); R is recomputed (O(|S|^3)) only above DRIFT_REFRESH."""
+        """S changed: counted; every ``refresh_every`` changes the drift of R is probed
+        (O(|S|^2), the core's ``bordered_drift``) and R recomputed (O(|S|^3)) above
+        ``drift_tol`` (the departure ``drift_refresh``)."""
         cdef double drift
         cdef double* u
         self.n_s_changes += 1
-        if self.refresh_every and self.n_margin and self.n_s_changes % self.refresh_every == 0:
+        if self.dep.drift_refresh and self.refresh_every and self.n_margin and self.n_s_changes % self.refresh_every == 0:
             u = <double*> malloc(2 * (self.n_margin + 1) * sizeof(double))
             if u == NULL: _nomem()
             drift = bordered_drift(self.Rinv, self.ld_rinv, self.n_margin, self.y, self.S,
                                    self.KS, u, u + self.n_margin + 1)
             free(u)
-            if not drift <= DRIFT_REFRESH:
+            if not drift <= self.dep.drift_tol:
                 self._refresh()
         return 0
 
@@ -757,7 +829,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef bint _fresh_inverse(self) except -1 nogil:
         """R recomputed from the cached columns unless fresh already (a doubtful pivot);
-        returns whether R changed (refsvm.idsvm.incremental_svm.fresh_inverse)."""
+        returns whether R changed (refsvm/idsvm/departures/refinement.py, ``_fresh_inverse``)."""
         cdef double scale
         if self.fresh or self.n_margin == 0:
             return False
@@ -817,11 +889,14 @@ cdef class IncrementalSVMState(StreamLearner):
         return mmax + max(1.0, self.kscale) * bsum
 
     cdef int _beta(self, Py_ssize_t i) except -1 nogil:
-        """m = [y_i; Q_Si], beta = -R m (Eq. 5)."""
+        """m = [y_i; Q_Si], beta = -R m (Eq. 5); refined (the departure ``refine``, the
+        reference's ``_refined_beta``)."""
         self._form_m(i)
         bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
                           self.rows)
-        if self._refine() > EPS_REFACTOR and self._fresh_inverse():
+        if not self.dep.refine:
+            return 0
+        if self._refine() > self.dep.refactor_above and self._fresh_inverse():
             bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
                               self.rows)
             self._refine()
@@ -831,11 +906,16 @@ cdef class IncrementalSVMState(StreamLearner):
         """beta of c refined (as _beta) and the rates r from it, the residual of the margin
         rows read from the rates: rho_{a+1} = gamma_{S_a} = sign r_{S_a}, rho_0 = y_S' beta_S
         + y_c; against M first (_residual) after a pass that needed a correction
-        (``refined``) (refsvm.idsvm.incremental_svm._beta_gamma)."""
+        (``refined``) (refsvm/idsvm/departures/refinement.py, ``_refined_rates``); with
+        ``refine`` 0, the printed beta = -R m and its rates (Eqs. 5, 7)."""
         cdef Py_ssize_t nn = self.n_margin + 1, a, it = 0, attempt
         cdef double rmax = 0.0, smax, acc
         cdef bint explicit
         self._form_m(c)
+        if not self.dep.refine:                 # the printed Eqs. 5 and 7
+            bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
+            self._rates(c, col, sign)
+            return 0
         for attempt in range(2):
             bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
             smax = self._resid_scale()
@@ -843,7 +923,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 self._rates(c, col, sign)
                 return 0
             explicit = self.refined
-            for it in range(N_REFINE + 1):
+            for it in range(self.dep.refine + 1):
                 if explicit:
                     self._residual()
                 else:
@@ -854,42 +934,43 @@ cdef class IncrementalSVMState(StreamLearner):
                     self.rho[0] = acc + self.y[c]
                     for a in range(nn - 1):
                         self.rho[a + 1] = sign * self.r[self.S[a]]
-                if self._correct(smax, it == N_REFINE, &rmax):
+                if self._correct(smax, it == self.dep.refine, &rmax):
                     break
                 explicit = False
             self.refined = it > 0
             if explicit:
                 self._rates(c, col, sign)
-            if attempt or not rmax / smax > EPS_REFACTOR or not self._fresh_inverse():
+            if attempt or not rmax / smax > self.dep.refactor_above or \
+                    not self._fresh_inverse():
                 return 0
         return 0
 
     cdef double _refine(self) noexcept nogil:
         """Iterative refinement of beta = -M^-1 m (self.beta, self.m) against the bordered
-        matrix M itself: rho = M beta + m, beta <- beta - Rinv rho, at most N_REFINE times,
-        until max|rho| <= EPS_RESID (max|m| + max(1, k_max) sum|beta|) (a bound of
+        matrix M itself: rho = M beta + m, beta <- beta - Rinv rho, at most ``refine`` times,
+        until max|rho| <= refine_tol (max|m| + max(1, k_max) sum|beta|) (a bound of
         max(|M||beta| + |m|) from the first beta, as |M_ab| <= max(1, k_max)).  Returns the
-        relative residual (refsvm.idsvm.incremental_svm._refine)."""
+        relative residual (refsvm/idsvm/departures/refinement.py, ``_refine``)."""
         cdef Py_ssize_t it
         cdef double rmax = 0.0, smax = self._resid_scale()
         if smax == 0.0:
             return 0.0
-        for it in range(N_REFINE + 1):
+        for it in range(self.dep.refine + 1):
             self._residual()
-            if self._correct(smax, it == N_REFINE, &rmax):
+            if self._correct(smax, it == self.dep.refine, &rmax):
                 break
         return rmax / smax
 
     cdef bint _correct(self, double smax, bint last, double* rmax) noexcept nogil:
         """One step of the refinement of beta: rmax = max|rho| (self.rho, the residual M
-        beta + m); 1 when it is at most EPS_RESID smax or this was the ``last`` check, else
+        beta + m); 1 when it is at most refine_tol smax or this was the ``last`` check, else
         beta <- beta - Rinv rho and 0 (_refine, _beta_rates)."""
         cdef Py_ssize_t nn = self.n_margin + 1, a
         rmax[0] = 0.0
         for a in range(nn):
             if fabs(self.rho[a]) > rmax[0]:
                 rmax[0] = fabs(self.rho[a])
-        if rmax[0] <= EPS_RESID * smax or last:
+        if rmax[0] <= self.dep.refine_tol * smax or last:
             return 1
         bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
         for a in range(nn):
@@ -1053,7 +1134,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     self._mark_dependent(self.saved[q])
                 self._mark_dependent(i)
             return 0
-        # EV_JOIN (g_i keeps its value: safeguard 2, see the reference)
+        # EV_JOIN (g_i keeps the value the increments gave it, as in the reference)
         changes = self.n_s_changes
         grow(<void**> &self.saved, &self.capsaved, self.nblk, sizeof(Py_ssize_t))
         for q in range(self.nblk):
@@ -1183,6 +1264,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double best, sd, ar, lim, tol0
         cdef Py_ssize_t n = self.n, bi
         cdef int take
+        cdef signed char err = ERROR, rest = REST
         if not first:
             # pass 2 reads the steps pass 1 computed, ids ascending (the candidates it
             # skipped are surely beyond their window).  A cheap test skips, without a
@@ -1215,7 +1297,7 @@ cdef class IncrementalSVMState(StreamLearner):
         tol0 = EPS_GAMMA * rt0
         for i in range(n):
             st = status[i]
-            sd = <double> ((st == ERROR) - (st == REST))
+            sd = <double> ((st == err) - (st == rest))
             rr = r[i]
             ar = sd * rr
             lim = (ar * best + eg) * (1.0 + 1e-9)
@@ -1258,15 +1340,16 @@ cdef class IncrementalSVMState(StreamLearner):
             # capped by multiples of the round-off floor (the reference's _a_tol, _g_tol)
             for i in range(n):                   # (left to right, as the reference's _mass)
                 mass += alpha[i]
-            cap = A_ULPS * EPS_MACH * self.amax
+            cap = self.dep.alpha_ulps * EPS_MACH * self.amax
             self.ea = min(self.ea, cap)
-            cap = G_ULPS * EPS_MACH * (1.0 + fabs(self.b) + self.kscale * mass)
+            cap = self.dep.tie_ulps * EPS_MACH * (1.0 + fabs(self.b) + self.kscale * mass)
             self.eg = min(self.eg, cap)
         self.mass = mass
 
     cdef inline bint _extreme(self) noexcept nogil:
-        """C k_max above POLISH_CK (the reference's ``_extreme``)."""
-        return self.C * self.kscale > POLISH_CK
+        """The departure ``polish`` on and C k_max above ``polish_above`` (the
+        reference's ``_extreme``)."""
+        return self.dep.polish and self.C * self.kscale > self.dep.polish_above
 
     cdef double _g_tol(self, double eps, int ulps, double amax, double mass) noexcept nogil:
         """The reference's ``_g_tol``."""
@@ -1280,7 +1363,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """The reference's ``_a_tol``."""
         cdef double tol = eps * amax, cap
         if self._extreme():
-            cap = A_ULPS * EPS_MACH * amax
+            cap = self.dep.alpha_ulps * EPS_MACH * amax
             tol = min(tol, cap)
         return tol
 
@@ -1301,7 +1384,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef Py_ssize_t _join(self, Py_ssize_t i) except -2 nogil:
         """i (in R or E, g_i = 0) joins S; degenerate pivots go through an exchange.
         Returns the example the exchange left dependent on the final S, or -1 (see
-        refsvm.idsvm.incremental_svm.join)."""
+        refsvm.idsvm.incremental_svm._join)."""
         cdef double kappa, d, best_t, t, a, ea, mag, room
         cdef EventChoice ev
         cdef Py_ssize_t best_pos, pos, s, ns, j, dep = -1
@@ -1331,7 +1414,7 @@ cdef class IncrementalSVMState(StreamLearner):
             d = 1.0 if self.status[i] == REST else -1.0
             ns = self.n_margin
             # the smallest step (alpha_i's own bound C last), then the first event within
-            # its window of it (refsvm.idsvm.incremental_svm.first_event)
+            # its window of it (refsvm.idsvm.incremental_svm._first_event)
             self._scales(-1)
             ea = self.ea
             # (alpha_i's room: i may have moved in an earlier exchange of this join)
@@ -1352,7 +1435,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     t = 0.0
                 event_smaller(&ev, t, EV_S_OUT, s)
             best_t = ev.t
-            # the tied margin vector with the least id (refsvm.idsvm.incremental_svm.join)
+            # the tied margin vector with the least id (refsvm.idsvm.incremental_svm._join)
             event_start(&ev, best_t)
             for pos in range(ns):
                 s = self.S[pos]
@@ -1398,7 +1481,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef bint has_lo = False, has_hi = False
         cdef Py_ssize_t i
         cdef signed char st
-        if self.n_margin:
+        if self.n_margin or not self.dep.centre_bias:
             return 0
         for i in range(self.n):
             st = self.status[i]
@@ -1456,16 +1539,16 @@ cdef class IncrementalSVMState(StreamLearner):
         return size
 
     cdef int _polish(self) except -1 nogil:
-        """At large C (C k_max above POLISH_CK) the end of an operation: one step of
+        """At large C (``_extreme``) the end of an operation: one step of
         iterative refinement of (b, alpha_S) on residuals summed in twice the working
-        precision, then every g so (refsvm.idsvm.incremental_svm._polish: the same
+        precision, then every g so (refsvm/idsvm/departures/polish.py, ``_polish``: the same
         operations per element, the same order of terms)."""
         cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j, pos
         cdef double* pe
         cdef double* se
         cdef double a, size, b0, w, amax
         cdef bint ok
-        if self.C * self.kscale <= POLISH_CK or n == 0:
+        if not self._extreme() or n == 0:
             return 0
         for i in range(n):
             if self.status[i] >= 0:
@@ -1474,7 +1557,7 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0                               # (no learned example: as the reference)
         # 0. ulp residues on the margin vectors go to their bound (the reference's _snap)
         self._scales(-1)
-        w = SNAP_ULPS * EPS_MACH * max(self.amax, self.snap_amax)
+        w = self.dep.snap_ulps * EPS_MACH * max(self.amax, self.snap_amax)
         self._snap(w)
         pe = <double*> malloc(2 * n * sizeof(double))
         if pe == NULL: _nomem()
@@ -1502,7 +1585,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 for pos in range(ns):
                     a = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
                     if not (a >= -w and a <= self.C + w) or \
-                            fabs(self.dbeta[pos + 1]) > EPS_KKT * amax:
+                            fabs(self.dbeta[pos + 1]) > self.dep.kkt_tol * amax:
                         ok = False
                         break
                 if ok:
@@ -1526,8 +1609,10 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef void _snap(self, double w) noexcept nogil:
         """Margin vectors with alpha within w of 0 or C go to that bound (the reference's
-        ``_snap``)."""
+        ``_snap``); nothing when ``snap_ulps`` is 0."""
         cdef Py_ssize_t pos, j
+        if not self.dep.snap_ulps:
+            return
         for pos in range(self.n_margin):
             j = self.S[pos]
             if self.alpha[j] <= w:
@@ -1546,8 +1631,8 @@ cdef class IncrementalSVMState(StreamLearner):
             self._column(c, self.col, mode)
         return self._adiabatic(c, 1.0, self.col)       # 2: the step budget is spent
 
-    # ------------------------------------------------------------------ safeguard 3
-    # (see refsvm.idsvm.incremental_svm: check, repair, roll back)
+    # ------------------------------------------------------------------ departures:
+    # snapshot and rollback, repair, the exactness check (refsvm/idsvm/departures/)
     cdef int _snapshot(self, Py_ssize_t keep) except -1 nogil:
         """Start an operation: its step budget, and what it rolls back to (the first
         ``keep`` examples, the margin set, R, b)."""
@@ -1592,7 +1677,7 @@ cdef class IncrementalSVMState(StreamLearner):
         return 0
 
     cdef int _rollback(self) except -1 nogil:
-        """Back to the snapshot (refsvm.idsvm.incremental_svm._rollback): the columns of
+        """Back to the snapshot (refsvm/idsvm/departures/rollback.py): the columns of
         the old margin vectors still in S are kept, the others recomputed in the order of
         S (cache first); cached columns cut to the examples kept."""
         cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.n, j, q, sl, s
@@ -1686,21 +1771,23 @@ cdef class IncrementalSVMState(StreamLearner):
         return best
 
     cdef int _repair_and_check(self, Py_ssize_t c) except -1 nogil:
-        """Safeguard 3 after an operation on c: 0 if the KKT conditions hold (after at most
-        N_REPAIR repairs), 2 if the step budget ran out, 3 (a violation above EPS_KKT
-        g_scale) or 4 (|h| above EPS_KKT alpha_max) otherwise; the scales are those of
-        the larger of alpha_max now and before the operation (see the reference)."""
-        cdef Py_ssize_t it, v = -1, i
+        """After an operation on c: at most ``repair`` repairs (the worst violation on the
+        kept g above ``repair_tol`` g_scale: unlearned and learned again), then (the
+        departure ``check``) the exactness check, ``_check_exact``.  0 if the KKT
+        conditions hold, 2 if the step budget ran out, 3 or 4 (see ``_check_exact``)
+        otherwise; the scales are those of the larger of alpha_max now and before the
+        operation (see the reference)."""
+        cdef Py_ssize_t it, v = -1
         cdef int rc
-        cdef double h, amax, mass, hp, hs, htol
+        cdef double amax, mass
         cdef bint extreme = self._extreme()
-        for it in range(N_REPAIR + 1):
+        for it in range(self.dep.repair + 1):
             v = self._worst_violation()
             self._scales(-1)
             amax = max(self.amax, self.snap_amax)
             mass = max(self.mass, self.snap_mass) if extreme else 0.0
-            if self.fail_worst <= self._g_tol(EPS_REPAIR, REPAIR_ULPS, amax, mass) or \
-                    it == N_REPAIR:
+            if self.fail_worst <= self._g_tol(self.dep.repair_tol, self.dep.repair_ulps,
+                                              amax, mass) or it == self.dep.repair:
                 break
             self.n_repairs += 1
             rc = self._unlearn_one(v)
@@ -1712,11 +1799,23 @@ cdef class IncrementalSVMState(StreamLearner):
                 return rc
             self._polish()
             self._centre_bias()
+        self.fail_v = v
+        if self.dep.check:
+            return self._check_exact()
+        return 0
+
+    cdef int _check_exact(self) except -1 nogil:
+        """The exactness check (the reference's ``_check_exact``): 3 if the worst
+        violation (self.fail_worst) is above ``kkt_tol`` g_scale, 4 if |h| is above
+        ``kkt_tol`` alpha_max (above ``polish_above``: h summed exactly, both capped by
+        ``kkt_ulps`` and ``h_ulps`` round-off floors), else 0."""
+        cdef Py_ssize_t i
+        cdef double h, amax, mass, hp, hs, htol
+        cdef bint extreme = self._extreme()
         self._scales(-1)
         amax = max(self.amax, self.snap_amax)
         mass = max(self.mass, self.snap_mass) if extreme else 0.0
-        self.fail_v = v
-        htol = EPS_KKT * amax
+        htol = self.dep.kkt_tol * amax
         if extreme:
             hp = 0.0                                # Sum2, ids ascending (as _polish)
             hs = 0.0
@@ -1724,14 +1823,14 @@ cdef class IncrementalSVMState(StreamLearner):
                 if self.status[i] >= 0:
                     _two_sum_add(&hp, &hs, self.y[i] * self.alpha[i])
             h = hp + hs
-            htol = min(htol, H_ULPS * EPS_MACH * mass)
+            htol = min(htol, self.dep.h_ulps * EPS_MACH * mass)
         else:
             h = 0.0
             for i in range(self.n):
                 if self.status[i] >= 0:
                     h += self.y[i] * self.alpha[i]
         self.fail_h = fabs(h)
-        if self.fail_worst > self._g_tol(EPS_KKT, KKT_ULPS, amax, mass):
+        if self.fail_worst > self._g_tol(self.dep.kkt_tol, self.dep.kkt_ulps, amax, mass):
             return 3
         if self.fail_h > htol:
             return 4
@@ -1767,7 +1866,7 @@ cdef class IncrementalSVMState(StreamLearner):
             self.status[c] = REST
             self._centre_bias()
         else:
-            self._snapshot(c)                       # one atomic operation (safeguard 3)
+            self._snapshot(c)                       # one atomic operation (rollback.py)
             rc = self._learn(c, 1)
             if rc == 0:
                 self._polish()
@@ -1775,7 +1874,8 @@ cdef class IncrementalSVMState(StreamLearner):
                 rc = self._repair_and_check(c)
             if rc:
                 self._rollback()
-                _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h)
+                _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h,
+                                self.dep.repair)
         self.n_increments += 1
         # unchanged: c joined R and b stayed (S empty: the interval of b may have moved)
         return 1 if (self.status[c] != REST or self.b != b0) else 0
@@ -1833,7 +1933,8 @@ cdef class IncrementalSVMState(StreamLearner):
                     rc = self._repair_and_check(c)
                 if rc:
                     self._rollback()
-                    _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h)
+                    _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h,
+                                self.dep.repair)
                 self.n_decrements += 1
 
     def loo_decisions(self):
@@ -1869,7 +1970,8 @@ cdef class IncrementalSVMState(StreamLearner):
                         rc = self._repair_and_check(c)
                 if rc:
                     self._rollback()
-                    _fail_exact(rc, c, True, self.fail_worst, self.fail_v, self.fail_h)
+                    _fail_exact(rc, c, True, self.fail_worst, self.fail_v, self.fail_h,
+                                self.dep.repair)
         return np.asarray(out)
 
     def refresh_inverse(self):
@@ -2010,11 +2112,12 @@ cdef class IncrementalSVMState(StreamLearner):
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                     kernel=self.kind, gamma=self.gamma, degree=self.degree,
                     coef0=self.coef0, tol=self.tol, refresh_every=self.refresh_every,
-                    cache_size=self.cache_size, max_steps=self.max_steps)
+                    cache_size=self.cache_size, max_steps=self.max_steps,
+                    departures=dict(self.departures))
 
     def save_state(self):
         """Everything learned, in the format both twins share
-        (refsvm.idsvm.incremental_svm.state_arrays)."""
+        (refsvm.idsvm.state_format.state_arrays)."""
         ids = self._cached_ids()
         return state_arrays(
             self.store.to_matrix(), self.sparse, alpha=self._array(0), g=self._array(1),

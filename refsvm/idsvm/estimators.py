@@ -6,10 +6,13 @@ import copy
 
 import numpy as np
 
-from .._validation import Integer, NonNegative, Options, Positive, check_unlearn_ids
+from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
+                           check_unlearn_ids)
 from ..base import BaseKernelClassifier, SupportVectorsMixin, load_backend, locked
+from ..core.departures import is_paper_form, resolve
 from ..core.stream import Interrupted, run_states
 from . import incremental_svm as _reference_module
+from .departures import DEPARTURES
 from .incremental_svm import ExactnessError, state_arrays_from_optimum
 
 #: how ``fit`` reaches the batch optimum (see the class docstring)
@@ -70,6 +73,18 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         instead of 0.05-0.13 s); chosen as the default by that measurement
         (``docs/cauwenberghs_poggio.rst``).  ``max_steps`` bounds only the
         incremental operations.
+    departures : None, "default", "paper" or dict, default=None
+        The departures from the paper's printed method
+        (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair, the
+        exactness check, the polish at extreme C, snapping, the drift refresh of the
+        inverse, the column cache, the bias centring), each a named unit of
+        ``refsvm/idsvm/departures/``.  None: the defaults.  ``"paper"``: the printed
+        method, every departure off -- which overrides ``refresh_every`` and
+        ``cache_size`` (no refresh, no cache) and ``fit_method`` (``fit`` learns example
+        by example); the exactness check stays on (it changes no number): where the
+        printed method loses exactness (noisy or duplicate streams) the example is rolled
+        back and :class:`ExactnessError` raised.  A dict changes single settings, e.g.
+        ``{"repair": 0}`` or ``{"base": "paper", "refine": 3}``.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -99,10 +114,10 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     Notes
     -----
     Exactness is checked after every example: the KKT conditions must hold on
-    the kept g to ``EPS_KKT (1 + k_max alpha_max)`` (1e-9 of the size of the
-    terms of y f(x); alpha_max the largest alpha, k_max the largest k(x, x)) and
-    sum_i y_i alpha_i to ``EPS_KKT alpha_max``, after at most ``N_REPAIR``
-    repairs (an offending example unlearned and learned again); see
+    the kept g to ``kkt_tol (1 + k_max alpha_max)`` (the departure ``kkt_tol``, 1e-9
+    of the size of the terms of y f(x); alpha_max the largest alpha, k_max the largest
+    k(x, x)) and sum_i y_i alpha_i to ``kkt_tol alpha_max``, after at most ``repair``
+    (8) repairs (an offending example unlearned and learned again); see
     ``docs/cauwenberghs_poggio.rst``.  If that fails, or ``max_steps`` runs
     out, the example is rolled back and :class:`ExactnessError` raised:
     ``partial_fit`` then leaves the model of the stream up to the last example
@@ -170,7 +185,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-12,
                  refresh_every=100, cache_size=200.0, max_steps=0, fit_method="selfinit",
-                 backend="cython"):
+                 departures=None, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -181,18 +196,21 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.cache_size = cache_size
         self.max_steps = max_steps
         self.fit_method = fit_method
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "tol": NonNegative(),
                         "refresh_every": Integer(minimum=0), "cache_size": NonNegative(),
-                        "max_steps": Integer(minimum=0), "fit_method": Options(*FIT_METHODS)}
+                        "max_steps": Integer(minimum=0), "fit_method": Options(*FIT_METHODS),
+                        "departures": DeparturesRule(DEPARTURES)}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return self._module().IncrementalSVMState(
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
             coef0=coef0, tol=float(self.tol), refresh_every=int(self.refresh_every),
-            cache_size=float(self.cache_size), max_steps=int(self.max_steps))
+            cache_size=float(self.cache_size), max_steps=int(self.max_steps),
+            departures=self.departures)
 
     def _fit_states(self, X, Ys):
         """``fit``: every example in the given order (``fit_method="incremental"``), or
@@ -200,8 +218,10 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         of this estimator's backend), its end converted into this family's state
         (:func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`).  A problem whose
         SelfInit end is not exact to this family's tolerances (or whose C k_max is
-        extreme) is learned example by example instead: the same model, more slowly."""
-        if self.fit_method == "incremental":
+        extreme) is learned example by example instead: the same model, more slowly.
+        ``departures="paper"``: example by example (the paper's method)."""
+        if self.fit_method == "incremental" or is_paper_form(
+                DEPARTURES, resolve(DEPARTURES, self.departures)):
             super()._fit_states(X, Ys)
             self.fit_paths_ = ["incremental"] * len(self._states)
             return
@@ -219,7 +239,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
             try:
                 path.self_init(X, y)
                 data = state_arrays_from_optimum(path.save_state(), params["C"],
-                                                 params["n_features"], params["sparse"])
+                                                 params["n_features"], params["sparse"],
+                                                 params["departures"])
             except (poker_reference.CyclingError, poker_reference.PathError):
                 data = None         # SelfInit cycled or ended off the optimum (degenerate
                                     # data): example by example

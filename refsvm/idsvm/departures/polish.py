@@ -1,0 +1,181 @@
+"""The polish at extreme C, in doubled precision, and the windows in round-off units
+(settings ``polish``, ``polish_above``, ``tie_ulps``, ``alpha_ulps``, ``repair_ulps``,
+``kkt_ulps``, ``h_ulps``).
+
+The failure of the printed form it answers: the path is exact in exact arithmetic, but
+its intermediate alphas need not be representable.  At C = 1e12 float64 holds an alpha of
+order C to an ulp of C (1.2e-4): each increment leaves alpha_S and b that far off, and g,
+updated by the exact rates, drifts from the true y f - 1 by that much times k, step after
+step; and the tie windows relative to alpha_max and 1 + k_max alpha_max become wider than
+a margin unit, wide enough to tie an event 0.8 margin units away with the candidate's
+own (the census of degenerate streams at C = 1e12 in ``tests/idsvm/test_stress.py``).
+Above C k_max = ``polish_above`` therefore:
+
+* the end of every operation is polished (:meth:`Polish._polish`): g_S and h summed from
+  the stored alpha and b in twice the working precision (Dot2), one step of iterative
+  refinement of (b, alpha_S) on these residuals through R (kept only if it stays in the
+  box, moves no alpha by more than ``kkt_tol`` alpha_max and lowers the residual), and
+  every g recomputed so;
+* the windows on g are capped by multiples of the round-off floor of g itself,
+  eps (1 + |b| + k_max sum alpha): ``tie_ulps`` for ties, ``repair_ulps`` for repairs,
+  ``kkt_ulps`` for the check (``h_ulps`` eps sum alpha for h), and those on alpha by
+  ``alpha_ulps`` ulps of alpha_max (:meth:`Polish._g_tol`, :meth:`Polish._a_tol`).
+
+Below ``polish_above`` (every ordinary C) nothing changes.  Docs:
+``docs/cauwenberghs_poggio.rst``, "Extreme C: the end-of-operation polish" and "Extreme
+C: tolerances in margin units".
+"""
+
+import numpy as np
+
+from ...core.bordered import bordered_beta
+from ..constants import EPS_MACH, ERROR
+
+__all__ = ["Polish"]
+
+
+def _two_sum(a, b):
+    """Knuth's error-free sum, elementwise: a + b = s + e exactly (returns (s, e))."""
+    t = a + b
+    v = t - a
+    return t, (a - (t - v)) + (b - v)
+
+
+def _split(a):
+    """Dekker's split, elementwise: a = hi + lo exactly, each half with at most 26 bits."""
+    c = 134217729.0 * a                                   # 2^27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a, b):
+    """Dekker's error-free product, elementwise: a * b = p + e exactly (finite inputs well
+    inside the float range; e is 0 where the split overflowed)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, np.where(np.isfinite(e), e, 0.0)
+
+
+def _dot2_add(p, s, a, b):
+    """One term a * b of Dot2 (Ogita, Rump & Oishi 2005, Algorithm 5.3), elementwise: the
+    sum so far is p + s, as if summed in twice the working precision.  The twin applies
+    the same operations per element, in the same order of terms."""
+    h, r = _two_product(a, b)
+    p, q = _two_sum(p, h)
+    return p, s + (q + r)
+
+
+class Polish:
+    """Mixin of the IDSVM state: the polish and the capped windows above
+    ``polish_above``."""
+
+    def _extreme(self):
+        """Whether the operation is polished and the windows capped (``polish`` on and
+        C k_max above ``polish_above``)."""
+        return self.departures["polish"] and self.C * self.kscale > self.departures["polish_above"]
+
+    def _mass(self):
+        """sum_i alpha_i over the stored examples, summed left to right (as the twin)."""
+        s = 0.0
+        for a in self.alpha[: self.n].tolist():
+            s += a
+        return s
+
+    def _g_tol(self, eps, ulps, amax, mass):
+        """A tolerance on g: eps g_scale = eps (1 + k_max alpha_max), and above
+        ``polish_above`` at most ``ulps`` round-off floors eps_mach (1 + |b| + k_max mass)."""
+        tol = eps * (1.0 + self.kscale * amax)
+        if self._extreme():
+            tol = min(tol, ulps * EPS_MACH * (1.0 + abs(self.b) + self.kscale * mass))
+        return tol
+
+    def _a_tol(self, eps, amax):
+        """A tolerance on alpha: eps alpha_max, and above ``polish_above`` at most
+        ``alpha_ulps`` ulps of alpha_max."""
+        tol = eps * amax
+        if self._extreme():
+            tol = min(tol, self.departures["alpha_ulps"] * EPS_MACH * amax)
+        return tol
+
+    def _polish(self):
+        """Above ``polish_above``, g afresh at the end of an operation (module docstring):
+
+        0. ulp residues on the margin vectors go to their bound (:mod:`.snapping`);
+        1. g_s (s in S) and h = sum_i y_i alpha_i are summed from the stored alpha and b
+           in twice the working precision (Dot2; the terms of the error vectors first,
+           ids ascending, then those of S in its order, y_i b and -1);
+        2. one step of iterative refinement of (b, alpha_S) on these residuals,
+           [db; dalpha_S] = -R [h; g_S] (the bordered system, Eq. 3), kept only if every
+           alpha_S stays in [0, C] (within the snap window), no alpha_s moves by more
+           than ``kkt_tol`` alpha_max (alpha_max the larger of now and when the operation
+           began) and the residual max(k_max |h|, max|g_S|) summed again so is smaller:
+           with a nearly singular S the updated R can be far from M^-1;
+        3. every g (learned examples) recomputed the same way.
+
+        O(n (|E| + |S|)) flops; the kernel columns of the error vectors come from the
+        column cache (the entries missing are evaluated and counted)."""
+        if not self._extreme():
+            return
+        n = self.n
+        st = self.status[:n]
+        act = np.flatnonzero(st >= 0)
+        if not act.size:
+            return
+        w = self.departures["snap_ulps"] * EPS_MACH * max(self._scales()[0], self._amax0)
+        self._snap(w)
+        y = self.y[act]
+        pe = np.zeros(act.size)                          # Dot2 over the error vectors
+        se = np.zeros(act.size)
+        for j in np.flatnonzero(st == ERROR):
+            col = self._column(int(j), self._known_from_S(int(j)))
+            self._cache_put(int(j), col)
+            pe, se = _dot2_add(pe, se, y * (self.alpha[j] * self.y[j]), col[act])
+
+        def exact_g(rows):
+            """g of act[rows]: the sum over E continued over S, y_i b and -1."""
+            p, s, yr = pe[rows], se[rows], y[rows]
+            ids = act[rows]
+            for pos, j in enumerate(self.S):
+                p, s = _dot2_add(p, s, yr * (self.alpha[j] * self.y[j]), self.KS[ids, pos])
+            p, q = _two_sum(p, yr * self.b)
+            s = s + q
+            p, q = _two_sum(p, np.full(p.shape, -1.0))
+            s = s + q
+            return p + s
+
+        if self.S:
+            S = np.array(self.S, dtype=np.intp)
+            rows = np.searchsorted(act, S)
+
+            def residual():
+                """[h; g_S] and its size max(k_max |h|, max|g_S|) (h by Sum2, ids
+                ascending; h is in units of alpha, g in units of k alpha)."""
+                hp = hs = 0.0
+                for i in act.tolist():
+                    hp, q = _two_sum(hp, self.y[i] * self.alpha[i])
+                    hs += q
+                r = np.empty(S.size + 1)
+                r[0] = hp + hs
+                r[1:] = exact_g(rows)
+                return r, max(self.kscale * abs(r[0]), float(np.max(np.abs(r[1:]))))
+
+            r, size = residual()
+            sol = bordered_beta(self.Rinv, r)            # -R [h; g_S]
+            new = self.alpha[S] + sol[1:]
+            amax = max(self._scales()[0], self._amax0)     # (the scale of the operation)
+            # (a step that leaves the box by no more than the snap window w is clipped
+            # into it: margin vectors at alpha = 0 or C exactly, as after a snap)
+            if (size > 0.0 and np.all((new >= -w) & (new <= self.C + w))
+                    and not np.any(np.abs(sol[1:]) > self.departures["kkt_tol"] * amax)):
+                old, b = self.alpha[S].copy(), self.b
+                self.alpha[S] = np.minimum(np.maximum(new, 0.0), self.C)
+                self.b += sol[0]
+                if residual()[1] >= size:
+                    # no better: R is too far from M^-1 (S nearly singular) to help
+                    self.alpha[S] = old
+                    self.b = b
+            self._snap(w)
+        self.g[act] = exact_g(np.arange(act.size))
