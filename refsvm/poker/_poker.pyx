@@ -44,7 +44,6 @@ from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
@@ -89,26 +88,6 @@ def _vector_scan(flag=None):
     if flag is not None:
         _VECTOR_SCAN = bool(flag)
     return bool(_VECTOR_SCAN and refsvm_poker_scan_vector())
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + 1e-9 * ts.tv_nsec
-
-
-# sections of the breakpoint loop timed by the engine (``POKERState.profile``)
-cdef enum:
-    T_SENS = 0       # the sensitivities: rates of every g, O(n |I_s|) (_direction)
-    T_EVENTS = 1     # the event scan, the least-index choice, the move along the piece
-    T_COLUMN = 2     # kernel columns of joining examples (and the cache)
-    T_FACTOR = 3     # bordered-inverse updates, pivots, b-fixed solves, exchanges
-    T_REFRESH = 4    # R afresh by LAPACK getrf + getri
-    T_HOOK = 5       # the breakpoint hook (tests)
-    N_TIMERS = 6
-
-TIMER_NAMES = ("sensitivities", "events and move", "kernel columns",
-               "factorisation updates", "refresh (LAPACK)", "hook")
 
 
 cdef int _nomem() except -1:
@@ -429,7 +408,6 @@ cdef class _Engine:
     cdef int** cref             # NULL, or the count of engines sharing the buffer (clone)
     cdef long long* cstamp
     cdef long long stamp
-    cdef double timers[N_TIMERS]
 
     def __cinit__(self):
         self.cap = 0
@@ -487,13 +465,6 @@ cdef class _Engine:
         self.ccap = NULL
         self.cclean = NULL
         self.cstamp = NULL
-        cdef int a
-        for a in range(N_TIMERS):
-            self.timers[a] = 0.0
-
-    def profile(self):
-        """Seconds spent in each section of the breakpoint loop since the state was made."""
-        return {TIMER_NAMES[a]: self.timers[a] for a in range(N_TIMERS)}
 
     def __init__(self):
         self.pool = <double**> malloc(POOL * sizeof(double*))
@@ -831,7 +802,6 @@ cdef class _Engine:
         cdef double* col
         cdef bint whole, clean = False
         self.col_clean = NULL
-        cdef double t0 = _now()
         if sl >= 0:
             col = self.ccol[sl]
             L = self.clen[sl]
@@ -884,7 +854,6 @@ cdef class _Engine:
             kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
             for j in range(m):
                 col[self.kidx[j]] = self.tmp[j]
-        self.timers[T_COLUMN] += _now() - t0
         return col
 
     # ------------------------------------------------------------------ factorisation
@@ -892,19 +861,12 @@ cdef class _Engine:
         """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
         reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
         cdef int nn = <int> (self.ns + 1)
-        cdef double t0 = _now()
-        if self.ns == 0:
-            return False
-        try:
-            return self._refresh_timed(nn)
-        finally:
-            self.timers[T_REFRESH] += _now() - t0
-
-    cdef bint _refresh_timed(self, int nn) except -1:
         cdef int info = 0, lwork
         cdef Py_ssize_t a, bb, ld = self.ld, k = self.ns
         cdef double* A = self.lu
         cdef double ya
+        if self.ns == 0:
+            return False
         A[0] = 0.0
         for a in range(k):
             ya = self.y[self.S[a]]
@@ -1041,12 +1003,9 @@ cdef class _Engine:
         self.pend = False
 
     cdef int _hook(self) except -1:
-        cdef double t0
         if self.hook is not None:
             self._flush()
-            t0 = _now()
             self.hook(self.state)
-            self.timers[T_HOOK] += _now() - t0
         return 0
 
     # ------------------------------------------------------------------ one breakpoint
@@ -1229,7 +1188,6 @@ cdef class _Engine:
         cdef int kind
         cdef bint fixed = mode == M_FIXED
         cdef EventChoice e
-        cdef double t0, t1, inner_t
         self.phase = mode
         self._dep_clear()
         if fixed:
@@ -1240,10 +1198,7 @@ cdef class _Engine:
                 self._flush()
                 return -1
             k = self.ns
-            t0 = _now()
             self._direction(mode)
-            t1 = _now()
-            self.timers[T_SENS] += t1 - t0
             # ---- pass 1: the smallest step (Sec. 3: "b can increase until one of the
             # four types of inequality constraints becomes active")
             event_start(&e, self.t_end)
@@ -1336,9 +1291,6 @@ cdef class _Engine:
             self.n_iterations += 1
             if self.budget > 0:
                 self.budget -= 1
-            t0 = _now()
-            self.timers[T_EVENTS] += t0 - t1
-            inner_t = self.timers[T_COLUMN] + self.timers[T_REFRESH]
             # ---- the breakpoint: update the partition
             if kind == EV_END:
                 self._flush()
@@ -1373,8 +1325,6 @@ cdef class _Engine:
                     self._f_remove(who)
                     self.status[who] = C_IC
                 self._join(who, mode)
-            self.timers[T_FACTOR] += (_now() - t0) - (self.timers[T_COLUMN]
-                                                     + self.timers[T_REFRESH] - inner_t)
             self._hook()
         raise _ref.CyclingError("POKER: too many breakpoints (cycling?)")
 
@@ -1737,7 +1687,6 @@ cdef class _Engine:
         cdef double* gcol[4]
         cdef double* gout[4]
         cdef Py_ssize_t grp[4]
-        cdef double t0
         self.bind(state)
         n = self.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
@@ -1775,7 +1724,6 @@ cdef class _Engine:
                 self._f_column_out(K, c, Fv[c], col)
                 c += 1
                 continue
-            t0 = _now()
             for a in range(4):
                 grp[a] = Fv[c + a]
                 gcol[a] = self._pool_get()
@@ -1793,7 +1741,6 @@ cdef class _Engine:
                 for q in range(self.ns):
                     col[self.S[q]] = self.cols[q][grp[a]]
                 col[grp[a]] = self.kdiag[grp[a]]
-            self.timers[T_COLUMN] += _now() - t0
             for a in range(4):
                 self._f_column_out(K, c + a, grp[a], gcol[a])
             c += 4
@@ -2206,13 +2153,6 @@ class POKERState(_ref.POKERState):
 
     def _remove_from_S(self, pos, new_status):
         self._eng.remove(self, pos, new_status)
-
-    def profile(self):
-        """Seconds spent in each section of the compiled breakpoint loop so far:
-        sensitivities (the O(n |I_s|) rates of every g), events and move (the O(n) scan,
-        the least-index choice, the step), kernel columns (joining examples), factorisation
-        updates (bordered grow/shrink, pivots, exchanges), refresh (LAPACK), hook."""
-        return self._eng.profile()
 
     def _refresh(self):
         return self._eng.refresh(self)
