@@ -25,8 +25,13 @@ Every sum is taken in the reference's order (``refsvm.core.bordered.matvec`` /
 numbers; they differ only where the kernel values do (the core's compiled kernels
 against the reference's NumPy ones, in the last bits).  The O(n |I_s|) products are
 memory-bound at the sizes of the benchmarks: a hand loop over four columns at a time
-streams the kernel columns as fast as BLAS ``dgemv`` does here (measured; see the docs
-page) and keeps the reference's order, which BLAS does not.
+streams the kernel columns as fast as BLAS ``dgemv`` (docs, "Design notes") and keeps the
+reference's order, which BLAS does not.
+
+The departures from the printed method (``departures``, resolved by the reference state
+from :data:`refsvm.poker.departures.DEPARTURES`) are read by the engine from the state's
+dict when it is configured: per state, never from module globals.  The inherited
+per-chunk code reads them itself (the joint increment, unlearning, the end of a chunk).
 
 The per-example arrays (y, alpha, g, p, d, ...) stay NumPy arrays of the Python state,
 shared with the inherited per-chunk code; the engine takes their data pointers at
@@ -64,7 +69,8 @@ cnp.import_array()
 
 __all__ = ["POKERState", "SELECTIONS"]
 
-# the reference's codes and tolerances, one definition (refsvm.poker.poker)
+# the printed method's codes and tolerances, one definition (refsvm.poker.partition, read
+# through the reference); the departures' settings are read per state (``configure``)
 cdef signed char C_IO = _ref.I_O, C_IS = _ref.I_S, C_IC = _ref.I_C
 cdef signed char C_FORCED = _ref.FORCED
 cdef int M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS, M_UNLEARN = _ref.UNLEARN
@@ -72,10 +78,7 @@ cdef int M_JOINT = _ref.JOINT
 cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
 cdef int EV_FLIP = _ref.EV_FLIP
 cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
-cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_SHRINK = _ref.EPS_SHRINK
-cdef double DRIFT_REFRESH = _ref.DRIFT_REFRESH
-cdef double EPS_SMALL_PIVOT = _ref.EPS_SMALL_PIVOT, COND_REFRESH = _ref.COND_REFRESH
-cdef double EPS_DOUBT = _ref.EPS_DOUBT, EPS_PIVOT = _ref.EPS_PIVOT
+cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_PIVOT = _ref.EPS_PIVOT
 cdef double EPS_PIVOT_ABS = _ref.EPS_PIVOT_ABS
 cdef Py_ssize_t POOL = 8          # spare column buffers kept
 cdef bint _VECTOR_SCAN = True     # the event scan eight at a time where the CPU can
@@ -323,6 +326,10 @@ cdef class _Engine:
     cdef double aw              # the tie window of an alpha event (reference ``alpha_window``)
     cdef long long cache_bytes
     cdef readonly long refresh_every
+    # the departures (refsvm.poker.departures.DEPARTURES) this state runs with
+    cdef readonly object departures
+    cdef bint refresh_on, duplicates_on, regularise_on
+    cdef double drift_refresh, cond_refresh, small_pivot, doubt, shrink_eps
     cdef RowStore store
     cdef CKernel kern
     # the scalars of the path (authoritative; the Python state's properties)
@@ -474,14 +481,26 @@ cdef class _Engine:
         self._reserve(16)
 
     def configure(self, double C, double cache_size, long refresh_every, RowStore store,
-                  CKernel kern):
+                  CKernel kern, dict departures):
+        """The parameters of the state, and its resolved ``departures``: the settings of
+        the refresh, duplicates, regularise_fixed and column_cache departures."""
         self.C = C
         self.aw = _ref.alpha_window(C)
         self.cache_size = cache_size
-        self.cache_bytes = <long long> (cache_size * 1048576.0)
+        self.cache_bytes = <long long> (cache_size * 1048576.0) if departures["column_cache"] \
+            else 0
         self.refresh_every = refresh_every
         self.store = store
         self.kern = kern
+        self.departures = departures
+        self.refresh_on = departures["refresh"]
+        self.duplicates_on = departures["duplicates"]
+        self.regularise_on = departures["regularise_fixed"]
+        self.drift_refresh = departures["drift_refresh"]
+        self.cond_refresh = departures["cond_refresh"]
+        self.small_pivot = departures["small_pivot"]
+        self.doubt = departures["doubt"]
+        self.shrink_eps = departures["shrink_eps"]
 
     def __dealloc__(self):
         cdef Py_ssize_t j
@@ -655,7 +674,8 @@ cdef class _Engine:
         cdef _Engine o = _Engine()
         cdef Py_ssize_t j, a, L
         cdef double* buf
-        o.configure(self.C, self.cache_size, self.refresh_every, self.store, kern)
+        o.configure(self.C, self.cache_size, self.refresh_every, self.store, kern,
+                    self.departures)
         o.b, o.u, o.tau, o.t, o.kmax = self.b, self.u, self.tau, self.t, self.kmax
         o.n_iterations, o.n_exchanges = self.n_iterations, self.n_exchanges
         o.n_refresh, o.n_s_changes, o.budget = self.n_refresh, self.n_s_changes, self.budget
@@ -678,8 +698,8 @@ cdef class _Engine:
         for j in range(self.nblk):
             o._dep_add(self.blist[j])
         for j in range(self.ncache):
-            # the cached columns are shared, not copied (a copy before every chunk cost
-            # more than a third of a9a's chunks): an engine that takes a shared column out
+            # the cached columns are shared, not copied (a backup is made before every
+            # chunk; docs, "Design notes"): an engine that takes a shared column out
             # of its cache takes a copy (``_column``), one that drops it drops its share
             if self.cref[j] == NULL:
                 self.cref[j] = <int*> malloc(sizeof(int))
@@ -890,13 +910,15 @@ cdef class _Engine:
 
     cdef int _s_changed(self) except -1:
         """Every ``refresh_every`` changes of I_s, the drift of R is probed (O(|I_s|^2),
-        ``bordered_drift``) and R is computed afresh (O(|I_s|^3)) only above DRIFT_REFRESH."""
+        ``bordered_drift``) and R is computed afresh (O(|I_s|^3)) only above
+        ``drift_refresh`` (departure ``refresh``)."""
         cdef double drift
         self.n_s_changes += 1
-        if self.refresh_every and self.ns and self.n_s_changes % self.refresh_every == 0:
+        if self.refresh_on and self.refresh_every and self.ns \
+                and self.n_s_changes % self.refresh_every == 0:
             drift = bordered_drift(self.R, self.ld, self.ns, self.y, self.S, self.cols,
                                    self.rp, self.work)
-            if not drift <= DRIFT_REFRESH:
+            if not drift <= self.drift_refresh:
                 self._refresh()
         return 0
 
@@ -932,11 +954,11 @@ cdef class _Engine:
         cdef bint ill = False, refused = False
         if k > 1:
             mx = bordered_max_abs(self.R, ld, k + 1)
-            ill = mx * max(1.0, self.kmax) > COND_REFRESH
+            ill = self.refresh_on and mx * max(1.0, self.kmax) > self.cond_refresh
         self._cache_put(s, self.cols[pos])
         if k > 1:
             # the scale of the shrink's singularity test is the mx just computed
-            refused = bordered_shrink_scaled(self.R, ld, k + 1, pos + 1, EPS_SHRINK, mx,
+            refused = bordered_shrink_scaled(self.R, ld, k + 1, pos + 1, self.shrink_eps, mx,
                                              self.rp) != 0
         for a in range(pos, k - 1):
             self.cols[a] = self.cols[a + 1]
@@ -1190,7 +1212,7 @@ cdef class _Engine:
         cdef EventChoice e
         self.phase = mode
         self._dep_clear()
-        if fixed:
+        if fixed and self.regularise_on:
             self._regularise_fixed()
         max_iter = 50 * (n + 10)
         for it in range(max_iter):
@@ -1411,7 +1433,7 @@ cdef class _Engine:
                         self._dep_clear()
                         return 0
                     # alpha_i alone: nothing moves (exchange with the flip only)
-                elif self._duplicate(i, col) >= 0:
+                elif self.duplicates_on and self._duplicate(i, col) >= 0:
                     # i is a copy of the member at pos: its exact null direction
                     # (reference ``_join``)
                     pos = self._duplicate(i, col)
@@ -1444,15 +1466,15 @@ cdef class _Engine:
                                 self.z[j] = -self.beta[j + 1]
                             kappa = kb
                             scale = scale_b
-                        if (not pivot_doubtful(kappa, scale, EPS_DOUBT) or attempt == 1
-                                or self.fresh):
+                        if (not self.refresh_on or not pivot_doubtful(kappa, scale, self.doubt)
+                                or attempt == 1 or self.fresh):
                             break
                         if not self._refresh():               # doubtful: re-solve
                             break
                     if not pivot_is_zero(kappa, scale, self.kmax, EPS_PIVOT, EPS_PIVOT_ABS):
                         owned = False
                         self._add_to_S(i, col, kb)
-                        if kappa <= EPS_SMALL_PIVOT * scale:
+                        if self.refresh_on and kappa <= self.small_pivot * scale:
                             self._refresh()                       # a small pivot: R afresh
                         if not changed:
                             self._dep_clear()
@@ -2005,17 +2027,19 @@ def _engine_property(name):
 
 class POKERState(_ref.POKERState):
     """POKER state for one binary problem (compiled twin; see
-    :class:`refsvm.poker.poker.POKERState` for the parameters and the method)."""
+    :class:`refsvm.poker.poker.POKERState` for the parameters, ``departures`` among
+    them, and the method)."""
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, cache_size=200.0, refresh_every=50):
+                 coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
         self._eng = _Engine()
         super().__init__(n_features, sparse, C=C, kernel=kernel, gamma=gamma, degree=degree,
-                         coef0=coef0, cache_size=cache_size, refresh_every=refresh_every)
+                         coef0=coef0, cache_size=cache_size, refresh_every=refresh_every,
+                         departures=departures)
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(int(n_features), bool(sparse))
         self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
-                            self.kernel)
+                            self.kernel, self.departures)
 
     # ---- the engine's data, under the reference's names
     b = _engine_property("b")
@@ -2135,7 +2159,7 @@ class POKERState(_ref.POKERState):
         super().load_state(data)
         self.store = RowStore(int(self.n_features), bool(self.sparse))
         self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
-                            self.kernel)
+                            self.kernel, self.departures)
         for x in self.rows:
             if self.sparse:
                 nnz = x.indices.shape[0]
