@@ -2,7 +2,7 @@
 
     python -m pytest benchmarks/bench_poker.py --benchmark-only -q -s          # 10,000 rows
     python -m pytest benchmarks/bench_poker.py --benchmark-only -q -s --quick  # 1,000 rows
-    python benchmarks/bench_poker.py [N]          # the ratio table and the profile, one process
+    python benchmarks/bench_poker.py [N]          # the ratio table, one process
 
 Side by side, in one process, on the same data (issue 9 section 4):
 
@@ -18,8 +18,7 @@ Side by side, in one process, on the same data (issue 9 section 4):
 
 The targets of the issue (exact after every chunk of 100; met by the joint increment, not by
 AltPOKER): AltPOKER <= 3x one LIBSVM batch and >= 3x faster than
-IncrementalSVM, SelfInit <= 3x LIBSVM, twin >= 50x its reference.  Where the time goes:
-``POKERState.profile()`` (the compiled loop's sections) is recorded beside each run.
+IncrementalSVM, SelfInit <= 3x LIBSVM, twin >= 50x its reference.
 The paper's iteration tables (Table 1, Fig. 2, Fig. 3) are ``refsvm reproduce
 fine-scheinberg`` (``refsvm/reproduce/fine_scheinberg.py``).
 """
@@ -95,13 +94,6 @@ def incremental_svm(X, y, sparse, gamma):
     return st
 
 
-def _profile(st):
-    """Shares of the compiled loop's sections (percent of their sum)."""
-    pr = st.profile()
-    tot = sum(pr.values()) or 1.0
-    return {k: f"{100 * v / tot:.0f}%" for k, v in pr.items() if k != "hook"}
-
-
 # ---------------------------------------------------------------- pytest-benchmark
 N_SPEED = sized(10000, 1000)
 N_TWIN = sized(600, 300)
@@ -126,21 +118,20 @@ def test_altpoker_chunks_of_100(benchmark, record, speed_data):
     st = benchmark.pedantic(altpoker, args=(X, y, sparse, GAMMA[name]), rounds=1,
                             iterations=1)
     record(f"poker-{name}", "AltPOKER twin, exact every 100", benchmark,
-           iterations=st.n_iterations, margin=len(st.S), **_profile(st))
+           iterations=st.n_iterations, margin=len(st.S))
 
 
 def test_joint_chunks_of_100(benchmark, record, speed_data):
     name, X, y, sparse = speed_data
     st = benchmark.pedantic(joint, args=(X, y, sparse, GAMMA[name]), rounds=1, iterations=1)
     record(f"poker-{name}", "joint increment twin, exact every 100", benchmark,
-           iterations=st.n_iterations, margin=len(st.S), **_profile(st))
+           iterations=st.n_iterations, margin=len(st.S))
 
 
 def test_selfinit_twin(benchmark, record, speed_data):
     name, X, y, sparse = speed_data
     st = benchmark.pedantic(selfinit, args=(X, y, sparse, GAMMA[name]), rounds=1, iterations=1)
-    record(f"poker-{name}", "SelfInit twin", benchmark, iterations=st.n_iterations,
-           **_profile(st))
+    record(f"poker-{name}", "SelfInit twin", benchmark, iterations=st.n_iterations)
 
 
 @pytest.mark.parametrize("vector", [True, False], ids=["vector", "one-at-a-time"])
@@ -210,9 +201,6 @@ def ratio_table(n=10000, names=("gauss", "a9a"), stream=sys.stdout):
               f"{t_self / t_svc:.2f} (target <= 3)", file=stream)
         print(f"  joint / LIBSVM {t_joint / t_svc:.2f} (target <= 3)   IncrementalSVM / "
               f"joint {t_ids / t_joint:.2f} (target >= 3)", file=stream)
-        print(f"  AltPOKER profile: {_profile(alt)}", file=stream)
-        print(f"  joint profile: {_profile(jt)}", file=stream)
-        print(f"  SelfInit profile: {_profile(si)}", file=stream, flush=True)
     X, y, sparse = data("gauss", 600)
     for label, run in (("SelfInit", selfinit), ("AltPOKER/100", altpoker),
                        ("joint/100", joint)):

@@ -8,6 +8,10 @@ decrement (``unlearn``) and the joint chunk increment (``add_chunk(..., joint=Tr
 Paper: ``shared/papers/001`` (read ``001_full_text.txt``).  Docs: ``docs/fine_scheinberg.rst``.
 ALGORITHMS.md: §2 (Fine & Scheinberg — POKER).
 
-Modules: :mod:`refsvm.poker.poker` (the reference), ``refsvm.poker._poker`` (its compiled
-twin, when built), :mod:`refsvm.poker.estimators` (:class:`POKER`).
+Modules: :mod:`refsvm.poker.poker` (the reference: the printed method, open it beside
+Fig. 1), :mod:`refsvm.poker.departures` (the ``DEPARTURES`` table and one module per
+departure from the printed method; ``departures="paper"`` turns them all off),
+:mod:`refsvm.poker.partition` (partition codes, event windows), :mod:`refsvm.poker.storage`
+(storage, persistence, read-outs), ``refsvm.poker._poker`` (the compiled twin, when
+built), :mod:`refsvm.poker.estimators` (:class:`POKER`).
 """

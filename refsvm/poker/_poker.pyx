@@ -25,8 +25,13 @@ Every sum is taken in the reference's order (``refsvm.core.bordered.matvec`` /
 numbers; they differ only where the kernel values do (the core's compiled kernels
 against the reference's NumPy ones, in the last bits).  The O(n |I_s|) products are
 memory-bound at the sizes of the benchmarks: a hand loop over four columns at a time
-streams the kernel columns as fast as BLAS ``dgemv`` does here (measured; see the docs
-page) and keeps the reference's order, which BLAS does not.
+streams the kernel columns as fast as BLAS ``dgemv`` (docs, "Design notes") and keeps the
+reference's order, which BLAS does not.
+
+The departures from the printed method (``departures``, resolved by the reference state
+from :data:`refsvm.poker.departures.DEPARTURES`) are read by the engine from the state's
+dict when it is configured: per state, never from module globals.  The inherited
+per-chunk code reads them itself (the joint increment, unlearning, the end of a chunk).
 
 The per-example arrays (y, alpha, g, p, d, ...) stay NumPy arrays of the Python state,
 shared with the inherited per-chunk code; the engine takes their data pointers at
@@ -44,7 +49,6 @@ from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
@@ -65,7 +69,8 @@ cnp.import_array()
 
 __all__ = ["POKERState", "SELECTIONS"]
 
-# the reference's codes and tolerances, one definition (refsvm.poker.poker)
+# the printed method's codes and tolerances, one definition (refsvm.poker.partition, read
+# through the reference); the departures' settings are read per state (``configure``)
 cdef signed char C_IO = _ref.I_O, C_IS = _ref.I_S, C_IC = _ref.I_C
 cdef signed char C_FORCED = _ref.FORCED
 cdef int M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS, M_UNLEARN = _ref.UNLEARN
@@ -73,10 +78,7 @@ cdef int M_JOINT = _ref.JOINT
 cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
 cdef int EV_FLIP = _ref.EV_FLIP
 cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
-cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_SHRINK = _ref.EPS_SHRINK
-cdef double DRIFT_REFRESH = _ref.DRIFT_REFRESH
-cdef double EPS_SMALL_PIVOT = _ref.EPS_SMALL_PIVOT, COND_REFRESH = _ref.COND_REFRESH
-cdef double EPS_DOUBT = _ref.EPS_DOUBT, EPS_PIVOT = _ref.EPS_PIVOT
+cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_PIVOT = _ref.EPS_PIVOT
 cdef double EPS_PIVOT_ABS = _ref.EPS_PIVOT_ABS
 cdef Py_ssize_t POOL = 8          # spare column buffers kept
 cdef bint _VECTOR_SCAN = True     # the event scan eight at a time where the CPU can
@@ -89,26 +91,6 @@ def _vector_scan(flag=None):
     if flag is not None:
         _VECTOR_SCAN = bool(flag)
     return bool(_VECTOR_SCAN and refsvm_poker_scan_vector())
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + 1e-9 * ts.tv_nsec
-
-
-# sections of the breakpoint loop timed by the engine (``POKERState.profile``)
-cdef enum:
-    T_SENS = 0       # the sensitivities: rates of every g, O(n |I_s|) (_direction)
-    T_EVENTS = 1     # the event scan, the least-index choice, the move along the piece
-    T_COLUMN = 2     # kernel columns of joining examples (and the cache)
-    T_FACTOR = 3     # bordered-inverse updates, pivots, b-fixed solves, exchanges
-    T_REFRESH = 4    # R afresh by LAPACK getrf + getri
-    T_HOOK = 5       # the breakpoint hook (tests)
-    N_TIMERS = 6
-
-TIMER_NAMES = ("sensitivities", "events and move", "kernel columns",
-               "factorisation updates", "refresh (LAPACK)", "hook")
 
 
 cdef int _nomem() except -1:
@@ -344,6 +326,10 @@ cdef class _Engine:
     cdef double aw              # the tie window of an alpha event (reference ``alpha_window``)
     cdef long long cache_bytes
     cdef readonly long refresh_every
+    # the departures (refsvm.poker.departures.DEPARTURES) this state runs with
+    cdef readonly object departures
+    cdef bint refresh_on, duplicates_on, regularise_on
+    cdef double drift_refresh, cond_refresh, small_pivot, doubt, shrink_eps
     cdef RowStore store
     cdef CKernel kern
     # the scalars of the path (authoritative; the Python state's properties)
@@ -429,7 +415,6 @@ cdef class _Engine:
     cdef int** cref             # NULL, or the count of engines sharing the buffer (clone)
     cdef long long* cstamp
     cdef long long stamp
-    cdef double timers[N_TIMERS]
 
     def __cinit__(self):
         self.cap = 0
@@ -487,13 +472,6 @@ cdef class _Engine:
         self.ccap = NULL
         self.cclean = NULL
         self.cstamp = NULL
-        cdef int a
-        for a in range(N_TIMERS):
-            self.timers[a] = 0.0
-
-    def profile(self):
-        """Seconds spent in each section of the breakpoint loop since the state was made."""
-        return {TIMER_NAMES[a]: self.timers[a] for a in range(N_TIMERS)}
 
     def __init__(self):
         self.pool = <double**> malloc(POOL * sizeof(double*))
@@ -503,14 +481,26 @@ cdef class _Engine:
         self._reserve(16)
 
     def configure(self, double C, double cache_size, long refresh_every, RowStore store,
-                  CKernel kern):
+                  CKernel kern, dict departures):
+        """The parameters of the state, and its resolved ``departures``: the settings of
+        the refresh, duplicates, regularise_fixed and column_cache departures."""
         self.C = C
         self.aw = _ref.alpha_window(C)
         self.cache_size = cache_size
-        self.cache_bytes = <long long> (cache_size * 1048576.0)
+        self.cache_bytes = <long long> (cache_size * 1048576.0) if departures["column_cache"] \
+            else 0
         self.refresh_every = refresh_every
         self.store = store
         self.kern = kern
+        self.departures = departures
+        self.refresh_on = departures["refresh"]
+        self.duplicates_on = departures["duplicates"]
+        self.regularise_on = departures["regularise_fixed"]
+        self.drift_refresh = departures["drift_refresh"]
+        self.cond_refresh = departures["cond_refresh"]
+        self.small_pivot = departures["small_pivot"]
+        self.doubt = departures["doubt"]
+        self.shrink_eps = departures["shrink_eps"]
 
     def __dealloc__(self):
         cdef Py_ssize_t j
@@ -684,7 +674,8 @@ cdef class _Engine:
         cdef _Engine o = _Engine()
         cdef Py_ssize_t j, a, L
         cdef double* buf
-        o.configure(self.C, self.cache_size, self.refresh_every, self.store, kern)
+        o.configure(self.C, self.cache_size, self.refresh_every, self.store, kern,
+                    self.departures)
         o.b, o.u, o.tau, o.t, o.kmax = self.b, self.u, self.tau, self.t, self.kmax
         o.n_iterations, o.n_exchanges = self.n_iterations, self.n_exchanges
         o.n_refresh, o.n_s_changes, o.budget = self.n_refresh, self.n_s_changes, self.budget
@@ -707,8 +698,8 @@ cdef class _Engine:
         for j in range(self.nblk):
             o._dep_add(self.blist[j])
         for j in range(self.ncache):
-            # the cached columns are shared, not copied (a copy before every chunk cost
-            # more than a third of a9a's chunks): an engine that takes a shared column out
+            # the cached columns are shared, not copied (a backup is made before every
+            # chunk; docs, "Design notes"): an engine that takes a shared column out
             # of its cache takes a copy (``_column``), one that drops it drops its share
             if self.cref[j] == NULL:
                 self.cref[j] = <int*> malloc(sizeof(int))
@@ -831,7 +822,6 @@ cdef class _Engine:
         cdef double* col
         cdef bint whole, clean = False
         self.col_clean = NULL
-        cdef double t0 = _now()
         if sl >= 0:
             col = self.ccol[sl]
             L = self.clen[sl]
@@ -884,7 +874,6 @@ cdef class _Engine:
             kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
             for j in range(m):
                 col[self.kidx[j]] = self.tmp[j]
-        self.timers[T_COLUMN] += _now() - t0
         return col
 
     # ------------------------------------------------------------------ factorisation
@@ -892,19 +881,12 @@ cdef class _Engine:
         """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
         reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
         cdef int nn = <int> (self.ns + 1)
-        cdef double t0 = _now()
-        if self.ns == 0:
-            return False
-        try:
-            return self._refresh_timed(nn)
-        finally:
-            self.timers[T_REFRESH] += _now() - t0
-
-    cdef bint _refresh_timed(self, int nn) except -1:
         cdef int info = 0, lwork
         cdef Py_ssize_t a, bb, ld = self.ld, k = self.ns
         cdef double* A = self.lu
         cdef double ya
+        if self.ns == 0:
+            return False
         A[0] = 0.0
         for a in range(k):
             ya = self.y[self.S[a]]
@@ -928,13 +910,15 @@ cdef class _Engine:
 
     cdef int _s_changed(self) except -1:
         """Every ``refresh_every`` changes of I_s, the drift of R is probed (O(|I_s|^2),
-        ``bordered_drift``) and R is computed afresh (O(|I_s|^3)) only above DRIFT_REFRESH."""
+        ``bordered_drift``) and R is computed afresh (O(|I_s|^3)) only above
+        ``drift_refresh`` (departure ``refresh``)."""
         cdef double drift
         self.n_s_changes += 1
-        if self.refresh_every and self.ns and self.n_s_changes % self.refresh_every == 0:
+        if self.refresh_on and self.refresh_every and self.ns \
+                and self.n_s_changes % self.refresh_every == 0:
             drift = bordered_drift(self.R, self.ld, self.ns, self.y, self.S, self.cols,
                                    self.rp, self.work)
-            if not drift <= DRIFT_REFRESH:
+            if not drift <= self.drift_refresh:
                 self._refresh()
         return 0
 
@@ -970,11 +954,11 @@ cdef class _Engine:
         cdef bint ill = False, refused = False
         if k > 1:
             mx = bordered_max_abs(self.R, ld, k + 1)
-            ill = mx * max(1.0, self.kmax) > COND_REFRESH
+            ill = self.refresh_on and mx * max(1.0, self.kmax) > self.cond_refresh
         self._cache_put(s, self.cols[pos])
         if k > 1:
             # the scale of the shrink's singularity test is the mx just computed
-            refused = bordered_shrink_scaled(self.R, ld, k + 1, pos + 1, EPS_SHRINK, mx,
+            refused = bordered_shrink_scaled(self.R, ld, k + 1, pos + 1, self.shrink_eps, mx,
                                              self.rp) != 0
         for a in range(pos, k - 1):
             self.cols[a] = self.cols[a + 1]
@@ -1041,12 +1025,9 @@ cdef class _Engine:
         self.pend = False
 
     cdef int _hook(self) except -1:
-        cdef double t0
         if self.hook is not None:
             self._flush()
-            t0 = _now()
             self.hook(self.state)
-            self.timers[T_HOOK] += _now() - t0
         return 0
 
     # ------------------------------------------------------------------ one breakpoint
@@ -1229,10 +1210,9 @@ cdef class _Engine:
         cdef int kind
         cdef bint fixed = mode == M_FIXED
         cdef EventChoice e
-        cdef double t0, t1, inner_t
         self.phase = mode
         self._dep_clear()
-        if fixed:
+        if fixed and self.regularise_on:
             self._regularise_fixed()
         max_iter = 50 * (n + 10)
         for it in range(max_iter):
@@ -1240,10 +1220,7 @@ cdef class _Engine:
                 self._flush()
                 return -1
             k = self.ns
-            t0 = _now()
             self._direction(mode)
-            t1 = _now()
-            self.timers[T_SENS] += t1 - t0
             # ---- pass 1: the smallest step (Sec. 3: "b can increase until one of the
             # four types of inequality constraints becomes active")
             event_start(&e, self.t_end)
@@ -1336,9 +1313,6 @@ cdef class _Engine:
             self.n_iterations += 1
             if self.budget > 0:
                 self.budget -= 1
-            t0 = _now()
-            self.timers[T_EVENTS] += t0 - t1
-            inner_t = self.timers[T_COLUMN] + self.timers[T_REFRESH]
             # ---- the breakpoint: update the partition
             if kind == EV_END:
                 self._flush()
@@ -1373,8 +1347,6 @@ cdef class _Engine:
                     self._f_remove(who)
                     self.status[who] = C_IC
                 self._join(who, mode)
-            self.timers[T_FACTOR] += (_now() - t0) - (self.timers[T_COLUMN]
-                                                     + self.timers[T_REFRESH] - inner_t)
             self._hook()
         raise _ref.CyclingError("POKER: too many breakpoints (cycling?)")
 
@@ -1461,7 +1433,7 @@ cdef class _Engine:
                         self._dep_clear()
                         return 0
                     # alpha_i alone: nothing moves (exchange with the flip only)
-                elif self._duplicate(i, col) >= 0:
+                elif self.duplicates_on and self._duplicate(i, col) >= 0:
                     # i is a copy of the member at pos: its exact null direction
                     # (reference ``_join``)
                     pos = self._duplicate(i, col)
@@ -1494,15 +1466,15 @@ cdef class _Engine:
                                 self.z[j] = -self.beta[j + 1]
                             kappa = kb
                             scale = scale_b
-                        if (not pivot_doubtful(kappa, scale, EPS_DOUBT) or attempt == 1
-                                or self.fresh):
+                        if (not self.refresh_on or not pivot_doubtful(kappa, scale, self.doubt)
+                                or attempt == 1 or self.fresh):
                             break
                         if not self._refresh():               # doubtful: re-solve
                             break
                     if not pivot_is_zero(kappa, scale, self.kmax, EPS_PIVOT, EPS_PIVOT_ABS):
                         owned = False
                         self._add_to_S(i, col, kb)
-                        if kappa <= EPS_SMALL_PIVOT * scale:
+                        if self.refresh_on and kappa <= self.small_pivot * scale:
                             self._refresh()                       # a small pivot: R afresh
                         if not changed:
                             self._dep_clear()
@@ -1737,7 +1709,6 @@ cdef class _Engine:
         cdef double* gcol[4]
         cdef double* gout[4]
         cdef Py_ssize_t grp[4]
-        cdef double t0
         self.bind(state)
         n = self.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
@@ -1775,7 +1746,6 @@ cdef class _Engine:
                 self._f_column_out(K, c, Fv[c], col)
                 c += 1
                 continue
-            t0 = _now()
             for a in range(4):
                 grp[a] = Fv[c + a]
                 gcol[a] = self._pool_get()
@@ -1793,7 +1763,6 @@ cdef class _Engine:
                 for q in range(self.ns):
                     col[self.S[q]] = self.cols[q][grp[a]]
                 col[grp[a]] = self.kdiag[grp[a]]
-            self.timers[T_COLUMN] += _now() - t0
             for a in range(4):
                 self._f_column_out(K, c + a, grp[a], gcol[a])
             c += 4
@@ -2058,17 +2027,19 @@ def _engine_property(name):
 
 class POKERState(_ref.POKERState):
     """POKER state for one binary problem (compiled twin; see
-    :class:`refsvm.poker.poker.POKERState` for the parameters and the method)."""
+    :class:`refsvm.poker.poker.POKERState` for the parameters, ``departures`` among
+    them, and the method)."""
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, cache_size=200.0, refresh_every=50):
+                 coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
         self._eng = _Engine()
         super().__init__(n_features, sparse, C=C, kernel=kernel, gamma=gamma, degree=degree,
-                         coef0=coef0, cache_size=cache_size, refresh_every=refresh_every)
+                         coef0=coef0, cache_size=cache_size, refresh_every=refresh_every,
+                         departures=departures)
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(int(n_features), bool(sparse))
         self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
-                            self.kernel)
+                            self.kernel, self.departures)
 
     # ---- the engine's data, under the reference's names
     b = _engine_property("b")
@@ -2188,7 +2159,7 @@ class POKERState(_ref.POKERState):
         super().load_state(data)
         self.store = RowStore(int(self.n_features), bool(self.sparse))
         self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
-                            self.kernel)
+                            self.kernel, self.departures)
         for x in self.rows:
             if self.sparse:
                 nnz = x.indices.shape[0]
@@ -2206,13 +2177,6 @@ class POKERState(_ref.POKERState):
 
     def _remove_from_S(self, pos, new_status):
         self._eng.remove(self, pos, new_status)
-
-    def profile(self):
-        """Seconds spent in each section of the compiled breakpoint loop so far:
-        sensitivities (the O(n |I_s|) rates of every g), events and move (the O(n) scan,
-        the least-index choice, the step), kernel columns (joining examples), factorisation
-        updates (bordered grow/shrink, pivots, exchanges), refresh (LAPACK), hook."""
-        return self._eng.profile()
 
     def _refresh(self):
         return self._eng.refresh(self)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Integer, NonNegative, Options, Positive, check_unlearn_ids
+from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
+                           check_unlearn_ids)
 from ..base import BaseKernelClassifier, SupportVectorsMixin, load_backend, locked
+from ..core.departures import is_paper_form, resolve
 from ..core.stream import run_states
 from . import poker as _reference_module
+from .departures import DEPARTURES
 from .poker import SELECTIONS, CyclingError, PathError
 
 __all__ = ["POKER"]
@@ -61,6 +64,17 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         of Gauss in chunks of 100: 25,864 against 115,291; a9a: 7,477 against
         41,452) and is the default for that reason.  Selective sampling
         (``selection``) keeps AltPOKER, whose breakpoint counts the paper prints.
+    departures : None, "default", "paper" or dict, default=None
+        The departures from the paper's printed method
+        (:data:`refsvm.poker.departures.DEPARTURES`: the joint increment, unlearning,
+        the end check and polish, the bias centring, the regularisation of a singular
+        Q_ss, duplicates, the refresh of the inverse, the column cache, and their
+        tolerances).  ``"paper"`` runs Fig. 1, the adjustable-bias method and SelfInit
+        exactly as printed: ``increment="joint"`` is then overridden by AltPOKER,
+        :meth:`unlearn` is refused, and a path that cycles raises
+        :class:`refsvm.poker.poker.CyclingError` instead of falling back to
+        IncrementalSVM's path.  A dict changes the named settings of the defaults (or
+        of ``"paper"`` with ``"base": "paper"``).
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -142,7 +156,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  selection="none", chunk_size=1, n_candidates=10, dobj_steps=3,
-                 cache_size=200.0, increment="joint", backend="cython"):
+                 cache_size=200.0, increment="joint", departures=None, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -154,18 +168,24 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self.dobj_steps = dobj_steps
         self.cache_size = cache_size
         self.increment = increment
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "selection": Options(*SELECTIONS),
                         "chunk_size": Integer(minimum=1), "n_candidates": Integer(minimum=1),
                         "dobj_steps": Integer(minimum=1), "cache_size": NonNegative(),
-                        "increment": Options("joint", "altpoker")}
+                        "increment": Options("joint", "altpoker"),
+                        "departures": DeparturesRule(DEPARTURES)}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
         return self._module().POKERState(
             n_features, sparse, C=float(self.C), kernel=kind, gamma=gamma, degree=degree,
-            coef0=coef0, cache_size=float(self.cache_size))
+            coef0=coef0, cache_size=float(self.cache_size), departures=self.departures)
+
+    def _paper_form(self):
+        """Whether ``departures`` is the printed method: no fallback to another path."""
+        return is_paper_form(DEPARTURES, resolve(DEPARTURES, self.departures))
 
     def _fit_states(self, X, Ys):
         """SelfInit POKER, or AltPOKER with selective sampling over (X, y).  A problem
@@ -179,6 +199,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                     state.self_init(X, y)
                     self.fit_paths_.append("selfinit")
                 except (CyclingError, PathError):
+                    if self._paper_form():
+                        raise
                     spent = state.n_kernel_evals
                     self._states[k] = self._by_incremental_svm(None, X, y, spent)
                     self.fit_paths_.append("incremental")
@@ -206,7 +228,9 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             if self._fallback == "incremental":
                 self._states[k] = self._by_incremental_svm(state, X, yy, 0)
             else:
-                state.add_chunk(X, yy, joint=self.increment == "joint" and self._fallback is None)
+                joint = (self.increment == "joint" and self._fallback is None
+                         and state.departures["joint_increment"])
+                state.add_chunk(X, yy, joint=joint)
 
     def _by_incremental_svm(self, state, X, y, spent, unlearn=None):
         """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
@@ -279,6 +303,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                 return super().partial_fit(X, y, classes=classes)
             except (CyclingError, PathError) as exc:   # JointIncrementError is a PathError
                 error = exc
+            if self._paper_form():
+                raise error                          # the printed method: no other path
             for rung in ladder:
                 self._fallback = rung
                 try:
@@ -307,6 +333,9 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self
         """
         check_is_fitted(self, "classes_")
+        if not self._states[0].departures["unlearning"]:
+            raise ValueError("unlearn: the chunk decrement is a departure from the paper, "
+                             "switched off by departures (departures['unlearning'] is False)")
         ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
                                 self._states[0].active_ids()).astype(np.intp)
         backup = self._backup_states()

@@ -141,17 +141,6 @@ def test_copies_share_cached_columns_and_go_their_own_ways(cache_size):
                             where=f"copy {k}")
 
 
-def test_profile_names_the_sections_of_the_compiled_loop():
-    X, y = two_blobs(n=120, seed=14)
-    st = T.POKERState(2, C=1.0, **state_kwargs(KERNELS["rbf"]))
-    for s in range(0, 120, 30):
-        st.add_chunk(X[s:s + 30], y[s:s + 30])
-    prof = st.profile()
-    assert set(prof) == {"sensitivities", "events and move", "kernel columns",
-                         "factorisation updates", "refresh (LAPACK)", "hook"}
-    assert all(v >= 0.0 for v in prof.values()) and prof["sensitivities"] > 0.0
-
-
 #: degenerate streams on which c = 1e12 once broke g, y'alpha or the check (issue 15 item 3;
 #: docs/fine_scheinberg.rst, "Extreme C"): copies of a point with both labels
 _EXTREME = [

@@ -1,0 +1,118 @@
+"""Departures ``end_check`` and ``polish``: the end of a chunk checked, and g afresh in
+doubled precision at large c.
+
+*End check* (``end_check``, ``end_balance_tol``, ``end_cond``, ``end_residual_tol``).
+The printed method trusts the end of its paths.  On degenerate data (rows of zeros, four
+vectors of R^3 under the linear kernel) round-off can reach a singular active set: max|R|
+= 1.8e12, ||M R - I|| = 3.8, and the path ends with y'alpha far from 0 or a kept g on the
+wrong side of its margin.  The end of every chunk checks y'alpha = 0 and the signs in O(n),
+and where R is ill-conditioned its residual; a breach raises :class:`PathError` (the
+estimator learns the chunk again by another path).  Stream: rows of zeros among 3-D rows
+under the linear kernel (``zero_rows_stream(1117)``, C = 84.2, in
+``tests/poker/test_estimator.py``); docs paragraph "Fuzzing".
+
+*Polish* (``polish``, ``polish_ck``).  The paths are exact in exact arithmetic, but at
+c k_max above ``polish_ck`` an intermediate alpha is not representable: at c = 1e12 an
+exchange that moves an alpha from 0 to c - 2.54 stores it an ulp of c (1.2e-4) off, and
+the g carried along the path drift by that times k.  At the end of an operation every g
+is recomputed correctly rounded (error-free products, ``math.fsum``) after one step of
+iterative refinement of (b, alpha_s).  Stream: copies of a point with both labels at
+C = 1e12 (``tests/poker/test_twins.py``); docs section "Extreme C".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.bordered import bordered_max_abs, matvec
+from ..partition import FIXED, I_C, I_O, I_S, PathError
+from ..storage import _exact_sum
+
+__all__ = ["EndOfChunk"]
+
+
+class EndOfChunk:
+    """Mixin of :class:`refsvm.poker.poker.POKERState`: the end of a chunk."""
+
+    def _end_chunk(self, what, error=PathError):
+        """The end of a chunk or of SelfInit: the path's end checked (``end_check``), g
+        afresh at large c (``polish``) and the bias centred in its range
+        (``centre_bias``)."""
+        if self.departures["end_check"]:
+            self._check_end(what, error)
+        self._polish()
+        self._centre_bias()
+        self.n_chunks += 1
+
+    def _check_end(self, what, error=PathError):
+        """The end of a path: y'alpha = 0 within ``end_balance_tol`` c n and the kept g on
+        the right side of 0 for I_o and I_c (O(n); the paths keep both, so a breach means
+        the active set went singular on the way): else ``error``."""
+        n = self.n
+        tau = self._y_alpha(ordered=True)
+        act = self.status[:n] >= 0
+        st, g = self.status[:n], self.g[:n]
+        tol = self.departures["end_balance_tol"] * self.C * max(1, int(np.sum(act)))
+        gtol = 1e-6 * (1.0 + self.kmax * self.C)
+        bad = ((st == I_O) & (g < -gtol)) | ((st == I_C) & (g > gtol))
+        if not abs(tau) <= tol or bool(np.any(bad & act)):
+            raise error(
+                f"{what} ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
+                f"{int(np.sum(bad & act))} examples on the wrong side of their margin")
+        if self.S and not bordered_max_abs(self.R) * max(1.0, self.kmax) \
+                <= self.departures["end_cond"]:
+            # the inverse the next path starts from, checked where it is ill-conditioned
+            # (O(|I_s|^3), rare): mended by a fresh R, or the active set is singular
+            res = self._inverse_residual()
+            limit = self.departures["end_residual_tol"]
+            if not res <= limit:
+                if not self._refresh() or not self._inverse_residual() <= limit:
+                    raise error(f"{what} ended with a singular active set (||M R - I|| = "
+                                f"{res:.3g} with max|R| = {bordered_max_abs(self.R):.3g})")
+
+    def _polish(self):
+        """At large c (c k_max above ``polish_ck``), g afresh at the end of an operation.
+
+        The path is exact in exact arithmetic, but its intermediate alphas need not be
+        representable: at c = 1e12 an exchange that moves an alpha from 0 to c - 2.54
+        stores it an ulp of c (1.2e-4) off, and g, updated by the exact rates, drifts by
+        that much times k while the final partition (0, c, c) is exact again.  From the
+        stored alpha and b, each g is then recomputed correctly rounded (exact products,
+        ``math.fsum``), O(n #SV) kernel values; the bias of an empty I_s is then centred
+        on exact margins.  Below ``polish_ck`` the round-off of g is below 1e-7 and
+        nothing is done (every ordinary C)."""
+        if not self.departures["polish"] or self.C * self.kmax <= self.departures["polish_ck"]:
+            return
+        n = self.n
+        act = np.flatnonzero(self.status[:n] >= 0)
+        rows = {}
+
+        def exact_g(i, sv, ya):
+            if i not in rows:
+                rows[i] = {}
+            known = rows[i]
+            kv = np.array([known.setdefault(int(j), self.kdiag[i] if j == i
+                                            else self._k(int(i), int(j))) for j in sv])
+            return _exact_sum(ya, kv, self.y[i], [-1.0, -self.y[i] * self.b])
+
+        if self.S and self.phase != FIXED:
+            # one step of iterative refinement of (b, alpha_s) on the exact residuals
+            # of the bordered system: M [-db; dalpha_s] = -[y'alpha; g_s]
+            S = np.array(self.S, dtype=np.intp)
+            sv = act[self.alpha[act] > 0.0]
+            ya = self.alpha[sv] * self.y[sv]
+            r = np.array([math.fsum(self.y[act] * self.alpha[act])]
+                         + [exact_g(int(i), sv, ya) for i in S])
+            sol = -matvec(self.R, r)
+            new = self.alpha[S] + sol[1:]
+            if np.all((new >= 0.0) & (new <= self.C)):
+                self.alpha[S] = new
+                self.b -= sol[0]
+        sv = act[self.alpha[act] > 0.0]
+        ya = self.alpha[sv] * self.y[sv]
+        for i in act:
+            if self.status[i] == I_S:
+                continue                              # on its margin: g = 0 by definition
+            self.g[i] = exact_g(int(i), sv, ya)

@@ -1,0 +1,463 @@
+"""POKER's state outside the printed method: storage of the examples and their kernel
+values, persistence, the read-outs and the KKT check (Fine & Scheinberg's paths are in
+:mod:`refsvm.poker.poker`, the departures in :mod:`refsvm.poker.departures`).
+
+Also the exact sums the state's checks use: Neumaier's compensated sum and Dekker's
+error-free products, so that a g recomputed at c = 1e12 is correctly rounded.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import OrderedDict
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..core.bordered import bordered_matrix, dot, grow_array, lu_inverse
+from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.departures import resolve
+from ..core.stream import StreamLearner
+from .departures import DEPARTURES
+from .partition import (BIAS, FIXED, FORCED, GONE, I_C, I_O, I_S, IDLE, JOINT, PENDING,
+                        alpha_window)
+
+__all__ = ["POKERStorage", "neumaier_add"]
+
+
+def neumaier_add(s, c, x):
+    """One term of Neumaier's compensated sum: (s + x, the compensation c plus the
+    rounding error of s + x); the sum is s + c at the end.  Terms of order c that
+    cancel (an example's margin at c = 1e12 with its copies at the bound, both labels)
+    then sum to their exact value instead of an ulp of c."""
+    t = s + x
+    if abs(s) >= abs(x):
+        c += (s - t) + x
+    else:
+        c += (x - t) + s
+    return t, c
+
+
+def _split(a):
+    """Dekker's split: a = hi + lo exactly, each half with at most 26 significant bits."""
+    c = 134217729.0 * a                                   # 2^27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a, b):
+    """Error-free products (Dekker): a * b = p + e exactly, elementwise; returns the
+    list [p..., e...] (finite inputs well inside the float range)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    ok = np.isfinite(e)
+    return list(p) + list(np.where(ok, e, 0.0))
+
+
+def _exact_sum(a, b, sign, extra):
+    """sign * sum_j a_j b_j + sum(extra), correctly rounded (the products split exactly
+    by :func:`_two_product`, the sum by ``math.fsum``); ``sign`` is +-1."""
+    return math.fsum([sign * v for v in _two_product(a, b)] + list(extra))
+
+
+class POKERStorage(StreamLearner):
+    """The examples, their kernel values and the state's arrays (see
+    :class:`refsvm.poker.poker.POKERState` for the parameters)."""
+
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
+        super().__init__(n_features, sparse)
+        self.departures = resolve(DEPARTURES, departures)
+        self.refresh_every = int(refresh_every)
+        self.n_s_changes = 0
+        self.C = float(C)
+        self.kernel = Kernel(kernel, gamma, degree, coef0)
+        self.cache_size = float(cache_size)
+        self.cache = OrderedDict()            # id -> kernel column (length = n then)
+        self.rows = []
+        self.n = 0
+        self.y = np.zeros(0)
+        self.alpha = np.zeros(0)
+        self.g = np.zeros(0)                  # g = s - xi of the system being followed
+        self.p = np.zeros(0)                  # Eq. 3: p (fixed-bias path only)
+        self.d = np.zeros(0)                  # Eq. 3: d = -e - y b - p (idem)
+        self.a0 = np.zeros(0)                 # alpha at the start of a decrement
+        self.kdiag = np.zeros(0)
+        self.status = np.zeros(0, dtype=np.int8)
+        self.b = 0.0
+        self.S = []                           # I_s, in joining order
+        self.KS = np.zeros((0, 0))            # KS[i, j] = k(x_i, x_S[j])
+        self.R = np.zeros((0, 0))             # inverse of [[0, y_s'], [y_s, Q_ss]]
+        self.KF = np.zeros((0, 0))            # kernel columns of the removed set (decrement)
+        self.F = np.zeros(0, dtype=np.intp)
+        self.fresh = False
+        self.kmax = 0.0
+        self.phase = IDLE
+        self.u = 1.0                          # parameter of the fixed-bias path
+        self.tau = 0.0                        # y'alpha along the adjustable-bias path
+        self.t = 0.0                          # parameter of the decrement
+        self.dependent = []                   # left dependent by an exchange (see _join)
+        self.n_iterations = 0
+        self.n_exchanges = 0
+        self.n_refresh = 0
+        self.n_chunks = 0
+        self.budget = -1                      # breakpoints left (dObj), -1: no limit
+        self.breakpoint_hook = None
+
+    @property
+    def aw(self):
+        """The tie window of an alpha event and the zero of y'alpha (:func:`alpha_window`)."""
+        return alpha_window(self.C)
+
+    # ------------------------------------------------------------------ persistence
+    def init_params(self):
+        k = self.kernel
+        return dict(n_features=self.n_features, sparse=self.sparse, C=self.C, kernel=k.kind,
+                    gamma=k.gamma, degree=k.degree, coef0=k.coef0, cache_size=self.cache_size,
+                    refresh_every=self.refresh_every,
+                    departures=dict(self.departures))
+
+    def save_state(self):
+        n = self.n
+        X = stack_rows(self.rows, self.n_features, self.sparse)
+        out = {"n": n, "y": self.y[:n].copy(), "alpha": self.alpha[:n].copy(),
+               "g": self.g[:n].copy(), "kdiag": self.kdiag[:n].copy(),
+               "status": self.status[:n].astype(np.int8), "b": float(self.b),
+               "S": np.array(self.S, dtype=np.intp),
+               **self._saved_KS_R(n),
+               "kmax": float(self.kmax), "n_iterations": self.n_iterations,
+               "n_exchanges": self.n_exchanges, "n_refresh": self.n_refresh,
+               "n_chunks": self.n_chunks, "n_kernel_evals": self.kernel.n_evals,
+               "n_s_changes": self.n_s_changes, "fresh": bool(self.fresh),
+               **self._cache_arrays()}
+        if self.sparse:
+            out.update(X_data=X.data, X_indices=X.indices.astype(np.int32),
+                       X_indptr=X.indptr.astype(np.int64))
+        else:
+            out["X"] = X
+        return out
+
+    def load_state(self, data):
+        n = int(data["n"])
+        if self.sparse:
+            X = sp.csr_matrix((data["X_data"], data["X_indices"], data["X_indptr"]),
+                              shape=(n, self.n_features))
+            self.rows = [SparseRow(np.array(r.indices, np.int32), np.array(r.data))
+                         for r in (get_row(X, i) for i in range(n))]
+        else:
+            X = np.asarray(data["X"], dtype=np.float64).reshape(n, self.n_features)
+            self.rows = [X[i].copy() for i in range(n)]
+        self.n = n
+        self.y = np.array(data["y"], dtype=np.float64)
+        self.alpha = np.array(data["alpha"], dtype=np.float64)
+        self.g = np.array(data["g"], dtype=np.float64)
+        self.kdiag = np.array(data["kdiag"], dtype=np.float64)
+        self.status = np.array(data["status"], dtype=np.int8)
+        self.p = np.zeros(n)
+        self.d = np.zeros(n)
+        self.a0 = np.zeros(n)
+        self.b = float(data["b"])
+        self.S = [int(i) for i in data["S"]]
+        self.KS = np.array(data["KS"], dtype=np.float64).reshape(n, len(self.S))
+        self.R = np.array(data["R"], dtype=np.float64)
+        self.kmax = float(data["kmax"])
+        self.n_iterations = int(data["n_iterations"])
+        self.n_exchanges = int(data["n_exchanges"])
+        self.n_refresh = int(data["n_refresh"])
+        self.n_chunks = int(data["n_chunks"])
+        self.kernel.n_evals = int(data["n_kernel_evals"])
+        self.n_s_changes = int(data["n_s_changes"])
+        self.fresh = bool(data["fresh"])
+        self._cache_load(data["cache_ids"], data["cache_len"], data["cache_cols"])
+        self.phase = IDLE
+
+    def __reduce__(self):
+        from ..core.stream import restore_state
+
+        return (restore_state, (type(self), self.init_params(), self.save_state()))
+
+    # ------------------------------------------------------------------ storage
+    @property
+    def n_kernel_evals(self):
+        return self.kernel.n_evals
+
+    def _append(self, x, y):
+        """Store a new example (alpha = 0, status PENDING: not yet in the problem) and
+        k(x, x).  Returns its id."""
+        if self.sparse:
+            x = SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
+        else:
+            x = np.array(x, dtype=np.float64)
+        i = self.n
+        self.rows.append(x)
+        self._store_row(x)
+        self.n += 1
+        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
+            setattr(self, name, grow_array(getattr(self, name), self.n))
+        self.status = grow_array(self.status, self.n, GONE)
+        if self.KS.shape[0] < self.n:
+            KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
+            KS[: self.KS.shape[0]] = self.KS
+            self.KS = KS
+        self.y[i] = y
+        self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
+        self.status[i] = PENDING
+        self.kdiag[i] = self._k(i, i)
+        self.kmax = max(self.kmax, float(abs(self.kdiag[i])))
+        return i
+
+    def _append_rows(self, X, y):
+        """Store the rows of X (2-D array or CSR) with labels y; their ids (array)."""
+        return np.array([self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])],
+                        dtype=np.intp)
+
+    def _store_row(self, x):
+        """Keep a copy of the row for the kernel (the twin: in its compiled row store)."""
+
+    def _k(self, a, b):
+        """k(x_a, x_b) of two stored ids, counted."""
+        return self.kernel(self.rows[a], self.rows[b])
+
+    def _kernel_value(self, a, b):
+        """k(x_a, x_b), not counted (diagnostics)."""
+        return self.kernel.value(self.rows[a], self.rows[b])
+
+    def _class_sums(self, ids, at_c):
+        """F_r = sum_{j at c} c y_j k(x_ids[r], x_j) (SelfInit's trivial partition),
+        compensated (``neumaier_add``: at c = 1e12 the terms cancel)."""
+        F, Fc = [0.0] * len(ids), [0.0] * len(ids)         # compensated sums
+        for j in at_c:
+            for r, i in enumerate(ids):
+                kv = self.kdiag[i] if i == j else self._k(i, j)
+                F[r], Fc[r] = neumaier_add(F[r], Fc[r], self.C * self.y[j] * kv)
+        return np.array([f + fc for f, fc in zip(F, Fc)])
+
+    def _activate(self, ids):
+        """The pending ``ids`` enter the problem at alpha = 0 (status I_o): their kernel
+        values with I_s fill their rows of KS."""
+        for i in ids:
+            for j, s in enumerate(self.S):
+                self.KS[i, j] = self._k(i, s)
+            self.status[i] = I_O
+
+    def _column(self, i, part=None):
+        """k(x_l, x_i) for every id l (0 for removed ids): the cached part, the entries
+        known from KS (l in I_s), those given in ``part`` (ids, values: evaluated for
+        the score of a new example, ``_f_of``) and k(x_i, x_i) are not evaluated again."""
+        n = self.n
+        cached = self.cache.pop(i, None)
+        L = 0 if cached is None else cached.shape[0]
+        col = np.full(n, np.nan)
+        if L:
+            col[:L] = cached                              # NaN where unknown then
+        if part is not None:
+            for l, v in zip(*part):
+                if np.isnan(col[l]):
+                    col[l] = v
+        pos = {s: j for j, s in enumerate(self.S)}
+        for l in range(n):
+            if self.status[l] < 0 or not np.isnan(col[l]):
+                continue
+            if l == i:
+                col[l] = self.kdiag[i]
+            elif l in pos:
+                col[l] = self.KS[i, pos[l]]
+            else:
+                col[l] = self._k(l, i)
+        col[i] = self.kdiag[i]
+        return col
+
+    def _known(self, col):
+        """A column as the paths use it: 0 where an entry is unknown (ids outside the problem)."""
+        return np.where(np.isnan(col), 0.0, col)
+
+    def _saved_KS_R(self, n):
+        """{"KS": the kernel columns of I_s for the n examples, "R": the bordered inverse},
+        copies of the state's own arrays (``save_state``; the twin's engine hands out
+        fresh arrays, so it does not copy them twice)."""
+        return {"KS": self.KS[:n, : len(self.S)].copy(), "R": self.R.copy()}
+
+    # ------------------------------------------------------------------ factorisation
+    def _bordered(self):
+        """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
+        return bordered_matrix(self.y, self.KS, self.S)
+
+    def _refresh(self):
+        """R afresh from the cached columns (doubtful pivots); False if M is singular."""
+        if not self.S:
+            return False
+        try:
+            self.R = lu_inverse(self._bordered())
+        except np.linalg.LinAlgError:
+            return False
+        self.fresh = True
+        self.n_refresh += 1
+        return True
+
+    def _inverse_residual(self):
+        """max |M R - I| (M = [[0, y_s'], [y_s, Q_ss]]; O(|I_s|^3))."""
+        return float(np.max(np.abs(self._bordered() @ self.R - np.eye(len(self.S) + 1))))
+
+    # ------------------------------------------------------------------ sums over the model
+    def _f_of(self, ids, values=False):
+        """w'phi(x_j) for the new ids j, from the examples with alpha > 0 (the kernel
+        values with I_s from KS for the ids in the problem, whose KS rows are filled;
+        a pending id of a selection pool has none yet).  ``values``: also the support
+        vectors off I_s and the kernel values evaluated with them, ``(f, sv_off, V)``
+        with ``V[r, q] = k(x_sv_off[q], x_ids[r])`` (the joint increment's columns of F
+        take them over, ``_f_columns``)."""
+        n = self.n
+        new = set(ids)
+        sv = [l for l in range(n) if self.alpha[l] > 0.0 and self.status[l] >= 0
+              and l not in new]
+        pos = {s: j for j, s in enumerate(self.S)}
+        off = [l for l in sv if l not in pos]
+        q_of = {l: q for q, l in enumerate(off)}
+        V = np.zeros((len(ids), len(off)))
+        out = np.zeros(len(ids))
+        for r, j in enumerate(ids):
+            acc = comp = 0.0                  # a compensated sum (``neumaier_add``)
+            known = self.status[j] >= 0
+            for l in sv:
+                kv = self.KS[j, pos[l]] if (known and l in pos) else self._k(l, j)
+                if l in q_of:
+                    V[r, q_of[l]] = kv
+                acc, comp = neumaier_add(acc, comp, self.alpha[l] * self.y[l] * kv)
+            out[r] = acc + comp
+        if values:
+            return out, np.array(off, dtype=np.intp), V
+        return out
+
+    def _y_alpha(self, ordered=False):
+        """y'alpha over the examples in the problem: the terms at c exactly (c times
+        an integer), plus the others (summed left to right when ``ordered``, the
+        compiled order).  At c = 1e12 a plain sum keeps partial sums of order c and
+        loses the low digits of the free alphas (2e-4 of a tau of 1.2: the extreme-C
+        property test)."""
+        n = self.n
+        act = self.status[:n] >= 0
+        a, y = self.alpha[:n][act], self.y[:n][act]
+        at_c = a == self.C
+        rest = ~at_c & (a != 0.0)
+        free = dot(y[rest], a[rest]) if ordered else float(y[rest] @ a[rest])
+        return self.C * float(np.sum(y[at_c])) + free
+
+    # ------------------------------------------------------------------ stream API
+    def step(self, x, y):
+        """One example as a chunk of size 1; 1 if it was violated (the model changed)."""
+        if self.sparse:
+            X = sp.csr_matrix((x.data, x.indices, [0, x.indices.shape[0]]),
+                              shape=(1, self.n_features))
+        else:
+            X = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        return int(self.add_chunk(X, [y]) > 0)
+
+    def run(self, X, y, order):
+        """The rows ``order`` of X as one AltPOKER chunk; 1 if the model changed."""
+        order = np.asarray(order, dtype=np.intp)
+        return int(self.add_chunk(X[order], np.asarray(y)[order]) > 0)
+
+    # ------------------------------------------------------------------ selective sampling
+    def dual_objective(self):
+        """W(alpha) = e'alpha - 1/2 alpha'Q alpha (to be maximised), from the stored g:
+        (Q alpha)_i = g_i - q_i with q the right-hand side of the system followed."""
+        n = self.n
+        act = np.flatnonzero((self.status[:n] >= 0) & (self.alpha[:n] > 0))
+        if self.phase == FIXED:
+            q = self.p[act] + self.u * self.d[act]
+        else:
+            q = -1.0 - self.y[act] * self.b
+        a = self.alpha[act]
+        return float(a.sum() - 0.5 * a @ (self.g[act] - q))
+
+    def _trial_copy(self):
+        """An independent copy for a look-ahead that is thrown away (dObj)."""
+        return copy.deepcopy(self)
+
+    def _backup(self):
+        """An independent copy to put back if a chunk fails (the estimator's)."""
+        return copy.deepcopy(self)
+
+    # ------------------------------------------------------------------ read-outs
+    def active_ids(self):
+        return np.flatnonzero(self.status[: self.n] >= 0)
+
+    def support_ids(self):
+        n = self.n
+        return np.flatnonzero((self.status[:n] >= 0) & (self.alpha[:n] > 0.0))
+
+    def support(self):
+        """(ids, y_i alpha_i, rows) of the support vectors, ids ascending."""
+        ids = self.support_ids()
+        rows = stack_rows([self.rows[i] for i in ids], self.n_features, self.sparse)
+        return ids, self.alpha[ids] * self.y[ids], rows
+
+    def decision_function(self, X):
+        """f(x) = sum_j alpha_j y_j k(x_j, x) - b (kernel values not counted)."""
+        ids = self.support_ids()
+        coef = self.alpha[ids] * self.y[ids]
+        out = np.empty(X.shape[0])
+        for r in range(X.shape[0]):
+            x = get_row(X, r)
+            out[r] = sum(c * self.kernel.value(self.rows[j], x) for j, c in zip(ids, coef))
+        return out - self.b
+
+    def get_state(self):
+        n = self.n
+        st = self.status[:n]
+        return {"alpha": self.alpha[:n].copy(), "g": self.g[:n].copy(),
+                "y": self.y[:n].copy(), "b": float(self.b),
+                "status": st.astype(np.int8).copy(),
+                "S_order": np.array(self.S, dtype=np.intp), "n_seen": n,
+                "n_iterations": self.n_iterations, "n_exchanges": self.n_exchanges,
+                "n_kernel_evals": self.n_kernel_evals, "n_chunks": self.n_chunks}
+
+    def check(self, K=None):
+        """KKT residuals of the system being followed (Eq. 3 at u on the fixed-bias
+        path, Eq. 2 on the adjustable-bias path, Eq. 1 otherwise), from g recomputed
+        from scratch (``K``: the Gram matrix of all ids, or None to evaluate it
+        uncounted).  Returns a dict: g_drift (|g - g fresh|), kkt (largest violation of
+        the partition's sign conditions and the box), balance (|y'alpha| where it must
+        be 0, else 0), inverse_residual (||M R - I||)."""
+        n = self.n
+        act = np.flatnonzero(self.status[:n] >= 0)
+        sv = act[self.alpha[act] > 0]
+        if K is None:
+            Ka = np.array([[self._kernel_value(i, j) for j in sv]
+                           for i in act]).reshape(act.size, sv.size)
+        else:
+            Ka = np.asarray(K)[np.ix_(act, sv)]
+        # g afresh, correctly rounded from the stored alpha, b, p, d and kernel values:
+        # at C = 1e12 a product alpha_j k_ij carries a rounding error of 1e-4, and g is a
+        # sum of such products that cancel to O(1); a plain matrix product would report
+        # its own round-off as drift (docs/fine_scheinberg.rst, "Extreme C")
+        ya, yv = self.alpha[sv] * self.y[sv], self.y[act]
+        if self.phase == FIXED:
+            const = [[self.p[i], *_two_product(np.array([self.u]), self.d[i:i + 1])]
+                     for i in act]
+        else:
+            const = [[-1.0, -yv[r] * self.b] for r in range(act.size)]
+        g = np.array([_exact_sum(ya, Ka[r], yv[r], const[r]) for r in range(act.size)])
+        st = self.status[act]
+        a = self.alpha[act]
+        # (the members of F of a decrement are leaving: no conditions; of a joint
+        # increment: g <= 0 and alpha = t c)
+        free = st != FORCED if self.phase != JOINT else np.ones(act.size, dtype=bool)
+        viol = np.zeros(act.size)
+        if self.phase == JOINT:
+            viol = np.where(st == FORCED, np.maximum(g, 0.0)
+                            + np.abs(a - self.a0[act] * self.t), viol)
+        viol = np.where(st == I_O, np.maximum(-g, 0.0) + np.abs(a), viol)
+        viol = np.where(st == I_C, np.maximum(g, 0.0) + np.abs(a - self.C), viol)
+        viol = np.where(st == I_S, np.abs(g), viol)
+        viol = np.maximum(viol, np.maximum(-a, 0.0) + np.maximum(a - self.C, 0.0))
+        kkt = float(np.max(viol[free])) if free.any() else 0.0
+        drift = float(np.max(np.abs(g - self.g[act])[free])) if free.any() else 0.0
+        balance = 0.0 if self.phase in (FIXED, BIAS) else abs(math.fsum(self.y[act] * a))
+        resid = self._inverse_residual() if self.S else 0.0
+        return {"g_drift": drift, "kkt": kkt, "balance": balance, "inverse_residual": resid}
