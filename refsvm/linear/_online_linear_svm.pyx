@@ -19,6 +19,9 @@ from refsvm._core cimport (STEP_BAD, ScaledVector, StreamLearner, refsvm_dense_d
                            row_dot_sqnorm, row_screen, sv_add_row, sv_fold, sv_init, sv_scale,
                            sv_sqnorm)
 
+from refsvm.core.departures import resolve
+from refsvm.linear.departures import DEPARTURES
+
 cnp.import_array()
 
 # a scale below this is folded into v (keeps s·v accurate over very long streams)
@@ -33,6 +36,7 @@ cdef class PegasosState(StreamLearner):
     cdef readonly bint average
     cdef readonly Py_ssize_t batch_size
     cdef readonly bint fit_intercept
+    cdef readonly object departures      # the family's, resolved (none concerns Pegasos)
     cdef ScaledVector w_scaled           # w = s · v, v in the buffer of w_direction
     cdef readonly object w_direction     # ndarray (n_features,): v
     cdef public double b
@@ -50,7 +54,8 @@ cdef class PegasosState(StreamLearner):
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, double lam=1e-4,
                  bint project=False, bint average=False, Py_ssize_t batch_size=1,
-                 bint fit_intercept=False):
+                 bint fit_intercept=False, departures=None):
+        self.departures = resolve(DEPARTURES, departures)
         self.n_features = n_features
         self.sparse = sparse
         self.lam = lam
@@ -214,7 +219,8 @@ cdef class PegasosState(StreamLearner):
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse, "lam": self.lam,
                 "project": self.project, "average": self.average,
-                "batch_size": self.batch_size, "fit_intercept": self.fit_intercept}
+                "batch_size": self.batch_size, "fit_intercept": self.fit_intercept,
+                "departures": dict(self.departures)}
 
     def save_state(self):
         data = self.get_state()

@@ -6,6 +6,7 @@ from refsvm._core cimport StreamLearner
 
 cdef class LinearModel(StreamLearner):
     cdef readonly bint fit_intercept
+    cdef readonly object departures     # the family's departures, resolved
     cdef readonly object w              # ndarray (n_features,), the weights
     cdef double* w_data                 # its buffer
     cdef public double b
@@ -28,6 +29,7 @@ cdef class PAmState(LinearModel):
     cdef public int variant
     cdef public double C
     cdef public double gamma
+    cdef readonly double variance_roundoff  # departures["variance_roundoff"]
     cdef public bint frozen             # the class statistics stop changing
     cdef public long long n_pos
     cdef public long long n_neg

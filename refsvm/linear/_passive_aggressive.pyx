@@ -7,7 +7,7 @@ the model changed); ``step`` and the ``nogil`` ``run`` come from the core's
 declared in ``_passive_aggressive.pxd`` so that other twins of the family can run
 their ``_step`` (the reduced-kernel PA does, on its transformed rows).
 """
-from libc.float cimport DBL_EPSILON, DBL_MAX
+from libc.float cimport DBL_MAX
 
 import numpy as np
 cimport numpy as cnp
@@ -16,11 +16,10 @@ from refsvm._core cimport (STEP_BAD, pa_step, row_axpy, row_axpy_squared, row_ba
                            row_dot, row_dot_sqnorm, row_dot_sqnorm_trusted, row_screen,
                            row_sqnorm)
 from refsvm._core import max_row_sqnorm
+from refsvm.core.departures import resolve
+from refsvm.linear.departures import DEPARTURES
 
 cnp.import_array()
-
-# the reference's VARIANCE_ROUNDOFF (refsvm.linear.passive_aggressive): 2 eps
-cdef double VARIANCE_ROUNDOFF = 2.0 * DBL_EPSILON
 
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
@@ -30,7 +29,9 @@ cdef inline double* _buffer(cnp.ndarray a) noexcept:
 cdef class LinearModel(StreamLearner):
     """Twin of :class:`refsvm.linear.passive_aggressive.LinearModel`: f(x) = <w, x> + b."""
 
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, bint fit_intercept=False):
+    def __init__(self, Py_ssize_t n_features, bint sparse=False, bint fit_intercept=False,
+                 departures=None):
+        self.departures = resolve(DEPARTURES, departures)
         self.n_features = n_features
         self.sparse = sparse
         self.fit_intercept = fit_intercept
@@ -52,7 +53,7 @@ cdef class LinearModel(StreamLearner):
 
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse,
-                "fit_intercept": self.fit_intercept}
+                "fit_intercept": self.fit_intercept, "departures": dict(self.departures)}
 
     def save_state(self):
         return self.get_state()
@@ -69,8 +70,9 @@ cdef class LinearModel(StreamLearner):
 cdef class PerceptronState(LinearModel):
     """Twin of :class:`refsvm.linear.passive_aggressive.PerceptronState`."""
 
-    def __init__(self, Py_ssize_t n_features, bint sparse=False, double eta=1.0, double R=0.0):
-        super().__init__(n_features, sparse, True)
+    def __init__(self, Py_ssize_t n_features, bint sparse=False, double eta=1.0, double R=0.0,
+                 departures=None):
+        super().__init__(n_features, sparse, True, departures)
         self.eta = eta
         self.R2 = R * R
 
@@ -109,7 +111,8 @@ cdef class PerceptronState(LinearModel):
         return state
 
     def init_params(self):
-        return {"n_features": self.n_features, "sparse": self.sparse, "eta": self.eta}
+        return {"n_features": self.n_features, "sparse": self.sparse, "eta": self.eta,
+                "departures": dict(self.departures)}
 
     def load_state(self, data):
         LinearModel.load_state(self, data)
@@ -136,8 +139,8 @@ cdef class PAState(LinearModel):
     """Twin of :class:`refsvm.linear.passive_aggressive.PAState`."""
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, int variant=1, double C=1.0,
-                 bint fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
+                 bint fit_intercept=False, departures=None):
+        super().__init__(n_features, sparse, fit_intercept, departures)
         self.variant = variant
         self.C = C
 
@@ -206,8 +209,9 @@ cdef class PAmState(LinearModel):
     (the reduced-kernel PAm keeps its statistics on the kernel rows)."""
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, int variant=1, double C=1.0,
-                 double gamma=0.1, bint fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
+                 double gamma=0.1, bint fit_intercept=False, departures=None):
+        super().__init__(n_features, sparse, fit_intercept, departures)
+        self.variance_roundoff = self.departures["variance_roundoff"]
         self.variant = variant
         self.C = C
         self.gamma = gamma
@@ -242,8 +246,9 @@ cdef class PAmState(LinearModel):
         cdef Py_ssize_t i, d = self.n_features
         cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
         cdef double m_pos, m_neg, s_pos, s_neg, a_pos, a_neg, denom, bp = 0.0
-        cdef double tol_pos = VARIANCE_ROUNDOFF * (n_pos + 2)
-        cdef double tol_neg = VARIANCE_ROUNDOFF * (n_neg + 2)
+        cdef double tol_pos = self.variance_roundoff * (n_pos + 2)
+        cdef double tol_neg = self.variance_roundoff * (n_neg + 2)
+        cdef bint guard = self.variance_roundoff != 0.0
         if self.n_pos < 2 or self.n_neg < 2:
             for i in range(d):
                 self.wp_data[i] = 0.0
@@ -251,14 +256,15 @@ cdef class PAmState(LinearModel):
         for i in range(d):
             m_pos = self.sum_pos_data[i] / n_pos
             m_neg = self.sum_neg_data[i] / n_neg
-            # the reference's ``variance``: 0 within the formula's rounding error bound
+            # the reference's ``variance`` (the departure variance_roundoff: 0 within the
+            # formula's rounding error bound; "paper": the printed variance)
             a_pos = self.sumsq_pos_data[i] / (n_pos - 1)
             a_neg = self.sumsq_neg_data[i] / (n_neg - 1)
             s_pos = a_pos - n_pos / (n_pos - 1) * (m_pos * m_pos)
             s_neg = a_neg - n_neg / (n_neg - 1) * (m_neg * m_neg)
-            if not s_pos > tol_pos * a_pos:
+            if guard and not s_pos > tol_pos * a_pos:
                 s_pos = 0.0
-            if not s_neg > tol_neg * a_neg:
+            if guard and not s_neg > tol_neg * a_neg:
                 s_neg = 0.0
             denom = s_pos + s_neg
             self.wp_data[i] = (m_pos - m_neg) / denom if denom > 0 else 0.0

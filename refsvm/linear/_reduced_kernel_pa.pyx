@@ -8,7 +8,9 @@ proximal model are those of the kernel rows (``KernelRowProximalPAm``: the diago
 "quasi-KFD", or with ``covariance="full"`` Welford rank-one updates of each class's
 scatter and of a Cholesky factor of the shrunk covariance, LAPACK ``dpotrf`` only at the
 reference's refreshes, two triangular solves per update).  Both states make the
-reference's scale-aware passive test (``PASSIVE_RTOL``) before the linear step.
+reference's passive test (ℓ ≤ 0, or with the departure ``passive_rtol`` ℓ up to round-off)
+before the linear step.  Every departure setting is read from the state's ``departures``
+(:mod:`refsvm.linear.departures`) when the state is made.
 
 Where the time goes, and what is done about it (per example, m̃ reduced points):
 
@@ -41,9 +43,8 @@ Where the time goes, and what is done about it (per example, m̃ reduced points)
    in registers and L1 while the batch passes.  A batch gives every entry the same
    operations in the same order as one term at a time, so the result does not depend on
    the batching (nor on ``get_state``/``save_state``, which apply what is pending).
-   Before: one fused pass per example of Givens rotations of a Cholesky factor and the
-   scatter's update (two m̃ × m̃ triangles read and written per example); before that,
-   every update solved the m̃ × m̃ system anew (``dposv``, O(m̃³)).
+   Between refreshes (the departure ``refresh_growth``) the factor follows the matrix by
+   rank-one terms; with ``refresh_growth=1`` (the paper form) every example refreshes.
 
 Prediction (``transform_rows``, ``decision_function``) uses the reference's arithmetic --
 the core's kernel and one BLAS ``dgemm`` per block -- so a model predicts the same in
@@ -58,7 +59,10 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport CKernel, RowStore, StreamLearner, kernel_row_many
+from refsvm.core.departures import resolve
 from refsvm.linear._passive_aggressive cimport LinearModel, PAmState, PAState
+from refsvm.linear.departures import DEPARTURES
+from refsvm.linear.reduced_kernel_pa import SINGULAR_RATIO
 
 cnp.import_array()
 
@@ -463,17 +467,6 @@ cdef enum:
     RBF = 1
     POLY = 2
 
-#: as the reference's SINGULAR_RATIO
-SINGULAR_RATIO = np.finfo(np.float64).eps
-#: as the reference's PASSIVE_RTOL (the scale-aware passive test)
-PASSIVE_RTOL = 1e-9
-#: as the reference's SHRINKAGE (the full covariance's ridge, relative to its mean variance)
-SHRINKAGE = 0.1
-#: as the reference's REFRESH_GROWTH (when the full covariance's factor is recomputed);
-#: read when a state is made
-REFRESH_GROWTH = 1.1
-cdef double _PASSIVE_RTOL = PASSIVE_RTOL
-cdef double _SHRINKAGE = SHRINKAGE
 
 
 class _OneBlasThread:
@@ -844,6 +837,8 @@ cdef class ReducedKernelPAState(StreamLearner):
     cdef readonly int variant
     cdef readonly double C
     cdef readonly double eps
+    cdef readonly object departures     # the family's departures, resolved
+    cdef readonly double passive_rtol   # departures["passive_rtol"]
     cdef readonly CKernel kernel
     cdef readonly ReducedKernelMap feature_map
     cdef readonly LinearModel pa
@@ -858,7 +853,9 @@ cdef class ReducedKernelPAState(StreamLearner):
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, reduced=None, int variant=1,
                  double C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0,
-                 double eps=0.0):
+                 double eps=0.0, departures=None):
+        self.departures = resolve(DEPARTURES, departures)
+        self.passive_rtol = self.departures["passive_rtol"]
         self.n_features = n_features
         self.sparse = sparse
         self.variant = variant
@@ -866,8 +863,7 @@ cdef class ReducedKernelPAState(StreamLearner):
         self.eps = eps
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.ready = False
-        # (measured, Checkerboard, m̃ = 100: RKPA-1 1.2 → 0.8 µs per example at 2 rather
-        # than 8; the diagonal RKPAm is faster at 8, the full one slightly faster at 2)
+        # screen while at most half of a block needs φ (docs: "Design notes")
         self.screen_factor = 2
         if reduced is not None:
             self._build(reduced)
@@ -890,10 +886,10 @@ cdef class ReducedKernelPAState(StreamLearner):
     def _linear_state(self):
         # RKPA = PA on (φ(x), 1): the bias is the weight of a constant feature 1
         return PAState(self.feature_map.n_reduced, False, variant=self.variant, C=self.C,
-                       fit_intercept=True)
+                       fit_intercept=True, departures=self.departures)
 
     cdef bint _passive(self, const double* phi, double y) noexcept nogil:
-        """ℓ ≤ PASSIVE_RTOL·(1 + |b| + Σ|z_i φ_i|): the reference's ``is_passive``."""
+        """ℓ ≤ passive_rtol·(1 + |b| + Σ|z_i φ_i|): the reference's ``is_passive``."""
         cdef Py_ssize_t i
         cdef double s = 0.0, a = 0.0, t, b = self.pa.b
         cdef double* z = self.pa.w_data
@@ -901,7 +897,7 @@ cdef class ReducedKernelPAState(StreamLearner):
             t = z[i] * phi[i]
             s += t
             a += fabs(t)
-        return 1.0 - y * (s + b) <= _PASSIVE_RTOL * (1.0 + fabs(b) + a)
+        return 1.0 - y * (s + b) <= self.passive_rtol * (1.0 + fabs(b) + a)
 
     cdef int _learn(self, const double* k, const double* phi, double y) except -1 nogil:
         """The linear step on φ(x) (k = K(Ã, x) for the proximal statistics)."""
@@ -1026,7 +1022,8 @@ cdef class ReducedKernelPAState(StreamLearner):
         return {"n_features": self.n_features, "sparse": self.sparse,
                 "variant": self.variant, "C": self.C,
                 "kernel": self.kernel.kind, "gamma": self.kernel.gamma,
-                "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps}
+                "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps,
+                "departures": dict(self.departures)}
 
     def save_state(self):
         self._check_ready()
@@ -1095,7 +1092,8 @@ cdef class KernelRowProximalPAm(PAmState):
     cdef double* u_p_data
     cdef readonly str covariance
     cdef bint full
-    cdef double growth                  # REFRESH_GROWTH when the state was made
+    cdef readonly double refresh_growth  # departures["refresh_growth"]
+    cdef readonly double shrinkage      # departures["shrinkage"]
     cdef object scatter_pos_            # Σ (k − M̃)(k − M̃)ᵀ of each class (full covariance;
     cdef object scatter_neg_            # upper triangles, pending terms not yet added)
     cdef double* scatter_pos_data
@@ -1117,8 +1115,8 @@ cdef class KernelRowProximalPAm(PAmState):
     cdef double* wa_data                # SCATTER_PENDING: the scatter's scratch
 
     def __init__(self, ReducedKernelMap feature_map, int variant=1, double C=1.0,
-                 double gamma=0.1, covariance="diagonal"):
-        super().__init__(feature_map.n_reduced, False, variant, C, gamma, True)
+                 double gamma=0.1, covariance="diagonal", departures=None):
+        super().__init__(feature_map.n_reduced, False, variant, C, gamma, True, departures)
         cdef Py_ssize_t m = feature_map.n_reduced
         cdef Py_ssize_t F = FACTOR_PENDING, S = SCATTER_PENDING
         self.feature_map = feature_map
@@ -1127,7 +1125,8 @@ cdef class KernelRowProximalPAm(PAmState):
         self.kernel_row = NULL
         self.covariance = covariance
         self.full = covariance == "full"
-        self.growth = REFRESH_GROWTH
+        self.refresh_growth = self.departures["refresh_growth"]
+        self.shrinkage = self.departures["shrinkage"]
         self.mirrored = True
         self.chol_n_pos = self.chol_n_neg = 0
         self.chol_mu = 0.0
@@ -1221,11 +1220,11 @@ cdef class KernelRowProximalPAm(PAmState):
         if self.n_pos < 2 or self.n_neg < 2:
             return False
         return (self.chol_n_pos == 0
-                or self.n_pos - 1 > self.growth * <double> (self.chol_n_pos - 1)
-                or self.n_neg - 1 > self.growth * <double> (self.chol_n_neg - 1))
+                or self.n_pos - 1 > self.refresh_growth * <double> (self.chol_n_pos - 1)
+                or self.n_neg - 1 > self.refresh_growth * <double> (self.chol_n_neg - 1))
 
     cdef void _refresh(self) noexcept nogil:
-        """c ← n; μ ← SHRINKAGE · mean variance; the factor of COV₊ + COV₋ + μI by
+        """c ← n; μ ← shrinkage · mean variance; the factor of COV₊ + COV₋ + μI by
         ``dpotrf`` (Cholesky: D = its diagonal squared, L = its columns over their diagonal
         entries); pending updates of the old factor are dropped (no factor when there is no
         variance: tried again at the next example).  The scatters are up to date."""
@@ -1246,7 +1245,7 @@ cdef class KernelRowProximalPAm(PAmState):
             for i in range(m * m):
                 u[i] = 0.0
             return
-        mu = _SHRINKAGE * trace / m
+        mu = self.shrinkage * trace / m  # the reference's ``ridge``
         # COV₊ + COV₋ + μI: the row-major upper triangle (LAPACK's column-major lower);
         # the row-major lower triangle stays zero
         for i in range(m):
@@ -1256,7 +1255,7 @@ cdef class KernelRowProximalPAm(PAmState):
                 u[i * m + j] = sp_[i * m + j] * ap + sn[i * m + j] * an
             u[i * m + i] += mu
         dpotrf(&lower, &im, u, &im, &info)
-        if info != 0:  # not positive definite (round-off only: μ > 0)
+        if info != 0:  # not positive definite
             for i in range(m * m):
                 u[i] = 0.0
             return
@@ -1398,18 +1397,19 @@ cdef class ReducedKernelPAmState(ReducedKernelPAState):
 
     def __init__(self, Py_ssize_t n_features, bint sparse=False, reduced=None, int variant=1,
                  double C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0,
-                 double eps=0.0, double proximal_weight=0.1, covariance="diagonal"):
+                 double eps=0.0, double proximal_weight=0.1, covariance="diagonal",
+                 departures=None):
         if covariance not in ("diagonal", "full"):
             raise ValueError(f"covariance must be 'diagonal' or 'full'; got {covariance!r}")
         self.proximal_weight = proximal_weight
         self.covariance = covariance
         super().__init__(n_features, sparse, reduced, variant, C, kernel, gamma, degree,
-                         coef0, eps)
+                         coef0, eps, departures)
         self.screen_factor = 8 if covariance == "diagonal" else 2
 
     def _linear_state(self):
         return KernelRowProximalPAm(self.feature_map, self.variant, self.C,
-                                    self.proximal_weight, self.covariance)
+                                    self.proximal_weight, self.covariance, self.departures)
 
     cdef int _learn(self, const double* k, const double* phi, double y) except -1 nogil:
         (<KernelRowProximalPAm> self.pa).kernel_row = k

@@ -10,8 +10,10 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import online_linear_svm, passive_aggressive, reduced_kernel_pa
+from .departures import DEPARTURES
 from .._validation import (
     Boolean,
+    DeparturesRule,
     as_format,
     Integer,
     NonNegative,
@@ -24,7 +26,14 @@ from ..core.pa import PA_VARIANTS, PAM_VARIANTS
 from ..core.stream import BadRow
 
 
-class _LinearEstimator(BaseOnlineClassifier):
+class _Departures:
+    """The family's ``departures`` parameter (:mod:`refsvm.linear.departures`), declared
+    once for every estimator of the family; the estimators pass it to their states."""
+
+    _parameter_rules = {"departures": DeparturesRule(DEPARTURES)}
+
+
+class _LinearEstimator(_Departures, BaseOnlineClassifier):
     """Shared by the linear estimators: ``coef_``, ``intercept_``, epochs."""
 
     _reference = passive_aggressive
@@ -118,6 +127,9 @@ class Perceptron(_LinearEstimator):
         Shuffle the order of every epoch of ``fit``.
     random_state : int, RandomState or None
         Seed of the shuffling.
+    departures : None, "default", "paper" or dict, default=None
+        The linear family's departures (:mod:`refsvm.linear.departures`); none
+        concerns the Perceptron, whose state is the slide's lines whatever the setting.
     backend : {"cython", "python"}, default="cython"
         The compiled twin or the pure-Python reference.
 
@@ -152,17 +164,20 @@ class Perceptron(_LinearEstimator):
     """
 
     def __init__(self, *, eta0=1.0, max_epochs=10, shuffle=False, random_state=None,
+                 departures=None,
                  backend="cython"):
         self.eta0 = eta0
         self.max_epochs = max_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"eta0": Positive(), "max_epochs": Integer(minimum=1)}
 
     def _make_state(self, n_features, sparse, X):
-        return self._module().PerceptronState(n_features, sparse, eta=float(self.eta0))
+        return self._module().PerceptronState(n_features, sparse, eta=float(self.eta0),
+                                              departures=self.departures)
 
     def _n_passes(self):
         return self.max_epochs
@@ -207,6 +222,9 @@ class PassiveAggressive(_LinearEstimator):
         Passes of ``fit`` over the data (the papers make one).
     shuffle : bool, default=False
     random_state : int, RandomState or None
+    departures : None, "default", "paper" or dict, default=None
+        The linear family's departures (:mod:`refsvm.linear.departures`); none
+        concerns PA, whose state is the slides' lines whatever the setting.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -255,13 +273,15 @@ class PassiveAggressive(_LinearEstimator):
     """
 
     def __init__(self, *, variant="PA-I", C=1.0, fit_intercept=True, n_epochs=1,
-                 shuffle=False, random_state=None, backend="cython"):
+                 shuffle=False, random_state=None, departures=None,
+                 backend="cython"):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"variant": Options(*PA_VARIANTS), "C": Positive(),
@@ -269,7 +289,8 @@ class PassiveAggressive(_LinearEstimator):
 
     def _make_state(self, n_features, sparse, X):
         return self._module().PAState(n_features, sparse, variant=PA_VARIANTS[self.variant],
-                                      C=float(self.C), fit_intercept=bool(self.fit_intercept))
+                                      C=float(self.C), fit_intercept=bool(self.fit_intercept),
+                                      departures=self.departures)
 
 
 class ProximalPassiveAggressive(_LinearEstimator):
@@ -300,6 +321,10 @@ class ProximalPassiveAggressive(_LinearEstimator):
     n_epochs : int, default=1
     shuffle : bool, default=False
     random_state : int, RandomState or None
+    departures : None, "default", "paper" or dict, default=None
+        The linear family's departures (:mod:`refsvm.linear.departures`): PAm
+        reads ``variance_roundoff`` (a class variance within its rounding error is 0);
+        "paper" runs the printed variance, in both backends.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -338,6 +363,7 @@ class ProximalPassiveAggressive(_LinearEstimator):
 
     def __init__(self, *, variant="PAm-1", C=1.0, gamma=0.1, fit_intercept=True,
                  freeze_proximal=False, n_epochs=1, shuffle=False, random_state=None,
+                 departures=None,
                  backend="cython"):
         self.variant = variant
         self.C = C
@@ -347,6 +373,7 @@ class ProximalPassiveAggressive(_LinearEstimator):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"variant": Options(*PAM_VARIANTS), "C": Positive(),
@@ -356,7 +383,8 @@ class ProximalPassiveAggressive(_LinearEstimator):
     def _make_state(self, n_features, sparse, X):
         return self._module().PAmState(
             n_features, sparse, variant=PAM_VARIANTS[self.variant], C=float(self.C),
-            gamma=float(self.gamma), fit_intercept=bool(self.fit_intercept))
+            gamma=float(self.gamma), fit_intercept=bool(self.fit_intercept),
+            departures=self.departures)
 
     def _freeze(self):
         """After the first pass: the slides' proximal model is that of epoch 1."""
@@ -400,6 +428,10 @@ class OnlineLinearSVM(_LinearEstimator):
         Bagnell: "be sure data-points are randomized if you want to ensure good
         off-line (batch) performance".
     random_state : int, RandomState or None
+    departures : None, "default", "paper" or dict, default=None
+        The linear family's departures (:mod:`refsvm.linear.departures`); none
+        concerns this algorithm: ``project``, ``average`` and ``batch_size`` are
+        Bagnell's own options (Algorithm 1 and its tricks) and stay as set.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -449,6 +481,7 @@ class OnlineLinearSVM(_LinearEstimator):
 
     def __init__(self, *, lam=1e-4, project=False, average=False, batch_size=1,
                  fit_intercept=True, n_epochs=1, shuffle=False, random_state=None,
+                 departures=None,
                  backend="cython"):
         self.lam = lam
         self.project = project
@@ -458,6 +491,7 @@ class OnlineLinearSVM(_LinearEstimator):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"lam": Positive(), "project": Boolean(), "average": Boolean(),
@@ -468,7 +502,7 @@ class OnlineLinearSVM(_LinearEstimator):
         return self._module().PegasosState(
             n_features, sparse, lam=float(self.lam), project=bool(self.project),
             average=bool(self.average), batch_size=int(self.batch_size),
-            fit_intercept=bool(self.fit_intercept))
+            fit_intercept=bool(self.fit_intercept), departures=self.departures)
 
     def _end_of_pass(self, state):
         state.flush()  # the last, possibly incomplete, mini-batch of the epoch
@@ -479,7 +513,7 @@ class OnlineLinearSVM(_LinearEstimator):
         return super()._weights(state)
 
 
-class ReducedKernelPA(BaseKernelClassifier):
+class ReducedKernelPA(_Departures, BaseKernelClassifier):
     """Reduced-kernel Passive-Aggressive: RKPA, RKPA-1, RKPA-2 (Lee, Tseng, Chen).
 
     The linear PA run on the reduced-kernel features (φ(x), 1), with
@@ -513,6 +547,10 @@ class ReducedKernelPA(BaseKernelClassifier):
     n_epochs : int, default=1
     shuffle : bool, default=False
     random_state : int, RandomState or None
+    departures : None, "default", "paper" or dict, default=None
+        The linear family's departures (:mod:`refsvm.linear.departures`): RKPA
+        reads ``passive_rtol`` (a loss of the size of round-off is passive); "paper"
+        runs the printed test ℓ ≤ 0, in both backends.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -552,7 +590,8 @@ class ReducedKernelPA(BaseKernelClassifier):
 
     def __init__(self, *, variant="PA-I", C=1.0, n_reduced=100, kernel="rbf", gamma="scale",
                  degree=3, coef0=0.0, eps=1e-8, reduced_set="auto", n_epochs=1,
-                 shuffle=False, random_state=None, backend="cython"):
+                 shuffle=False, random_state=None, departures=None,
+                 backend="cython"):
         self.variant = variant
         self.C = C
         self.n_reduced = n_reduced
@@ -565,6 +604,7 @@ class ReducedKernelPA(BaseKernelClassifier):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"variant": Options(*PA_VARIANTS), "C": Positive(),
@@ -632,7 +672,8 @@ class ReducedKernelPA(BaseKernelClassifier):
         return self._states[0].feature_map.reduced
 
     def _state_params(self):
-        return {"variant": PA_VARIANTS[self.variant], "C": float(self.C)}
+        return {"variant": PA_VARIANTS[self.variant], "C": float(self.C),
+                "departures": self.departures}
 
     def _make_state(self, n_features, sparse, X):
         if "_reduced_choice" not in self.__dict__:  # one Ã for every one-vs-rest problem
@@ -677,13 +718,21 @@ class ProximalReducedKernelPA(ReducedKernelPA):
     covariance : {"diagonal", "full"}, default="full"
         The slides' quasi-KFD (variances only, O(m̃) per example) or the full
         covariance: ũ_p solves [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋, μ = 0.1 × the mean
-        variance (``SHRINKAGE`` of :mod:`refsvm.linear.reduced_kernel_pa`: the
-        covariance of kernel rows is singular early in a stream and numerically
-        singular later); the class normalisers and μ are refreshed when a class count
-        has grown by 10 % (``REFRESH_GROWTH``, O(log n) times), in between the matrix
+        variance (the departure ``shrinkage``: the covariance of kernel rows is
+        singular early in a stream and numerically singular later); the class
+        normalisers and μ are refreshed when a class count has grown by 10 % (the
+        departure ``refresh_growth``, O(log n) times), in between the matrix
         changes by a rank one per example and the compiled twin keeps its Cholesky
         factor by rank-one updates: O(m̃²) per example and per update -- the order of
         the feature map φ(x) = K̃^{-1/2} K(Ã, x) that every example costs anyway.
+    departures : None, "default", "paper" or dict, default=None
+        The linear family's departures (:mod:`refsvm.linear.departures`):
+        ``passive_rtol``, ``variance_roundoff`` (the diagonal covariance), ``shrinkage`` and
+        ``refresh_growth`` (the full covariance); "paper" runs the printed steps in both
+        backends: ℓ ≤ 0, the printed variances, and COV₊ + COV₋ without ridge, refreshed
+        at every example (O(m̃³) per update).  The printed full covariance is often
+        singular to rounding: the paper form with ``covariance="full"`` can then raise
+        ``LinAlgError`` (python backend) or give the two backends different models.
     (the others as :class:`ReducedKernelPA`)
 
     Notes
@@ -726,6 +775,7 @@ class ProximalReducedKernelPA(ReducedKernelPA):
     def __init__(self, *, variant="PAm-I", C=1.0, proximal_weight=0.01, covariance="full",
                  n_reduced=100, kernel="rbf", gamma="scale", degree=3, coef0=0.0, eps=1e-8,
                  reduced_set="auto", n_epochs=1, shuffle=False, random_state=None,
+                 departures=None,
                  backend="cython"):
         self.variant = variant
         self.C = C
@@ -741,6 +791,7 @@ class ProximalReducedKernelPA(ReducedKernelPA):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"variant": Options(*PAM_VARIANTS), "proximal_weight": NonNegative(),
@@ -749,7 +800,7 @@ class ProximalReducedKernelPA(ReducedKernelPA):
     def _state_params(self):
         return {"variant": PAM_VARIANTS[self.variant], "C": float(self.C),
                 "proximal_weight": float(self.proximal_weight),
-                "covariance": self.covariance}
+                "covariance": self.covariance, "departures": self.departures}
 
 
 #: The largest reduced set: its m̃ x m̃ kernel matrix takes 8 m̃² bytes, 2 GiB at this size

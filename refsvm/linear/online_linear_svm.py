@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.departures import resolve
 from ..core.kernels import add_scaled, dot
 from ..core.stream import StreamLearner
+from .departures import DEPARTURES
 
 __all__ = ["PegasosState"]
 
@@ -44,6 +46,11 @@ class PegasosState(StreamLearner):
     fit_intercept : bool
         A bias as the weight of an extra constant feature 1 (regularised and
         projected with w, as the augmented-feature reading implies).
+    departures : None, "paper" or dict
+        The linear family's departures (:mod:`refsvm.linear.departures`), kept as
+        ``departures``; none concerns this algorithm: the projection, the average and
+        the mini-batches are Bagnell's own options (Algorithm 1 and its tricks), so
+        every setting runs the same printed lines.
 
     Examples
     --------
@@ -64,8 +71,9 @@ class PegasosState(StreamLearner):
     """
 
     def __init__(self, n_features, sparse=False, lam=1e-4, project=False, average=False,
-                 batch_size=1, fit_intercept=False):
+                 batch_size=1, fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
+        self.departures = resolve(DEPARTURES, departures)
         self.lam = float(lam)
         self.project = bool(project)
         self.average = bool(average)
@@ -172,7 +180,8 @@ class PegasosState(StreamLearner):
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse, "lam": self.lam,
                 "project": self.project, "average": self.average,
-                "batch_size": self.batch_size, "fit_intercept": self.fit_intercept}
+                "batch_size": self.batch_size, "fit_intercept": self.fit_intercept,
+                "departures": dict(self.departures)}
 
     def save_state(self):
         data = self.get_state()

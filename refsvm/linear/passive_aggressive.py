@@ -20,24 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.departures import resolve
 from ..core.kernels import SparseRow, add_scaled, dot, get_row, sqnorm
 from ..core.pa import pa_step
 from ..core.stream import StreamLearner, row_is_bad
-
-#: A class variance s = Σx²/(n−1) − n/(n−1)·m² is a difference of two terms of about the
-#: size of A = Σx²/(n−1); its rounding error is at most about 2(n + 2)ε·A.  A computed s
-#: within that bound is zero: the feature is constant in the class so far, and the tiny
-#: residue of the cancellation (1e-17 where the values were equal) must not become a
-#: weight (m₊ − m₋)/s of 1e16 (``variance``).
-VARIANCE_ROUNDOFF = 2.0 * np.finfo(np.float64).eps
-
-
-def variance(sumsq, n, mean):
-    """The slides' unbiased variance Σx²/(n−1) − n/(n−1)·m² (n ≥ 2), element-wise, with
-    a value within its rounding error bound (``VARIANCE_ROUNDOFF``) set to 0."""
-    a = sumsq / (n - 1)
-    s = a - n / (n - 1) * mean**2
-    return np.where(s > VARIANCE_ROUNDOFF * (n + 2) * a, s, 0.0)
+from .departures import DEPARTURES
+from .departures.variance_roundoff import variance
 
 __all__ = ["LinearModel", "PAState", "PAmState", "PerceptronState"]
 
@@ -56,10 +44,14 @@ class LinearModel(StreamLearner):
     n_mistakes : int
         Rounds whose example the model before it misclassified (y f(x) <= 0), counted
         where the step computes f(x) anyway: the prequential (online) mistake count.
+    departures : dict
+        The family's departures, resolved (:mod:`refsvm.linear.departures`; the
+        constructor takes None, "paper" or a dict).  Only PAm reads one.
     """
 
-    def __init__(self, n_features, sparse=False, fit_intercept=False):
+    def __init__(self, n_features, sparse=False, fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
+        self.departures = resolve(DEPARTURES, departures)
         self.fit_intercept = bool(fit_intercept)
         self.w = np.zeros(self.n_features)
         self.b = 0.0
@@ -79,7 +71,7 @@ class LinearModel(StreamLearner):
     # ---- persistence protocol (the twin saves and loads the same dict) ----
     def init_params(self):
         return {"n_features": self.n_features, "sparse": self.sparse,
-                "fit_intercept": self.fit_intercept}
+                "fit_intercept": self.fit_intercept, "departures": dict(self.departures)}
 
     def save_state(self):
         return self.get_state()
@@ -109,6 +101,8 @@ class PerceptronState(LinearModel):
         Learning rate η > 0.
     R : float
         Initial radius (0 for a stream).
+    departures : None, "paper" or dict
+        The family's departures (:mod:`refsvm.linear.departures`); the Perceptron has none.
 
     Examples
     --------
@@ -125,8 +119,8 @@ class PerceptronState(LinearModel):
     0
     """
 
-    def __init__(self, n_features, sparse=False, eta=1.0, R=0.0):
-        super().__init__(n_features, sparse, fit_intercept=True)
+    def __init__(self, n_features, sparse=False, eta=1.0, R=0.0, departures=None):
+        super().__init__(n_features, sparse, fit_intercept=True, departures=departures)
         self.eta = float(eta)
         self.R2 = float(R) ** 2  # R^2, the only form in which R is used
 
@@ -141,8 +135,7 @@ class PerceptronState(LinearModel):
             add_scaled(self.w, self.eta * y, x)
             # b_{k+1} = b_k + η y_t R^2
             self.b += self.eta * y * self.R2
-            # k = k + 1
-            self.n_updates += 1
+            self.n_updates += 1  # k = k + 1
             return 1
         return 0
 
@@ -171,7 +164,8 @@ class PerceptronState(LinearModel):
         return {**super().get_state(), "R2": self.R2}
 
     def init_params(self):
-        return {"n_features": self.n_features, "sparse": self.sparse, "eta": self.eta}
+        return {"n_features": self.n_features, "sparse": self.sparse, "eta": self.eta,
+                "departures": dict(self.departures)}
 
     def load_state(self, data):
         super().load_state(data)
@@ -196,6 +190,8 @@ class PAState(LinearModel):
     C : float
         Aggressiveness (PA-I, PA-II).
     fit_intercept : bool
+    departures : None, "paper" or dict
+        The family's departures (:mod:`refsvm.linear.departures`); PA has none.
 
     Examples
     --------
@@ -213,20 +209,21 @@ class PAState(LinearModel):
     (1, 0)
     """
 
-    def __init__(self, n_features, sparse=False, variant=1, C=1.0, fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
+    def __init__(self, n_features, sparse=False, variant=1, C=1.0, fit_intercept=False,
+                 departures=None):
+        super().__init__(n_features, sparse, fit_intercept, departures)
         self.variant = int(variant)
         self.C = float(C)
 
     def step(self, x, y):
         self.t += 1
-        margin = y * (dot(self.w, x) + self.b)
+        margin = y * (dot(self.w, x) + self.b)  # y_t <w_t, x_t>
         if margin <= 0.0:
             self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
         # ℓ_t = max(0, 1 - y_t <w_t, x_t>)      (hinge loss; suffer it)
         loss = max(0.0, 1.0 - margin)
         if loss == 0.0:
-            return 0  # passive
+            return 0  # passive: ℓ_t = 0
         sq = sqnorm(x) + (1.0 if self.fit_intercept else 0.0)
         # τ_t = ℓ/||x||² (PA), min(C, ℓ/||x||²) (PA-I), ℓ/(||x||² + 1/(2C)) (PA-II)
         tau = pa_step(self.variant, loss, sq, self.C)
@@ -254,8 +251,9 @@ class PAmState(LinearModel):
     Readings (ALGORITHMS.md §3; the slides are silent): the statistics of
     round t include x_t; w_p = 0 until each class has two examples (the
     variance needs n ≥ 2); a coordinate whose pooled variance is 0 gets
-    (w_p)_i = 0, and a computed variance within its rounding error bound is 0
-    (``variance``); only
+    (w_p)_i = 0 (the departure ``variance_roundoff`` also reads a computed variance
+    within its rounding error bound as 0: :mod:`refsvm.linear.departures.variance_roundoff`;
+    "paper": the printed variance); only
     rounds with ℓ_t > 0 update (passive otherwise, as PA); α_t is clipped at 0
     from below (it multiplies an inequality).  With ``fit_intercept`` the
     proximal bias is the midpoint b_p = −w_pᵀ(m₊ + m₋)/2.
@@ -271,6 +269,9 @@ class PAmState(LinearModel):
     gamma : float
         Weight γ ≥ 0 of the proximal model.
     fit_intercept : bool
+    departures : None, "paper" or dict
+        The family's departures (:mod:`refsvm.linear.departures`); ``variance_roundoff``
+        (PAm's only one; "paper": the printed variance).
 
     Attributes
     ----------
@@ -297,8 +298,9 @@ class PAmState(LinearModel):
     """
 
     def __init__(self, n_features, sparse=False, variant=1, C=1.0, gamma=0.1,
-                 fit_intercept=False):
-        super().__init__(n_features, sparse, fit_intercept)
+                 fit_intercept=False, departures=None):
+        super().__init__(n_features, sparse, fit_intercept, departures)
+        self.variance_roundoff = self.departures["variance_roundoff"]
         self.variant = int(variant)
         self.C = float(C)
         self.gamma = float(gamma)
@@ -318,9 +320,9 @@ class PAmState(LinearModel):
             return np.zeros(d), 0.0
         m_pos = self.sum_pos / self.n_pos
         m_neg = self.sum_neg / self.n_neg
-        # (s_±)_i = Σ x_i² / (n−1) − n/(n−1) · (m_±)_i², 0 within its round-off
-        s_pos = variance(self.sumsq_pos, self.n_pos, m_pos)
-        s_neg = variance(self.sumsq_neg, self.n_neg, m_neg)
+        # (s_±)_i = Σ x_i² / (n−1) − n/(n−1) · (m_±)_i²  (departure: 0 within its round-off)
+        s_pos = variance(self.sumsq_pos, self.n_pos, m_pos, self.variance_roundoff)
+        s_neg = variance(self.sumsq_neg, self.n_neg, m_neg, self.variance_roundoff)
         denom = s_pos + s_neg
         wp = np.zeros(d)
         ok = denom > 0

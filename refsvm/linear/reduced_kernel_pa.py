@@ -11,8 +11,8 @@ PA of :mod:`refsvm.linear.passive_aggressive` on new features:
    f(x) = zᵀφ(x) + b with the regulariser ½(‖z‖² + b²);
 4. RKPA / RKPA-1 / RKPA-2 (Eq. 8) is PA on the example (φ(x), 1):
    α = ℓ/(‖φ‖² + 1), min{C, ·}, ℓ/(‖φ‖² + 1 + 1/(2C)) -- :class:`PAState` with
-   ``fit_intercept=True`` run on φ(x), after a passive test that counts a loss of the
-   size of round-off as zero (:func:`is_passive`, the same in both twins);
+   ``fit_intercept=True`` run on φ(x), after the passive test ℓ ≤ 0 (the departure
+   ``passive_rtol`` counts a loss of the size of round-off as zero: :func:`is_passive`);
 5. RKPAm / -1 / -2 (Eq. 9) adds γ z_p, the proximal model of the reduced-kernel
    Fisher discriminant -- :class:`PAmState` run on φ(x), with its proximal model
    replaced by the slides' one (:class:`ReducedKernelPAmState`).
@@ -23,6 +23,12 @@ does not make f = ũᵀK(Ã, x) with regulariser ũᵀK̃ũ.  It is consistent o
 holds the eigenvalues of K̃ itself; we implement that reading, φ = Λ^{-1/2}PᵀK(Ã, x).
 On the reduced set the map factorises the kernel: Φ(Ã)ᵀΦ(Ã) = K K̃⁻¹ K, which is
 K(Ã, Ã) exactly when ε = 0 (and K − εI + ε²K̃⁻¹ otherwise).
+
+``departures="paper"`` runs the printed steps; the defaults depart in three named places
+(:mod:`refsvm.linear.departures`): the passive test's tolerance (``passive_rtol``), and
+for RKPAm's full covariance its ridge (``shrinkage``) and its refreshes
+(``refresh_growth``).  Each is one call here: :func:`is_passive`,
+:func:`~refsvm.linear.departures.shrinkage.ridge`, :func:`needs_refresh`.
 """
 
 from __future__ import annotations
@@ -30,8 +36,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.departures import resolve
 from ..core.kernels import Kernel, get_row
 from ..core.stream import StreamLearner
+from .departures import DEPARTURES
+from .departures.passive_tolerance import is_passive
+from .departures.refresh import needs_refresh
+from .departures.shrinkage import ridge
 from .passive_aggressive import PAmState, PAState
 
 __all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
@@ -39,30 +50,8 @@ __all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
            "save_reduced_set"]
 
 #: K̃ counts as singular when its smallest eigenvalue is below this times m̃ times its
-#: largest (duplicate reduced points without ε)
+#: largest (duplicate reduced points without ε): a guard that raises, never a number
 SINGULAR_RATIO = np.finfo(np.float64).eps
-
-#: the passive test: a round is passive when ℓ ≤ PASSIVE_RTOL·(1 + |b| + Σ|z_i φ_i|), the
-#: scale of the terms of y f(x).  A point met again right after an exact step has ℓ = 0
-#: in exact arithmetic and ±1e-16 of that scale in floating point; ``loss == 0`` would let
-#: round-off decide whether RKPAm adds γ z_p (the twins' round-off differs), this cannot.
-PASSIVE_RTOL = 1e-9
-
-#: the full covariance's ridge μ = SHRINKAGE · trace(COV₊ + COV₋)/m̃ (its mean variance)
-SHRINKAGE = 0.1
-
-#: the full covariance's factor is recomputed when a class count n has grown so that
-#: n − 1 > REFRESH_GROWTH · (c − 1), c its count at the last refresh (:func:`needs_refresh`);
-#: read when used (a module constant, the same in both twins)
-REFRESH_GROWTH = 1.1
-
-
-def is_passive(z, b, phi, y):
-    """True when the hinge loss of (φ, y) under (z, b) is 0 up to the scale-aware
-    tolerance PASSIVE_RTOL (the same test in both twins)."""
-    terms = z * phi
-    loss = 1.0 - y * (float(terms.sum()) + b)
-    return loss <= PASSIVE_RTOL * (1.0 + abs(b) + float(np.abs(terms).sum()))
 
 
 class ReducedKernelMap:
@@ -147,6 +136,10 @@ class ReducedKernelPAState(StreamLearner):
         The kernel (:class:`refsvm.core.kernels.Kernel`).
     eps : float
         ε ≥ 0 of K̃ = K(Ã, Ã) + εI.
+    departures : None, "paper" or dict
+        The linear family's departures (:mod:`refsvm.linear.departures`): RKPA reads
+        ``passive_rtol`` (RKPAm also ``variance_roundoff``, ``shrinkage``,
+        ``refresh_growth``); "paper" runs the printed steps.
 
     Attributes
     ----------
@@ -176,8 +169,10 @@ class ReducedKernelPAState(StreamLearner):
     """
 
     def __init__(self, n_features, sparse=False, reduced=None, variant=1, C=1.0,
-                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, eps=0.0):
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, eps=0.0, departures=None):
         super().__init__(n_features, sparse)
+        self.departures = resolve(DEPARTURES, departures)
+        self.passive_rtol = self.departures["passive_rtol"]
         self.variant = int(variant)
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
@@ -195,15 +190,15 @@ class ReducedKernelPAState(StreamLearner):
     def _linear_state(self):
         # RKPA = PA on (φ(x), 1): the bias is the weight of a constant feature 1
         return PAState(self.feature_map.n_reduced, False, variant=self.variant, C=self.C,
-                       fit_intercept=True)
+                       fit_intercept=True, departures=self.departures)
 
     def step(self, x, y):
         self._check_ready()
         # φ(x^t) = Λ^{-1/2} Pᵀ K(Ã, x^t); then z, b by Eq. (8)
         phi = self.feature_map(x)
-        if is_passive(self.pa.w, self.pa.b, phi, y):
+        if is_passive(self.pa.w, self.pa.b, phi, y, self.passive_rtol):
             self.pa.t += 1
-            return 0  # passive (ℓ = 0 up to round-off)
+            return 0  # passive (ℓ ≤ 0; the departure: up to round-off)
         return self.pa.step(phi, y)
 
     def _check_ready(self):
@@ -239,7 +234,8 @@ class ReducedKernelPAState(StreamLearner):
         return {"n_features": self.n_features, "sparse": self.sparse,
                 "variant": self.variant, "C": self.C,
                 "kernel": self.kernel.kind, "gamma": self.kernel.gamma,
-                "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps}
+                "degree": self.kernel.degree, "coef0": self.kernel.coef0, "eps": self.eps,
+                "departures": dict(self.departures)}
 
     def save_state(self):
         self._check_ready()
@@ -300,6 +296,8 @@ class _KernelRowProximalPAm(PAmState):
         super().__init__(feature_map.n_reduced, False, fit_intercept=True, **kwargs)
         self.feature_map = feature_map
         self.covariance = covariance
+        self.shrinkage = self.departures["shrinkage"]
+        self.refresh_growth = self.departures["refresh_growth"]
         self.kernel_row = None
         m = feature_map.n_reduced
         if covariance == "full":
@@ -321,15 +319,17 @@ class _KernelRowProximalPAm(PAmState):
         weight = n_old / (n_old + 1.0)
         scatter = self.scatter_pos if y > 0 else self.scatter_neg
         scatter += weight * np.outer(d, d)
-        if needs_refresh(self.n_pos, self.n_neg, self.chol_n_pos, self.chol_n_neg):
+        if needs_refresh(self.n_pos, self.n_neg, self.chol_n_pos, self.chol_n_neg,
+                         self.refresh_growth):
             self._refresh()
         # (otherwise S̃ has gained weight/(c_y − 1) · d dᵀ with the scatter: the twin's
         # rank-one update of its factor)
 
     def _refresh(self):
-        """c₊, c₋ ← n₊, n₋ and μ ← SHRINKAGE · mean variance, so that S̃ = COV₊ + COV₋ + μI.
+        """c₊, c₋ ← n₊, n₋ and μ ← shrinkage · mean variance, so that S̃ = COV₊ + COV₋ + μI.
         No S̃ (c = 0, tried again at the next example) when there is no variance or it is
-        not positive definite (round-off only)."""
+        not positive definite (round-off with μ > 0; the printed matrix, μ = 0, is often
+        singular)."""
         m = self.n_features
         self.chol_n_pos = self.chol_n_neg = 0
         self.chol_mu = 0.0
@@ -338,15 +338,10 @@ class _KernelRowProximalPAm(PAmState):
         trace = float(np.trace(cov))
         if not trace > 0:  # no variance at all: no direction (as a zero pooled variance)
             return
-        # μ = SHRINKAGE · (mean variance): the covariance of kernel rows is singular early
-        # in the stream (rank < n) and numerically singular later (their spectrum decays),
-        # so the bare inverse (or the least-norm solution) amplifies round-off without
-        # bound; the regularised within-class scatter of kernel Fisher discriminants
-        # (Mika et al. 1999)
-        mu = SHRINKAGE * trace / m
+        mu = ridge(trace, m, self.shrinkage)  # the departure shrinkage (paper: μ = 0)
         try:  # the twin factors S̃ here
             np.linalg.cholesky(cov + mu * np.eye(m))
-        except np.linalg.LinAlgError:  # not positive definite: round-off only (μ > 0)
+        except np.linalg.LinAlgError:  # not positive definite
             return
         self.chol_n_pos, self.chol_n_neg, self.chol_mu = self.n_pos, self.n_neg, mu
 
@@ -404,18 +399,6 @@ class _KernelRowProximalPAm(PAmState):
             self.chol_mu = float(data["chol_mu"])
 
 
-def needs_refresh(n_pos, n_neg, c_pos, c_neg):
-    """True when the full covariance's factor is recomputed after an example: at the
-    first round where each class has two examples (c = 0: no factor yet), and whenever
-    a class's n − 1 exceeds REFRESH_GROWTH times its c − 1 (the normaliser of the last
-    refresh), so that between refreshes each class's covariance in S̃ is between 1 and
-    REFRESH_GROWTH times the unbiased estimate S/(n − 1)."""
-    if n_pos < 2 or n_neg < 2:
-        return False
-    return (c_pos == 0 or n_pos - 1 > REFRESH_GROWTH * (c_pos - 1)
-            or n_neg - 1 > REFRESH_GROWTH * (c_neg - 1))
-
-
 def ldl_rank_one_update(LD, x, alpha):
     """L D Lᵀ ← L D Lᵀ + α x xᵀ, in place (O(m̃²)), for L unit lower triangular and D
     diagonal kept in one matrix LD (L below the diagonal, D on it): the twin's update of
@@ -452,22 +435,17 @@ class ReducedKernelPAmState(ReducedKernelPAState):
     ũ_p = [COV(K(A₊, Ã)) + COV(K(A₋, Ã))]⁻¹ (M̃₊ − M̃₋), from per-class statistics of
     K(Ã, x) kept online, then mapped: z_p = Λ^{1/2} Pᵀ ũ_p.  ``covariance="diagonal"``
     (default, the slides' "quasi-KFD", O(m̃) statistics) keeps only the variances;
-    ``"full"`` keeps the per-class scatters (O(m̃²)) and solves with COV₊ + COV₋ + μI,
-    μ = SHRINKAGE times their mean variance (a reading: the bare inverse does not exist
-    early in a stream, and later the spectrum of kernel-row covariances decays to
-    round-off, which the inverse -- or the least-norm solution -- amplifies without
-    bound; the twins then cannot agree, and the model is ruined by a γ z_p of norm 1e4
-    and more).  A second reading lets the twin spend O(m̃²) per example instead of an
-    O(m̃³) solve per update: the class normalisers 1/(n_± − 1) and μ -- which change
-    the whole matrix with every example, not by a rank one -- are refreshed only when a
-    class count has grown by more than REFRESH_GROWTH since the last refresh
-    (:func:`needs_refresh`; O(log n) refreshes per class over n examples).  So at a
-    refresh the matrix is exactly COV₊ + COV₋ + μI; in between each class's covariance
-    enters with the normaliser of the last refresh, between 1 and REFRESH_GROWTH (1.1)
-    times the unbiased estimate, μ is held, and each example changes the matrix by a
-    rank one (:meth:`_KernelRowProximalPAm.shrunk_covariance`).  This reference solves
-    with that matrix; the twin keeps its factor L D Lᵀ by rank-one updates
-    (:func:`ldl_rank_one_update`).  The full
+    ``"full"`` keeps the per-class scatters (O(m̃²)) and solves with COV₊ + COV₋ (the
+    printed matrix).  Two departures concern it (:mod:`refsvm.linear.departures`):
+    ``shrinkage`` adds μI, μ = setting × their mean variance (the printed inverse does
+    not exist early in a stream and amplifies round-off later), and ``refresh_growth``
+    refreshes the class normalisers 1/(n_± − 1) and μ -- which change the whole matrix
+    with every example, not by a rank one -- only when a class count has grown by that
+    factor since the last refresh (:func:`needs_refresh`; O(log n) refreshes per class),
+    so that in between each example changes the matrix by a rank one
+    (:meth:`_KernelRowProximalPAm.shrunk_covariance`) and the twin keeps its factor
+    L D Lᵀ by rank-one updates (:func:`ldl_rank_one_update`) in O(m̃²) per example.
+    With "paper" the matrix is refreshed at every example: COV₊ + COV₋ exactly.  The full
     version is invariant to the choice
     between kernel rows and φ (P is orthogonal, Λ invertible); the diagonal one is
     not, and we take the one the slides print (kernel rows).  b_p is not printed: we
@@ -503,24 +481,25 @@ class ReducedKernelPAmState(ReducedKernelPAState):
 
     def __init__(self, n_features, sparse=False, reduced=None, variant=1, C=1.0,
                  kernel="rbf", gamma=1.0, degree=3, coef0=0.0, eps=0.0, proximal_weight=0.1,
-                 covariance="diagonal"):
+                 covariance="diagonal", departures=None):
         if covariance not in ("diagonal", "full"):
             raise ValueError(f"covariance must be 'diagonal' or 'full'; got {covariance!r}")
         self.proximal_weight = float(proximal_weight)
         self.covariance = covariance
         super().__init__(n_features, sparse, reduced, variant, C, kernel, gamma, degree,
-                         coef0, eps)
+                         coef0, eps, departures)
 
     def _linear_state(self):
         return _KernelRowProximalPAm(self.feature_map, self.covariance, variant=self.variant,
-                                     C=self.C, gamma=self.proximal_weight)
+                                     C=self.C, gamma=self.proximal_weight,
+                                     departures=self.departures)
 
     def step(self, x, y):
         self._check_ready()
         k = self.feature_map.kernel_row(x)  # K(Ã, x^t): statistics and features
         self.pa.kernel_row = k
         phi = self.feature_map.transform @ k
-        if is_passive(self.pa.w, self.pa.b, phi, y):
+        if is_passive(self.pa.w, self.pa.b, phi, y, self.passive_rtol):
             # a passive round: counted, and its kernel row joins the class statistics
             self.pa.t += 1
             self.pa._add_statistics(phi, y)

@@ -22,12 +22,15 @@ from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, ScaledV
                            row_sqnorm, grow, kernel_dense, kernel_csr, STEP_BAD,
                            row_dot_sqnorm, row_screen, kernel_row_many)
 from refsvm._core import restore_state
+from refsvm.stream_svm import enclosing_ball as _ball
 from refsvm.stream_svm import stream_svm as _ref
+from refsvm.stream_svm.departures import resolve_form
+from refsvm.stream_svm.multi_ball import check_multi_ball
 
-#: the reference's constants, as C doubles
+#: the reference's constants, as C doubles (each read from its one home)
 cdef double FOLD = _ref.FOLD
-cdef double TOL = _ref.TOL
-cdef double QP_TOL = _ref.QP_TOL
+cdef double TOL = _ball.TOL
+cdef double QP_TOL = _ball.QP_TOL
 
 __all__ = ["StreamSVMLinear", "StreamSVMKernel", "MultiBallStreamSVM", "enclosing_ball", "simplex_qp"]
 
@@ -301,7 +304,7 @@ cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out,
     return 0
 
 
-def simplex_qp(G, b, mu, tol=_ref.QP_TOL, stats=None):
+def simplex_qp(G, b, mu, tol=_ball.QP_TOL, stats=None):
     """Python entry to the compiled simplex QP (tests); as the reference's."""
     cdef double[:, ::1] Gv = np.ascontiguousarray(G, dtype=np.float64)
     cdef double[::1] bv = np.ascontiguousarray(b, dtype=np.float64)
@@ -316,7 +319,7 @@ def simplex_qp(G, b, mu, tol=_ref.QP_TOL, stats=None):
     return np.asarray(m)
 
 
-def enclosing_ball(G, R, tol=_ref.TOL, stats=None):
+def enclosing_ball(G, R, tol=_ball.TOL, stats=None):
     """Python entry to the compiled lookahead solver: (μ, r) as the reference's."""
     cdef double[:, ::1] Gv = np.ascontiguousarray(G, dtype=np.float64)
     cdef int n = Gv.shape[0]
@@ -340,7 +343,8 @@ cdef class _StreamSVM(StreamLearner):
     cdef readonly long long M, n_seen
     cdef readonly int lookahead
     cdef readonly object form
-    cdef bint printed
+    cdef readonly object departures          # resolved: {name: setting}
+    cdef readonly bint consistent_xi2        # departures["consistent_xi2"], read once
     cdef readonly bint fit_intercept
     cdef readonly double one                 # the constant coordinate: 1 with the bias
     cdef readonly double b                   # the bias Σ α_m (0 without fit_intercept)
@@ -365,13 +369,14 @@ cdef class _StreamSVM(StreamLearner):
         self.G = self.Q = self.lam = self.work = NULL
         self.iwork = NULL
 
-    def _init_common(self, n_features, sparse, C, lookahead, form, fit_intercept):
+    def _init_common(self, n_features, sparse, C, lookahead, form, fit_intercept, departures):
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
         self.lookahead = lookahead
-        self.form = str(form)
-        self.printed = self.form == "printed"
+        self.departures = resolve_form(departures, form)
+        self.consistent_xi2 = self.departures["consistent_xi2"]
+        self.form = "consistent" if self.consistent_xi2 else "printed"
         self.fit_intercept = bool(fit_intercept)
         self.one = 1.0 if self.fit_intercept else 0.0
         self.b = 0.0
@@ -466,11 +471,11 @@ cdef class _StreamSVM(StreamLearner):
         cdef double f, kxx
         self.n_seen += 1
         if self.M == 0:
-            # Alg. 1 line 3
+            # Alg. 1 line 3: M = 1; R = 0; ξ² = 1 (the departure consistent_xi2: 1/C)
             self._start(xi, xv, nnz, y, n)
             self.b = y * self.one
             self.R = 0.0
-            self.xi2 = 1.0 if self.printed else 1.0 / self.C
+            self.xi2 = 1.0 / self.C if self.consistent_xi2 else 1.0
             self.M = 1
             return 1
         # line 5
@@ -520,11 +525,11 @@ cdef class _StreamSVM(StreamLearner):
         if self.fit_intercept:
             self.b = (1.0 - beta) * self.b + beta * y             # the bias coordinate
         self.R = R + 0.5 * (d - R)                                # line 8
-        if self.printed:                                          # line 9 as printed
+        if self.consistent_xi2:                                   # departure
+            self.xi2 = ((1.0 - beta) * (1.0 - beta)) * self.xi2 + (beta * beta) / self.C
+        else:                                                     # line 9, as printed
             beta9 = 0.5 * (1.0 - self.R / d)
             self.xi2 = self.xi2 * ((1.0 - beta9) * (1.0 - beta9)) + beta9 * beta9
-        else:                                                     # line 9, consistent
-            self.xi2 = ((1.0 - beta) * (1.0 - beta)) * self.xi2 + (beta * beta) / self.C
         self.M += 1                                               # line 10
         return 0
 
@@ -615,7 +620,8 @@ cdef class _StreamSVM(StreamLearner):
     def init_params(self):
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
                     lookahead=self.lookahead, form=self.form,
-                    fit_intercept=bool(self.fit_intercept), **self._init_extra())
+                    fit_intercept=bool(self.fit_intercept), departures=dict(self.departures),
+                    **self._init_extra())
 
     def _pack(self, prefix, RowStore store):
         M = store.to_matrix()
@@ -707,8 +713,8 @@ cdef class StreamSVMLinear(_StreamSVM):
         self.n_sv = self.cap_ids = self.cap_a = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
-                 fit_intercept=False):
-        self._init_common(n_features, sparse, C, lookahead, form, fit_intercept)
+                 fit_intercept=False, departures=None):
+        self._init_common(n_features, sparse, C, lookahead, form, fit_intercept, departures)
         self.v = <double*> calloc(max(1, n_features), sizeof(double))
         if self.v == NULL:
             raise MemoryError()
@@ -892,8 +898,9 @@ cdef class StreamSVMKernel(_StreamSVM):
         self.n_sv = self.cap_ids = self.cap_alpha = self.cap_k = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
-                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, fit_intercept=False):
-        self._init_common(n_features, sparse, C, lookahead, form, fit_intercept)
+                 kernel="rbf", gamma=1.0, degree=3, coef0=0.0, fit_intercept=False,
+                 departures=None):
+        self._init_common(n_features, sparse, C, lookahead, form, fit_intercept, departures)
         self.kern = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
 
@@ -1059,6 +1066,7 @@ cdef class MultiBallStreamSVM(StreamLearner):
     cdef readonly long long M, n_seen
     cdef readonly bint fit_intercept
     cdef readonly double one
+    cdef readonly object departures          # resolved (no printed form to switch to)
     cdef long long* ids
     cdef double* alpha
     cdef int* row_ball
@@ -1083,8 +1091,9 @@ cdef class MultiBallStreamSVM(StreamLearner):
         self.nrows = self.cap_ids = self.cap_alpha = self.cap_rb = self.cap_k = 0
 
     def __init__(self, n_features, sparse=False, C=1.0, n_balls=2, kernel="linear", gamma=1.0,
-                 degree=3, coef0=0.0, fit_intercept=False):
+                 degree=3, coef0=0.0, fit_intercept=False, departures=None):
         cdef Py_ssize_t h, B1 = n_balls + 1
+        self.departures = check_multi_ball(departures)
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
@@ -1290,7 +1299,8 @@ cdef class MultiBallStreamSVM(StreamLearner):
         k = self.kern
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
                     n_balls=self.n_balls, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0, fit_intercept=bool(self.fit_intercept))
+                    coef0=k.coef0, fit_intercept=bool(self.fit_intercept),
+                    departures=dict(self.departures))
 
     def save_state(self):
         cdef Py_ssize_t m

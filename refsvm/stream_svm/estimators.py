@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import BooleanOrAuto, Integer, Options, Positive
+from .._validation import BooleanOrAuto, DeparturesRule, Integer, Options, Positive
 from ..base import BaseKernelClassifier
 from . import stream_svm as _reference_module
-from .stream_svm import FORMS
+from .departures import DEPARTURES, FORMS, resolve_form
 
 __all__ = ["StreamSVM"]
 
@@ -44,12 +44,14 @@ class StreamSVM(BaseKernelClassifier):
         them and the pair of objects whose enclosing ball is smallest is merged, so B
         balls remain; all are merged at the end (see
         :class:`refsvm.stream_svm.stream_svm.MultiBallStreamSVM`).  B > 1 needs
-        ``lookahead=1`` and the consistent form.  At most 1,000 (every point outside
-        the balls costs O(B²) to find the pair to merge).
+        ``lookahead=1`` and the consistent form (Sec. 4.3 prints no algorithm, so it
+        has no printed form).  At most 1,000 (every point outside the balls costs
+        O(B²) to find the pair to merge).
     form : {"consistent", "printed"}, default="consistent"
         Lines 3 and 9 of Algorithm 1: the consistent ξ² bookkeeping (ξ² = 1/C at the
         start, ξ² ← (1 − β)²ξ² + β²/C) or exactly as printed (ξ² = 1, line 9 with the
-        R after line 8).  "printed" needs ``lookahead=1``.
+        R after line 8).  "printed" is ``departures={"consistent_xi2": False}``;
+        "consistent" leaves the choice to ``departures``.
     fit_intercept : bool or "auto", default="auto"
         A regularised bias b: f(x) = ⟨w, φ(x)⟩ + b, learned as the weight of a constant
         feature 1 (the kernel k + 1; in the MEB the augmented point gets the coordinate
@@ -57,6 +59,12 @@ class StreamSVM(BaseKernelClassifier):
         min ‖w‖² + b² + C Σ ξ² (Tsang et al.'s CVM form).  False is the paper's model
         (no bias).  "auto": True for ``kernel="linear"``, False for the other kernels
         (chosen by measurement; see Notes).
+    departures : None, "default", "paper" or dict, default=None
+        Departures from the printed algorithm (:mod:`refsvm.stream_svm.departures`):
+        None runs the consistent ξ² bookkeeping; "paper" runs Algorithms 1 and 2 as
+        printed (lines 1/3 and 9: ξ² = 1 at the start, line 9 with the R after line 8),
+        in both backends and whatever ``form`` says; a dict changes single settings
+        (``{"consistent_xi2": False}``).  Needs ``n_balls=1``.
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -149,6 +157,7 @@ class StreamSVM(BaseKernelClassifier):
         "n_balls": Integer(minimum=1, maximum=1000),
         "form": Options(*FORMS),
         "fit_intercept": BooleanOrAuto(),
+        "departures": DeparturesRule(DEPARTURES),
     }
 
     @property
@@ -157,7 +166,8 @@ class StreamSVM(BaseKernelClassifier):
         return self.kernel != "linear"
 
     def __init__(self, C=1.0, kernel="linear", gamma="scale", degree=3, coef0=0.0, lookahead=1,
-                 n_balls=1, form="consistent", fit_intercept="auto", backend="cython"):
+                 n_balls=1, form="consistent", fit_intercept="auto", departures=None,
+                 backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -167,6 +177,7 @@ class StreamSVM(BaseKernelClassifier):
         self.n_balls = n_balls
         self.form = form
         self.fit_intercept = fit_intercept
+        self.departures = departures
         self.backend = backend
 
     def _check_params(self):
@@ -176,13 +187,9 @@ class StreamSVM(BaseKernelClassifier):
                 f"n_balls={self.n_balls!r} with lookahead={self.lookahead!r}: the multiple-balls "
                 "variant (Sec. 4.3) has no lookahead; pass lookahead=1"
             )
-        if self.n_balls != 1 and self.form != "consistent":
-            raise ValueError(f"n_balls={self.n_balls!r} needs form='consistent'")
-        if self.form == "printed" and self.lookahead != 1:
-            raise ValueError(
-                f"form='printed' is Algorithm 1 as printed and needs lookahead=1; got "
-                f"lookahead={self.lookahead!r}"
-            )
+        if self.n_balls != 1 and not resolve_form(self.departures, self.form)["consistent_xi2"]:
+            raise ValueError(f"n_balls={self.n_balls!r} needs form='consistent' and the "
+                             f"departure 'consistent_xi2' (Sec. 4.3 has no printed form)")
 
     @property
     def _fused_input_check(self):
@@ -198,9 +205,10 @@ class StreamSVM(BaseKernelClassifier):
             return module.MultiBallStreamSVM(n_features, sparse, C=float(self.C),
                                              n_balls=int(self.n_balls), kernel=kind, gamma=gamma,
                                              degree=degree, coef0=coef0,
-                                             fit_intercept=self._bias())
+                                             fit_intercept=self._bias(),
+                                             departures=self.departures)
         common = dict(C=float(self.C), lookahead=int(self.lookahead), form=self.form,
-                      fit_intercept=self._bias())
+                      fit_intercept=self._bias(), departures=self.departures)
         if self.kernel == "linear":             # no kernel parameter to resolve
             return module.StreamSVMLinear(n_features, sparse, **common)
         kind, gamma, degree, coef0 = self._kernel_args(X)

@@ -174,9 +174,9 @@ def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covarian
         cov = s["scatter_pos"] / (n - 1) + s["scatter_neg"] / (n_neg - 1)
         np.testing.assert_allclose(cov, np.cov(P.T) + np.cov(N.T), rtol=1e-9, atol=1e-12)
         # the factored matrix: each class's covariance with the normaliser of the last
-        # refresh (c − 1 ≤ n − 1 ≤ REFRESH_GROWTH (c − 1)), + μI
+        # refresh (c − 1 ≤ n − 1 ≤ refresh_growth (c − 1)), + μI
         c_pos, c_neg, mu = s["chol_n_pos"], s["chol_n_neg"], s["chol_mu"]
-        growth = reduced_kernel_pa.REFRESH_GROWTH
+        growth = state.departures["refresh_growth"]
         assert 2 <= c_pos <= n <= 1 + growth * (c_pos - 1)
         assert 2 <= c_neg <= n_neg <= 1 + growth * (c_neg - 1)
         shrunk = (np.cov(P.T) * (n - 1) / (c_pos - 1) + np.cov(N.T) * (n_neg - 1) / (c_neg - 1)
@@ -193,18 +193,19 @@ def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covarian
 
 @pytest.mark.parametrize("growth", [1.1, 1.0], ids=["refreshes", "every-example"])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_full_covariance_factor_after_every_example(backend, growth, monkeypatch):
+def test_full_covariance_factor_after_every_example(backend, growth):
     """With ``covariance="full"`` the kept Cholesky factor L is exact after every example
     (LLᵀ = S̃ = S₊/(c₊ − 1) + S₋/(c₋ − 1) + μI, rank-one updates in between); it is
     refreshed exactly when ``needs_refresh`` says, and then S̃ is the slides' COV₊ + COV₋
-    (NumPy's) + μI with μ = SHRINKAGE times the mean variance; in between each class's
-    covariance enters between 1 and REFRESH_GROWTH times NumPy's.  REFRESH_GROWTH = 1
-    refreshes at every example (the per-example reading)."""
-    for module in MODULES.values():
-        monkeypatch.setattr(module, "REFRESH_GROWTH", growth)
+    (NumPy's) + μI with μ = shrinkage times the mean variance; in between each class's
+    covariance enters between 1 and refresh_growth times NumPy's.  The departure
+    ``refresh_growth`` = 1 refreshes at every example (the per-example reading)."""
     X, y = _xor(n=160, seed=17)
     state = _state(backend, "ReducedKernelPAmState", {"covariance": "full",
-                                                      "proximal_weight": 0.1}, X, False)
+                                                      "proximal_weight": 0.1,
+                                                      "departures": {"refresh_growth": growth}},
+                   X, False)
+    assert state.departures["refresh_growth"] == growth
     Kr = np.exp(-1.5 * ((X[:, None] - X[:15]) ** 2).sum(-1))
     refreshes, c, rounds = 0, (0, 0), 0
     for t in range(160):
@@ -215,13 +216,13 @@ def test_full_covariance_factor_after_every_example(backend, growth, monkeypatch
             assert s["chol_n_pos"] == s["chol_n_neg"] == 0 and not s["chol"].any()
             continue
         rounds += 1
-        expected = reduced_kernel_pa.needs_refresh(len(P), len(N), *c)
+        expected = reduced_kernel_pa.needs_refresh(len(P), len(N), *c, growth)
         c = (s["chol_n_pos"], s["chol_n_neg"])
         assert (c == (len(P), len(N))) if expected else c[0] < len(P) or c[1] < len(N), t
         refreshes += expected
         cov_p, cov_n = np.cov(P.T), np.cov(N.T)
         if expected:  # the previous reading exactly
-            mu = reduced_kernel_pa.SHRINKAGE * np.trace(cov_p + cov_n) / 15
+            mu = state.departures["shrinkage"] * np.trace(cov_p + cov_n) / 15
             assert s["chol_mu"] == pytest.approx(mu, rel=1e-12)
         for cls, cov, count in ((0, cov_p, len(P)), (1, cov_n, len(N))):
             assert 1.0 <= (count - 1) / (c[cls] - 1) <= growth
@@ -307,7 +308,9 @@ def test_pickle_resumes_bit_for_bit_and_twins_share_the_format(name, kw, backend
     state.run(X, y, np.arange(100))
     back = pickle.loads(pickle.dumps(state))
     params = state.init_params()
-    assert all(isinstance(v, (bool, int, float, str)) for v in params.values())  # plain
+    plain = (bool, int, float, str)
+    assert all(isinstance(v, plain) for k, v in params.items() if k != "departures")
+    assert all(isinstance(v, plain) for v in params["departures"].values())
     other = getattr(MODULES["python" if backend == "cython" else "cython"], name)(**params)
     with pytest.raises(ValueError, match="no reduced set"):
         other.step(X[0], 1.0)
@@ -479,11 +482,15 @@ def test_a_repeated_point_is_passive_in_both_twins(name, kw):
 def test_is_passive_is_relative_to_the_scale_of_the_terms():
     phi = np.array([1.0, 2.0])
     z = np.array([1e6, -0.5e6])  # zᵀφ = 0 from terms of size 1e6
-    assert reduced_kernel_pa.is_passive(z, 1.0 - 1e-6, phi, 1.0)       # ℓ = 1e-6 < 1e-9·2e6
-    assert not reduced_kernel_pa.is_passive(z, 1.0 - 1e-2, phi, 1.0)   # ℓ = 1e-2
-    assert not reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-8, phi, 1.0)
-    assert reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-10, phi, 1.0)
-    assert reduced_kernel_pa.is_passive(np.zeros(2), 2.0, phi, 1.0)    # far outside
+    rtol = reduced_kernel_pa.DEPARTURES["passive_rtol"].default
+    assert reduced_kernel_pa.is_passive(z, 1.0 - 1e-6, phi, 1.0, rtol)     # ℓ = 1e-6 < 1e-9·2e6
+    assert not reduced_kernel_pa.is_passive(z, 1.0 - 1e-2, phi, 1.0, rtol)  # ℓ = 1e-2
+    assert not reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-8, phi, 1.0, rtol)
+    assert reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-10, phi, 1.0, rtol)
+    assert reduced_kernel_pa.is_passive(np.zeros(2), 2.0, phi, 1.0, rtol)  # far outside
+    # the paper's setting: the printed ℓ ≤ 0
+    assert not reduced_kernel_pa.is_passive(np.zeros(2), 1.0 - 1e-10, phi, 1.0, 0.0)
+    assert reduced_kernel_pa.is_passive(np.zeros(2), 1.0, phi, 1.0, 0.0)
 
 
 @pytest.mark.parametrize("name,kw", CASES, ids=IDS)

@@ -114,11 +114,17 @@ def test_bad_parameters_rejected_model_unchanged(backend, param, value, match):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_printed_form_needs_algorithm_1_and_non_finite_input(backend):
+def test_printed_form_is_the_paper_form_and_non_finite_input(backend):
+    """form="printed" is departures={"consistent_xi2": False}: with a lookahead too
+    (Alg. 2 line 1 prints ξ² = 1 as Alg. 1 line 3 does), the same numbers as "paper"."""
     X, y = _data()
-    with pytest.raises(ValueError, match="printed"):
-        StreamSVM(form="printed", lookahead=2, backend=backend).fit(X, y)
-    StreamSVM(form="printed", backend=backend).fit(X, y)
+    for L in (1, 2):
+        printed = StreamSVM(C=2.0, form="printed", lookahead=L, backend=backend).fit(X, y)
+        paper = StreamSVM(C=2.0, departures="paper", lookahead=L, backend=backend).fit(X, y)
+        consistent = StreamSVM(C=2.0, lookahead=L, backend=backend).fit(X, y)
+        assert printed._states[0].form == paper._states[0].form == "printed"
+        np.testing.assert_array_equal(printed.decision_function(X), paper.decision_function(X))
+        assert not np.array_equal(printed.decision_function(X), consistent.decision_function(X))
     clf = StreamSVM(lookahead=7, backend=backend).partial_fit(X[:200], y[:200], classes=[-1, 1])
     before = pickle.dumps(clf)
     for bad in (np.nan, np.inf):
