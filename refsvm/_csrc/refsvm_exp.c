@@ -89,12 +89,14 @@ static const uint64_t refsvm_exp_tab[256] = {
     0x3c8a64a931d185eeULL, 0x3fefd0765b6e4540ULL, 0xbc8e37bae43be3edULL, 0x3fefdbfdad9cbe14ULL,
     0x3c77893b4d91cd9dULL, 0x3fefe7c1819e90d8ULL, 0x3c5305c14160cc89ULL, 0x3feff3c22b8f71f1ULL,
 };
+#if REFSVM_X86_GNUC
 /* 128/ln2, 1.5 * 2^52 (rounds to an integer by addition), -ln2/128 split in a high part
    of 37 bits and the rest, and the polynomial's C2 .. C5 */
 static const uint64_t refsvm_exp_k[8] = {
     0x40671547652b82feULL, 0x4338000000000000ULL, 0xbf762e42fefa0000ULL,
     0xbd0cf79abc9e3b3aULL, 0x3fdffffffffffdbdULL, 0x3fc555555555543cULL,
     0x3fa55555cf172b91ULL, 0x3f81111167a4d017ULL};
+#endif
 /* the forms that passed the check, and the one the kernels take: 8, 4 or 1 (exp) */
 static int refsvm_exp_ok8 = 0, refsvm_exp_ok4 = 0;
 static int refsvm_exp_width = 1;

@@ -134,7 +134,7 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(dots_csr)(const double *REFSVM_RESTRICT A
 static REFSVM_VEC_ATTR void REFSVM_VEC(syr_batch)(double *REFSVM_RESTRICT S, Py_ssize_t m, const double *REFSVM_RESTRICT D,
                             const double *REFSVM_RESTRICT W, Py_ssize_t p,
                             double *REFSVM_RESTRICT wa) {
-    Py_ssize_t a, b, j, q;
+    Py_ssize_t a, b, j;
     for (a = 0; a < m; a++) {
         double *REFSVM_RESTRICT row = S + a * m;
         for (j = 0; j < p; j++) wa[j] = W[j] * D[j * m + a];
@@ -142,6 +142,7 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(syr_batch)(double *REFSVM_RESTRICT S, Py_
 #if REFSVM_GNUC
         for (; b + 32 <= m; b += 32) {
             rkpa_v4 s[8];
+            Py_ssize_t q;
             for (q = 0; q < 8; q++) memcpy(&s[q], row + b + 4 * q, 32);
             for (j = 0; j < p; j++) {
                 const rkpa_v4 wj = {wa[j], wa[j], wa[j], wa[j]};
