@@ -1,4 +1,9 @@
-"""Build script: compiles every ``refsvm/**/*.pyx`` module (the shared core and the twins).
+"""Build script: the hand-written C once, then every ``refsvm/**/*.pyx`` module.
+
+The hand-written C (``refsvm/_csrc/*.c``, with its headers) is compiled once into a static
+library, ``refsvm_c``, that every extension links (``build_clib``); the Cython modules (the
+shared core and the twins) then build two at a time (``build_ext`` ``parallel``; set
+``REFSVM_JOBS`` to change it).
 
 All Cython compile directives live here, in one place.  Set the environment
 variable ``REFSVM_DEBUG=1`` before building to turn bounds checking,
@@ -6,14 +11,17 @@ wrap-around and None checks back on (useful when a twin misbehaves).
 """
 import glob
 import os
+import sysconfig
 
 import numpy as np
-from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_clib import build_clib
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("REFSVM_DEBUG", "0") not in ("", "0")
 # REFSVM_ONLY=_core,_online_svmr builds only those modules (faster edit-compile loops).
 ONLY = [m for m in os.environ.get("REFSVM_ONLY", "").split(",") if m]
+JOBS = int(os.environ.get("REFSVM_JOBS", "2"))
 
 COMPILER_DIRECTIVES = {
     "language_level": 3,
@@ -26,6 +34,48 @@ COMPILER_DIRECTIVES = {
     "embedsignature": True,
 }
 
+CSRC = os.path.join("refsvm", "_csrc")
+C_SOURCES = sorted(glob.glob(os.path.join(CSRC, "*.c")))
+C_HEADERS = sorted(glob.glob(os.path.join(CSRC, "*.h")))
+
+
+def _optimize_flags(compiler_type):
+    """The optimisation flags for this compiler (MSVC spells them its own way)."""
+    if compiler_type == "msvc":
+        return ["/Od", "/Zi"] if DEBUG else ["/O2"]
+    return ["-O0", "-g"] if DEBUG else ["-O3"]
+
+
+class BuildCLib(build_clib):
+    """``build_clib`` that rebuilds the library only when a C source or header is newer,
+    with the compiler's own optimisation flags."""
+
+    def build_libraries(self, libraries):
+        flags = _optimize_flags(self.compiler.compiler_type)
+        for name, info in libraries:
+            info = dict(info, cflags=flags)
+            target = self.compiler.library_filename(name, output_dir=self.build_clib)
+            deps = list(info["sources"]) + list(info.get("depends", []))
+            if not self.force and os.path.exists(target) and all(
+                    os.path.getmtime(d) <= os.path.getmtime(target) for d in deps):
+                continue
+            super().build_libraries([(name, info)])
+
+
+class BuildExt(build_ext):
+    """``build_ext`` that builds the C library first (also for ``build_ext --inplace``
+    alone) and gives every extension the compiler's optimisation flags."""
+
+    def run(self):
+        if self.distribution.has_c_libraries():
+            self.run_command("build_clib")
+        super().run()
+
+    def build_extensions(self):
+        flags = _optimize_flags(self.compiler.compiler_type)
+        for ext in self.extensions:
+            ext.extra_compile_args = flags
+        super().build_extensions()
 
 
 def _module_name(path):
@@ -33,22 +83,46 @@ def _module_name(path):
     return os.path.splitext(path)[0].replace(os.sep, ".")
 
 
+def _sources(path):
+    """The .pyx, or the C that Cython made of it when that is newer than every Cython
+    source and header of the package (then Cython is not run again: a second ``pip
+    install`` in a fresh build environment, whose NumPy .pxd files are new, reuses it)."""
+    generated = os.path.splitext(path)[0] + ".c"
+    if os.path.exists(generated):
+        made = os.path.getmtime(generated)
+        inputs = (glob.glob(os.path.join("refsvm", "**", "*.pyx"), recursive=True)
+                  + glob.glob(os.path.join("refsvm", "**", "*.pxd"), recursive=True)
+                  + C_HEADERS)
+        if all(os.path.getmtime(p) <= made for p in inputs):
+            return [generated]
+    return [path]
+
+
 extensions = [
     Extension(
         _module_name(path),
-        [path],
-        include_dirs=[np.get_include(), os.path.dirname(path)],
+        _sources(path),
+        include_dirs=[np.get_include(), os.path.dirname(path), CSRC],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+        depends=C_SOURCES + C_HEADERS,
     )
     for path in sorted(glob.glob(os.path.join("refsvm", "**", "*.pyx"), recursive=True))
     if not ONLY or _module_name(path).rpartition(".")[2] in ONLY
 ]
 
+if any(src.endswith(".pyx") for ext in extensions for src in ext.sources):
+    from Cython.Build import cythonize
+
+    extensions = cythonize(extensions, compiler_directives=COMPILER_DIRECTIVES,
+                           annotate=DEBUG, nthreads=JOBS if JOBS > 1 else 0)
+
 setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives=COMPILER_DIRECTIVES,
-        annotate=DEBUG,
-    )
+    ext_modules=extensions,
+    libraries=[("refsvm_c", {
+        "sources": C_SOURCES,
+        "depends": C_HEADERS,
+        "include_dirs": [CSRC, sysconfig.get_paths()["include"]],
+    })],
+    cmdclass={"build_clib": BuildCLib, "build_ext": BuildExt},
+    options={"build_ext": {"parallel": JOBS}},
 )

@@ -178,446 +178,26 @@ cdef double kernel_csr(const KernelSpec* k, const int* xi, const double* xv, Py_
     return _finish(k, csr_dot_csr(xi, xv, xn, zi, zv, zn))
 
 
-cdef extern from *:
-    """
-    #ifndef REFSVM_SQDIST_SMALL
-    #define REFSVM_SQDIST_SMALL
-    #include <stdint.h>
-    /* out[j] = ||x_pos[j] - z||^2 for rows of d <= 8 features, the choice of
-       sqdist_from_norms made on bits (no branch: close pairs are common in few dimensions
-       and a branch on them mispredicts): the norms' form when it exceeds a quarter of the
-       norms' sum, else the direct sum; both in the reference's order. */
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    #include <immintrin.h>
-    #define REFSVM_SQDIST8 1
-    static int refsvm_sqdist8_ok = -1;
-    /* Eight rows at a time: each lane the scalar loop's operations in its order (no fused
-       multiply-add), so the same bits; the rows' values gathered.  Returns the rows done. */
-    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
-    static Py_ssize_t refsvm_sqdist_small8(const double* dense, const Py_ssize_t* pos,
-                                           Py_ssize_t m, const double* z, Py_ssize_t d,
-                                           const double* sqn, double sz, double* out) {
-        Py_ssize_t j, i;
-        const __m512d vsz = _mm512_set1_pd(sz), two = _mm512_set1_pd(2.0);
-        const __m512d quarter = _mm512_set1_pd(0.25);
-        const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-        for (j = 0; j + 8 <= m; j += 8) {
-            __m512i pj = pos ? _mm512_loadu_si512((const void*) (pos + j))
-                             : _mm512_add_epi64(_mm512_set1_epi64((long long) j), iota);
-            __m512i at = _mm512_mullo_epi64(pj, _mm512_set1_epi64((long long) d));
-            __m512d dot = _mm512_setzero_pd(), dir = _mm512_setzero_pd();
-            for (i = 0; i < d; i++) {
-                __m512d r = _mm512_i64gather_pd(at, (const void*) (dense + i), 8);
-                __m512d zi = _mm512_set1_pd(z[i]);
-                __m512d t = _mm512_sub_pd(r, zi);
-                dot = _mm512_add_pd(dot, _mm512_mul_pd(r, zi));
-                dir = _mm512_add_pd(dir, _mm512_mul_pd(t, t));
-            }
-            __m512d tt = _mm512_add_pd(_mm512_i64gather_pd(pj, (const void*) sqn, 8), vsz);
-            __m512d nrm = _mm512_sub_pd(tt, _mm512_mul_pd(two, dot));
-            __mmask8 big = _mm512_cmp_pd_mask(nrm, _mm512_mul_pd(quarter, tt), _CMP_GT_OQ);
-            _mm512_storeu_pd(out + j, _mm512_mask_blend_pd(big, dir, nrm));
-        }
-        return j;
-    }
-    #else
-    #define REFSVM_SQDIST8 0
-    #endif
-    /* Whether the CPU runs the eight-row form (once, at import). */
-    static void refsvm_sqdist_init(void) {
-    #if REFSVM_SQDIST8
-        __builtin_cpu_init();
-        refsvm_sqdist8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-    #endif
-    }
-    static void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
-                                    const double* z, Py_ssize_t d, const double* sqn,
-                                    double sz, double* out) {
-        Py_ssize_t j = 0, i;
-    #if REFSVM_SQDIST8
-        if (refsvm_sqdist8_ok < 0)
-            refsvm_sqdist_init();
-        if (refsvm_sqdist8_ok && m >= 8)
-            j = refsvm_sqdist_small8(dense, pos, m, z, d, sqn, sz, out);
-    #endif
-        for (; j < m; j++) {
-            Py_ssize_t pj = pos ? pos[j] : j;   /* NULL: the rows 0 .. m-1 */
-            const double* r = dense + pj * d;
-            double dot = 0.0, dir = 0.0, t, nrm;
-            uint64_t a, b, mask;
-            for (i = 0; i < d; i++) {
-                dot = dot + r[i] * z[i];
-                t = r[i] - z[i];
-                dir = dir + t * t;
-            }
-            t = sqn[pj] + sz;
-            nrm = t - 2.0 * dot;
-            mask = (uint64_t)0 - (uint64_t)(nrm > 0.25 * t);
-            __builtin_memcpy(&a, &nrm, 8);
-            __builtin_memcpy(&b, &dir, 8);
-            a = (a & mask) | (b & ~mask);
-            __builtin_memcpy(&out[j], &a, 8);
-        }
-    }
-    /* out_r[j] = <row pos[j], z_r> for the four rows z_r given feature-major in x4
-       (x4[4 i + r] = z_r[i]) and j < m: lane r is refsvm_dots's sum for z_r (from +0.0,
-       left to right over the features, one rounded product and one rounded sum a term),
-       so the same bits.  Four stored rows in flight, each read once for the four z: the
-       sums of sixteen values advance together (rows in L3, 4,000 x 256: 11 ns a value
-       against 36-42 one z at a time).  One C body for the baseline and, on x86-64 with GCC
-       or Clang, for AVX2 without FMA (chosen at run time as refsvm_cols_matvec). */
-    #if defined(__GNUC__)
-    #define REFSVM_DOTS4X_BODY                                                              \
-        Py_ssize_t j = 0, i;                                                                \
-        refsvm_v4d a0, a1, a2, a3, z, w;                                                    \
-        const double *r0, *r1, *r2, *r3;                                                    \
-        for (; j < m; j += 4) {                                                             \
-            r0 = base + (pos ? pos[j] : j) * d;                                             \
-            r1 = j + 1 < m ? base + (pos ? pos[j + 1] : j + 1) * d : r0;                    \
-            r2 = j + 2 < m ? base + (pos ? pos[j + 2] : j + 2) * d : r0;                    \
-            r3 = j + 3 < m ? base + (pos ? pos[j + 3] : j + 3) * d : r0;                    \
-            a0 = (refsvm_v4d) {0.0, 0.0, 0.0, 0.0};                                         \
-            a1 = a0; a2 = a0; a3 = a0;                                                      \
-            for (i = 0; i < d; i++) {                                                       \
-                __builtin_memcpy(&z, x4 + 4 * i, sizeof z);                                 \
-                w = (refsvm_v4d) {r0[i], r0[i], r0[i], r0[i]}; a0 = a0 + w * z;             \
-                w = (refsvm_v4d) {r1[i], r1[i], r1[i], r1[i]}; a1 = a1 + w * z;             \
-                w = (refsvm_v4d) {r2[i], r2[i], r2[i], r2[i]}; a2 = a2 + w * z;             \
-                w = (refsvm_v4d) {r3[i], r3[i], r3[i], r3[i]}; a3 = a3 + w * z;             \
-            }                                                                               \
-            out0[j] = a0[0]; out1[j] = a0[1]; out2[j] = a0[2]; out3[j] = a0[3];             \
-            if (j + 1 < m) {                                                                \
-                out0[j + 1] = a1[0]; out1[j + 1] = a1[1];                                   \
-                out2[j + 1] = a1[2]; out3[j + 1] = a1[3]; }                                 \
-            if (j + 2 < m) {                                                                \
-                out0[j + 2] = a2[0]; out1[j + 2] = a2[1];                                   \
-                out2[j + 2] = a2[2]; out3[j + 2] = a2[3]; }                                 \
-            if (j + 3 < m) {                                                                \
-                out0[j + 3] = a3[0]; out1[j + 3] = a3[1];                                   \
-                out2[j + 3] = a3[2]; out3[j + 3] = a3[3]; }                                 \
-        }
-    #else
-    #define REFSVM_DOTS4X_BODY                                                              \
-        Py_ssize_t j, i, q;                                                                 \
-        double a[4];                                                                        \
-        const double* r;                                                                    \
-        for (j = 0; j < m; j++) {                                                           \
-            r = base + (pos ? pos[j] : j) * d;                                              \
-            a[0] = a[1] = a[2] = a[3] = 0.0;                                                \
-            for (i = 0; i < d; i++)                                                         \
-                for (q = 0; q < 4; q++)                                                     \
-                    a[q] = a[q] + r[i] * x4[4 * i + q];                                     \
-            out0[j] = a[0]; out1[j] = a[1]; out2[j] = a[2]; out3[j] = a[3];                 \
-        }
-    #endif
-    static void refsvm_dots4x_base(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                                   const double* x4, Py_ssize_t d, double* out0,
-                                   double* out1, double* out2, double* out3) {
-        REFSVM_DOTS4X_BODY }
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    __attribute__((target("avx2")))
-    static void refsvm_dots4x_avx2(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                                   const double* x4, Py_ssize_t d, double* out0,
-                                   double* out1, double* out2, double* out3) {
-        REFSVM_DOTS4X_BODY }
-    #endif
-    static void refsvm_dots4x(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
-                              const double* x4, Py_ssize_t d, double* out0, double* out1,
-                              double* out2, double* out3) {
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-        if (refsvm_vec_avx2()) {
-            refsvm_dots4x_avx2(base, pos, m, x4, d, out0, out1, out2, out3);
-            return;
-        }
-    #endif
-        refsvm_dots4x_base(base, pos, m, x4, d, out0, out1, out2, out3);
-    }
-    #endif
-    /* out[j] = exp(-gamma * out[j]) for j < m, the C library's exp bit for bit, eight at a
-       time with AVX-512F (four with AVX2 and FMA) where it is the same function.
-
-       The C library of most Linux systems (glibc >= 2.28, on a CPU with FMA) computes exp
-       by a table of 2^(i/128) and a degree-5 polynomial: k = round(x 128/ln2), r = x - k
-       ln2/128 in two fused steps, 2^(k/128) e^r = s + s tmp with s built from the table and
-       the bits of k, tmp = (tail + r) + r^2 (C2 + C3 r) + r^4 (C4 + C5 r), each step one
-       IEEE operation or one fused multiply-add, which give the same bits in a vector lane.
-       The lanes outside its main range (|x| < 2^-54 or |x| >= 512, infinities, NaN) call
-       the library's exp.  Whether the library is that function is not assumed: the first
-       check at import compares each form the CPU can run with exp on 65,536 arguments
-       spread over (-1024, 0] and uses the widest form whose every result is the same bits
-       (``refsvm_exp_init``); otherwise, or on other CPUs, the loop calls exp one value at
-       a time, as before.  The table
-       holds, for i < 128, the relative tail (2^(i/128) - T_i) / T_i and the bits of
-       T_i = 2^(i/128) rounded, less i << 45 (regenerated from these definitions by
-       tests/core/test_exp.py). */
-    #ifndef REFSVM_EXP_MANY
-    #define REFSVM_EXP_MANY
-    #include <math.h>
-    #include <string.h>
-    #include <stdint.h>
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    #include <immintrin.h>
-    #define REFSVM_EXP8 1
-    #define REFSVM_EXP8_TARGET __attribute__((target("avx512f"), optimize("fp-contract=off")))
-    #define REFSVM_EXP4_TARGET __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
-    #else
-    #define REFSVM_EXP4_TARGET
-    #define REFSVM_EXP8 0
-    #define REFSVM_EXP8_TARGET
-    #endif
-    static const uint64_t refsvm_exp_tab[256] = {
-        0x0000000000000000ULL, 0x3ff0000000000000ULL, 0x3c9b3b4f1a88bf6eULL, 0x3feff63da9fb3335ULL,
-        0xbc7160139cd8dc5dULL, 0x3fefec9a3e778061ULL, 0xbc905e7a108766d1ULL, 0x3fefe315e86e7f85ULL,
-        0x3c8cd2523567f613ULL, 0x3fefd9b0d3158574ULL, 0xbc8bce8023f98efaULL, 0x3fefd06b29ddf6deULL,
-        0x3c60f74e61e6c861ULL, 0x3fefc74518759bc8ULL, 0x3c90a3e45b33d399ULL, 0x3fefbe3ecac6f383ULL,
-        0x3c979aa65d837b6dULL, 0x3fefb5586cf9890fULL, 0x3c8eb51a92fdeffcULL, 0x3fefac922b7247f7ULL,
-        0x3c3ebe3d702f9cd1ULL, 0x3fefa3ec32d3d1a2ULL, 0xbc6a033489906e0bULL, 0x3fef9b66affed31bULL,
-        0xbc9556522a2fbd0eULL, 0x3fef9301d0125b51ULL, 0xbc5080ef8c4eea55ULL, 0x3fef8abdc06c31ccULL,
-        0xbc91c923b9d5f416ULL, 0x3fef829aaea92de0ULL, 0x3c80d3e3e95c55afULL, 0x3fef7a98c8a58e51ULL,
-        0xbc801b15eaa59348ULL, 0x3fef72b83c7d517bULL, 0xbc8f1ff055de323dULL, 0x3fef6af9388c8deaULL,
-        0x3c8b898c3f1353bfULL, 0x3fef635beb6fcb75ULL, 0xbc96d99c7611eb26ULL, 0x3fef5be084045cd4ULL,
-        0x3c9aecf73e3a2f60ULL, 0x3fef54873168b9aaULL, 0xbc8fe782cb86389dULL, 0x3fef4d5022fcd91dULL,
-        0x3c8a6f4144a6c38dULL, 0x3fef463b88628cd6ULL, 0x3c807a05b0e4047dULL, 0x3fef3f49917ddc96ULL,
-        0x3c968efde3a8a894ULL, 0x3fef387a6e756238ULL, 0x3c875e18f274487dULL, 0x3fef31ce4fb2a63fULL,
-        0x3c80472b981fe7f2ULL, 0x3fef2b4565e27cddULL, 0xbc96b87b3f71085eULL, 0x3fef24dfe1f56381ULL,
-        0x3c82f7e16d09ab31ULL, 0x3fef1e9df51fdee1ULL, 0xbc3d219b1a6fbffaULL, 0x3fef187fd0dad990ULL,
-        0x3c8b3782720c0ab4ULL, 0x3fef1285a6e4030bULL, 0x3c6e149289cecb8fULL, 0x3fef0cafa93e2f56ULL,
-        0x3c834d754db0abb6ULL, 0x3fef06fe0a31b715ULL, 0x3c864201e2ac744cULL, 0x3fef0170fc4cd831ULL,
-        0x3c8fdd395dd3f84aULL, 0x3feefc08b26416ffULL, 0xbc86a3803b8e5b04ULL, 0x3feef6c55f929ff1ULL,
-        0xbc924aedcc4b5068ULL, 0x3feef1a7373aa9cbULL, 0xbc9907f81b512d8eULL, 0x3feeecae6d05d866ULL,
-        0xbc71d1e83e9436d2ULL, 0x3feee7db34e59ff7ULL, 0xbc991919b3ce1b15ULL, 0x3feee32dc313a8e5ULL,
-        0x3c859f48a72a4c6dULL, 0x3feedea64c123422ULL, 0xbc9312607a28698aULL, 0x3feeda4504ac801cULL,
-        0xbc58a78f4817895bULL, 0x3feed60a21f72e2aULL, 0xbc7c2c9b67499a1bULL, 0x3feed1f5d950a897ULL,
-        0x3c4363ed60c2ac11ULL, 0x3feece086061892dULL, 0x3c9666093b0664efULL, 0x3feeca41ed1d0057ULL,
-        0x3c6ecce1daa10379ULL, 0x3feec6a2b5c13cd0ULL, 0x3c93ff8e3f0f1230ULL, 0x3feec32af0d7d3deULL,
-        0x3c7690cebb7aafb0ULL, 0x3feebfdad5362a27ULL, 0x3c931dbdeb54e077ULL, 0x3feebcb299fddd0dULL,
-        0xbc8f94340071a38eULL, 0x3feeb9b2769d2ca7ULL, 0xbc87deccdc93a349ULL, 0x3feeb6daa2cf6642ULL,
-        0xbc78dec6bd0f385fULL, 0x3feeb42b569d4f82ULL, 0xbc861246ec7b5cf6ULL, 0x3feeb1a4ca5d920fULL,
-        0x3c93350518fdd78eULL, 0x3feeaf4736b527daULL, 0x3c7b98b72f8a9b05ULL, 0x3feead12d497c7fdULL,
-        0x3c9063e1e21c5409ULL, 0x3feeab07dd485429ULL, 0x3c34c7855019c6eaULL, 0x3feea9268a5946b7ULL,
-        0x3c9432e62b64c035ULL, 0x3feea76f15ad2148ULL, 0xbc8ce44a6199769fULL, 0x3feea5e1b976dc09ULL,
-        0xbc8c33c53bef4da8ULL, 0x3feea47eb03a5585ULL, 0xbc845378892be9aeULL, 0x3feea34634ccc320ULL,
-        0xbc93cedd78565858ULL, 0x3feea23882552225ULL, 0x3c5710aa807e1964ULL, 0x3feea155d44ca973ULL,
-        0xbc93b3efbf5e2228ULL, 0x3feea09e667f3bcdULL, 0xbc6a12ad8734b982ULL, 0x3feea012750bdabfULL,
-        0xbc6367efb86da9eeULL, 0x3fee9fb23c651a2fULL, 0xbc80dc3d54e08851ULL, 0x3fee9f7df9519484ULL,
-        0xbc781f647e5a3ecfULL, 0x3fee9f75e8ec5f74ULL, 0xbc86ee4ac08b7db0ULL, 0x3fee9f9a48a58174ULL,
-        0xbc8619321e55e68aULL, 0x3fee9feb564267c9ULL, 0x3c909ccb5e09d4d3ULL, 0x3feea0694fde5d3fULL,
-        0xbc7b32dcb94da51dULL, 0x3feea11473eb0187ULL, 0x3c94ecfd5467c06bULL, 0x3feea1ed0130c132ULL,
-        0x3c65ebe1abd66c55ULL, 0x3feea2f336cf4e62ULL, 0xbc88a1c52fb3cf42ULL, 0x3feea427543e1a12ULL,
-        0xbc9369b6f13b3734ULL, 0x3feea589994cce13ULL, 0xbc805e843a19ff1eULL, 0x3feea71a4623c7adULL,
-        0xbc94d450d872576eULL, 0x3feea8d99b4492edULL, 0x3c90ad675b0e8a00ULL, 0x3feeaac7d98a6699ULL,
-        0x3c8db72fc1f0eab4ULL, 0x3feeace5422aa0dbULL, 0xbc65b6609cc5e7ffULL, 0x3feeaf3216b5448cULL,
-        0x3c7bf68359f35f44ULL, 0x3feeb1ae99157736ULL, 0xbc93091fa71e3d83ULL, 0x3feeb45b0b91ffc6ULL,
-        0xbc5da9b88b6c1e29ULL, 0x3feeb737b0cdc5e5ULL, 0xbc6c23f97c90b959ULL, 0x3feeba44cbc8520fULL,
-        0xbc92434322f4f9aaULL, 0x3feebd829fde4e50ULL, 0xbc85ca6cd7668e4bULL, 0x3feec0f170ca07baULL,
-        0x3c71affc2b91ce27ULL, 0x3feec49182a3f090ULL, 0x3c6dd235e10a73bbULL, 0x3feec86319e32323ULL,
-        0xbc87c50422622263ULL, 0x3feecc667b5de565ULL, 0x3c8b1c86e3e231d5ULL, 0x3feed09bec4a2d33ULL,
-        0xbc91bbd1d3bcbb15ULL, 0x3feed503b23e255dULL, 0x3c90cc319cee31d2ULL, 0x3feed99e1330b358ULL,
-        0x3c8469846e735ab3ULL, 0x3feede6b5579fdbfULL, 0xbc82dfcd978e9db4ULL, 0x3feee36bbfd3f37aULL,
-        0x3c8c1a7792cb3387ULL, 0x3feee89f995ad3adULL, 0xbc907b8f4ad1d9faULL, 0x3feeee07298db666ULL,
-        0xbc55c3d956dcaebaULL, 0x3feef3a2b84f15fbULL, 0xbc90a40e3da6f640ULL, 0x3feef9728de5593aULL,
-        0xbc68d6f438ad9334ULL, 0x3feeff76f2fb5e47ULL, 0xbc91eee26b588a35ULL, 0x3fef05b030a1064aULL,
-        0x3c74ffd70a5fddcdULL, 0x3fef0c1e904bc1d2ULL, 0xbc91bdfbfa9298acULL, 0x3fef12c25bd71e09ULL,
-        0x3c736eae30af0cb3ULL, 0x3fef199bdd85529cULL, 0x3c8ee3325c9ffd94ULL, 0x3fef20ab5fffd07aULL,
-        0x3c84e08fd10959acULL, 0x3fef27f12e57d14bULL, 0x3c63cdaf384e1a67ULL, 0x3fef2f6d9406e7b5ULL,
-        0x3c676b2c6c921968ULL, 0x3fef3720dcef9069ULL, 0xbc808a1883ccb5d2ULL, 0x3fef3f0b555dc3faULL,
-        0xbc8fad5d3ffffa6fULL, 0x3fef472d4a07897cULL, 0xbc900dae3875a949ULL, 0x3fef4f87080d89f2ULL,
-        0x3c74a385a63d07a7ULL, 0x3fef5818dcfba487ULL, 0xbc82919e2040220fULL, 0x3fef60e316c98398ULL,
-        0x3c8e5a50d5c192acULL, 0x3fef69e603db3285ULL, 0x3c843a59ac016b4bULL, 0x3fef7321f301b460ULL,
-        0xbc82d52107b43e1fULL, 0x3fef7c97337b9b5fULL, 0xbc892ab93b470dc9ULL, 0x3fef864614f5a129ULL,
-        0x3c74b604603a88d3ULL, 0x3fef902ee78b3ff6ULL, 0x3c83c5ec519d7271ULL, 0x3fef9a51fbc74c83ULL,
-        0xbc8ff7128fd391f0ULL, 0x3fefa4afa2a490daULL, 0xbc8dae98e223747dULL, 0x3fefaf482d8e67f1ULL,
-        0x3c8ec3bc41aa2008ULL, 0x3fefba1bee615a27ULL, 0x3c842b94c3a9eb32ULL, 0x3fefc52b376bba97ULL,
-        0x3c8a64a931d185eeULL, 0x3fefd0765b6e4540ULL, 0xbc8e37bae43be3edULL, 0x3fefdbfdad9cbe14ULL,
-        0x3c77893b4d91cd9dULL, 0x3fefe7c1819e90d8ULL, 0x3c5305c14160cc89ULL, 0x3feff3c22b8f71f1ULL,
-    };
-    /* 128/ln2, 1.5 * 2^52 (rounds to an integer by addition), -ln2/128 split in a high part
-       of 37 bits and the rest, and the polynomial's C2 .. C5 */
-    static const uint64_t refsvm_exp_k[8] = {
-        0x40671547652b82feULL, 0x4338000000000000ULL, 0xbf762e42fefa0000ULL,
-        0xbd0cf79abc9e3b3aULL, 0x3fdffffffffffdbdULL, 0x3fc555555555543cULL,
-        0x3fa55555cf172b91ULL, 0x3f81111167a4d017ULL};
-    static int refsvm_exp_ok8 = 0, refsvm_exp_ok4 = 0;   /* the forms that passed the check */
-    static int refsvm_exp_width = 1;      /* the form the kernels take: 8, 4 or 1 (exp) */
-    REFSVM_EXP8_TARGET
-    static void refsvm_exp8(double* out, Py_ssize_t m, double ng, int scale) {
-    #if REFSVM_EXP8
-        Py_ssize_t j = 0;
-        int l;
-        double c[8];
-        memcpy(c, refsvm_exp_k, sizeof c);
-        const __m512d vng = _mm512_set1_pd(ng);
-        const __m512d inv = _mm512_set1_pd(c[0]), shift = _mm512_set1_pd(c[1]);
-        const __m512d hi = _mm512_set1_pd(c[2]), lo = _mm512_set1_pd(c[3]);
-        const __m512d C2 = _mm512_set1_pd(c[4]), C3 = _mm512_set1_pd(c[5]);
-        const __m512d C4 = _mm512_set1_pd(c[6]), C5 = _mm512_set1_pd(c[7]);
-        const __m512i bottom = _mm512_set1_epi64(0x3c9), span = _mm512_set1_epi64(0x3e);
-        const __m512i e11 = _mm512_set1_epi64(0x7ff), m127 = _mm512_set1_epi64(127);
-        const __m512i one = _mm512_set1_epi64(1);
-        for (; j + 8 <= m; j += 8) {
-            __m512d x = _mm512_loadu_pd(out + j);
-            if (scale)
-                x = _mm512_mul_pd(vng, x);            /* -gamma * d2, one rounding */
-            __m512i top = _mm512_and_epi64(_mm512_srli_epi64(_mm512_castpd_si512(x), 52), e11);
-            __mmask8 off = _mm512_cmpgt_epu64_mask(_mm512_sub_epi64(top, bottom), span);
-            __m512d kd = _mm512_fmadd_pd(x, inv, shift);
-            __m512i ki = _mm512_castpd_si512(kd);
-            kd = _mm512_sub_pd(kd, shift);
-            __m512d r = _mm512_fmadd_pd(kd, hi, x);
-            r = _mm512_fmadd_pd(kd, lo, r);
-            __m512i idx = _mm512_slli_epi64(_mm512_and_epi64(ki, m127), 1);
-            __m512d tail = _mm512_i64gather_pd(idx, (const void*) refsvm_exp_tab, 8);
-            __m512i sb = _mm512_i64gather_epi64(_mm512_add_epi64(idx, one),
-                                                (const void*) refsvm_exp_tab, 8);
-            __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(sb, _mm512_slli_epi64(ki, 45)));
-            __m512d t0 = _mm512_add_pd(r, tail);
-            __m512d r2 = _mm512_mul_pd(r, r);
-            __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(r, C3, C2), r2, t0);
-            __m512d tmp = _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), _mm512_fmadd_pd(r, C5, C4), p);
-            __m512d res = _mm512_fmadd_pd(s, tmp, s);
-            if (off) {
-                double xs[8];
-                _mm512_storeu_pd(xs, x);
-                _mm512_storeu_pd(out + j, res);
-                for (l = 0; l < 8; l++)
-                    if (off >> l & 1)
-                        out[j + l] = exp(xs[l]);
-            } else {
-                _mm512_storeu_pd(out + j, res);
-            }
-        }
-        for (; j < m; j++)
-            out[j] = exp(scale ? ng * out[j] : out[j]);
-    #endif
-    }
-    REFSVM_EXP4_TARGET
-    static void refsvm_exp4(double* out, Py_ssize_t m, double ng, int scale) {
-    #if REFSVM_EXP8
-        Py_ssize_t j = 0;
-        int l, off;
-        double c[8];
-        memcpy(c, refsvm_exp_k, sizeof c);
-        const __m256d vng = _mm256_set1_pd(ng);
-        const __m256d inv = _mm256_set1_pd(c[0]), shift = _mm256_set1_pd(c[1]);
-        const __m256d hi = _mm256_set1_pd(c[2]), lo = _mm256_set1_pd(c[3]);
-        const __m256d C2 = _mm256_set1_pd(c[4]), C3 = _mm256_set1_pd(c[5]);
-        const __m256d C4 = _mm256_set1_pd(c[6]), C5 = _mm256_set1_pd(c[7]);
-        const __m256i bottom = _mm256_set1_epi64x(0x3c9), top_ = _mm256_set1_epi64x(0x407);
-        const __m256i e11 = _mm256_set1_epi64x(0x7ff), m127 = _mm256_set1_epi64x(127);
-        const __m256i one = _mm256_set1_epi64x(1);
-        for (; j + 4 <= m; j += 4) {
-            __m256d x = _mm256_loadu_pd(out + j);
-            if (scale)
-                x = _mm256_mul_pd(vng, x);
-            __m256i top = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(x), 52), e11);
-            off = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_or_si256(
-                _mm256_cmpgt_epi64(bottom, top), _mm256_cmpgt_epi64(top, top_))));
-            __m256d kd = _mm256_fmadd_pd(x, inv, shift);
-            __m256i ki = _mm256_castpd_si256(kd);
-            kd = _mm256_sub_pd(kd, shift);
-            __m256d r = _mm256_fmadd_pd(kd, hi, x);
-            r = _mm256_fmadd_pd(kd, lo, r);
-            __m256i idx = _mm256_slli_epi64(_mm256_and_si256(ki, m127), 1);
-            __m256d tail = _mm256_i64gather_pd((const double*) refsvm_exp_tab, idx, 8);
-            __m256i sb = _mm256_i64gather_epi64((const long long*) refsvm_exp_tab,
-                                                _mm256_add_epi64(idx, one), 8);
-            __m256d s = _mm256_castsi256_pd(_mm256_add_epi64(sb, _mm256_slli_epi64(ki, 45)));
-            __m256d t0 = _mm256_add_pd(r, tail);
-            __m256d r2 = _mm256_mul_pd(r, r);
-            __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(r, C3, C2), r2, t0);
-            __m256d tmp = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), _mm256_fmadd_pd(r, C5, C4), p);
-            __m256d res = _mm256_fmadd_pd(s, tmp, s);
-            _mm256_storeu_pd(out + j, res);
-            if (off) {
-                double xs[4];
-                _mm256_storeu_pd(xs, x);
-                for (l = 0; l < 4; l++)
-                    if (off >> l & 1)
-                        out[j + l] = exp(xs[l]);
-            }
-        }
-        for (; j < m; j++)
-            out[j] = exp(scale ? ng * out[j] : out[j]);
-    #endif
-    }
-    /* Whether a form gives exp's bits on the 65,536 arguments of the check. */
-    static int refsvm_exp_check(void (*form)(double*, Py_ssize_t, double, int)) {
-        double* a = (double*) malloc(65536 * sizeof(double));
-        uint64_t z = 0x9e3779b97f4a7c15ULL;
-        Py_ssize_t i;
-        int ok = a != NULL;
-        if (!ok)
-            return 0;
-        for (i = 0; i < 65536; i++) {     /* -2^e u, e uniform in [-40, 10), and edges */
-            z ^= z << 13; z ^= z >> 7; z ^= z << 17;
-            a[i] = -ldexp((double) (z >> 11) * 0x1.0p-53, (int) (z % 50) - 40);
-        }
-        a[0] = 0.0; a[1] = -0.0; a[2] = -745.2; a[3] = -708.5; a[4] = -1.0e-300;
-        a[5] = -512.0; a[6] = -0x1.0p-54; a[7] = -0x1.0p-55;
-        {
-            double* b = (double*) malloc(65536 * sizeof(double));
-            if (b == NULL) {
-                free(a);
-                return 0;
-            }
-            memcpy(b, a, 65536 * sizeof(double));
-            form(a, 65536, 1.0, 0);
-            for (i = 0; i < 65536 && ok; i++) {
-                double e = exp(b[i]);
-                ok = memcmp(&e, a + i, sizeof e) == 0;
-            }
-            free(b);
-        }
-        free(a);
-        return ok;
-    }
-    /* The check, once (at import): the widest form that passed is taken. */
-    static void refsvm_exp_init(void) {
-    #if REFSVM_EXP8
-        static int done = 0;
-        if (done)
-            return;
-        done = 1;
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f"))
-            refsvm_exp_ok8 = refsvm_exp_check(refsvm_exp8);
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-            refsvm_exp_ok4 = refsvm_exp_check(refsvm_exp4);
-        refsvm_exp_width = refsvm_exp_ok8 ? 8 : refsvm_exp_ok4 ? 4 : 1;
-    #endif
-    }
-    static const unsigned long long* refsvm_exp_table(void) {
-        return (const unsigned long long*) refsvm_exp_tab;
-    }
-    static void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) {
-        double ng = -gamma;
-        Py_ssize_t j;
-    #if REFSVM_EXP8
-        if (m >= 8 && refsvm_exp_width == 8) {
-            refsvm_exp8(out, m, ng, 1);
-            return;
-        }
-        if (m >= 4 && refsvm_exp_width == 4) {
-            refsvm_exp4(out, m, ng, 1);
-            return;
-        }
-    #endif
-        for (j = 0; j < m; j++)
-            out[j] = exp(ng * out[j]);
-    }
-    #endif
-    """
+# The hand-written C of the kernels (refsvm/_csrc/refsvm_kernels.c, refsvm_exp.c)
+cdef extern from "refsvm_kernels.h":
     void refsvm_dots4x(const double* base, const Py_ssize_t* pos, Py_ssize_t m,
                        const double* x4, Py_ssize_t d, double* out0, double* out1,
                        double* out2, double* out3) noexcept nogil
     void refsvm_sqdist_small(const double* dense, const Py_ssize_t* pos, Py_ssize_t m,
                              const double* z, Py_ssize_t d, const double* sqn, double sz,
                              double* out) noexcept nogil
+    void refsvm_csr_dots4(const Py_ssize_t* indptr, const int* indices, const double* data,
+                          const Py_ssize_t* pos, Py_ssize_t m, const double* zd4,
+                          double* out0, double* out1, double* out2,
+                          double* out3) noexcept nogil
+
+cdef extern from "refsvm_exp.h":
     void refsvm_exp_init() noexcept nogil
-    void refsvm_sqdist_init() noexcept nogil
-    int refsvm_exp_ok8, refsvm_exp_ok4, refsvm_exp_width
-    const unsigned long long* refsvm_exp_table() noexcept nogil
     void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) noexcept nogil
+    bint refsvm_exp_form_ok(int width) noexcept nogil
+    int refsvm_exp_get_width() noexcept nogil
+    void refsvm_exp_set_width(int width) noexcept nogil
+    const unsigned long long* refsvm_exp_table() noexcept nogil
 
 
 cdef inline Py_ssize_t _at(const Py_ssize_t* pos, Py_ssize_t j) noexcept nogil:
@@ -741,103 +321,6 @@ cdef void kernel_csr_many(const KernelSpec* k, RowStore s, const Py_ssize_t* pos
     free(zd)
     if k.kind == 1:
         refsvm_exp_neg_many(out, m, k.gamma)      # exp(-gamma d2), the library's bits
-
-
-cdef extern from *:
-    """
-    #ifndef REFSVM_CSR_DOTS4
-    #define REFSVM_CSR_DOTS4
-    /* out_r[j] = sum_p data[p] zd4[4 indices[p] + r] over the stored CSR row pos[j] (j < m;
-       row j when pos is NULL), for the four rows r < 4 scattered feature-major into zd4:
-       lane r is kernel_csr_many's sum for z_r (from +0.0, in the row's own order, one
-       rounded product and one rounded sum a term), so the same bits.  The index and the
-       value of a term are loaded once for four rows z, and two stored rows are in flight.
-       One C body for the baseline and, on x86-64 with GCC or Clang, for AVX2 without FMA
-       (chosen at run time as refsvm_cols_matvec). */
-    #if defined(__GNUC__)
-    #define REFSVM_CSR_DOTS4_BODY                                                          \
-        Py_ssize_t j = 0, p, r0, r1, n0, n1, nmin;                                         \
-        const int *i0, *i1;                                                                \
-        const double *v0, *v1;                                                             \
-        refsvm_v4d a0, a1, z0, z1, w0, w1;                                                 \
-        for (; j < m; j += 2) {                                                            \
-            r0 = pos ? pos[j] : j;                                                         \
-            r1 = j + 1 < m ? (pos ? pos[j + 1] : j + 1) : r0;                              \
-            i0 = indices + indptr[r0]; v0 = data + indptr[r0];                             \
-            n0 = indptr[r0 + 1] - indptr[r0];                                              \
-            i1 = indices + indptr[r1]; v1 = data + indptr[r1];                             \
-            n1 = j + 1 < m ? indptr[r1 + 1] - indptr[r1] : 0;                              \
-            nmin = n0 < n1 ? n0 : n1;                                                      \
-            a0 = (refsvm_v4d) {0.0, 0.0, 0.0, 0.0};                                        \
-            a1 = a0;                                                                       \
-            for (p = 0; p < nmin; p++) {                                                   \
-                w0 = (refsvm_v4d) {v0[p], v0[p], v0[p], v0[p]};                            \
-                w1 = (refsvm_v4d) {v1[p], v1[p], v1[p], v1[p]};                            \
-                __builtin_memcpy(&z0, zd4 + 4 * (Py_ssize_t) i0[p], sizeof z0);            \
-                __builtin_memcpy(&z1, zd4 + 4 * (Py_ssize_t) i1[p], sizeof z1);            \
-                a0 = a0 + w0 * z0;                                                         \
-                a1 = a1 + w1 * z1;                                                         \
-            }                                                                              \
-            for (p = nmin; p < n0; p++) {                                                  \
-                w0 = (refsvm_v4d) {v0[p], v0[p], v0[p], v0[p]};                            \
-                __builtin_memcpy(&z0, zd4 + 4 * (Py_ssize_t) i0[p], sizeof z0);            \
-                a0 = a0 + w0 * z0;                                                         \
-            }                                                                              \
-            for (p = nmin; p < n1; p++) {                                                  \
-                w1 = (refsvm_v4d) {v1[p], v1[p], v1[p], v1[p]};                            \
-                __builtin_memcpy(&z1, zd4 + 4 * (Py_ssize_t) i1[p], sizeof z1);            \
-                a1 = a1 + w1 * z1;                                                         \
-            }                                                                              \
-            out0[j] = a0[0]; out1[j] = a0[1]; out2[j] = a0[2]; out3[j] = a0[3];            \
-            if (j + 1 < m) {                                                               \
-                out0[j + 1] = a1[0]; out1[j + 1] = a1[1];                                  \
-                out2[j + 1] = a1[2]; out3[j + 1] = a1[3];                                  \
-            }                                                                              \
-        }
-    #else
-    #define REFSVM_CSR_DOTS4_BODY                                                          \
-        Py_ssize_t j, p, r, q;                                                             \
-        double a[4];                                                                       \
-        for (j = 0; j < m; j++) {                                                          \
-            r = pos ? pos[j] : j;                                                          \
-            a[0] = a[1] = a[2] = a[3] = 0.0;                                               \
-            for (p = indptr[r]; p < indptr[r + 1]; p++)                                    \
-                for (q = 0; q < 4; q++)                                                    \
-                    a[q] = a[q] + data[p] * zd4[4 * (Py_ssize_t) indices[p] + q];          \
-            out0[j] = a[0]; out1[j] = a[1]; out2[j] = a[2]; out3[j] = a[3];                \
-        }
-    #endif
-    static void refsvm_csr_dots4_base(const Py_ssize_t* indptr, const int* indices,
-                                      const double* data, const Py_ssize_t* pos, Py_ssize_t m,
-                                      const double* zd4, double* out0, double* out1,
-                                      double* out2, double* out3) {
-        REFSVM_CSR_DOTS4_BODY }
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    __attribute__((target("avx2")))
-    static void refsvm_csr_dots4_avx2(const Py_ssize_t* indptr, const int* indices,
-                                      const double* data, const Py_ssize_t* pos, Py_ssize_t m,
-                                      const double* zd4, double* out0, double* out1,
-                                      double* out2, double* out3) {
-        REFSVM_CSR_DOTS4_BODY }
-    #endif
-    static void refsvm_csr_dots4(const Py_ssize_t* indptr, const int* indices,
-                                 const double* data, const Py_ssize_t* pos, Py_ssize_t m,
-                                 const double* zd4, double* out0, double* out1,
-                                 double* out2, double* out3) {
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-        if (refsvm_vec_avx2()) {
-            refsvm_csr_dots4_avx2(indptr, indices, data, pos, m, zd4, out0, out1, out2, out3);
-            return;
-        }
-    #endif
-        refsvm_csr_dots4_base(indptr, indices, data, pos, m, zd4, out0, out1, out2, out3);
-    }
-    #endif
-    """
-    void refsvm_csr_dots4(const Py_ssize_t* indptr, const int* indices, const double* data,
-                          const Py_ssize_t* pos, Py_ssize_t m, const double* zd4,
-                          double* out0, double* out1, double* out2,
-                          double* out3) noexcept nogil
 
 
 cdef void kernel_csr_many4(const KernelSpec* k, RowStore s, const Py_ssize_t* pos,
@@ -1494,41 +977,8 @@ cdef class CKernel:
 
 
 # ---------------------------------------------------------------- row checks
-# The row checks of run_checked, in C: written as counts (no branch) so that they
-# vectorise, and compiled twice where GCC can (AVX2 and the baseline, chosen at load
-# time): with SSE2 alone GCC does not vectorise the double comparison, and the check
-# would cost a third of a linear step instead of a few per cent.
-cdef extern from *:
-    """
-    #include <math.h>
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    #define REFSVM_CLONES __attribute__((target_clones("avx2", "default")))
-    #else
-    #define REFSVM_CLONES
-    #endif
-    /* some |v_p| is not <= limit: NaN, an infinity or a value above the bound */
-    REFSVM_CLONES static int refsvm_values_bad(const double* v, Py_ssize_t n, double limit) {
-        Py_ssize_t p;
-        long long bad = 0;
-        #pragma GCC unroll 4
-        for (p = 0; p < n; p++) bad |= !(fabs(v[p]) <= limit);
-        return bad != 0;
-    }
-    /* some column index is outside [0, d) (one unsigned comparison each) */
-    REFSVM_CLONES static int refsvm_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) {
-        Py_ssize_t p;
-        long long bad = 0;
-        /* a negative index is a large unsigned one; d >= 2**31 leaves only those bad */
-        unsigned int ud = d > 2147483647 ? 2147483648u : (unsigned int) d;
-        #pragma GCC unroll 4
-        for (p = 0; p < n; p++) bad |= ((unsigned int) idx[p] >= ud);
-        return bad != 0;
-    }
-    """
-    bint refsvm_values_bad(const double* v, Py_ssize_t n, double limit) noexcept nogil
-    bint refsvm_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil
-
-
+# The row checks of run_checked, in C (refsvm/_csrc/refsvm_rows.c: counts, no branch, so
+# that they vectorise; an AVX2 body where the CPU has it).
 cdef bint row_values_bad(const double* v, Py_ssize_t n, double limit) noexcept nogil:
     """Some |v_p| is not <= limit: NaN, an infinity or a value above the bound."""
     return refsvm_values_bad(v, n, limit)
@@ -1971,17 +1421,16 @@ def exp_width(width=None):
     taken only if it passed the check at import (``refsvm_exp_neg_many``).  ``width``
     sets it (1 always; 4 or 8 only where that form passed: ValueError otherwise), for the
     tests and the benchmark of the gain: the values are the same bits at every width."""
-    global refsvm_exp_width
     if width is not None:
         if width not in exp_widths():
             raise ValueError(f"exp width {width!r} is not available here: {exp_widths()}")
-        refsvm_exp_width = width
-    return refsvm_exp_width
+        refsvm_exp_set_width(width)
+    return refsvm_exp_get_width()
 
 
 def exp_widths():
     """The widths that passed the check at import (1 always)."""
-    return [w for w, ok in ((8, refsvm_exp_ok8), (4, refsvm_exp_ok4), (1, True)) if ok]
+    return [w for w in (8, 4, 1) if refsvm_exp_form_ok(w)]
 
 
 def exp_table():
@@ -2001,7 +1450,6 @@ def exp_neg_array(d2, double gamma):
 
 
 refsvm_exp_init()      # the checks once, at import (not raced by the first nogil callers)
-refsvm_sqdist_init()
 
 
 def bordered_beta_array(Rinv, m):

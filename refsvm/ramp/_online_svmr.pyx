@@ -28,29 +28,11 @@ cnp.import_array()
 
 
 
-cdef extern from "_eq15_simd.h":
-    # Eq. (15) on every position of I fused with the Eq. (3) filter of step 11 (SSE2, AVX2
-    # chosen at run time, a plain loop elsewhere: the same IEEE operations in every case)
-    Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
-                                const double* ut, const double* lt, double c,
-                                Py_ssize_t n, Py_ssize_t* cand) noexcept nogil
-    # The scalar rules of steps 11-14 (one C definition for every loop): Eq. (14), the
-    # Eq. (13) gain, and the bound that skips a violator that cannot win the scan
-    double eq14 "refsvm_ramp_eq14"(double alpha, double g, double q, double C) noexcept nogil
-    double eq13_gain "refsvm_ramp_eq13_gain"(double g, double q, double d) noexcept nogil
-    bint cannot_win "refsvm_ramp_cannot_win"(double g, double q, double bg) noexcept nogil
-    # Eq. (15) on the working set of a shrinking round, the row read through A, fused
-    # with step 11 (the scan over the violators)
-    void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
-                                   const double* ut, const double* lt, const double* qa,
-                                   const double* alpha, double c, double C, Py_ssize_t n,
-                                   Py_ssize_t* best, double* bg) noexcept nogil
-    # Eq. (15) on every position for up to four rows at once (the end of a shrinking round)
-    void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c, int nr,
-                               Py_ssize_t n) noexcept nogil
-    void refsvm_ramp_prefetch(const void* p) noexcept nogil
-    int refsvm_ramp_simd_get() noexcept nogil
-    void refsvm_ramp_simd_set(int on) noexcept nogil
+# the SIMD passes of steps 11-14 and their scalar rules (refsvm/_csrc/refsvm_ramp.c, .h)
+from refsvm._clib cimport (
+    refsvm_ramp_cannot_win as cannot_win, refsvm_ramp_eq13_gain as eq13_gain,
+    refsvm_ramp_eq14 as eq14, refsvm_ramp_eq15, refsvm_ramp_eq15_pick_idx,
+    refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set)
 
 
 def _simd_avx2(on=None):

@@ -1,27 +1,23 @@
-/* The SIMD block of the OnlineSVMR twin (refsvm/ramp/_online_svmr.pyx, cdef extern from
-   "_eq15_simd.h"): Eq. (15) fused with the Eq. (3) filter of step 11, and a prefetch hint.
-   Included after Python.h (Py_ssize_t). */
-#ifndef REFSVM_RAMP_EQ15_SIMD_H
-#define REFSVM_RAMP_EQ15_SIMD_H
+/* The hand-written C of the OnlineSVMR twin (refsvm_ramp.h). */
+#include "refsvm_ramp.h"
 
-/* Steps 11-14 of Algorithm 1 (Wang & Vucetic): Eq. (15) on every position of I, fused
-   with a branch-free filter for Eq. (3).  srow is a signed kernel row, srow[k] = y_k k(x_p, x_k) with
-   y_k = +-1 (see OnlineSVMR.krow), so g[k] = g[k] - c * srow[k] is bit for bit the
-   reference's g[k] - (c * y_k) * k(x_p, x_k).  The positions k with g[k] > ut[k] or
-   g[k] < lt[k] (the violators, see OnlineSVMR.ut) are written to cand in increasing
-   order (without a branch per position: on dense data about half of the positions
-   violate, in no predictable pattern; cand must hold n entries); returns their number.  SSE2 (baseline on x86-64) two positions at a time, AVX2
-   four, a plain loop elsewhere: the same IEEE operations in every case. */
-#include <math.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__AVX2__)
+
+#if REFSVM_X86_GNUC
+#include <immintrin.h>
+
+/* 1 while the AVX2 loops may run (the test hook refsvm_ramp_simd_set turns them off) */
+static int refsvm_ramp_avx2_on = 1;
+
+static int refsvm_ramp_use_avx2(void) {
+    return refsvm_ramp_avx2_on && refsvm_cpu_has(REFSVM_CPU_AVX2);
+}
+
 /* AVX2, four positions at a time, chosen at run time on processors that have it (the
    build targets baseline x86-64).  target("avx2") does not enable FMA, so the compiler
    cannot fuse the product and the difference: the same two roundings as SSE2. */
-#define REFSVM_RAMP_AVX2 1
-#include <immintrin.h>
 /* Bit b (b < 8) set when position b of the two vectors g0, g1 violates Eq. (3):
    g > ut or g < lt (ut, lt at the same positions). */
 __attribute__((target("avx2")))
@@ -66,16 +62,14 @@ static Py_ssize_t refsvm_ramp_eq15_avx2(double* g, const double* srow,
     }
     return m;
 }
-static int refsvm_ramp_avx2 = -1;
 #endif
-static Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
-                                   const double* ut, const double* lt, double c,
+
+REFSVM_API Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
+                                       const double* ut, const double* lt, double c,
                                    Py_ssize_t n, Py_ssize_t* cand) {
     Py_ssize_t k = 0, m = 0;
-#if defined(REFSVM_RAMP_AVX2)
-    if (refsvm_ramp_avx2 < 0)
-        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (refsvm_ramp_avx2)
+#if REFSVM_X86_GNUC
+    if (refsvm_ramp_use_avx2())
         return refsvm_ramp_eq15_avx2(g, srow, ut, lt, c, n, cand);
 #endif
 #if defined(__SSE2__)
@@ -103,68 +97,7 @@ static Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow,
     return m;
 }
 
-/* The scalar rules of steps 11-14, one definition for every loop of the twin
-   (_online_svmr.pyx declares them as eq14, eq13_gain and cannot_win): the reference's
-   operations, in its order. */
-
-/* 1/2 (1 + 1e-12): the bound g^2 / (2 Q) of an Eq. (13) gain with a relative margin far
-   above the few ulps by which the computed gain of the clipped step can exceed it */
-#define REFSVM_RAMP_GAIN_BOUND_HALF (0.5 * (1.0 + 1e-12))
-
-/* Eq. (14): clip(alpha + g / Q_ii, 0, C). */
-static inline double refsvm_ramp_eq14(double alpha, double g, double q, double C) {
-    double step, nw;
-    if (q > 0)
-        step = g / q;
-    else if (g > 0)
-        step = INFINITY;
-    else
-        step = -INFINITY;
-    nw = alpha + step;
-    if (nw < 0.0)
-        return 0.0;
-    if (nw > C)
-        return C;
-    return nw;
-}
-
-/* Eq. (13): dual gain g d - 1/2 Q_ii d^2 of a one-coordinate step. */
-static inline double refsvm_ramp_eq13_gain(double g, double q, double d) {
-    return g * d - 0.5 * q * d * d;
-}
-
-/* Step 11: no step of Eq. (14) gains more than g^2 / (2 Q) (the unclipped Newton step;
-   clipping only loses), so a violator whose bound, with a margin far above round-off, is
-   not above the best gain so far bg cannot win (a win needs gain > bg): skipped without
-   its division. */
-static inline int refsvm_ramp_cannot_win(double g, double q, double bg) {
-    return bg > 0.0 && g * g * REFSVM_RAMP_GAIN_BOUND_HALF <= q * bg;
-}
-
-/* Step 11 on one violator j of the working set (rank j, g value gk, Q_jj q, alpha a): the
-   twin's scan; keeps j when it is the first of the largest gain (*best < 0: none yet). */
-static inline void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a, double C,
-                                    Py_ssize_t* best, double* bg) {
-    double gain;
-    if (refsvm_ramp_cannot_win(gk, q, *bg))
-        return;
-    gain = refsvm_ramp_eq13_gain(gk, q, refsvm_ramp_eq14(a, gk, q, C) - a);
-    if (*best < 0 || gain > *bg) {
-        *best = j;
-        *bg = gain;
-    }
-}
-
-/* Steps 11-14 in a shrinking round of the twin (OnlineSVMR._optimize_shrunk): Eq. (15) on
-   the working set A in rank order with the moved coordinate's full signed row read
-   through the positions of A, g[j] -= c * row[A[j]] (AVX2: four at a time by gathers),
-   fused with step 11: the violators of Eq. (3) (g > ut or g < lt) in increasing rank,
-   each passed to refsvm_ramp_pick (qa the Q_jj of A by rank, alpha read at A[j]).  The
-   same operations and the same choice as refsvm_ramp_eq15's filter followed by the scan
-   over its candidates: a violator is skipped only when cannot_win holds for the best
-   gain so far, and the vector test below is that test for a best gain no larger, so it
-   keeps every violator the scan would reach. */
-#if defined(REFSVM_RAMP_AVX2)
+#if REFSVM_X86_GNUC
 __attribute__((target("avx2")))
 static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const Py_ssize_t* A,
                                            const double* ut, const double* lt,
@@ -208,15 +141,13 @@ static void refsvm_ramp_eq15_pick_idx_avx2(double* g, const double* row, const P
     }
 }
 #endif
-static void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
+REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
                                       const double* ut, const double* lt, const double* qa,
                                       const double* alpha, double c, double C, Py_ssize_t n,
                                       Py_ssize_t* best, double* bg) {
     Py_ssize_t k;
-#if defined(REFSVM_RAMP_AVX2)
-    if (refsvm_ramp_avx2 < 0)
-        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (refsvm_ramp_avx2) {
+#if REFSVM_X86_GNUC
+    if (refsvm_ramp_use_avx2()) {
         refsvm_ramp_eq15_pick_idx_avx2(g, row, A, ut, lt, qa, alpha, c, C, n, best, bg);
         return;
     }
@@ -228,11 +159,7 @@ static void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssi
             refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, best, bg);
     }
 }
-/* Eq. (15) on every position for nr (1 to 4) signed rows at once, the end of a shrinking
-   round (OnlineSVMR._optimize_shrunk): g[k] -= c[0] * rows[0][k], then c[1] * rows[1][k],
-   ... in that order for every k -- the same operations in the same order for every value
-   as one pass per row (the twin's _eq15), with g read and written once. */
-#if defined(REFSVM_RAMP_AVX2)
+#if REFSVM_X86_GNUC
 __attribute__((target("avx2")))
 static void refsvm_ramp_eq15_rows_avx2(double* g, const double* const* rows, const double* c,
                                        int nr, Py_ssize_t n) {
@@ -267,14 +194,12 @@ static void refsvm_ramp_eq15_rows_avx2(double* g, const double* const* rows, con
     }
 }
 #endif
-static void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c,
+REFSVM_API void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c,
                                   int nr, Py_ssize_t n) {
     Py_ssize_t k;
     int r;
-#if defined(REFSVM_RAMP_AVX2)
-    if (refsvm_ramp_avx2 < 0)
-        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (refsvm_ramp_avx2) {
+#if REFSVM_X86_GNUC
+    if (refsvm_ramp_use_avx2()) {
         refsvm_ramp_eq15_rows_avx2(g, rows, c, nr, n);
         return;
     }
@@ -287,29 +212,18 @@ static void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const do
     }
 }
 
-/* Which loops the passes above take (a test hook, OnlineSVMR's _simd_avx2): 1 the AVX2
-   loops, 0 the SSE2 / plain ones; set to 0, or back to what the CPU has. */
-static int refsvm_ramp_simd_get(void) {
-#if defined(REFSVM_RAMP_AVX2)
-    if (refsvm_ramp_avx2 < 0)
-        refsvm_ramp_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return refsvm_ramp_avx2;
+REFSVM_API int refsvm_ramp_simd_get(void) {
+#if REFSVM_X86_GNUC
+    return refsvm_ramp_use_avx2();
 #else
     return 0;
 #endif
 }
-static void refsvm_ramp_simd_set(int on) {
-#if defined(REFSVM_RAMP_AVX2)
-    refsvm_ramp_avx2 = (on && __builtin_cpu_supports("avx2")) ? 1 : 0;
+
+REFSVM_API void refsvm_ramp_simd_set(int on) {
+#if REFSVM_X86_GNUC
+    refsvm_ramp_avx2_on = on != 0;
 #else
     (void) on;
 #endif
 }
-
-#if defined(__GNUC__)
-#define refsvm_ramp_prefetch(p) __builtin_prefetch(p)
-#else
-#define refsvm_ramp_prefetch(p) ((void)0)
-#endif
-
-#endif  /* REFSVM_RAMP_EQ15_SIMD_H */

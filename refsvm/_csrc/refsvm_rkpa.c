@@ -1,0 +1,96 @@
+/* The hand-written C of the reduced-kernel PA twin (refsvm_rkpa.h). */
+#include <math.h>
+#include <stdint.h>
+#include "refsvm_rkpa.h"
+
+/* no trapping math: the compiler may vectorise the clamps and selects (GCC) */
+#if REFSVM_GCC
+#define REFSVM_RKPA_OPT __attribute__((optimize("no-trapping-math")))
+#else
+#define REFSVM_RKPA_OPT
+#endif
+
+/* the block helpers of the LDL' update, inlined into their caller's body */
+#if REFSVM_GNUC
+#define REFSVM_RKPA_INLINE inline __attribute__((always_inline))
+#else
+#define REFSVM_RKPA_INLINE REFSVM_INLINE
+#endif
+
+#if REFSVM_GNUC
+typedef double rkpa_v4 __attribute__((vector_size(32), aligned(8)));
+/* one of the packed (p, beta) pairs of a column, in every lane */
+#define RKPA_BC(q) ({ const double v_ = cs[q]; (rkpa_v4) {v_, v_, v_, v_}; })
+#define RKPA_LDL4(u, xv, q) do { xv = xv - RKPA_BC(2 * (q)) * u; \
+                                 u = u + RKPA_BC(2 * (q) + 1) * xv; } while (0)
+#endif
+
+#if REFSVM_X86_GNUC && REFSVM_GCC && __GNUC__ >= 12
+#define REFSVM_RKPA_V3 1
+#else
+#define REFSVM_RKPA_V3 0
+#endif
+
+/* the baseline bodies */
+#define REFSVM_VEC(name) refsvm_rkpa_##name##_base
+#define REFSVM_VEC_ATTR REFSVM_RKPA_OPT
+#include "refsvm_rkpa_vec.h"
+#undef REFSVM_VEC
+#undef REFSVM_VEC_ATTR
+
+#if REFSVM_RKPA_V3
+/* the x86-64-v3 bodies */
+#define REFSVM_VEC(name) refsvm_rkpa_##name##_v3
+#define REFSVM_VEC_ATTR __attribute__((target("arch=x86-64-v3"))) REFSVM_RKPA_OPT
+#include "refsvm_rkpa_vec.h"
+#undef REFSVM_VEC
+#undef REFSVM_VEC_ATTR
+#define REFSVM_RKPA_PICK(name, args) \
+    (refsvm_cpu_has(REFSVM_CPU_X86_64_V3) ? refsvm_rkpa_##name##_v3 args \
+                                          : refsvm_rkpa_##name##_base args)
+#else
+#define REFSVM_RKPA_PICK(name, args) (refsvm_rkpa_##name##_base args)
+#endif
+
+REFSVM_API void refsvm_rkpa_exp(double* v, Py_ssize_t n) {
+    REFSVM_RKPA_PICK(exp, (v, n));
+}
+
+REFSVM_API void refsvm_rkpa_sqdist(const double* AT, Py_ssize_t m, Py_ssize_t d,
+                                   const double* x, double scale, double* out) {
+    REFSVM_RKPA_PICK(sqdist, (AT, m, d, x, scale, out));
+}
+
+REFSVM_API void refsvm_rkpa_matvec(const double* A, Py_ssize_t n_in, Py_ssize_t m,
+                                   const double* x, double* out) {
+    REFSVM_RKPA_PICK(matvec, (A, n_in, m, x, out));
+}
+
+REFSVM_API void refsvm_rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m,
+                                           double* dot, double* sq) {
+    REFSVM_RKPA_PICK(dot_and_sqnorm, (v, k, m, dot, sq));
+}
+
+REFSVM_API void refsvm_rkpa_dots_csr(const double* AT, Py_ssize_t m, const int* xi,
+                                     const double* xv, Py_ssize_t nnz, double* out) {
+    REFSVM_RKPA_PICK(dots_csr, (AT, m, xi, xv, nnz, out));
+}
+
+REFSVM_API void refsvm_rkpa_syr_batch(double* S, Py_ssize_t m, const double* D,
+                                      const double* W, Py_ssize_t p, double* wa) {
+    REFSVM_RKPA_PICK(syr_batch, (S, m, D, W, p, wa));
+}
+
+REFSVM_API void refsvm_rkpa_ldl_update_batch(double* U, Py_ssize_t m, double* X, double* T,
+                                             Py_ssize_t p, double* pb) {
+    REFSVM_RKPA_PICK(ldl_update_batch, (U, m, X, T, p, pb));
+}
+
+REFSVM_API void refsvm_rkpa_ldl_solve(const double* U, Py_ssize_t m, double* b) {
+    REFSVM_RKPA_PICK(ldl_solve, (U, m, b));
+}
+
+REFSVM_API void refsvm_rkpa_expanded(const double* an, Py_ssize_t m, double xn, double gamma,
+                                     double* out) {
+    REFSVM_RKPA_PICK(expanded, (an, m, xn, gamma, out));
+}

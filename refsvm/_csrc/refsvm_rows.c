@@ -1,0 +1,283 @@
+/* Row arithmetic of the compiled core (refsvm_rows.h). */
+#include <math.h>
+#include "refsvm_rows.h"
+
+#if REFSVM_X86_GNUC
+#include <immintrin.h>
+#endif
+
+#if REFSVM_GNUC
+#define REFSVM_UNROLL4 _Pragma("GCC unroll 4")
+#else
+#define REFSVM_UNROLL4
+#endif
+
+/* The sweep of refsvm_cols_matvec in blocks of rows: REFSVM_SWEEP_BLOCK (the block of
+   out stays in L1 across the passes) where the columns (8 n k bytes) fit in
+   REFSVM_SWEEP_STREAM = 4 MB (twice L2), else REFSVM_SWEEP_LONG (the columns come from
+   L3 or memory: long runs of a column are what the prefetcher streams, and out's block
+   stays in L2).  ``back`` walks the blocks from the last: a caller that alternates the
+   direction from one sweep to the next reads first the parts of the columns it read
+   last, which are the likeliest still in the cache.  Each row's sum is the same whatever
+   the order of the rows, so the bits are too. */
+#define REFSVM_SWEEP_BLOCK 256
+#define REFSVM_SWEEP_STREAM ((Py_ssize_t) 4 << 20)
+#define REFSVM_SWEEP_LONG 65536
+static Py_ssize_t refsvm_sweep_block(Py_ssize_t n, Py_ssize_t k) {
+    return (Py_ssize_t) sizeof(double) * n * k > REFSVM_SWEEP_STREAM ? REFSVM_SWEEP_LONG
+                                                                     : REFSVM_SWEEP_BLOCK;
+}
+
+/* the baseline bodies */
+#define REFSVM_VEC(name) refsvm_##name##_base
+#define REFSVM_VEC_ATTR
+#include "refsvm_rows_vec.h"
+#undef REFSVM_VEC
+#undef REFSVM_VEC_ATTR
+
+#if REFSVM_X86_GNUC
+/* the AVX2 bodies (target("avx2") enables no FMA: nothing can be contracted) */
+#define REFSVM_VEC(name) refsvm_##name##_avx2
+#define REFSVM_VEC_ATTR __attribute__((target("avx2")))
+#include "refsvm_rows_vec.h"
+#undef REFSVM_VEC
+#undef REFSVM_VEC_ATTR
+#define REFSVM_AVX2 refsvm_cpu_has(REFSVM_CPU_AVX2)
+#else
+#define REFSVM_AVX2 0
+#endif
+
+/* one dispatch per function: the AVX2 body where the CPU has AVX2, else the baseline */
+#if REFSVM_X86_GNUC
+#define REFSVM_PICK(name, args) (REFSVM_AVX2 ? refsvm_##name##_avx2 args \
+                                             : refsvm_##name##_base args)
+#else
+#define REFSVM_PICK(name, args) (refsvm_##name##_base args)
+#endif
+
+REFSVM_API double refsvm_dense_dot_sqnorm(const double* w, const double* x, Py_ssize_t n,
+                                          double* sq) {
+    return REFSVM_PICK(dense_dot_sqnorm, (w, x, n, sq));
+}
+
+REFSVM_API double refsvm_dense_dot(const double* w, const double* x, Py_ssize_t n) {
+    return REFSVM_PICK(dense_dot, (w, x, n));
+}
+
+REFSVM_API void refsvm_cols_matvec(double* out, double** cols, const double* v,
+                                   Py_ssize_t k, Py_ssize_t n, int back) {
+    REFSVM_PICK(cols_matvec, (out, cols, v, k, n, back));
+}
+
+REFSVM_API void refsvm_axpy(double* dst, const double* src, double s, const double* x,
+                            Py_ssize_t n) {
+    REFSVM_PICK(axpy, (dst, src, s, x, n));
+}
+
+REFSVM_API int refsvm_values_bad(const double* v, Py_ssize_t n, double limit) {
+    return REFSVM_PICK(values_bad, (v, n, limit));
+}
+
+REFSVM_API int refsvm_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d) {
+    return REFSVM_PICK(indices_bad, (idx, n, d));
+}
+
+#if REFSVM_X86_GNUC
+/* the row bound with fused squares (refsvm_dense_dot_bound): AVX2 and FMA, <w, x>
+   without contraction */
+__attribute__((target("avx2,fma"))) REFSVM_NO_CONTRACT
+static double refsvm_dense_dot_bound_fma(const double* w, const double* x, Py_ssize_t n,
+                                         double* sq) {
+    __m256d s = _mm256_setzero_pd(), q = _mm256_setzero_pd(), v, u;
+    double a[4], b[4], s0, s1, s2, s3, q0;
+    Py_ssize_t p = 0;
+    for (; p + 4 <= n; p += 4) {
+        v = _mm256_loadu_pd(x + p);
+        u = _mm256_loadu_pd(w + p);
+        s = _mm256_add_pd(s, _mm256_mul_pd(v, u));   /* no contraction: row_dot's sums */
+        q = _mm256_fmadd_pd(v, v, q);
+    }
+    _mm256_storeu_pd(a, s);
+    _mm256_storeu_pd(b, q);
+    s0 = a[0]; s1 = a[1]; s2 = a[2]; s3 = a[3];
+    q0 = (b[0] + b[1]) + (b[2] + b[3]);
+    for (; p < n; p++) {
+        s0 += x[p] * w[p];
+        q0 += x[p] * x[p];
+    }
+    *sq = q0;
+    return (s0 + s1) + (s2 + s3);
+}
+#endif
+
+REFSVM_API double refsvm_dense_dot_bound(const double* w, const double* x, Py_ssize_t n,
+                                         double* sq) {
+#if REFSVM_X86_GNUC
+    if (refsvm_cpu_has(REFSVM_CPU_AVX2 | REFSVM_CPU_FMA))
+        return refsvm_dense_dot_bound_fma(w, x, n, sq);
+#endif
+    return refsvm_dense_dot_sqnorm(w, x, n, sq);
+}
+
+#if REFSVM_X86_GNUC
+__attribute__((target("avx2")))
+static double refsvm_csr_dot_avx2(const double* w, const int* idx, const double* val,
+                                  Py_ssize_t n, Py_ssize_t d, double* sq, int* bad,
+                                  int checked) {
+    __m256d s = _mm256_setzero_pd(), q = _mm256_setzero_pd(), v, g;
+    __m128i i, ok, all_ok = _mm_set1_epi32(-1);
+    const __m128i top = _mm_set1_epi32((int) (d - 1));
+    double a[4], b[4], s0, q0;
+    Py_ssize_t p = 0;
+    for (; p + 4 <= n; p += 4) {
+        i = _mm_loadu_si128((const __m128i*) (idx + p));
+        if (checked) {   /* unsigned i <= d - 1, i.e. 0 <= i < d; a bad lane reads w[0] */
+            ok = _mm_cmpeq_epi32(_mm_max_epu32(i, top), top);
+            all_ok = _mm_and_si128(all_ok, ok);
+            i = _mm_and_si128(i, ok);
+        }
+        g = _mm256_i32gather_pd(w, i, 8);
+        v = _mm256_loadu_pd(val + p);
+        s = _mm256_add_pd(s, _mm256_mul_pd(v, g));
+        if (sq) q = _mm256_add_pd(q, _mm256_mul_pd(v, v));
+    }
+    _mm256_storeu_pd(a, s);
+    _mm256_storeu_pd(b, q);
+    s0 = a[0];
+    q0 = b[0];
+    for (; p < n; p++) {
+        size_t j = (size_t) (Py_ssize_t) idx[p];
+        if (checked && j >= (size_t) d) {
+            all_ok = _mm_setzero_si128();
+            j = 0;
+        }
+        s0 += val[p] * w[j];
+        q0 += val[p] * val[p];
+    }
+    if (checked) *bad = _mm_movemask_epi8(all_ok) != 0xFFFF;
+    if (sq) *sq = (q0 + b[1]) + (b[2] + b[3]);
+    return (s0 + a[1]) + (a[2] + a[3]);
+}
+#endif
+
+REFSVM_API double refsvm_csr_dot(const double* w, const int* idx, const double* val,
+                                 Py_ssize_t n, Py_ssize_t d, double* sq, int* bad,
+                                 int checked) {
+#if REFSVM_X86_GNUC
+    return refsvm_csr_dot_avx2(w, idx, val, n, d, sq, bad, checked);
+#else
+    (void) w; (void) idx; (void) val; (void) n; (void) d; (void) sq; (void) bad;
+    (void) checked;
+    return 0.0;   /* never called: refsvm_csr_fast() is 0 */
+#endif
+}
+
+static double refsvm_max_abs_base(const double* x, Py_ssize_t n, double m) {
+    Py_ssize_t i;
+    double v;
+    for (i = 0; i < n; i++) {
+        v = x[i] < 0.0 ? -x[i] : x[i];
+        if (v > m) m = v;
+    }
+    return m;
+}
+
+#if REFSVM_X86_GNUC
+/* max_pd keeps its second operand when the first is NaN */
+__attribute__((target("avx2")))
+static double refsvm_max_abs_avx2(const double* x, Py_ssize_t n, double m) {
+    Py_ssize_t i = 0;
+    int k;
+    double lane[4];
+    __m256d sign = _mm256_set1_pd(-0.0), m0 = _mm256_set1_pd(m), m1 = m0, v;
+    for (; i + 8 <= n; i += 8) {
+        v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i));
+        m0 = _mm256_max_pd(v, m0);
+        v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i + 4));
+        m1 = _mm256_max_pd(v, m1);
+    }
+    m0 = _mm256_max_pd(m1, m0);
+    _mm256_storeu_pd(lane, m0);
+    for (k = 0; k < 4; k++) if (lane[k] > m) m = lane[k];
+    return refsvm_max_abs_base(x + i, n - i, m);
+}
+#endif
+
+REFSVM_API double refsvm_max_abs(const double* x, Py_ssize_t n, double m) {
+    return REFSVM_PICK(max_abs, (x, n, m));
+}
+
+REFSVM_API void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols,
+                                    Py_ssize_t k, Py_ssize_t n) {
+    Py_ssize_t lo, hi, i, j;
+    for (lo = 0; lo < n; lo += 64) {
+        hi = lo + 64 < n ? lo + 64 : n;
+        for (j = 0; j < k; j++)
+            for (i = lo; i < hi; i++)
+                rows[i * ld + j] = cols[j][i];
+    }
+}
+
+REFSVM_API void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld,
+                                    Py_ssize_t k, Py_ssize_t n) {
+    Py_ssize_t lo, hi, i, j;
+    for (lo = 0; lo < n; lo += 64) {
+        hi = lo + 64 < n ? lo + 64 : n;
+        for (j = 0; j < k; j++)
+            for (i = lo; i < hi; i++)
+                cols[j][i] = rows[i * ld + j];
+    }
+}
+
+/* eight rows in flight: eight independent chains of additions (the latency of one chain,
+   d additions, is the bound of a single row; beyond the caches the bound is reading the
+   rows) */
+REFSVM_API void refsvm_dots(const double* base, Py_ssize_t ld, const Py_ssize_t* pos,
+                            Py_ssize_t m, const double* x, Py_ssize_t d, double* out) {
+    Py_ssize_t j = 0, i;
+#define REFSVM_ROW(k) (base + (pos ? pos[j + (k)] : j + (k)) * ld)
+    for (; j + 8 <= m; j += 8) {
+        const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
+                     *r3 = REFSVM_ROW(3), *r4 = REFSVM_ROW(4), *r5 = REFSVM_ROW(5),
+                     *r6 = REFSVM_ROW(6), *r7 = REFSVM_ROW(7);
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0,
+               s7 = 0.0;
+        for (i = 0; i < d; i++) {
+            double xi = x[i];
+            s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
+            s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
+            s4 = s4 + r4[i] * xi; s5 = s5 + r5[i] * xi;
+            s6 = s6 + r6[i] * xi; s7 = s7 + r7[i] * xi;
+        }
+        out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
+        out[j + 4] = s4; out[j + 5] = s5; out[j + 6] = s6; out[j + 7] = s7;
+    }
+    for (; j + 4 <= m; j += 4) {
+        const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1), *r2 = REFSVM_ROW(2),
+                     *r3 = REFSVM_ROW(3);
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (i = 0; i < d; i++) {
+            double xi = x[i];
+            s0 = s0 + r0[i] * xi; s1 = s1 + r1[i] * xi;
+            s2 = s2 + r2[i] * xi; s3 = s3 + r3[i] * xi;
+        }
+        out[j] = s0; out[j + 1] = s1; out[j + 2] = s2; out[j + 3] = s3;
+    }
+    for (; j + 2 <= m; j += 2) {
+        const double *r0 = REFSVM_ROW(0), *r1 = REFSVM_ROW(1);
+        double s0 = 0.0, s1 = 0.0;
+        for (i = 0; i < d; i++) {
+            s0 = s0 + r0[i] * x[i];
+            s1 = s1 + r1[i] * x[i];
+        }
+        out[j] = s0; out[j + 1] = s1;
+    }
+    for (; j < m; j++) {
+        const double* r0 = REFSVM_ROW(0);
+        double s0 = 0.0;
+        for (i = 0; i < d; i++)
+            s0 = s0 + r0[i] * x[i];
+        out[j] = s0;
+    }
+#undef REFSVM_ROW
+}

@@ -1,0 +1,81 @@
+/* Row arithmetic of the compiled core (declared for Cython in refsvm/_core.pxd).
+
+   A row is (idx, val, n): for a CSR row, idx/val point at its n column indices and
+   values; for a dense row, idx is NULL and val points at its n values.  Every function
+   below gives the same bits whichever body the dispatcher (refsvm_cpu.h) picks: the
+   wider bodies round every product and every sum as the baseline does (no fused
+   multiply-add), except where a comment says otherwise. */
+#ifndef REFSVM_ROWS_H
+#define REFSVM_ROWS_H
+
+#include "refsvm_cpu.h"
+
+/* <w, x> (returned) and ||x||^2 (*sq) of a dense row: four partial sums each, lane k
+   summing the entries p = k mod 4 in order, then (s0 + s1) + (s2 + s3) -- the sums of
+   row_dot and row_sqnorm (_core.pxd), bit for bit. */
+REFSVM_API double refsvm_dense_dot_sqnorm(const double* w, const double* x, Py_ssize_t n,
+                                          double* sq);
+/* <w, x> alone, the same sums (row_dot's dense rows of 16 values or more) */
+REFSVM_API double refsvm_dense_dot(const double* w, const double* x, Py_ssize_t n);
+/* <w, x> exactly as refsvm_dense_dot, and in *sq a sum of the squares x_p^2 in any order
+   and rounding (fused multiply-adds where the CPU has them): enough for the row check of
+   row_screen, whose proof needs only a computed sum of non-negative terms that is
+   monotone in each of them -- not for a step that uses ||x||^2. */
+REFSVM_API double refsvm_dense_dot_bound(const double* w, const double* x, Py_ssize_t n,
+                                         double* sq);
+
+/* 1 when refsvm_csr_dot may be called (AVX2 gathers on this CPU), else 0: the callers
+   keep their scalar loops */
+static REFSVM_INLINE int refsvm_csr_fast(void) {
+#if REFSVM_X86_GNUC
+    return refsvm_cpu_has(REFSVM_CPU_AVX2);
+#else
+    return 0;
+#endif
+}
+/* <w, x> and ||x||^2 (sq != NULL) of a CSR row: lane k sums the entries p = k mod 4 in
+   order, the tail goes into lane 0, then (s0 + s1) + (s2 + s3) -- the sums of the scalar
+   loops of row_dot and _row_dot_sqnorm, bit for bit -- with w gathered four entries at a
+   time.  ``checked``: a column index outside [0, d) sets *bad and reads w[0] instead
+   (d >= 1).  Only when refsvm_csr_fast() is 1. */
+REFSVM_API double refsvm_csr_dot(const double* w, const int* idx, const double* val,
+                                 Py_ssize_t n, Py_ssize_t d, double* sq, int* bad,
+                                 int checked);
+
+/* out[i] = sum_j cols[j][i] v[j] for i < n, every sum from 0 and left to right over j,
+   eight columns per pass, then four, then one (the reference's refsvm.core.bordered.matvec
+   order), in blocks of rows (see refsvm_rows.c); ``back`` walks the blocks from the last.
+   The O(n |S|) sweeps of the path-following twins (IDSVM's rates, POKER's
+   sensitivities). */
+REFSVM_API void refsvm_cols_matvec(double* out, double** cols, const double* v,
+                                   Py_ssize_t k, Py_ssize_t n, int back);
+/* dst[i] = src[i] + s * x[i], i < n (dst may be src itself, or lie wholly before it in
+   the same buffer): the row update of the rank-one grow and shrink of a bordered
+   inverse. */
+REFSVM_API void refsvm_axpy(double* dst, const double* src, double s, const double* x,
+                            Py_ssize_t n);
+/* max(m, max_i |x_i|), i < n, NaN entries passed over (an entry counts only when it is
+   greater): a maximum is one of the values, so every order of the comparisons gives the
+   same result. */
+REFSVM_API double refsvm_max_abs(const double* x, Py_ssize_t n, double m);
+/* Kernel columns to and from an n x k row-major array (leading dimension ld), as the
+   path-following twins save and restore their margin sets: rows[i ld + j] = cols[j][i]
+   and back, i < n, j < k, in blocks of 64 rows so that the strided side stays in the
+   cache. */
+REFSVM_API void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols,
+                                    Py_ssize_t k, Py_ssize_t n);
+REFSVM_API void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld,
+                                    Py_ssize_t k, Py_ssize_t n);
+/* out[j] = <row pos[j], x> over the first d entries of rows ld doubles apart from base
+   (pos NULL: the rows 0 .. m-1), each one sequential sum from 0 in dense_dot's order (the
+   reference's matvec, row by row), eight rows in flight.  The dense kernel rows (ld = d)
+   and the rows of a bordered inverse (``rows_dot``). */
+REFSVM_API void refsvm_dots(const double* base, Py_ssize_t ld, const Py_ssize_t* pos,
+                            Py_ssize_t m, const double* x, Py_ssize_t d, double* out);
+
+/* The row checks of run_checked: some |v_p| is not <= limit (NaN, an infinity or a value
+   above the bound); some column index is outside [0, d). */
+REFSVM_API int refsvm_values_bad(const double* v, Py_ssize_t n, double limit);
+REFSVM_API int refsvm_indices_bad(const int* idx, Py_ssize_t n, Py_ssize_t d);
+
+#endif /* REFSVM_ROWS_H */
