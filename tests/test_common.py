@@ -79,6 +79,7 @@ def test_declared_rules_reject_bad_values_by_name(name, backend):
         V.BooleanOrAuto: ["yes", "car"],
         V.GammaRule: [0.0, "wide"],
         V.RandomStateRule: [-1, "seed"],
+        V.DeparturesRule: ["printed", {"no-such-departure": 1}],
     }
     X, y = _data()
     est = REGISTRY[name](backend)
