@@ -262,22 +262,16 @@ def test_fig6_active_learning(benchmark):
               f" {dt:6.2f}s")
 
 
-# ---------------------------------------------- nearly singular pairs (issue 15, reading 13)
+# ---------------------------------------------- nearly singular pairs (docs reading 13)
 def _pass_with_pair_eta(X, y, C, gamma, pair_eta, shrinking=True):
-    """One pass of the compiled twin with the module's PAIR_ETA set to ``pair_eta`` (0.0:
-    the exact step on nearly singular pairs and the block step on detected cycles off,
-    the printed loop's path)."""
-    from refsvm.ramp import online_svmr as reference
-
-    saved = reference.PAIR_ETA, reference.CYCLE_WINDOW
-    reference.PAIR_ETA = pair_eta
+    """One pass of the compiled twin with ``departures={"pair_eta": pair_eta}`` (0.0: the
+    exact step on nearly singular pairs and the block step on detected cycles off, the
+    printed loop's path)."""
+    departures = {"pair_eta": pair_eta}
     if pair_eta == 0.0:                  # the printed path: the block step off too
-        reference.CYCLE_WINDOW = 0
-    try:
-        st = _ramp.OnlineSVMR(X.shape[1], False, C=C, kernel="rbf", gamma=gamma, tol=1e-3,
-                              min_gain=1e-5, shrinking=shrinking)
-    finally:
-        reference.PAIR_ETA, reference.CYCLE_WINDOW = saved
+        departures["cycle_window"] = 0
+    st = _ramp.OnlineSVMR(X.shape[1], False, C=C, kernel="rbf", gamma=gamma, tol=1e-3,
+                          min_gain=1e-5, shrinking=shrinking, departures=departures)
     st.run(X, y, np.arange(len(y), dtype=np.intp))
     return st
 
@@ -286,7 +280,7 @@ def _pass_with_pair_eta(X, y, C, gamma, pair_eta, shrinking=True):
 @pytest.mark.parametrize("name,C", [("gauss", 1.0), ("banana", 1.0), ("banana", 10.0)])
 def test_nearly_singular_pairs(benchmark, record, name, C, pair_eta):
     """Side by side in one process, the same data: the exact step on nearly singular pairs
-    (docs reading 13, ``PAIR_ETA = 1e-3``) vs the printed loop's path (``PAIR_ETA = 0``) on
+    (docs reading 13, ``pair_eta = 1e-3``) vs the printed loop's path (``pair_eta = 0``) on
     the sets where it fires (2-D data have close pairs): accuracy, #SV, steps, time."""
     if name == "gauss":
         X, y, Xt, yt = data("gauss")
@@ -307,7 +301,7 @@ def test_nearly_singular_pairs(benchmark, record, name, C, pair_eta):
     st = benchmark.pedantic(_pass_with_pair_eta, args=(X, y, C, gamma, pair_eta), rounds=3,
                             iterations=1)
     acc = accuracy(st.decision_function(Xt), yt)
-    record(group, f"OnlineSVMR PAIR_ETA={pair_eta:g}", benchmark, acc=f"{acc:.4f}",
+    record(group, f"OnlineSVMR pair_eta={pair_eta:g}", benchmark, acc=f"{acc:.4f}",
            SV=int(np.count_nonzero(st.get_state()["alpha"])), steps=st.n_steps,
            kernel_evals=f"{st.n_kernel_evals:.4g}")
 
@@ -332,43 +326,36 @@ def test_close_pair_steps(benchmark, pair_eta):
         return out
 
     out = benchmark.pedantic(measure, rounds=1, iterations=1)
-    print(f"\n[close pair, PAIR_ETA={pair_eta:g}] steps (printed loop):")
+    print(f"\n[close pair, pair_eta={pair_eta:g}] steps (printed loop):")
     for r in (1e-5, 1e-4, 1e-3, 1e-2):
         print(f"   r = {r:g}: " + ", ".join(f"C = {C:g}: {out[r, C]}" for C in Cs))
 
 
 @pytest.mark.skipif(quick(), reason="full mode only")
 @pytest.mark.parametrize("pair_eta,cycle_window", [(1e-3, 32), (1e-3, 0), (1.0, 0)],
-                         ids=["block-step", "PAIR_ETA=1e-3", "PAIR_ETA=1"])
+                         ids=["block-step", "pair_eta=1e-3", "pair_eta=1"])
 def test_clustered_stream_census(benchmark, pair_eta, cycle_window):
     """Steps of the compiled twin on 400 random clustered streams (docs reading 13, the
     block step on detected cycles) at C = 1e3, 1e6, 1e9, 1e12; a stream stops at the first
-    example boundary past 100,000 steps.  CYCLE_WINDOW = 0 turns the block step off;
-    PAIR_ETA = 1 solves every zig-zag exactly."""
-    from refsvm.ramp import online_svmr as reference
-
+    example boundary past 100,000 steps.  ``cycle_window = 0`` turns the block step off;
+    ``pair_eta = 1`` solves every zig-zag exactly."""
     benchmark.group = "clustered streams"
+    departures = {"pair_eta": pair_eta, "cycle_window": cycle_window}
 
     def measure():
-        saved = reference.PAIR_ETA, reference.CYCLE_WINDOW
-        reference.PAIR_ETA = pair_eta
-        reference.CYCLE_WINDOW = cycle_window
-        try:
-            total, worst = {}, 0
-            for X, y, option, shrinking in clustered_streams():
-                for C in (1e3, 1e6, 1e9, 1e12):
-                    st = _ramp.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking,
-                                          **RAMP_OPTIONS[option])
-                    for t in range(len(y)):
-                        st.step(X[t], y[t])
-                        if st.n_steps > 100_000:
-                            break
-                    total[C] = total.get(C, 0) + st.n_steps
-                    worst = max(worst, st.n_steps)
-            return total, worst
-        finally:
-            reference.PAIR_ETA, reference.CYCLE_WINDOW = saved
+        total, worst = {}, 0
+        for X, y, option, shrinking in clustered_streams():
+            for C in (1e3, 1e6, 1e9, 1e12):
+                st = _ramp.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking,
+                                      departures=departures, **RAMP_OPTIONS[option])
+                for t in range(len(y)):
+                    st.step(X[t], y[t])
+                    if st.n_steps > 100_000:
+                        break
+                total[C] = total.get(C, 0) + st.n_steps
+                worst = max(worst, st.n_steps)
+        return total, worst
 
     total, worst = benchmark.pedantic(measure, rounds=1, iterations=1)
-    print(f"\n[clustered streams, PAIR_ETA={pair_eta:g}, CYCLE_WINDOW={cycle_window}] steps in all: "
+    print(f"\n[clustered streams, pair_eta={pair_eta:g}, cycle_window={cycle_window}] steps in all: "
           + ", ".join(f"C = {C:g}: {v:,}" for C, v in total.items()) + f"; worst stream {worst:,}")

@@ -2,7 +2,9 @@
 OnlineASVMR (Alg. 3) with QueryAll and Greedy, and the offline CCCP solver.
 
 - :mod:`refsvm.ramp.online_svmr`: the reference ``OnlineSVMR`` state (Algorithms 1-2,
-  Eqs. 3, 4, 10, 13-15);
+  Eqs. 3, 4, 10, 13-15, as printed);
+- :mod:`refsvm.ramp.departures`: the departures from the printed algorithm, one module
+  each, and their table ``DEPARTURES`` (``departures="paper"`` turns them all off);
 - :mod:`refsvm.ramp._online_svmr`: its compiled twin (same class, ``_step`` only; the
   SIMD pass of steps 11-14 in ``_eq15_simd.h``);
 - :mod:`refsvm.ramp.online_asvmr`: the reference query strategies (Algorithm 3, QueryAll,

@@ -8,6 +8,14 @@ state-for-state.  ``step`` and the ``nogil`` ``run`` come from the core's
 ``StreamLearner``; this module implements ``_step`` (and ``observe``/``label``/``skip``
 for Algorithm 3).  The SIMD pass of steps 11-14 is C, in ``_eq15_simd.h``; buffers grow
 through the core's ``grow``; the persistence format is the reference's.
+
+The departures from the printed algorithm are the reference's
+(:mod:`refsvm.ramp.departures`, each a module there with its explanation): the state
+resolves ``departures=`` with the reference's table when it is made and keeps the settings
+as attributes of the reference's names (``pair_eta``, ``cycle_window``, ``hold_out``, ...);
+``departures="paper"`` runs Algorithms 1-2 as printed.  The constants live in the
+reference package and are read from there; the sizes of the fixed arrays (``HIST_MAX``,
+``BLOCK_MAX``, ``BLOCK_GUESSES_MAX``) are checked against them at import.
 """
 from libc.stdlib cimport malloc, free, qsort
 from libc.math cimport exp, fabs, fmax, fmin, INFINITY
@@ -19,10 +27,11 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport CKernel, RowStore, StreamLearner, grow, kernel_many
+from refsvm.core.departures import resolve
 from refsvm.core.kernels import rows_to_state
-from refsvm.ramp import online_svmr as _reference   # constants only (PAIR_ETA)
-
-STOP_RULES = ("gain", "relative")   # as refsvm.ramp.online_svmr.STOP_RULES
+from refsvm.ramp.departures import (BLOCK_GUESSES_MAX as _GUESSES_MAX, CYCLE_SET_MAX,
+                                    CYCLE_WINDOW_MAX, DEPARTURES)
+from refsvm.ramp.online_svmr import CCCP_ROUNDS_MAX, STOP_RULES
 
 cnp.import_array()
 
@@ -47,8 +56,9 @@ def _simd_avx2(on=None):
 
 
 
-# the cycle detector's history and the largest block (the reference's CYCLE_WINDOW_MAX,
-# CYCLE_SET_MAX; its cycle_params() checks the values read)
+# The sizes of the cycle detector's history and of the largest block, fixed when the twin
+# is compiled: the reference's CYCLE_WINDOW_MAX and CYCLE_SET_MAX (checked at import below;
+# the departures' checks keep every setting within them).
 cdef enum:
     HIST_MAX = 64
     BLOCK_MAX = 8
@@ -75,16 +85,17 @@ cdef int _cmp_rem(const void* a, const void* b) noexcept nogil:
     return 0
 
 
-# ||phi(x_p) -+ phi(x_q)||^2 <= PAIR_EPS (Q_pp + Q_qq): a singular pair (_flat_step);
-# Q_pp Q_qq - Q_pq^2 <= PAIR_EPS Q_pp Q_qq: singular to round-off (_exact_pair_step).
-# The threshold of nearly singular pairs, the reference's PAIR_ETA, is read by __init__.
-cdef double PAIR_EPS = 1e-12
-# The reference's BLOCK_KKT_TOL: a block step's face search stops at a KKT point.
-cdef double BLOCK_KKT_TOL = 1e-9
-# The reference's BLOCK_GUESSES_MAX: the most faces of a block step's active-set search
-# (the state's block_guesses, read from the reference's BLOCK_GUESSES).
+# The most faces of a block step's active-set search, fixed when the twin is compiled: the
+# reference's BLOCK_GUESSES_MAX (checked at import below).
 cdef enum:
     BLOCK_GUESSES_MAX = 32
+
+if (HIST_MAX, BLOCK_MAX, BLOCK_GUESSES_MAX) != (CYCLE_WINDOW_MAX, CYCLE_SET_MAX, _GUESSES_MAX):
+    raise ImportError("refsvm.ramp._online_svmr was compiled for other sizes than "
+                      "refsvm.ramp.departures declares: rebuild it")
+
+# The paper form's guard on steps 9-27 (the reference's CCCP_ROUNDS_MAX), for nogil code.
+cdef long long ROUNDS_MAX = CCCP_ROUNDS_MAX
 
 
 cdef inline bint _any(const int* flag, Py_ssize_t k) noexcept nogil:
@@ -96,8 +107,8 @@ cdef inline bint _any(const int* flag, Py_ssize_t k) noexcept nogil:
 
 
 cdef int _face(const double* H, const double* g, const double* a, const int* state,
-               Py_ssize_t k, double C, double* nw, double* d, int* flag,
-               double* val) noexcept nogil:
+               Py_ssize_t k, double C, double pair_eps, double block_kkt_tol, double* nw,
+               double* d, int* flag, double* val) noexcept nogil:
     """The reference's ``OnlineSVMR._face`` (same operations in the same order) on H (row
     stride BLOCK_MAX): -1 - i when H_FF is singular to round-off (i the coordinate of the
     vanishing pivot); 1 when the face's point
@@ -133,7 +144,7 @@ cdef int _face(const double* H, const double* g, const double* a, const int* sta
         rhs[r] = t
     for c in range(m):                                          # elimination
         piv = M[c][c]
-        if not piv > PAIR_EPS * H[free_[c] * BLOCK_MAX + free_[c]]:
+        if not piv > pair_eps * H[free_[c] * BLOCK_MAX + free_[c]]:
             return -1 - <int> free_[c]
         for r in range(c + 1, m):
             f = M[r][c] / piv
@@ -165,7 +176,7 @@ cdef int _face(const double* H, const double* g, const double* a, const int* sta
             habs = habs + fabs(H[i * BLOCK_MAX + j] * d[j])
         quad = quad + d[i] * hd
         r_kkt = g[i] - hd                                       # the reference's KKT test
-        tol = BLOCK_KKT_TOL * (fabs(g[i]) + habs)
+        tol = block_kkt_tol * (fabs(g[i]) + habs)
         if (state[i] == 1 and r_kkt > tol) or (state[i] == 2 and r_kkt < -tol):
             flag[i] = 1
     val[0] = lin - 0.5 * quad
@@ -189,10 +200,11 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly bint shrinking
     cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
     cdef readonly bint keep_rows       # park the rows of coordinates back at 0 (see the reference)
-    cdef readonly double pair_eta      # the reference's PAIR_ETA when the state was made
-    cdef readonly int cycle_window, cycle_set   # the reference's cycle_params() likewise
-    cdef readonly double cycle_ratio, cycle_eta
-    cdef readonly int block_guesses              # the reference's BLOCK_GUESSES likewise
+    cdef readonly dict departures      # the resolved departures (see the reference)
+    # their settings, read when the state is made (the reference's SETTINGS)
+    cdef readonly bint singular_pairs, hold_out
+    cdef readonly double pair_eta, pair_eps, cycle_ratio, cycle_eta, block_kkt_tol
+    cdef readonly int cycle_window, cycle_set, block_guesses
     cdef Py_ssize_t hist_p[HIST_MAX]   # the cycle detector's history: positions of the steps,
     cdef double hist_g[HIST_MAX]       # their Eq. (13) gains (a ring, hist_n steps pushed)
     cdef Py_ssize_t hist_n
@@ -261,25 +273,34 @@ cdef class OnlineSVMR(StreamLearner):
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
                  shrink_margin=0.1, fit_intercept=False, stop="gain", keep_rows=False,
-                 warmup=0):
-        if stop not in STOP_RULES:
-            raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
+                 warmup=0, departures=None):
+        dep = self.departures = resolve(DEPARTURES, departures)
         if warmup < 0:
             raise ValueError(f"warmup must be >= 0; got {warmup!r}")
-        self.warmup = warmup
-        self.stop_relative = stop == "relative"
+        if stop not in STOP_RULES:
+            raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
+        # the departures' parameters, each off when its departure is
+        self.warmup = warmup if dep["warmup"] else 0
+        self.stop_relative = stop == "relative" and dep["relative_stop"]
+        self.shrinking = shrinking and dep["shrinking"]
+        self.fit_intercept = fit_intercept and dep["intercept"]
+        self.keep_rows = keep_rows and dep["keep_rows"]
+        self.singular_pairs = dep["singular_pairs"]
+        self.pair_eta = dep["pair_eta"]
+        self.pair_eps = dep["pair_eps"]
+        self.cycle_window = dep["cycle_window"]
+        self.cycle_set = dep["cycle_set"]
+        self.cycle_ratio = dep["cycle_ratio"]
+        self.cycle_eta = dep["cycle_eta"]
+        self.block_guesses = dep["block_guesses"]
+        self.block_kkt_tol = dep["block_kkt_tol"]
+        self.hold_out = dep["hold_out"]
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
         self.tol = tol
         self.min_gain = min_gain
-        self.shrinking = shrinking
         self.shrink_margin = shrink_margin
-        self.fit_intercept = fit_intercept
-        self.keep_rows = keep_rows
-        self.pair_eta = _reference.PAIR_ETA
-        (self.cycle_window, self.cycle_set, self.cycle_ratio,
-         self.cycle_eta, self.block_guesses) = _reference.cycle_params()
         self.max_non_sv = -1 if max_non_sv is None else max_non_sv
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.store = RowStore(n_features, sparse)
@@ -526,8 +547,9 @@ cdef class OnlineSVMR(StreamLearner):
         if not (qp > 0.0 and qq > 0.0):
             return 0
         k = sgn(self.y[q]) * self.krow[p][q]
-        if not (self._is_singular(p, q, k)
-                or (back == q and qp * qq - k * k <= self.pair_eta * (qp * qq))):
+        if not ((self.singular_pairs and self._is_singular(p, q, k))
+                or (self.pair_eta > 0.0 and back == q
+                    and qp * qq - k * k <= self.pair_eta * (qp * qq))):
             return 0
         kpq[0] = k
         return 1
@@ -535,7 +557,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef inline bint _is_singular(self, Py_ssize_t p, Py_ssize_t q, double kpq) noexcept nogil:
         """The same or the opposite point in feature space (to round-off)."""
         cdef double qp = self.qdiag[p], qq = self.qdiag[q]
-        return qp + qq - 2.0 * fabs(kpq) <= PAIR_EPS * (qp + qq)
+        return qp + qq - 2.0 * fabs(kpq) <= self.pair_eps * (qp + qq)
 
     cdef bint _pair_step(self, Py_ssize_t p, Py_ssize_t q, double kpq, double gp, double gq,
                          double* dp, double* dq) noexcept nogil:
@@ -548,7 +570,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef bint _flat_step(self, Py_ssize_t p, Py_ssize_t q, double kpq, double gp, double gq,
                          double* dp, double* dq) noexcept nogil:
         """Exact step of the dual along the flat direction n = (1, t) of a singular pair
-        (our reading, see the reference's ``_flat_step``).  Updates alpha_p, alpha_q (not
+        (departure ``singular_pairs``, see the reference's ``_flat_step``).  Updates alpha_p, alpha_q (not
         g); returns 1 when they moved."""
         cdef double C = self.C, ap = self.alpha[p], aq = self.alpha[q]
         cdef double qpq, t, slope, curv, s, lo, hi, v, apn, aqn
@@ -622,7 +644,7 @@ cdef class OnlineSVMR(StreamLearner):
         """Exact maximisation of the dual over (alpha_p, alpha_q) in [0, C]^2 on a nearly
         singular, not singular pair, the other coordinates fixed: the Newton point H^{-1} g when in the box (H not singular to
         round-off), else the first of largest gain of the four edges (alpha_p = 0, C,
-        alpha_q = 0, C; Eq. 14 on the other coordinate).  Our reading, see the reference's
+        alpha_q = 0, C; Eq. 14 on the other coordinate).  Departure ``pair_eta``, see the reference's
         ``_pair_step`` (same operations).  Updates alpha_p, alpha_q (not g); returns 1 when
         they moved."""
         cdef double C = self.C, ap = self.alpha[p], aq = self.alpha[q]
@@ -631,7 +653,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef int e
         hpq = (self.y[p] * self.y[q]) * kpq                     # signed Q_pq
         det = hpp * hqq - hpq * hpq
-        if det > PAIR_EPS * (hpp * hqq):                        # 1. Newton: d = H^{-1} g
+        if det > self.pair_eps * (hpp * hqq):                   # 1. Newton: d = H^{-1} g
             u = ap + (hqq * gp - hpq * gq) / det
             v = aq + (hpp * gq - hpq * gp) / det
             if 0.0 <= u and u <= C and 0.0 <= v and v <= C:
@@ -801,7 +823,8 @@ cdef class OnlineSVMR(StreamLearner):
                 break
             tried[n_tried] = face_code
             n_tried += 1
-            res = _face(&H[0][0], g, a, state, k, C, nw, d, flag, &val)
+            res = _face(&H[0][0], g, a, state, k, C, self.pair_eps, self.block_kkt_tol,
+                    nw, d, flag, &val)
             if res < 0:                                         # singular: fix its pivot's
                 i = -1 - res                                    # coordinate by its g at alpha
                 state[i] = 2 if g[i] > 0.0 else 1
@@ -842,7 +865,8 @@ cdef class OnlineSVMR(StreamLearner):
                 for i in range(k):
                     state[i] = rest % 3
                     rest = rest // 3
-                res = _face(&H[0][0], g, a, state, k, C, nw, d, flag, &val)
+                res = _face(&H[0][0], g, a, state, k, C, self.pair_eps, self.block_kkt_tol,
+                    nw, d, flag, &val)
                 if res != 0:                                    # singular, or out of the box
                     continue
                 if val > best:                                  # first of the largest gain
@@ -1011,7 +1035,7 @@ cdef class OnlineSVMR(StreamLearner):
                 return 0
             if self._pair_kernel(last, best, back, &kpq) and self._pair_step(
                     last, best, kpq, self.g[last], self.g[best], &dp, &dq):
-                # singular pair (our reading, Eqs. 13-15 on two coordinates): Eq. (15) in one pass
+                # pair step (departures/pair_step.py, Eqs. 13-15 on two coordinates): Eq. (15) in one pass
                 rp = self._row(last)
                 rq = self._row(best)
                 cp = dp * self.y[last]
@@ -1035,7 +1059,7 @@ cdef class OnlineSVMR(StreamLearner):
                 continue
             nb = self._cycle(best, best_gain, S, Hf)
             if nb > 0:
-                # a detected cycle (our reading, Eqs. 13-15 on its coordinates jointly)
+                # a detected cycle (departures/block_step.py, Eqs. 13-15 on its coordinates jointly)
                 self.hist_n = 0
                 for i in range(nb):
                     gS[i] = self.g[S[i]]
@@ -1138,7 +1162,7 @@ cdef class OnlineSVMR(StreamLearner):
                 p = A[jp]
                 if self._pair_kernel(last, p, back, &kpq) and self._pair_step(
                         last, p, kpq, ga[rank[last]], ga[jp], &dl, &dp):
-                    # singular pair (our reading, Eqs. 13-15 on two coordinates): Eq. (15) on A
+                    # pair step (departures/pair_step.py, Eqs. 13-15 on two coordinates): Eq. (15) on A
                     rl = self._row(last)
                     row = self._row(p)
                     if not self.touched[p]:
@@ -1175,7 +1199,7 @@ cdef class OnlineSVMR(StreamLearner):
                     continue
                 nb = self._cycle(p, bg, S, Hf)
                 if nb > 0:
-                    # a detected cycle (our reading, Eqs. 13-15 on its coordinates jointly)
+                    # a detected cycle (departures/block_step.py, Eqs. 13-15 on its coordinates jointly)
                     self.hist_n = 0
                     for i in range(nb):
                         gS[i] = ga[rank[S[i]]]
@@ -1294,10 +1318,18 @@ cdef class OnlineSVMR(StreamLearner):
         return INFINITY if self.n_seen <= self.warmup else 2.0
 
     cdef int _cccp(self) except -1 nogil:
+        """Alg. 1 steps 9-27 (see the reference's ``_cccp``)."""
         cdef Py_ssize_t p, n_removed
-        cdef bint changed
+        cdef long long rounds = 0
+        cdef bint changed = True
         cdef double bound = self._outlier_bound()    # 2, or inf in the warm-up
-        while True:
+        while changed:                               # steps 9, 27
+            rounds += 1
+            if rounds > ROUNDS_MAX and not self.hold_out:   # the paper form's guard
+                with gil:
+                    raise RuntimeError(
+                        f"Alg. 1 steps 9-27 did not end after {CCCP_ROUNDS_MAX} rounds at "
+                        f"arrival {self.n_seen - 1}: V cycles as printed (departure hold_out)")
             self.n_cccp_rounds += 1
             self._optimize_on_v()
             n_removed = 0
@@ -1312,14 +1344,14 @@ cdef class OnlineSVMR(StreamLearner):
                 elif self.g[p] > bound and self.in_v[p]:
                     self.in_v[p] = 0
                     self._thresholds(p)
-                    self.held[p] = 1
+                    if self.hold_out:                # no re-entry in this update
+                        self.held[p] = 1
                     self.tmp_pos[n_removed] = p
                     n_removed += 1
                     changed = True
             for p in range(n_removed):
                 self._unlearn(self.tmp_pos[p])
-            if not changed:
-                return 0
+        return 0
 
     # ------------------------------------------------------------------ Algorithm 2
     cdef int _removal_step(self) except -1 nogil:
@@ -1551,6 +1583,8 @@ cdef class OnlineSVMR(StreamLearner):
         changed."""
         if self.pending:
             raise RuntimeError("finish() between observe() and label()")
+        if not self.departures["finish"]:
+            return 0
         return self._finish(min_gain)
 
     cdef int _finish(self, double min_gain) except -1 nogil:
@@ -1676,7 +1710,8 @@ cdef class OnlineSVMR(StreamLearner):
                     min_gain=self.min_gain, max_non_sv=self.max_non_sv,
                     shrinking=bool(self.shrinking), shrink_margin=self.shrink_margin,
                     fit_intercept=bool(self.fit_intercept), stop=self.stop,
-                    keep_rows=bool(self.keep_rows), warmup=self.warmup)
+                    keep_rows=bool(self.keep_rows), warmup=self.warmup,
+                    departures=dict(self.departures))
 
     def save_state(self):
         """get_state(), plus the rows of I and the kept kernel rows (in the order of

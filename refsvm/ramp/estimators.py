@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (Boolean, Integer, NonNegative, Options, Positive, as_format,
-                           check_int, check_kernel_rows, check_magnitude, check_params,
-                           check_sparse_structure, kernel_rules, load_backend)
+from .._validation import (Boolean, DeparturesRule, Integer, NonNegative, Options, Positive,
+                           as_format, check_int, check_kernel_rows, check_magnitude,
+                           check_params, check_sparse_structure, kernel_rules, load_backend)
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from . import cccp as _cccp
 from . import online_asvmr as _strategies
 from . import online_svmr as _reference_module
+from .departures import DEPARTURES
 
 __all__ = ["Greedy", "LearningCurve", "OnlineASVMR", "OnlineRampSVM", "QueryAll"]
 
@@ -52,30 +53,25 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         Gain threshold of the second stopping rule (Eq. 13): the best gain of a
         coordinate step below ``min_gain`` times the dual objective D
         (``stop="relative"``), or below ``min_gain`` itself (``stop="gain"``, the
-        paper's rule, whose value is 1e-5), ends the inner loop.  3e-6 (was 1e-6,
-        behaviour change), chosen with the bias and the finishing step on: on the 13
-        tasks of ``benchmarks/bench_defaults.py`` the median fit time relative to
-        ``SVC`` is 1.12 (standardised) and 0.99 (raw) against 1.19 and 1.07 with
-        1e-6, for the same test accuracy (``docs/wang_vucetic.rst``).
+        paper's rule, whose value is 1e-5), ends the inner loop.  3e-6 is chosen with
+        the bias and the finishing step on, on the 13 tasks of
+        ``benchmarks/bench_defaults.py`` (``docs/wang_vucetic.rst``, "Defaults on real
+        data").
     stop : {"relative", "gain"}, default="relative"
         "gain" is the paper's absolute rule; "relative" measures the gain against
         the dual objective D = sum alpha - 1/2 alpha' Q alpha, so that the rule does
         not depend on the scale of the problem (C, k(x, x), the number of support
-        vectors).  Default changed from the paper's rule in issue 13 (behaviour
-        change: ``stop="gain", min_gain=1e-5`` gives the earlier models): on the
-        real data sets of ``benchmarks/bench_real_data.py`` it takes 6x fewer
-        coordinate steps in all (up to 12x) and 16 % fewer kernel evaluations for the
-        same mean test accuracy and 3 % more support vectors (``docs/wang_vucetic.rst``).
+        vectors).  On the real data sets of ``benchmarks/bench_real_data.py`` it takes
+        6x fewer coordinate steps in all (up to 12x) and 16 % fewer kernel evaluations
+        than the paper's rule (``stop="gain", min_gain=1e-5``) for the same mean test
+        accuracy and 3 % more support vectors (``docs/wang_vucetic.rst``, reading 16).
     fit_intercept : bool, default=True
         Learn f(x) = sum_i y_i alpha_i k(x_i, x) + b with b regularised like a weight
         (the kernel k + 1; ``intercept_`` = b).  False is the zero-bias model of
-        the paper (Eq. 4).  Default changed to True (behaviour change), measured with
-        every data set of ``shared/data`` (``benchmarks/bench_defaults.py``, 13 tasks):
-        on raw attributes the mean test accuracy against ``SVC`` went from -0.29 to
-        0.00 points (worst -3.42 to -0.54) and the most support vectors relative to
-        ``SVC`` from 1.27x to 1.02x; on standardised attributes -0.15 instead of
-        +0.07 points.  Where the classes are not centred around the origin of the
-        feature space the zero-bias model needs many more support vectors.
+        the paper (Eq. 4).  Where the classes are not centred around the origin of the
+        feature space the zero-bias model needs many more support vectors (measured on
+        every data set of ``shared/data``, ``benchmarks/bench_defaults.py``:
+        ``docs/wang_vucetic.rst``, reading 15).
     finish_gain : float or None, default=3e-8
         ``fit`` ends with a *finishing step* (not in the paper; LASVM's, Bordes et
         al. 2005): steps 9-27 once more on the examples kept, with this gain
@@ -86,8 +82,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         by ``state.finish(finish_gain)``; None: no finishing step.
     max_non_sv : int or None, default=100
         ``m`` of Algorithm 2 (the removal step): keep at most m non-support
-        vectors, dropping those farthest from the boundary.  None: keep all (the
-        default before issue 13's second round; behaviour change).  100 is the value
+        vectors, dropping those farthest from the boundary.  None: keep all.  100 is the value
         of the paper's Fig. 5, where accuracy holds for m >= 100; on the real data sets
         of ``benchmarks/bench_real_data.py`` it cut the kernel evaluations from up to
         2.2x to at most 1.12x the floor ``sum_t |SV_t|`` and the median time ratio to
@@ -118,7 +113,16 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         arrived since, instead of the whole row (at most #SV rows parked, the
         oldest dropped first; memory stays ``O(#SV · |I|)``).  The model is the same
         bit for bit; only kernel evaluations and time differ.  False: the row is
-        released and rebuilt (the earlier behaviour).
+        released and rebuilt.
+    departures : None, "default", "paper" or dict, default=None
+        The departures from the printed Algorithms 1-2 (:data:`refsvm.ramp.departures.DEPARTURES`;
+        ``docs/wang_vucetic.rst``, "The printed algorithm").  None: all on.  "paper": the
+        algorithm exactly as printed, in either backend: ``shrinking``, ``keep_rows``,
+        ``stop="relative"``, ``warmup``, ``fit_intercept`` and the finishing step
+        (``finish_gain``) are overridden (off), and so are the pair and block steps and the
+        hold-out of steps 16-27 (on a stream where the printed steps 9-27 cycle, ``fit``
+        raises a RuntimeError).  A dict changes the named settings (``"base"``: "default"
+        or "paper").
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -170,7 +174,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
                  min_gain=3e-6, stop="relative", fit_intercept=True, max_non_sv=100,
                  warmup=200, shrinking=True, keep_rows=True, finish_gain=3e-8,
-                 backend="cython"):
+                 departures=None, backend="cython"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -185,6 +189,7 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         self.shrinking = shrinking
         self.keep_rows = keep_rows
         self.finish_gain = finish_gain
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "tol": Positive(), "min_gain": NonNegative(),
@@ -193,7 +198,8 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
                         "max_non_sv": Integer(minimum=0, allow_none=True),
                         "warmup": Integer(minimum=0),
                         "shrinking": Boolean(), "keep_rows": Boolean(),
-                        "finish_gain": NonNegative(allow_none=True)}
+                        "finish_gain": NonNegative(allow_none=True),
+                        "departures": DeparturesRule(DEPARTURES)}
 
     def _make_state(self, n_features, sparse, X):
         kind, gamma, degree, coef0 = self._kernel_args(X)
@@ -202,10 +208,12 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
             coef0=coef0, tol=float(self.tol), min_gain=float(self.min_gain),
             max_non_sv=-1 if self.max_non_sv is None else int(self.max_non_sv),
             shrinking=bool(self.shrinking), fit_intercept=bool(self.fit_intercept),
-            stop=self.stop, keep_rows=bool(self.keep_rows), warmup=int(self.warmup))
+            stop=self.stop, keep_rows=bool(self.keep_rows), warmup=int(self.warmup),
+            departures=self.departures)
 
     def _end_of_pass(self, state):
-        """``fit``'s finishing step (``finish_gain``; ``partial_fit`` has none)."""
+        """``fit``'s finishing step (``finish_gain``; ``partial_fit`` has none; nothing when
+        the departure ``finish`` is off)."""
         if self.finish_gain is not None:
             state.finish(float(self.finish_gain))
 
@@ -273,6 +281,9 @@ class _ActiveLearner:
         The same early freeze shows here: OnlineASVMR on Banana (C = 1 and 10, 6 random
         orders each) ended at 67-71 % in 3 of 12 runs (88.5-88.9 % in the others);
         ``warmup=200`` avoids it (``docs/wang_vucetic.rst``, reading 18).
+    departures : None, "default", "paper" or dict, default=None
+        As :class:`refsvm.OnlineRampSVM`: "paper" runs Algorithms 1-3 exactly as printed
+        (``stop``, ``fit_intercept`` and ``warmup`` overridden).
     classes : pair of labels, default=(-1, 1)
         The oracle's labels; ``classes[1]`` is the positive class.
     """
@@ -282,21 +293,24 @@ class _ActiveLearner:
                         "stop": Options(*_reference_module.STOP_RULES),
                         "fit_intercept": Boolean(),
                         "max_non_sv": Integer(minimum=0, allow_none=True),
-                        "warmup": Integer(minimum=0)}
+                        "warmup": Integer(minimum=0),
+                        "departures": DeparturesRule(DEPARTURES)}
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, tol=1e-3,
                  min_gain=1e-5, max_non_sv=None, backend="cython", classes=(-1, 1),
-                 stop="gain", fit_intercept=False, warmup=0):
+                 stop="gain", fit_intercept=False, warmup=0, departures=None):
         self.C, self.kernel, self.gamma, self.degree, self.coef0 = C, kernel, gamma, degree, coef0
         self.tol, self.min_gain, self.max_non_sv = tol, min_gain, max_non_sv
         self.stop, self.fit_intercept, self.warmup = stop, fit_intercept, warmup
+        self.departures = departures
         check_params(self, self._parameter_rules)
         if len(classes) != 2 or classes[0] == classes[1]:
             raise ValueError(f"classes must be two distinct labels; got {classes!r}")
         self.params = dict(C=float(C), kernel=kernel, gamma=float(gamma), degree=int(degree),
                            coef0=float(coef0), tol=float(tol), min_gain=float(min_gain),
                            max_non_sv=-1 if max_non_sv is None else int(max_non_sv),
-                           stop=stop, fit_intercept=bool(fit_intercept), warmup=int(warmup))
+                           stop=stop, fit_intercept=bool(fit_intercept), warmup=int(warmup),
+                           departures=departures)
         self.backend = backend
         self.classes = tuple(classes)
         self.module = load_backend(backend, _reference_module, "refsvm.ramp._online_svmr")

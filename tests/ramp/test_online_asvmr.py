@@ -147,16 +147,26 @@ def test_public_names_are_the_learners():
     assert refsvm.Greedy is Greedy
 
 
-@pytest.mark.parametrize("module", ["online_svmr", "online_asvmr", "cccp"])
+DEPARTURE_MODULES = sorted(f"departures/{p.stem}" for p in
+                           (Path(refsvm.__file__).parent / "ramp" / "departures").glob("*.py"))
+
+
+@pytest.mark.parametrize("module", ["online_svmr", "online_asvmr", "cccp", *DEPARTURE_MODULES])
 def test_references_import_only_the_core(module):
     """A reference holds only the algorithm: at module level it imports NumPy/SciPy, the
-    standard library and refsvm.core, or a reference of its own family."""
+    standard library and refsvm.core, or a reference of its own family (a departure module:
+    the core and its own package)."""
     tree = ast.parse((Path(refsvm.__file__).parent / "ramp" / f"{module}.py").read_text())
+    core = "...core" if module.startswith("departures/") else "..core"
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             name = "." * node.level + (node.module or "")
-            assert (name.startswith(("..core", "__future__", "collections", "dataclasses"))
-                    or name in (".online_svmr",)), name
+            if module.startswith("departures/"):
+                assert (name.startswith((core, "__future__"))
+                        or (name.startswith(".") and not name.startswith(".."))), name
+                continue
+            assert (name.startswith((core, "__future__", "collections", "dataclasses"))
+                    or name in (".online_svmr",) or name.startswith(".departures")), name
         elif isinstance(node, ast.Import):
             assert all(a.name in ("math", "numpy", "scipy.sparse") for a in node.names)
 

@@ -24,6 +24,7 @@ from scipy.optimize import minimize
 
 from refsvm._testing import RAMP_OPTIONS, clustered_streams
 from refsvm.ramp import online_svmr as ramp
+from refsvm.ramp.departures import DEPARTURES
 from refsvm.datasets import make_two_gaussians
 from refsvm.core.kernels import Kernel, get_row
 
@@ -499,23 +500,21 @@ def test_csr_rows_of_different_widths():
 
 @pytest.mark.parametrize("twins", [pytest.param(TWINS, id="both", marks=pytest.mark.slow),
                                    pytest.param([_ramp], id="cython")])
-def test_hold_out_breaks_the_cycle_of_algorithm_1(monkeypatch, twins):
+def test_hold_out_breaks_the_cycle_of_algorithm_1(twins):
     """Gauss stream (seed 0), C = 1, gamma = 0.5: at example 956, Alg. 1 as printed cycles for
     ever (example 249 alternates alpha = C, g = 2.0005 -> out of V -> alpha = 0, g = 1.9989 ->
     back in V).  Both twins hold example 249 out for the rest of that update, and agree (the
     reference's 957 examples take long: in CI the compiled twin alone).  The stream is
-    replayed on the printed loop's path: the exact steps on nearly singular pairs (reading
-    13), which take this stream elsewhere from example 338 on, are turned off
-    (``PAIR_ETA = 0``, read by both twins when a state is made), and so is the block step on
-    detected cycles (``CYCLE_WINDOW = 0``, likewise)."""
-    monkeypatch.setattr(ramp, "PAIR_ETA", 0.0)
-    monkeypatch.setattr(ramp, "CYCLE_WINDOW", 0)
+    replayed on the printed loop's path: every other departure is off
+    (``departures={"base": "paper", "hold_out": True}``; the exact steps on nearly singular
+    pairs, reading 13, would take this stream elsewhere from example 338 on)."""
     X, y = make_two_gaussians(5000, random_state=0)
     X, y = np.ascontiguousarray(X[:957]), y[:957]
     y = y.astype(np.float64)
     objs = []
     for mod in twins:
-        s = mod.OnlineSVMR(2, False, C=1.0, gamma=0.5)
+        s = mod.OnlineSVMR(2, False, C=1.0, gamma=0.5,
+                           departures={"base": "paper", "hold_out": True})
         s.run(X, y, np.arange(957, dtype=np.intp))
         objs.append(s)
     states = [o.get_state() for o in objs]
@@ -816,23 +815,23 @@ def test_close_pair_with_opposite_labels_ends_in_a_few_steps(r, C, shrinking, op
 
 
 @pytest.mark.parametrize("shrinking", [False, True], ids=["as-printed", "shrinking"])
-def test_close_pair_zig_zags_without_the_exact_step(monkeypatch, shrinking):
-    """With the exact step on nearly singular pairs turned off (``PAIR_ETA = 0``) and the
-    block step on detected cycles too (``CYCLE_WINDOW = 0``) the printed loop zig-zags on
-    the pair of the test above: C + 2 steps at C = 1e3, r = 1e-3 (about
+def test_close_pair_zig_zags_without_the_exact_step(shrinking):
+    """With the exact step on nearly singular pairs turned off (``departures={"pair_eta":
+    0}``) and the block step on detected cycles too (``"cycle_window": 0``) the printed loop
+    zig-zags on the pair of the test above: C + 2 steps at C = 1e3, r = 1e-3 (about
     min(C, log(1/tol) / r^2)); both twins, the same steps.  With the block step alone (no
-    pair step) the zig-zag is detected after CYCLE_WINDOW steps and ends at once."""
-    monkeypatch.setattr(ramp, "PAIR_ETA", 0.0)
+    pair step) the zig-zag is detected after ``cycle_window`` steps and ends at once."""
     for mod in TWINS:
-        s = mod.OnlineSVMR(2, C=1e3, gamma=1.0, shrinking=shrinking)
+        s = mod.OnlineSVMR(2, C=1e3, gamma=1.0, shrinking=shrinking,
+                           departures={"pair_eta": 0.0})
         s.step(np.array([0.3, -0.2]), 1.0)
         s.step(np.array([0.3, -0.2]) + 1e-3 * np.array([0.6, 0.8]), -1.0)
-        assert s.n_steps <= ramp.CYCLE_WINDOW + 5
-    monkeypatch.setattr(ramp, "CYCLE_WINDOW", 0)
+        assert s.cycle_window == 32 and s.n_steps <= s.cycle_window + 5
     x = np.array([0.3, -0.2])
     rows = np.vstack([x, x + 1e-3 * np.array([0.6, 0.8])])
     for mod in TWINS:
-        s = mod.OnlineSVMR(2, C=1e3, gamma=1.0, shrinking=shrinking)
+        s = mod.OnlineSVMR(2, C=1e3, gamma=1.0, shrinking=shrinking,
+                           departures={"pair_eta": 0.0, "cycle_window": 0})
         assert s.pair_eta == 0.0
         s.step(rows[0], 1.0)
         s.step(rows[1], -1.0)
@@ -1025,8 +1024,9 @@ def _census_stream(i):
             return s
 
 
-def _census_steps(mod, X, y, option, shrinking, C, cap=100_000, check=False):
-    s = mod.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking, **OPTIONS[option])
+def _census_steps(mod, X, y, option, shrinking, C, cap=100_000, check=False, departures=None):
+    s = mod.OnlineSVMR(2, False, C=C, gamma=1.0, shrinking=shrinking, departures=departures,
+                       **OPTIONS[option])
     for t in range(y.shape[0]):
         updates = s.n_updates
         s.step(X[t], y[t])
@@ -1058,14 +1058,14 @@ def test_cycling_clustered_streams_end_in_a_few_steps(i, C):
 
 
 @pytest.mark.parametrize("i", [234, 359])
-def test_clustered_stream_cycles_without_the_block_step(monkeypatch, i):
-    """The same streams with the block step off (``CYCLE_WINDOW = 0``, read by both twins
-    when a state is made): the printed loop's path, 51,054 and 124,090 steps at C = 1e9."""
-    monkeypatch.setattr(ramp, "CYCLE_WINDOW", 0)
+def test_clustered_stream_cycles_without_the_block_step(i):
+    """The same streams with the block step off (``departures={"cycle_window": 0}``): the
+    printed loop's path, 51,054 and 124,090 steps at C = 1e9."""
     X, y, option, shrinking = _census_stream(i)
-    s = _ramp.OnlineSVMR(2, C=1e9)
+    s = _ramp.OnlineSVMR(2, C=1e9, departures={"cycle_window": 0})
     assert s.cycle_window == 0
-    assert _census_steps(_ramp, X, y, option, shrinking, 1e9) > 50_000
+    assert _census_steps(_ramp, X, y, option, shrinking, 1e9,
+                         departures={"cycle_window": 0}) > 50_000
 
 
 @pytest.mark.parametrize("guesses", [None, 0], ids=["search", "every-face"])
@@ -1073,11 +1073,9 @@ def test_clustered_stream_cycles_without_the_block_step(monkeypatch, i):
 @pytest.mark.parametrize("i", [234, 31, 65, 281])
 def test_twins_agree_on_cycling_clustered_streams(monkeypatch, i, C, guesses):
     """Both twins take the same block steps (counted) and agree bit for bit after every
-    example; the invariants hold.  With ``BLOCK_GUESSES = 0`` (read by both twins when a
-    state is made) the block steps search every face at once, the path the active-set
-    search falls back on."""
-    if guesses is not None:
-        monkeypatch.setattr(ramp, "BLOCK_GUESSES", guesses)
+    example; the invariants hold.  With ``departures={"block_guesses": 0}`` the block steps
+    search every face at once, the path the active-set search falls back on."""
+    departures = None if guesses is None else {"block_guesses": guesses}
     blocks = []
     step = ramp.OnlineSVMR._block_step
 
@@ -1088,10 +1086,10 @@ def test_twins_agree_on_cycling_clustered_streams(monkeypatch, i, C, guesses):
 
     monkeypatch.setattr(ramp.OnlineSVMR, "_block_step", counting)
     X, y, option, shrinking = _census_stream(i)
-    params = dict(C=C, gamma=1.0, shrinking=shrinking, **OPTIONS[option])
+    params = dict(C=C, gamma=1.0, shrinking=shrinking, departures=departures, **OPTIONS[option])
     a = ramp.OnlineSVMR(2, **params)
     b = _ramp.OnlineSVMR(2, **params)
-    assert a.block_guesses == b.block_guesses == ramp.BLOCK_GUESSES
+    assert a.block_guesses == b.block_guesses == (24 if guesses is None else guesses)
     for t in range(y.shape[0]):
         updates = a.n_updates
         assert a.step(X[t], y[t]) == b.step(X[t], y[t])
@@ -1167,18 +1165,18 @@ def test_clustered_stream_census_is_flat_in_C():
 
 
 @pytest.mark.slow
-def test_clustered_stream_census_of_400_is_flat_in_C(monkeypatch):
+def test_clustered_stream_census_of_400_is_flat_in_C():
     """The census of docs reading 13 (400 streams, a stream stopped at the first example
     boundary past 100,000 steps): with the block step the totals at C = 1e3 ... 1e12 stay
     within 1.5x of each other and no stream takes more than 20,000 steps; without it
-    (``CYCLE_WINDOW = 0``) they grow more than 3x from C = 1e3 to 1e12."""
+    (``departures={"cycle_window": 0}``) they grow more than 3x from C = 1e3 to 1e12."""
     Cs = (1e3, 1e6, 1e9, 1e12)
-    for window in (ramp.CYCLE_WINDOW, 0):
-        monkeypatch.setattr(ramp, "CYCLE_WINDOW", window)
+    for window in (32, 0):
         total, worst = dict.fromkeys(Cs, 0), 0
         for X, y, option, shrinking in clustered_streams(400):
             for C in Cs:
-                n = _census_steps(_ramp, X, y, option, shrinking, C)
+                n = _census_steps(_ramp, X, y, option, shrinking, C,
+                                  departures={"cycle_window": window})
                 total[C] += n
                 worst = max(worst, n)
         if window:
@@ -1190,13 +1188,13 @@ def test_clustered_stream_census_of_400_is_flat_in_C(monkeypatch):
 
 @pytest.mark.parametrize("k", [2, 5, 8])
 def test_block_step_search_reaches_the_maximum_of_every_face(monkeypatch, k):
-    """The active-set search of ``_block_step`` (at most BLOCK_GUESSES faces) against the
-    search over every face alone (``BLOCK_GUESSES = 0``) on random blocks (points of a
+    """The active-set search of ``_block_step`` (at most ``block_guesses`` faces) against
+    the search over every face alone (``departures={"block_guesses": 0}``) on random blocks (points of a
     cluster, random labels, alpha inside and at the bounds, random g; C = 1 and 5): the
     same gain to 1e-9 and the point in the box; the search ends at a KKT point, without
     the search over every face, on at least 95 % of the blocks."""
     rng = np.random.RandomState(100 + k)
-    guesses_now = ramp.BLOCK_GUESSES
+    guesses_now = DEPARTURES["block_guesses"].default
     faces = []
     face = ramp.OnlineSVMR._face
 
@@ -1217,8 +1215,7 @@ def test_block_step_search_reaches_the_maximum_of_every_face(monkeypatch, k):
         g = rng.randn(k)
         points = []
         for guesses in (guesses_now, 0):
-            monkeypatch.setattr(ramp, "BLOCK_GUESSES", guesses)
-            s = ramp.OnlineSVMR(2, C=C, gamma=1.0)
+            s = ramp.OnlineSVMR(2, C=C, gamma=1.0, departures={"block_guesses": guesses})
             s.alpha, s.y, s.ids = a0.copy(), yv, np.arange(k)
             faces.append(0)
             moves = s._block_step(list(range(k)), [list(r) for r in H], list(g), 0.0)
@@ -1232,17 +1229,17 @@ def test_block_step_search_reaches_the_maximum_of_every_face(monkeypatch, k):
     assert resolved >= 0.95 * n, (resolved, n)
 
 
-@pytest.mark.parametrize("name,value", [("CYCLE_WINDOW", 65), ("CYCLE_SET", 9),
-                                        ("CYCLE_SET", 1), ("BLOCK_GUESSES", -1),
-                                        ("BLOCK_GUESSES", 33), ("CYCLE_ETA", -1.0)])
-def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(monkeypatch, name, value):
-    """The module constants both twins read when a state is made are checked there (the
+@pytest.mark.parametrize("name,value", [("cycle_window", 65), ("cycle_set", 9),
+                                        ("cycle_set", 1), ("block_guesses", -1),
+                                        ("block_guesses", 33), ("cycle_eta", -1.0)])
+def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(name, value):
+    """The departures' settings both twins read when a state is made are checked there (the
     compiled twin's buffers are sized by CYCLE_WINDOW_MAX, CYCLE_SET_MAX and
-    BLOCK_GUESSES_MAX): a value out of range is a ValueError naming it, never a state."""
-    monkeypatch.setattr(ramp, name, value)
+    BLOCK_GUESSES_MAX of :mod:`refsvm.ramp.departures`): a value out of range is a
+    ValueError naming it, never a state."""
     for mod in (ramp, _ramp):
         with pytest.raises(ValueError, match=name):
-            mod.OnlineSVMR(2, C=1.0)
+            mod.OnlineSVMR(2, C=1.0, departures={name: value})
 
 
 @pytest.mark.parametrize("C", [1.0, 100.0])

@@ -1,0 +1,109 @@
+"""The departures of OnlineSVMR from Algorithms 1-2 as printed (Wang & Vucetic): the table.
+
+Each entry of :data:`DEPARTURES` is one setting of ``departures=`` (see
+:mod:`refsvm.core.departures`); each departure's code is a module of this package, a mixin
+of :class:`refsvm.ramp.online_svmr.OnlineSVMR`:
+
+==================  =====================================================================
+module              departure (settings)
+==================  =====================================================================
+pair_step           one exact step on a singular or nearly singular pair
+                    (``singular_pairs``, ``pair_eta``, ``pair_eps``)
+block_step          the cycle detector and the exact step on the block of a cycle
+                    (``cycle_window``, ``cycle_set``, ``cycle_ratio``, ``cycle_eta``,
+                    ``block_guesses``, ``block_kkt_tol``)
+joint_steps         the loop history both read and the one call the printed loop makes
+shrinking           steps 10-15 in rounds on a working set (``shrinking``)
+keep_rows           parked kernel rows (``keep_rows``)
+relative_stop       the gain rule relative to the dual objective (``relative_stop``)
+warmup              the hinge-loss start (``warmup``)
+hold_out            no re-entry into V in the update an example left it (``hold_out``)
+finish              the finishing step after the stream (``finish``)
+intercept           the regularised bias, the kernel k + 1 (``intercept``)
+==================  =====================================================================
+
+The flags ``shrinking``, ``keep_rows``, ``relative_stop``, ``warmup`` and ``intercept``
+gate a constructor parameter of the state (``shrinking``, ``keep_rows``,
+``stop="relative"``, ``warmup``, ``fit_intercept``): True lets the parameter decide, False
+turns the departure off whatever the parameter says.  ``departures="paper"`` turns every
+departure off: both twins then run Algorithms 1-2 exactly as printed.  The settings of an
+off departure (``cycle_set`` when ``cycle_window`` is 0, ...) keep their defaults in the
+paper form: they are read by nothing.
+
+Docs: ``docs/wang_vucetic.rst``, "Departures from the printed algorithm".
+"""
+
+from __future__ import annotations
+
+from ...core.departures import Departure, flag, integer, nonnegative
+
+__all__ = ["BLOCK_GUESSES_MAX", "CYCLE_SET_MAX", "CYCLE_WINDOW_MAX", "DEPARTURES"]
+
+#: The most steps of history the cycle detector keeps (the compiled twin's ring).
+CYCLE_WINDOW_MAX = 64
+#: The largest block a block step solves (3^k faces; the compiled twin's arrays).
+CYCLE_SET_MAX = 8
+#: The most faces of a block step's active-set search (the compiled twin's array).
+BLOCK_GUESSES_MAX = 32
+
+DEPARTURES = {
+    "singular_pairs": Departure(
+        default=True, paper=False, check=flag,
+        answers="Eq. (14) takes about C steps on a pair of the same or the opposite point "
+                "in feature space (an opposite-label duplicate)"),
+    "pair_eta": Departure(
+        default=1e-3, paper=0.0, check=nonnegative,
+        answers="Eq. (14) zig-zags on a nearly singular pair, det <= pair_eta Q_pp Q_qq "
+                "(0: off)"),
+    "pair_eps": Departure(
+        default=1e-12, paper=1e-12, check=nonnegative,
+        answers="the round-off test of a singular pair or face of the pair and block steps"),
+    "cycle_window": Departure(
+        default=32, paper=0, check=integer(0, CYCLE_WINDOW_MAX),
+        answers="steps 10-15 circle on a nearly singular block of 3 to 8 coordinates: "
+                "the detector's window (0: off)"),
+    "cycle_set": Departure(
+        default=8, paper=8, check=integer(2, CYCLE_SET_MAX),
+        answers="the most examples a detected cycle may visit (the block's size)"),
+    "cycle_ratio": Departure(
+        default=0.5, paper=0.5, check=nonnegative,
+        answers="a cycle's gains shrink by less than this over the window"),
+    "cycle_eta": Departure(
+        default=1e-3, paper=1e-3, check=nonnegative,
+        answers="a cycle's block is nearly singular: det H <= cycle_eta prod H_ii"),
+    "block_guesses": Departure(
+        default=24, paper=24, check=integer(0, BLOCK_GUESSES_MAX),
+        answers="the faces a block step's active-set search tries before every face"),
+    "block_kkt_tol": Departure(
+        default=1e-9, paper=1e-9, check=nonnegative,
+        answers="a block step's face search stops at a point meeting the box's KKT "
+                "conditions to this relative tolerance"),
+    "shrinking": Departure(
+        default=True, paper=False, check=flag,
+        answers="steps 10-15 apply Eq. (15) to all of I after every step: the parameter "
+                "shrinking=True may run them in rounds on a working set"),
+    "keep_rows": Departure(
+        default=True, paper=False, check=flag,
+        answers="a row released when alpha returns to 0 is rebuilt in full: the parameter "
+                "keep_rows=True may park it"),
+    "relative_stop": Departure(
+        default=True, paper=False, check=flag,
+        answers="the printed gain rule depends on the scale of the problem: the parameter "
+                "stop='relative' may compare the gain with min_gain * D"),
+    "warmup": Departure(
+        default=True, paper=False, check=flag,
+        answers="a stream can freeze a wrong early model: the parameter warmup > 0 may "
+                "learn the first arrivals with the hinge loss"),
+    "hold_out": Departure(
+        default=True, paper=False, check=flag,
+        answers="steps 16-27 cycle for ever when an example leaves V and re-enters it "
+                "(Gauss stream, seed 0, C = 1, gamma = 0.5, example 956)"),
+    "finish": Departure(
+        default=True, paper=False, check=flag,
+        answers="the online loop leaves coordinates slightly above 0: finish() may run "
+                "steps 9-27 once more with a smaller gain threshold"),
+    "intercept": Departure(
+        default=True, paper=False, check=flag,
+        answers="the zero-bias model needs many support vectors where the classes are not "
+                "centred: the parameter fit_intercept=True may use the kernel k + 1"),
+}
