@@ -224,7 +224,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
     cdef readonly long long n_refresh_failed, n_pivot_refresh
     cdef bint fresh             # R inverted from scratch, S unchanged since
-    cdef bint refined           # the last pass's beta needed a correction (_beta_rates)
+    cdef bint refined           # the last pass's beta needed a correction (_refined_rates)
     cdef double cscale          # the scale of the candidate's pivot (see _adiabatic)
     cdef double amax, aother    # the scales of alpha and g (see _scales) and the tie
     cdef double ea, eg          # windows EPS_ALPHA alpha_max, EPS_G g_scale
@@ -902,22 +902,19 @@ cdef class IncrementalSVMState(StreamLearner):
             self._refine()
         return 0
 
-    cdef int _beta_rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
-        """beta of c refined (as _beta) and the rates r from it, the residual of the margin
-        rows read from the rates: rho_{a+1} = gamma_{S_a} = sign r_{S_a}, rho_0 = y_S' beta_S
-        + y_c; against M first (_residual) after a pass that needed a correction
-        (``refined``) (refsvm/idsvm/departures/refinement.py, ``_refined_rates``); with
-        ``refine`` 0, the printed beta = -R m and its rates (Eqs. 5, 7)."""
+    cdef int _refined_rates(self, Py_ssize_t c, const double* col, double sign) except -1 nogil:
+        """beta of c (self.m and the printed beta = -R m in self.beta) refined (as _beta)
+        and the rates r from it, the residual of the margin rows read from the rates:
+        rho_{a+1} = gamma_{S_a} = sign r_{S_a}, rho_0 = y_S' beta_S + y_c; against M first
+        (_residual) after a pass that needed a correction (``refined``); R refactorised
+        and the whole once more when refinement does not converge (the departure
+        ``refine``: refsvm/idsvm/departures/refinement.py)."""
         cdef Py_ssize_t nn = self.n_margin + 1, a, it = 0, attempt
         cdef double rmax = 0.0, smax, acc
         cdef bint explicit
-        self._form_m(c)
-        if not self.dep.refine:                 # the printed Eqs. 5 and 7
-            bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
-            self._rates(c, col, sign)
-            return 0
         for attempt in range(2):
-            bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
+            if attempt:
+                bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
             smax = self._resid_scale()
             if smax == 0.0:
                 self._rates(c, col, sign)
@@ -964,7 +961,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef bint _correct(self, double smax, bint last, double* rmax) noexcept nogil:
         """One step of the refinement of beta: rmax = max|rho| (self.rho, the residual M
         beta + m); 1 when it is at most refine_tol smax or this was the ``last`` check, else
-        beta <- beta - Rinv rho and 0 (_refine, _beta_rates)."""
+        beta <- beta - Rinv rho and 0 (_refine, _refined_rates)."""
         cdef Py_ssize_t nn = self.n_margin + 1, a
         rmax[0] = 0.0
         for a in range(nn):
@@ -1043,7 +1040,12 @@ cdef class IncrementalSVMState(StreamLearner):
             rtb[0] = 0.0
             rt0[0] = 0.0
             return 0
-        self._beta_rates(c, col, sign)
+        self._form_m(c)
+        bordered_beta_sym(self.Rinv, self.ld_rinv, ns + 1, self.m, self.beta, self.rows)  # Eq. 5
+        if self.dep.refine:
+            self._refined_rates(c, col, sign)   # refsvm/idsvm/departures/refinement.py
+        else:
+            self._rates(c, col, sign)           # Eq. 7
         if sign > 0:
             # the pivot gamma_c and its scale (the bound unless the pivot is small
             # against it); a doubtful one from a fresh R
