@@ -689,7 +689,7 @@ cdef class OnlineSVMR(StreamLearner):
         return self._move_pair(p, q, apn, aqn, dp, dq)
 
     # ------------------------------------------------------------------ detected cycles
-    cdef inline void _push(self, Py_ssize_t p, double gain) noexcept nogil:
+    cdef inline void _remember(self, Py_ssize_t p, double gain) noexcept nogil:
         """A coordinate step on p with Eq. (13) gain ``gain``, into the detector's history."""
         self.hist_p[self.hist_n % HIST_MAX] = p
         self.hist_g[self.hist_n % HIST_MAX] = gain
@@ -1047,8 +1047,8 @@ cdef class OnlineSVMR(StreamLearner):
                     self._release_row(last)
                 if self.alpha[best] == 0.0:
                     self._release_row(best)
-                self._push(last, best_gain)                      # for _cycle: two steps
-                self._push(best, best_gain)
+                self._remember(last, best_gain)                  # for _cycle: two steps
+                self._remember(best, best_gain)
                 last = -1
                 back = -1
                 best = -1
@@ -1083,7 +1083,7 @@ cdef class OnlineSVMR(StreamLearner):
                         if self.in_v[p]:
                             self._consider(p, &best, &best_gain)
                     continue
-            self._push(best, best_gain)
+            self._remember(best, best_gain)
             back = last
             last = best
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
@@ -1178,8 +1178,8 @@ cdef class OnlineSVMR(StreamLearner):
                     lta[jp] = self.lt[p]
                     cl = dl * yv[last]
                     cp = dp * yv[p]
-                    self._push(last, bg)                         # for _cycle: two steps
-                    self._push(p, bg)
+                    self._remember(last, bg)                     # for _cycle: two steps
+                    self._remember(p, bg)
                     best = -1
                     bg = -INFINITY
                     for j in range(na):                          # Eq. (15) on A, step 11
@@ -1246,7 +1246,7 @@ cdef class OnlineSVMR(StreamLearner):
                     nt += 1
                 self.net_step[p] += delta
                 c = delta * yv[p]
-                self._push(p, bg)
+                self._remember(p, bg)
                 back = last
                 last = p
                 best = -1
@@ -1317,6 +1317,23 @@ cdef class OnlineSVMR(StreamLearner):
         """The bound of Eq. (10): 2, or infinite in the warm-up (see the reference)."""
         return INFINITY if self.n_seen <= self.warmup else 2.0
 
+    cdef inline void _hold(self, Py_ssize_t p) noexcept nogil:
+        """Step 19 removed p from V: hold it out for the rest of this update (departure
+        ``hold_out``; see the reference's ``_hold``)."""
+        if self.hold_out:
+            self.held[p] = 1
+
+    cdef int _end_of_warmup(self) except -1 nogil:
+        """An arrival that step 4 turned away: when it ends the warm-up, an update (steps
+        9-27 with the bound 2; departure ``warmup``, see the reference's ``_end_of_warmup``)."""
+        cdef Py_ssize_t p
+        if self.warmup and self.n_seen == self.warmup + 1:
+            self.n_updates += 1
+            for p in range(self.n):
+                self.held[p] = 0
+            self._cccp()
+        return 0
+
     cdef int _cccp(self) except -1 nogil:
         """Alg. 1 steps 9-27 (see the reference's ``_cccp``)."""
         cdef Py_ssize_t p, n_removed
@@ -1344,8 +1361,7 @@ cdef class OnlineSVMR(StreamLearner):
                 elif self.g[p] > bound and self.in_v[p]:
                     self.in_v[p] = 0
                     self._thresholds(p)
-                    if self.hold_out:                # no re-entry in this update
-                        self.held[p] = 1
+                    self._hold(p)                    # hold_out (not in the paper)
                     self.tmp_pos[n_removed] = p
                     n_removed += 1
                     changed = True
@@ -1519,11 +1535,8 @@ cdef class OnlineSVMR(StreamLearner):
             self._thresholds(new)
             self._coordinate_step(new)                           # steps 6-8
             self._cccp()                                         # steps 9-27
-        elif self.warmup and self.n_seen == self.warmup + 1:     # warm-up over (not in
-            self.n_updates += 1                                  # the paper): an update,
-            for p in range(new + 1):                             # steps 9-27 with the
-                self.held[p] = 0                                 # bound 2
-            self._cccp()
+        else:
+            self._end_of_warmup()                                # warmup (not in the paper)
         self._removal_step()                                     # Algorithm 2
         if self.keep_rows:
             self._evict_parked()

@@ -19,6 +19,11 @@ vector (Eq. 4), whether it is then queried or not.  OnlineASVMR reuses those val
 it learns the example; Greedy scores its h candidates and then learns the chosen one with
 a fresh arrival (it pays #SV evaluations again for that one).
 
+Over a state made with ``departures="paper"`` these are the printed algorithms.  The one
+departure seen here is the hinge warm-up's query rule of step 3 (query every example until
+``state.warmup`` are learned; :mod:`refsvm.ramp.departures.warmup`), and a state whose
+departure ``warmup`` is off has ``warmup == 0``.
+
 The learners with checkpoints and learning curves (Fig. 6), parameter checks and the
 choice of backend are :class:`refsvm.OnlineASVMR`, :class:`refsvm.QueryAll` and
 :class:`refsvm.Greedy` (:mod:`refsvm.ramp.estimators`).

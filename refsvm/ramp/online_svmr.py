@@ -451,7 +451,8 @@ block_guesses, block_kkt_tol, hold_out
 
     # ------------------------------------------------------------------ Algorithm 2
     def _removal_step(self):
-        """Keep at most m non-SVs: drop those with the largest |1 - g| (oldest first on ties)."""
+        """Algorithm 2 (after step 28): keep at most m non-SVs, X = {i : alpha_i = 0}; drop the
+        |X| - m with the largest |1 - g| (oldest first on ties)."""
         m = self.max_non_sv
         if m < 0:
             return
