@@ -17,6 +17,8 @@ from refsvm._core cimport (CKernel, RowStore, StreamLearner, kernel_dense, kerne
                            kernel_row_many, pa_step)
 from refsvm.core.pa import PA_VARIANTS, variant_code
 from refsvm.core.kernels import rows_to_state
+from refsvm.core.departures import resolve
+from refsvm.kernel_pa.departures import DEPARTURES
 
 cnp.import_array()
 
@@ -32,6 +34,7 @@ cdef class KernelPA(StreamLearner):
     cdef readonly double C
     cdef readonly int variant
     cdef readonly bint fit_intercept   # the kernel k + 1 everywhere (see the reference)
+    cdef readonly object departures    # resolved over the family's (empty) table
     cdef double* coef         # c_j = tau_j y_j
     cdef long long* ids       # stream ids of the support vectors
     cdef double* kbuf         # k(x_j, x) of the arrival, j < n_sv (the core's kernel_row_many)
@@ -40,7 +43,8 @@ cdef class KernelPA(StreamLearner):
     cdef readonly double cumulative_loss
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
-                 degree=3, coef0=0.0, fit_intercept=False):
+                 degree=3, coef0=0.0, fit_intercept=False, departures=None):
+        self.departures = resolve(DEPARTURES, departures)
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
@@ -157,7 +161,8 @@ cdef class KernelPA(StreamLearner):
         k = self.kernel
         return dict(n_features=self.n_features, sparse=bool(self.sparse), C=self.C,
                     variant=self.variant, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0, fit_intercept=bool(self.fit_intercept))
+                    coef0=k.coef0, fit_intercept=bool(self.fit_intercept),
+                    departures=dict(self.departures))
 
     def save_state(self):
         data = self.get_state()

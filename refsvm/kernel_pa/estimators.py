@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from .._validation import Boolean, Options, Positive
+from .._validation import Boolean, DeparturesRule, Options, Positive
 from ..base import BaseKernelClassifier, SupportVectorsMixin
 from ..core.pa import PA_VARIANTS
 from . import kernel_pa as _reference_module
+from .departures import DEPARTURES
 
 __all__ = ["KernelPassiveAggressive"]
 
@@ -32,6 +33,10 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
         ``docs/wang_vucetic.rst``): there the bias lowered the mean test accuracy of
         PA-I by 2 points (the k + 1 kernel halves the RBF step sizes and b drifts
         with the class balance).
+    departures : None, "default", "paper" or dict, default=None
+        The family's departures (:mod:`refsvm.kernel_pa.departures`): none, so None and
+        "paper" run the same printed step; the parameter exists so that one name works
+        across the families (a named setting is a ValueError).
     backend : {"cython", "python"}, default="cython"
 
     Attributes
@@ -69,7 +74,7 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
     _compiled = "refsvm.kernel_pa._kernel_pa"
 
     def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 fit_intercept=False, backend="cython"):
+                 fit_intercept=False, departures=None, backend="cython"):
         self.C = C
         self.variant = variant
         self.kernel = kernel
@@ -77,9 +82,11 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
         self.degree = degree
         self.coef0 = coef0
         self.fit_intercept = fit_intercept
+        self.departures = departures
         self.backend = backend
 
     _parameter_rules = {"C": Positive(), "variant": Options(*PA_VARIANTS),
+                        "departures": DeparturesRule(DEPARTURES),
                         "fit_intercept": Boolean()}
 
     def _make_state(self, n_features, sparse, X):
@@ -87,7 +94,8 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
         return self._module().KernelPA(n_features, sparse, C=float(self.C),
                                      variant=PA_VARIANTS[self.variant], kernel=kind, gamma=gamma,
                                      degree=degree, coef0=coef0,
-                                     fit_intercept=bool(self.fit_intercept))
+                                     fit_intercept=bool(self.fit_intercept),
+                                     departures=self.departures)
 
     @property
     def intercept_(self):

@@ -40,9 +40,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.departures import resolve
 from ..core.kernels import Kernel, get_row, rows_from_state, rows_to_state, stack_rows
 from ..core.pa import PA_VARIANTS, pa_step, variant_code
 from ..core.stream import StreamLearner
+from .departures import DEPARTURES
 
 __all__ = ["KernelPA"]
 
@@ -62,6 +64,9 @@ class KernelPA(StreamLearner):
         See :class:`refsvm.core.kernels.Kernel`.
     fit_intercept : bool
         Learn a regularised bias through the kernel k + 1 (module docstring).
+    departures : None, "default", "paper" or dict
+        The family's departures (:mod:`refsvm.kernel_pa.departures`): none, so every
+        setting runs the printed step; kept as ``departures``.
 
     Examples
     --------
@@ -82,8 +87,9 @@ class KernelPA(StreamLearner):
     """
 
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
-                 degree=3, coef0=0.0, fit_intercept=False):
+                 degree=3, coef0=0.0, fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
+        self.departures = resolve(DEPARTURES, departures)
         self.C = float(C)
         self.variant = (variant_code(variant, PA_VARIANTS) if isinstance(variant, str)
                         else int(variant))
@@ -172,7 +178,8 @@ class KernelPA(StreamLearner):
         k = self.kernel
         return dict(n_features=self.n_features, sparse=self.sparse, C=self.C,
                     variant=self.variant, kernel=k.kind, gamma=k.gamma, degree=k.degree,
-                    coef0=k.coef0, fit_intercept=self.fit_intercept)
+                    coef0=k.coef0, fit_intercept=self.fit_intercept,
+                    departures=dict(self.departures))
 
     def save_state(self):
         data = self.get_state()

@@ -5,7 +5,10 @@ minimum enclosing ball -- Algorithm 1, lookahead (Algorithm 2), the kernel form
 Paper: ``shared/papers/004_*.txt`` ("Streamed Learning: One-Pass SVMs", IJCAI 2009).
 Docs: ``docs/rai_daume_venkatasubramanian.rst``.  ALGORITHMS.md: §5.
 
-Modules: :mod:`refsvm.stream_svm.stream_svm` (the reference),
-``refsvm.stream_svm._stream_svm`` (its compiled twin),
+Modules: :mod:`refsvm.stream_svm.stream_svm` (the reference: Algorithms 1 and 2),
+beside it :mod:`~refsvm.stream_svm.enclosing_ball` (the lookahead solver),
+:mod:`~refsvm.stream_svm.multi_ball` (Sec. 4.3), :mod:`~refsvm.stream_svm.stored_rows`
+and :mod:`~refsvm.stream_svm.departures` (the departures from the printed lines);
+``refsvm.stream_svm._stream_svm`` (the compiled twin of all of them);
 :mod:`refsvm.stream_svm.estimators` (:class:`StreamSVM`).
 """
