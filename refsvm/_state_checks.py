@@ -750,8 +750,8 @@ def _online_svmr(r, p):
     alpha = r.array("alpha", "f", (n,))
     r.array("g", "f", (n,))
     y = r.array("y", "f", (n,))
-    if n and np.any(y == 0.0):
-        r.fail("y", "labels must be non-zero")
+    if n and not np.all(np.abs(y) == 1.0):  # the estimators' labels (y = 1e308 never ended)
+        r.fail("y", "labels must be -1 or +1")
     r.array("qdiag", "f", (n,), lo=0.0)
     if n and np.any(np.abs(alpha) > C * np.maximum(1.0, np.abs(y)) * (1 + 1e-9)):
         r.fail("alpha", f"must lie within the box of C = {C}")

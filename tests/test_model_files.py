@@ -328,6 +328,7 @@ def _sweep(tmp_path, long, workers):
                 failures.append(f"{name}-{backend}-{'csr' if sparse else 'dense'} {label}: "
                                 f"{outcome}")
         counts[(name, backend, "csr" if sparse else "dense")] = tally
+        print(f"{name}-{backend}-{'csr' if sparse else 'dense'}: {dict(tally)}", flush=True)
     return counts, failures
 
 

@@ -334,7 +334,7 @@ def test_n_reduced_beyond_the_bound_is_refused_before_allocating():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("where,key,value", [
-    ("data", "g", np.nan), ("data", "y", np.inf), ("data", "qdiag", -1.0),
+    ("data", "g", np.nan), ("data", "y", np.inf), ("data", "y", 1e308), ("data", "qdiag", -1.0),
     ("init_params", "gamma", np.inf), ("init_params", "min_gain", np.nan)])
 def test_online_ramp_svm_states_that_never_returned_are_refused(backend, where, key, value,
                                                                tmp_path):

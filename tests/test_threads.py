@@ -34,8 +34,8 @@ READ_OUTS = ("support_", "dual_coef_", "intercept_", "n_support_", "coef_",
 N, CHUNK = 80, 10
 
 
-def _chunks(X, y):
-    return [(X[i:i + CHUNK], y[i:i + CHUNK]) for i in range(0, N, CHUNK)]
+def _chunks(X, y, size=CHUNK):
+    return [(X[i:i + size], y[i:i + size]) for i in range(0, N, size)]
 
 
 def _sequential(name, backend, X, y):
@@ -126,11 +126,12 @@ def test_learn_and_save_from_two_threads(name, backend, tmp_path):
 
     def save():
         k = 0
-        while not done.is_set() or k < 2:
+        while (not done.is_set() and k < 8) or k < 2:
             path = tmp_path / f"m{k}.npz"
             est.save(path)
             paths.append(path)
             k += 1
+            done.wait(0.01)
 
     _run(learn, save)
     for path in paths:
@@ -144,7 +145,7 @@ def test_learn_and_unlearn_from_two_threads(name, backend):
     """Unlearning example 0 while chunks are learned: the model is the one of unlearning
     it after some number of chunks (exact models: equal to round-off)."""
     X, y = _data(N)
-    chunks = _chunks(X, y)
+    chunks = _chunks(X, y, 2 * CHUNK)
     variants = []
     for k in range(len(chunks)):
         est = REGISTRY[name](backend)
@@ -166,7 +167,7 @@ def test_learn_and_unlearn_from_two_threads(name, backend):
     _run(learn, unlearn)
     f = est.decision_function(X)
     assert any(np.allclose(f, v, rtol=1e-7, atol=1e-7) for v in variants)
-    if hasattr(type(est), "loo_decisions"):
+    if hasattr(type(est), "loo_decisions") and backend == "cython":  # (the reference: slow)
         _run(lambda: est.loo_decisions(), lambda: est.decision_function(X))
 
 
