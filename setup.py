@@ -85,14 +85,13 @@ def _module_name(path):
 
 def _sources(path):
     """The .pyx, or the C that Cython made of it when that is newer than every Cython
-    source and header of the package (then Cython is not run again: a second ``pip
-    install`` in a fresh build environment, whose NumPy .pxd files are new, reuses it)."""
+    source of the package (then Cython is not run again: a second ``pip install`` in a
+    fresh build environment, whose NumPy .pxd files are new, reuses it)."""
     generated = os.path.splitext(path)[0] + ".c"
     if os.path.exists(generated):
         made = os.path.getmtime(generated)
         inputs = (glob.glob(os.path.join("refsvm", "**", "*.pyx"), recursive=True)
-                  + glob.glob(os.path.join("refsvm", "**", "*.pxd"), recursive=True)
-                  + C_HEADERS)
+                  + glob.glob(os.path.join("refsvm", "**", "*.pxd"), recursive=True))
         if all(os.path.getmtime(p) <= made for p in inputs):
             return [generated]
     return [path]

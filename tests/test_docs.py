@@ -1,4 +1,4 @@
-"""The docs quote code as ``refsvm/file.py``: ``statement`` (.py, .pyx or .pxd); each quote must exist."""
+"""The docs quote code as ``refsvm/file.py``: ``statement`` (.py, .pyx, .pxd, or the C of refsvm/_csrc); each quote must exist."""
 
 import re
 from pathlib import Path
@@ -7,7 +7,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted((ROOT / "docs").glob("*.rst"))
-REF = re.compile(r"``(refsvm/[\w/]+\.(?:pyx?|pxd))``: ``(.+?)``(?!`)")
+REF = re.compile(r"``(refsvm/[\w/]+\.(?:pyx?|pxd|c|h))``: ``(.+?)``(?!`)")
 
 
 def _references():
