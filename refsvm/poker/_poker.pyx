@@ -31,7 +31,7 @@ reference's order, which BLAS does not.
 The departures from the printed method (``departures``, resolved by the reference state
 from :data:`refsvm.poker.departures.DEPARTURES`) are read by the engine from the state's
 dict when it is configured: per state, never from module globals.  The inherited
-per-chunk code reads them itself (the joint increment, unlearning, the end of a chunk).
+per-chunk code reads them itself (the joint increment, the end of a chunk).
 
 The per-example arrays (y, alpha, g, p, d, ...) stay NumPy arrays of the Python state,
 shared with the inherited per-chunk code; the engine takes their data pointers at

@@ -66,12 +66,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         (``selection``) keeps AltPOKER, whose breakpoint counts the paper prints.
     departures : None, "default", "paper" or dict, default=None
         The departures from the paper's printed method
-        (:data:`refsvm.poker.departures.DEPARTURES`: the joint increment, unlearning,
+        (:data:`refsvm.poker.departures.DEPARTURES`: the joint increment,
         the end check and polish, the bias centring, the regularisation of a singular
         Q_ss, duplicates, the refresh of the inverse, the column cache, and their
         tolerances).  ``"paper"`` runs Fig. 1, the adjustable-bias method and SelfInit
         exactly as printed: ``increment="joint"`` is then overridden by AltPOKER,
-        :meth:`unlearn` is refused, and a path that cycles raises
+        :meth:`unlearn` runs with every departure off, and a path that cycles raises
         :class:`refsvm.poker.poker.CyclingError` instead of falling back to
         IncrementalSVM's path.  A dict changes the named settings of the defaults (or
         of ``"paper"`` with ``"base": "paper"``).
@@ -333,9 +333,6 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self
         """
         check_is_fitted(self, "classes_")
-        if not self._states[0].departures["unlearning"]:
-            raise ValueError("unlearn: the chunk decrement is a departure from the paper, "
-                             "switched off by departures (departures['unlearning'] is False)")
         ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
                                 self._states[0].active_ids()).astype(np.intp)
         backup = self._backup_states()
@@ -344,6 +341,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                 try:
                     state.unlearn(ids)
                 except (CyclingError, PathError):
+                    if self._paper_form():
+                        raise                        # the printed method: no other path
                     # degenerate data: the same decrement by IncrementalSVM's path, from
                     # the model before the call
                     self._states[k] = self._by_incremental_svm(backup[k], None, None, 0,

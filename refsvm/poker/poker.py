@@ -94,10 +94,10 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
     departures : None, "default", "paper" or dict
         The departures from the printed method (:data:`refsvm.poker.departures.DEPARTURES`,
         resolved by :func:`refsvm.core.departures.resolve`).  ``"paper"`` runs Fig. 1,
-        the adjustable-bias method and SelfInit as printed: no joint increment, no
-        unlearning, no end check, polish or bias centring, no regularisation of a
-        singular Q_ss, no special case for duplicates, R never formed afresh (except
-        for an exactly singular shrink, a guard), no column cache.  The breakpoint
+        the adjustable-bias method and SelfInit as printed: no joint increment, end
+        check, polish, bias centring or regularisation of a singular Q_ss, no special
+        case for duplicates, R never formed afresh (but for an exactly singular shrink,
+        a guard), no column cache; ``unlearn`` runs with all these off.  The breakpoint
         budget 50 (n + 10) stays on: it only raises :class:`CyclingError`.
 
     Attributes

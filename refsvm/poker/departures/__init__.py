@@ -11,7 +11,7 @@ module                       departure (settings)                   docs section
 ===========================  =====================================  ==========================
 ``forced_path``              the path that drives a set of alphas   "One factorisation ..."
 ``joint_increment``          ``joint_increment``                    "One factorisation ..."
-``unlearning``               ``unlearning``                         "One factorisation ..."
+``unlearning``               none: an extension called explicitly   "One factorisation ..."
 ``end_of_chunk``             ``end_check``, ``end_*``, ``polish*``  "Extreme C", "Fuzzing"
 ``bias_centring``            ``centre_bias``, ``bound_window``      "The readings chosen ..."
 ``regularise_fixed``         ``regularise_fixed``                   "One factorisation ..."
@@ -21,7 +21,9 @@ module                       departure (settings)                   docs section
 ===========================  =====================================  ==========================
 
 A tolerance that only matters while its switch is on has ``paper`` equal to its default
-(the switch turns it off).
+(the switch turns it off).  The chunk decrement (``unlearning``) has no switch: it is an
+extension the user calls (``unlearn``), it changes no number of Fig. 1, and in the paper
+form it runs with every other departure off.
 """
 
 from __future__ import annotations
@@ -35,10 +37,6 @@ DEPARTURES = {
         default=True, paper=False, check=flag,
         answers="an extension: a chunk's violators rise together with b adjustable (one path "
                 "instead of Fig. 1's two); off, a chunk asked for jointly is refused"),
-    "unlearning": Departure(
-        default=True, paper=False, check=flag,
-        answers="an extension: the chunk decrement (bounds driven to 0); off, unlearn is "
-                "refused"),
     "end_check": Departure(
         default=True, paper=False, check=flag,
         answers="a path that ends off the optimum through a singular active set reached by "

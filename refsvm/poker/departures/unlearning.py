@@ -3,7 +3,9 @@
 Fine & Scheinberg add examples only.  The decrement removes a set of learned examples at
 once, exactly: their bounds c_i are driven to 0 (alpha_i = (1 - t) alpha_i^0, t from 0 to
 1) by the path of :mod:`.forced_path`, with b adjustable and y'alpha = 0 kept; removed
-examples at alpha = 0 go at once.  With ``unlearning`` False it is refused.  Stream:
+examples at alpha = 0 go at once.  It is called explicitly and changes nothing of Fig. 1,
+so it has no switch in ``DEPARTURES``; in the paper form it runs with every other departure
+off.  Stream:
 ``POKER.unlearn`` (``tests/poker/test_estimator.py``); docs section "One factorisation for every path".
 """
 
@@ -23,9 +25,6 @@ class ChunkUnlearning:
         """Chunk decrement: remove the examples ``ids`` at once, exactly.  Their bounds
         c_i are driven to 0 (alpha_i = (1 - t) alpha_i^0, t: 0 -> 1) by the parametric
         method with b adjustable and y'alpha = 0 kept."""
-        if not self.departures["unlearning"]:
-            raise ValueError("unlearning is a departure from the paper, switched off here "
-                             "(departures['unlearning'] is False)")
         ids = np.unique(np.asarray(ids, dtype=np.intp))
         for i in ids:
             if self.status[i] == I_S:
