@@ -29,6 +29,10 @@ def test_docs_have_code_references():
 def test_code_reference_exists(page, path, code):
     source = (ROOT / path).read_text(encoding="utf-8")
     assert code in source, f"{page}: {code!r} is not in {path}"
+    # a quote locates its line: it occurs once in the file it quotes
+    assert source.count(code) == 1, (
+        f"{page}: {code!r} occurs {source.count(code)} times in {path}; quote more of the line"
+    )
 
 
 def _readme_blocks():

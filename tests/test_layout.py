@@ -1,9 +1,10 @@
-"""The shape of the package (issue 8): a family is a folder; a reference holds only the
-algorithm (no scikit-learn, no compiled code, nothing from another family); a twin
-cimports the shared core; every family folder names its paper, docs page and
-ALGORITHMS.md section."""
+"""The shape of the package: a family is a folder; a reference holds only the algorithm (no
+scikit-learn, no compiled code, nothing from another family) and reads as the printed
+pseudocode; departures are parameters, not module knobs; hand-written C is C; a twin cimports
+the shared core; every family folder names its paper, docs page and ALGORITHMS.md section."""
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
@@ -13,9 +14,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "refsvm"
 FAMILIES = sorted(p.name for p in PKG.iterdir()
                   if p.is_dir() and (p / "__init__.py").exists() and (p / "estimators.py").exists())
-REFERENCES = sorted(p for fam in FAMILIES for p in (PKG / fam).glob("*.py")
-                    if p.name not in ("__init__.py", "estimators.py"))
+#: Every Python module of a family but its estimators: the references, their departures
+#: and helpers. They are read beside the papers.
+REFERENCES = sorted(p for fam in FAMILIES for p in (PKG / fam).rglob("*.py")
+                    if p.name != "estimators.py" and "__pycache__" not in p.parts)
 TWINS = sorted(p for fam in FAMILIES for p in (PKG / fam).glob("_*.pyx"))
+#: The longest a module read beside a paper may be (docstrings included).
+MAX_REFERENCE_LINES = 600
+#: The longest verbatim C block a .pyx/.pxd may hold (a few macros); C belongs in .c/.h files.
+MAX_VERBATIM_C_LINES = 12
 
 
 def _imports(path):
@@ -25,33 +32,109 @@ def _imports(path):
             for alias in node.names:
                 yield alias.name
         elif isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            yield base
+            yield "." * node.level + (node.module or "")
 
 
-def test_the_families_are_there():
-    assert {"linear", "kernel_pa", "ramp", "idsvm", "stream_svm"} <= set(FAMILIES)
+def _absolute(name, path):
+    """A relative import of the module at ``path`` as an absolute dotted name."""
+    if not name.startswith("."):
+        return name
+    level = len(name) - len(name.lstrip("."))
+    package = list(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    base = package[:len(package) - level + 1]
+    rest = name[level:]
+    return ".".join(base + ([rest] if rest else []))
 
 
-@pytest.mark.parametrize("path", REFERENCES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_families_are_found():
+    # every public estimator is defined in some family's estimators.py
+    import refsvm
+
+    homes = {type(obj).__module__ if not isinstance(obj, type) else obj.__module__
+             for obj in map(lambda n: getattr(refsvm, n), refsvm.__all__)
+             if isinstance(obj, type) and hasattr(obj, "fit")}
+    families = {m.split(".")[1] for m in homes if m.endswith(".estimators")}
+    assert families and families <= set(FAMILIES)
+    assert len(FAMILIES) >= 6
+
+
+@pytest.mark.parametrize("path", REFERENCES, ids=lambda p: str(p.relative_to(PKG)))
 def test_a_reference_imports_only_numpy_scipy_the_core_and_its_family(path):
-    family = path.parent.name
+    family = path.relative_to(PKG).parts[0]
     for name in _imports(path):
-        absolute = name
-        if name.startswith(".."):
-            absolute = "refsvm." + name[2:]
-        elif name.startswith("."):
-            absolute = f"refsvm.{family}." + name[1:]
+        absolute = _absolute(name, path)
         top = absolute.split(".")[0]
         assert top not in ("sklearn", "pandas", "matplotlib"), f"{path.name} imports {name}"
         if top == "refsvm":
             parts = absolute.split(".")
-            assert len(parts) > 1 and (parts[1] == "core" or parts[1] == family), (
+            assert len(parts) > 1 and parts[1] in ("core", family), (
                 f"{path.name} imports {name}: a reference may use refsvm.core and its own family"
             )
-            assert not (len(parts) > 2 and parts[2].startswith("_")), (
+            assert not any(p.startswith("_") and p != "__init__" for p in parts[2:]), (
                 f"{path.name} imports compiled code {name}"
             )
+
+
+@pytest.mark.parametrize("path", REFERENCES, ids=lambda p: str(p.relative_to(PKG)))
+def test_a_reference_module_fits_beside_the_paper(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_REFERENCE_LINES, (
+        f"{path.relative_to(ROOT)} has {lines} lines; a module read beside the paper holds at "
+        f"most {MAX_REFERENCE_LINES}: move a departure or a helper into its own module"
+    )
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_family_declares_its_departures(family):
+    import importlib
+
+    from refsvm.core.departures import Departure, resolve
+
+    table = importlib.import_module(f"refsvm.{family}.departures").DEPARTURES
+    assert isinstance(table, dict)
+    for name, departure in table.items():
+        assert isinstance(departure, Departure), name
+        assert departure.answers.strip(), f"{family}: departure {name!r} says nothing it answers"
+        assert departure.check(name, departure.default) == departure.default
+        assert departure.check(name, departure.paper) == departure.paper
+    assert set(resolve(table, "paper")) == set(table)
+
+
+def test_every_estimator_takes_departures():
+    import refsvm
+
+    for name in refsvm.__all__:
+        obj = getattr(refsvm, name)
+        if isinstance(obj, type) and hasattr(obj, "fit") and hasattr(obj, "get_params"):
+            assert "departures" in inspect.signature(obj.__init__).parameters, name
+
+
+# monkeypatch.setattr(module, "CONSTANT", ...) or setattr(module, "CONSTANT", ...) in a test
+_PATCHED_CONSTANT = re.compile(r"setattr\(\s*[\w.]+\s*,\s*[\"'][A-Z][A-Z0-9_]+[\"']")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_test_patches_a_module_constant(path):
+    text = path.read_text(encoding="utf-8")
+    if path.name == "test_layout.py":
+        return
+    hits = _PATCHED_CONSTANT.findall(text)
+    assert not hits, f"{path.name} reaches a path by patching a module constant: {hits}"
+
+
+_VERBATIM = re.compile(r'cdef extern from \*:\s*\n\s*"""(.*?)"""', re.S)
+
+
+@pytest.mark.parametrize("path", sorted(PKG.rglob("*.pyx")) + sorted(PKG.rglob("*.pxd")),
+                         ids=lambda p: str(p.relative_to(PKG)))
+def test_c_is_c(path):
+    for block in _VERBATIM.findall(path.read_text(encoding="utf-8")):
+        lines = [ln for ln in block.splitlines() if ln.strip()]
+        assert len(lines) <= MAX_VERBATIM_C_LINES, (
+            f"{path.relative_to(ROOT)} holds {len(lines)} lines of verbatim C: hand-written C "
+            "belongs in the package's .c/.h files"
+        )
 
 
 @pytest.mark.parametrize("path", TWINS, ids=lambda p: f"{p.parent.name}/{p.name}")

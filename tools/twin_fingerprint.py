@@ -125,8 +125,7 @@ def save(path, paper=False):
                     if name.split("@")[0] == "idsvm":
                         ids, f = est.loo_decisions()
                         out[key + "/loo_ids"], out[key + "/loo_f"] = np.asarray(ids), np.asarray(f)
-                    # POKER's chunk unlearning is beyond the paper: off in its paper form
-                    if name in ("idsvm", "idsvm@paper", "poker", "poker_alt"):
+                    if name.split("@")[0] in ("idsvm", "poker", "poker_alt"):
                         est.unlearn([3, 17, 40])
                         _record(out, key + "/unlearn", est, XXt)
     # active learning and offline CCCP (reference solver)
