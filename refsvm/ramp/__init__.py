@@ -6,7 +6,7 @@ OnlineASVMR (Alg. 3) with QueryAll and Greedy, and the offline CCCP solver.
 - :mod:`refsvm.ramp.departures`: the departures from the printed algorithm, one module
   each, and their table ``DEPARTURES`` (``departures="paper"`` turns them all off);
 - :mod:`refsvm.ramp._online_svmr`: its compiled twin (same class, ``_step`` only; the
-  SIMD pass of steps 11-14 in ``_eq15_simd.h``);
+  SIMD pass of steps 11-14 in ``refsvm/_csrc/refsvm_ramp.c``);
 - :mod:`refsvm.ramp.online_asvmr`: the reference query strategies (Algorithm 3, QueryAll,
   Greedy) as loops over a state of either twin;
 - :mod:`refsvm.ramp.cccp`: the offline ramp-loss SVM by CCCP (a reference solver);

@@ -6,7 +6,7 @@ Algorithm 2 removes the oldest first among equal |1 - g|) and the same kernel
 row policy (rows kept only for the support vectors), so that the twins agree
 state-for-state.  ``step`` and the ``nogil`` ``run`` come from the core's
 ``StreamLearner``; this module implements ``_step`` (and ``observe``/``label``/``skip``
-for Algorithm 3).  The SIMD pass of steps 11-14 is C, in ``_eq15_simd.h``; buffers grow
+for Algorithm 3).  The SIMD pass of steps 11-14 is C, in ``refsvm/_csrc/refsvm_ramp.c``; buffers grow
 through the core's ``grow``; the persistence format is the reference's.
 
 The departures from the printed algorithm are the reference's
