@@ -1307,10 +1307,21 @@ cdef class StreamLearner:
     def __reduce__(self):
         return (restore_state, (type(self), self.init_params(), self.save_state()))
 
+    def __deepcopy__(self, memo):
+        """A deep copy of a live state, not validated (``refsvm.core.stream.live_copy``)."""
+        from refsvm.core.stream import live_copy
+
+        return live_copy(self, memo, restore_state)
+
 
 def restore_state(cls, params, data):
     """A state of class ``cls`` built with ``params`` and loaded with ``data`` (the
-    unpickling half of the persistence protocol; the reference's is the same)."""
+    unpickling half of the persistence protocol; the reference's is the same), once the
+    state's validator (:func:`refsvm._state_checks.check_state`) has passed them: a pickle
+    is input too, and no compiled loop may see an unchecked state."""
+    from refsvm._state_checks import check_state
+
+    check_state(cls.__name__, params, data, where=f"unpickled {cls.__name__}")
     obj = cls(**params)
     obj.load_state(data)
     return obj

@@ -415,3 +415,27 @@ def test_loading_checks_sizes_before_allocating(tmp_path):
     _write(new, path)
     with pytest.raises(ValueError, match="unknown member"):
         refsvm.load(path)
+
+
+@pytest.mark.parametrize("backend", ["cython", "python"])
+def test_a_state_unpickled_on_its_own_is_checked(backend):
+    """A state pickled without its estimator (either twin) goes through its validator when
+    it is unpickled; a deep copy of a live state does not need to, and equals it."""
+    import copy
+    import pickle
+
+    X, y = _data()
+    est = refsvm.IncrementalSVM(C=1.0, gamma=0.5, backend=backend).fit(X, y)
+    state = est._states[0]
+    func, (cls, params, data) = state.__reduce__()
+    data = dict(data)
+    data["S"] = np.asarray(data["S"]).copy()
+    data["S"][0] = 10**6
+    blob = pickle.dumps((func, cls, params, data))
+    func, cls, params, data = pickle.loads(blob)
+    with pytest.raises(ValueError, match="S: ids must be in"):
+        func(cls, params, data)
+    twin = copy.deepcopy(state)
+    np.testing.assert_array_equal(twin.decision_function(X), state.decision_function(X))
+    again = pickle.loads(pickle.dumps(state))
+    np.testing.assert_array_equal(again.decision_function(X), state.decision_function(X))

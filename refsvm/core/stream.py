@@ -153,19 +153,24 @@ class StreamLearner:
         raise NotImplementedError(f"{type(self).__name__}.load_state")
 
     def __deepcopy__(self, memo):
-        """A deep copy of a live state (the families' backups and trial copies): through
-        ``__reduce__`` as the copy module would, but without the validation that
-        :func:`restore_state` gives an unpickled state (a live state is not input)."""
-        import copy
+        return live_copy(self, memo, restore_state)
 
-        rv = self.__reduce_ex__(4)
-        if rv[0] is restore_state:
-            cls, params, data = copy.deepcopy(rv[1], memo)
-            obj = cls(**params)
-            obj.load_state(data)
-            memo[id(self)] = obj
-            return obj
-        return copy._reconstruct(self, memo, *rv)
+
+def live_copy(state, memo, restore):
+    """A deep copy of a live state (the estimators' backups, the families' trial copies):
+    through ``__reduce__`` as the copy module would, but without the validation that
+    ``restore`` (the twin's :func:`restore_state`) gives an unpickled state: a live state
+    is not input.  Both twins' ``__deepcopy__``."""
+    import copy
+
+    rv = state.__reduce_ex__(4)
+    if rv[0] is restore:
+        cls, params, data = copy.deepcopy(rv[1], memo)
+        obj = cls(**params)
+        obj.load_state(data)
+        memo[id(state)] = obj
+        return obj
+    return copy._reconstruct(state, memo, *rv)
 
 
 def restore_state(cls, params, data):
