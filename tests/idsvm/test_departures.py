@@ -104,7 +104,8 @@ def test_paper_form_is_the_exact_svm(backend, kernel, C, kw):
     np.testing.assert_allclose(st.decision_function(X), before, atol=1e-8)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", [
+    "cython", pytest.param("python", marks=pytest.mark.slow)])  # the reference: 30 s
 def test_paper_form_losing_exactness_rolls_back(backend):
     """On the noisy stream the printed increments (beta = -R m, no refinement, no repair)
     lose exactness within a few hundred examples; the exactness check -- a guard, on in
