@@ -72,13 +72,13 @@ def _run(*targets):
     assert not errors, repr(errors)
 
 
-@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
-def test_learn_and_read_from_two_threads(name, backend):
+def _learner(name, backend):
+    """The data, the sequential models, an estimator after the first chunk, and a thread
+    body that learns the other chunks and then sets ``done``."""
     X, y = _data(N)
     _, models = _sequential(name, backend, X, y)
     est = REGISTRY[name](backend).partial_fit(X[:CHUNK], y[:CHUNK], classes=["neg", "pos"])
     done = threading.Event()
-    seen = []
 
     def learn():
         try:
@@ -86,6 +86,14 @@ def test_learn_and_read_from_two_threads(name, backend):
                 est.partial_fit(Xc, yc)
         finally:
             done.set()
+
+    return X, y, models, est, done, learn
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_learn_and_read_from_two_threads(name, backend):
+    X, y, models, est, done, learn = _learner(name, backend)
+    seen = []
 
     def read():
         while not done.is_set() or len(seen) < 3:
@@ -111,18 +119,8 @@ def test_learn_and_read_from_two_threads(name, backend):
 
 @pytest.mark.parametrize("name,backend", CASES, ids=IDS)
 def test_learn_and_save_from_two_threads(name, backend, tmp_path):
-    X, y = _data(N)
-    _, models = _sequential(name, backend, X, y)
-    est = REGISTRY[name](backend).partial_fit(X[:CHUNK], y[:CHUNK], classes=["neg", "pos"])
-    done = threading.Event()
+    X, y, models, est, done, learn = _learner(name, backend)
     paths = []
-
-    def learn():
-        try:
-            for Xc, yc in _chunks(X, y)[1:]:
-                est.partial_fit(Xc, yc)
-        finally:
-            done.set()
 
     def save():
         k = 0
