@@ -48,6 +48,7 @@ from scipy.linalg import lapack
 from .kernels import sequential_sum
 
 __all__ = [
+    "centred_bias",
     "matvec", "dot", "bordered_matrix", "lu_inverse", "symmetrize", "grow_array", "bordered_start", "bordered_grow", "bordered_shrink", "bordered_beta",
     "bordered_pivot", "pivot_bound", "pivot_round_off_scale", "pivot_doubtful",
     "pivot_is_zero", "least_index_event", "bordered_drift", "bordered_max_abs",
@@ -236,3 +237,22 @@ def least_index_event(events, tmin, fallback=None):
     if best_kind < 0 and fallback is not None and fallback[0] <= tmin + fallback[3]:
         best_kind, best_i = fallback[1], fallback[2]
     return best_kind, best_i
+
+
+def centred_bias(v, low, high):
+    """The bias the KKT conditions leave free when the margin set is empty.
+
+    ``v[i]`` is the bias that puts example i on its margin; the examples of ``low`` bound
+    the bias from below and those of ``high`` from above, so b may lie anywhere in
+    [max v[low], min v[high]].  Returns that interval's midpoint (LIBSVM's choice), its
+    finite end when only one side is bounded (one class seen so far), or None when
+    neither is.  IDSVM and POKER centre their bias with it."""
+    lo = np.max(v[low]) if low.any() else -np.inf
+    hi = np.min(v[high]) if high.any() else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    if np.isfinite(lo):
+        return lo
+    if np.isfinite(hi):
+        return hi
+    return None

@@ -11,8 +11,7 @@ e.g. while only one class has been seen), and every g with it.
 Docs: ``docs/cauwenberghs_poggio.rst``, "Degenerate cases" (S empty).
 """
 
-import numpy as np
-
+from ...core.bordered import centred_bias
 from ..constants import ERROR, GONE, REST
 
 __all__ = ["BiasCentring"]
@@ -31,15 +30,8 @@ class BiasCentring:
         v = self.b - y * self.g[:n]                      # the b that puts i on its margin
         low = ((st == REST) & (y > 0)) | ((st == ERROR) & (y < 0))
         high = ((st == REST) & (y < 0)) | ((st == ERROR) & (y > 0))
-        lo = np.max(v[low]) if low.any() else -np.inf
-        hi = np.min(v[high]) if high.any() else np.inf
-        if np.isfinite(lo) and np.isfinite(hi):
-            new = 0.5 * (lo + hi)
-        elif np.isfinite(lo):
-            new = lo
-        elif np.isfinite(hi):
-            new = hi
-        else:
+        new = centred_bias(v, low, high)
+        if new is None:
             return
         db = new - self.b
         self.b = new

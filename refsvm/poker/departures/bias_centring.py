@@ -13,8 +13,7 @@ printed ambiguities" (bias with I_s empty).
 
 from __future__ import annotations
 
-import numpy as np
-
+from ...core.bordered import centred_bias
 from ..partition import I_C, I_O, alpha_window
 
 __all__ = ["BiasCentring"]
@@ -53,15 +52,8 @@ class BiasCentring:
         # g_i(b') = g_i - y_i (b' - b): I_o needs g >= 0, I_c needs g <= 0
         hi_mask = ((st == I_O) & (y > 0)) | ((st == I_C) & (y < 0))
         lo_mask = ((st == I_O) & (y < 0)) | ((st == I_C) & (y > 0))
-        lo = np.max(v[lo_mask]) if lo_mask.any() else -np.inf
-        hi = np.min(v[hi_mask]) if hi_mask.any() else np.inf
-        if np.isfinite(lo) and np.isfinite(hi):
-            new = 0.5 * (lo + hi)
-        elif np.isfinite(lo):
-            new = lo
-        elif np.isfinite(hi):
-            new = hi
-        else:
+        new = centred_bias(v, lo_mask, hi_mask)
+        if new is None:
             return
         act = st >= 0
         self.g[:n][act] -= y[act] * (new - self.b)
