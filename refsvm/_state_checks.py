@@ -750,8 +750,11 @@ def _online_svmr(r, p):
     alpha = r.array("alpha", "f", (n,))
     r.array("g", "f", (n,))
     y = r.array("y", "f", (n,))
-    if n and not np.all(np.abs(y) == 1.0):  # the estimators' labels (y = 1e308 never ended)
-        r.fail("y", "labels must be -1 or +1")
+    # The estimators store -1 and +1; the class takes sizes near 1 too, but Eq. (14) steps by
+    # 1/k(x, x), not 1/(y^2 k(x, x)), so sizes far from 1 make Algorithm 1 cycle (1.4 and
+    # 1e308 never ended).
+    if n and not np.all((np.abs(y) >= 0.75) & (np.abs(y) <= 1.25)):
+        r.fail("y", "label sizes must lie in [0.75, 1.25] (the estimators store -1 and +1)")
     r.array("qdiag", "f", (n,), lo=0.0)
     if n and np.any(np.abs(alpha) > C * np.maximum(1.0, np.abs(y)) * (1 + 1e-9)):
         r.fail("alpha", f"must lie within the box of C = {C}")
