@@ -70,14 +70,19 @@ class Tracer:
         in each record.
     records : list of tuple
         ``(example, line, quantities, check)``.
+    muted : bool
+        While True, lines are not recorded (a driver's untraced stretch).
     """
 
     def __init__(self, after=None):
         self.after = after
         self.example = None
         self.records = []
+        self.muted = False
 
     def __call__(self, line, **quantities):
+        if self.muted:
+            return True
         quantities = {k: snapshot(v) for k, v in quantities.items()}
         check = self.after(line, quantities) if self.after is not None else None
         self.records.append((self.example, line, quantities, check))
