@@ -32,7 +32,7 @@ def _same(a, b, where):
 def _untraced(algo, X, y):
     state = algo.make(X.shape[1], X)
     algo.drive(state, X, y, Tracer())           # the driver's own lines go nowhere
-    assert getattr(state, "tracer", None) is None
+    assert getattr(state, "_tracer", None) is None
     return state
 
 
@@ -47,7 +47,7 @@ def test_traced_run_gives_the_same_model_bit_for_bit(name, stream):
     _same(plain.get_state(), traced.state.get_state(), name)
     _same(plain.save_state(), traced.state.save_state(), name)
     # and the traced state is left as it was made: no tracer, no wrappers
-    assert getattr(traced.state, "tracer", None) is None and "_watched" not in traced.state.__dict__
+    assert getattr(traced.state, "_tracer", None) is None and "_watched" not in traced.state.__dict__
 
 
 def test_a_tracer_that_changes_a_number_would_be_seen():
@@ -97,7 +97,7 @@ def test_the_hook_is_off_by_default_for_every_reference():
         algo = tracing.algorithms()[name]
         X, y = tracing.builtin_stream(10, 0, 0.0)
         state = algo.make(2, X)
-        assert getattr(state, "tracer", None) is None, name
+        assert getattr(state, "_tracer", None) is None, name
         assert all(not callable(state.__dict__.get(m)) for m in algo.blocks), name
 
 

@@ -1,12 +1,12 @@
 """The one light hook through which a reference reports the printed lines it executes.
 
-A reference state has a class attribute ``tracer = None``.  Where the paper's line is
+A reference state has a class attribute ``_tracer = None``.  Where the paper's line is
 executed, the reference says so in one line::
 
-    self.tracer is None or self.tracer("Alg. 1 line 7", beta=beta)
+    self._tracer is None or self._tracer("Alg. 1 line 7", beta=beta)
 
 When no tracer is set (the default) that costs one attribute check: the arguments are not
-evaluated.  When a :class:`Tracer` is set on the state (``state.tracer = Tracer()``), it
+evaluated.  When a :class:`Tracer` is set on the state (``state._tracer = Tracer()``), it
 records the line and a copy of the quantities the line changed.
 
 The references of Cauwenberghs--Poggio (IDSVM) and Fine--Scheinberg (POKER) are already
@@ -24,7 +24,7 @@ Examples
 >>> from refsvm.core.trace import Tracer
 >>> from refsvm.linear.passive_aggressive import PAState
 >>> state = PAState(2, variant=0)
->>> state.tracer = tracer = Tracer()
+>>> state._tracer = tracer = Tracer()
 >>> state.step(np.array([1.0, 1.0]), 1.0)
 1
 >>> [line for line, _ in tracer.lines()]

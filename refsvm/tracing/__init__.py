@@ -138,7 +138,7 @@ def detach(state):
     unwatch(state)
     for s in (state, getattr(state, "pa", None)):
         if s is not None:
-            s.__dict__.pop("tracer", None)
+            s.__dict__.pop("_tracer", None)
     for key in [k for k in state.__dict__ if k.startswith("_trace_")]:
         del state.__dict__[key]
     return state

@@ -596,10 +596,10 @@ def algorithms():
 def attach(algo, state, tracer):
     """Set ``tracer`` on the reference ``state`` (and its inner linear state), and watch
     its block methods where the algorithm has them; returns the state."""
-    state.__dict__["tracer"] = tracer
+    state.__dict__["_tracer"] = tracer
     inner = getattr(state, "pa", None)
     if inner is not None:
-        inner.__dict__["tracer"] = tracer
+        inner.__dict__["_tracer"] = tracer
     if algo.blocks:
         watch(state, tracer, algo.blocks)
     return state
