@@ -203,3 +203,57 @@ def test_cli_rejects_an_unknown_algorithm(capsys):
     with pytest.raises(SystemExit):
         cli.main(["trace", "nosuch"])
     assert "unknown algorithm" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- figures
+def test_figures_are_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    from refsvm.tracing import plots
+
+    X, y = tracing.builtin_stream(16, 0, 0.1)
+    idsvm = tracing.run("idsvm-learn", X, y)
+    paths = plots.plot_run(idsvm, tmp_path, animate=False)
+    assert [p.rsplit("_", 1)[-1] for p in paths] == ["decision.png", "paths.png"]
+    for p in paths:
+        with open(p, "rb") as fh:
+            assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+    gif = plots.animation(tracing.run("pa", X[:6], y[:6]), str(tmp_path / "pa.gif"))
+    with open(gif, "rb") as fh:
+        assert fh.read(6) == b"GIF89a"
+
+
+def test_the_sets_drawn_are_the_traced_ones():
+    pytest.importorskip("matplotlib")
+    from refsvm.tracing import plots
+
+    run = tracing.run("idsvm-learn")
+    sets = plots.sets_after(run, 40)
+    last = [s for s in run.steps if s.check][-1].check
+    assert sets == {"S": last["S"], "E": last["E"], "R": last["R"]}
+    # the model drawn after all the examples is the traced run's model
+    state = plots.model_after(run, 40)
+    grid = np.array([[0.0, 0.0], [1.0, -1.0]])
+    assert np.array_equal(state.decision_function(grid), run.state.decision_function(grid))
+
+
+def test_alpha_paths_follow_the_path_parameter():
+    pytest.importorskip("matplotlib")
+    from refsvm.tracing import plots
+
+    c, points = plots._idsvm_paths(tracing.run("idsvm-learn"))
+    t = [p[0] for p in points]
+    assert t[0] == 0.0 and all(a <= b for a, b in zip(t, t[1:]))
+    assert points[-1][1][c] == t[-1]          # alpha_c is the parameter itself
+    chunk, path = plots._poker_paths(tracing.run("altpoker"))
+    assert len(path) >= 2
+
+
+def test_streamsvm_radius_stays_within_three_halves_of_the_optimum():
+    # the bound the radius figure draws (Zarrabi-Zadeh and Chan; ALGORITHMS.md section 5)
+    from refsvm.tracing import plots
+
+    run = tracing.run("streamsvm")
+    n_seen, R, marks, opt = plots.radius_series(run, every=3)
+    at = dict(zip(n_seen, R))
+    for m, r_opt in zip(marks, opt):
+        assert r_opt * (1 - 1e-9) <= at[m] <= 1.5 * r_opt * (1 + 1e-9), (m, at[m], r_opt)

@@ -251,13 +251,14 @@ def _fmt(v):
     return str(v)
 
 
-def format_text(steps, width=100):
+def format_text(steps, width=None):
     """The steps as printed by ``refsvm trace``: one block per step: the example, the
     line and its statement; what it changed; the invariant after it."""
     lines = []
     for s in steps:
         where = "" if s.example is None else f"x{s.example}"
-        lines.append(f"#{s.index:<4} {where:>5}  {s.line}" + (f"   | {s.text}" if s.text else ""))
+        head = f"#{s.index:<4} {where:>5}  {s.line}"
+        lines.append(f"{head:<46} | {s.text}" if s.text else head)
         if s.quantities:
             lines.append("             changes: " + ", ".join(
                 f"{k}={_fmt(v)}" for k, v in s.quantities.items()))

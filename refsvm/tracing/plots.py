@@ -85,7 +85,7 @@ def _panel(ax, run, k, grid_n=60):
     gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], grid_n), np.linspace(lo[1], hi[1], grid_n))
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     f = _decision(model_after(run, k), algo, grid).reshape(gx.shape)
-    ax.contourf(gx, gy, f, levels=20, cmap="RdBu", alpha=0.35)
+    ax.contourf(gx, gy, f, levels=20, cmap="RdBu_r", alpha=0.35)
     ax.contour(gx, gy, f, levels=[-1.0, 0.0, 1.0], colors="k",
                linestyles=["--", "-", "--"], linewidths=[0.8, 1.4, 0.8])
     seen = np.arange(k)
@@ -217,25 +217,28 @@ def optimal_radius(X, y, C):
     return float(enclosing_ball(G, 0.0)[1])
 
 
-def radius_figure(run, path=None, every=2):
-    """The ball's radius R after each example (lines 8 / Alg. 2 line 8 of the trace)
-    against 3/2 of the optimal (minimum enclosing ball) radius of the points seen so far
-    (the bound of Zarrabi-Zadeh and Chan) and the optimal radius itself."""
-    plt = _plt()
-    R, n_seen = [], []
-    current = 0.0
-    last = {}
+def radius_series(run, every=2):
+    """(examples seen, R after each, the marks, the optimal radius at each mark): the
+    radius the trace recorded (line 8 of Alg. 1, line 8 of Alg. 2) and the minimum
+    enclosing ball of the augmented points seen."""
+    current, last = 0.0, {}
     for s in run.steps:
         if isinstance(s.example, (int, np.integer)):
             if "R" in s.check:
                 current = s.check["R"]
             last[s.example] = current
     ks = sorted(last)
-    R = [last[k] for k in ks]
-    n_seen = [k + 1 for k in ks]
-    C = run.state.C
     marks = list(range(2, run.X.shape[0] + 1, every))
-    opt = [optimal_radius(run.X[:m], run.y[:m], C) for m in marks]
+    opt = [optimal_radius(run.X[:m], run.y[:m], run.state.C) for m in marks]
+    return [k + 1 for k in ks], [last[k] for k in ks], marks, opt
+
+
+def radius_figure(run, path=None, every=2):
+    """The ball's radius R after each example (lines 8 / Alg. 2 line 8 of the trace)
+    against 3/2 of the optimal (minimum enclosing ball) radius of the points seen so far
+    (the bound of Zarrabi-Zadeh and Chan) and the optimal radius itself."""
+    plt = _plt()
+    n_seen, R, marks, opt = radius_series(run, every)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     ax.step(n_seen, R, where="post", label="R (StreamSVM's ball)")
     ax.plot(marks, opt, "k-", lw=1, label="optimal MEB radius")
