@@ -75,15 +75,17 @@ def _pa_check(variant):
 def _pegasos_check(state, line, q):
     w = np.array(state.w, dtype=float)
     out = {"w": w, "b": float(state.b), "|w|^2": float(w @ w + state.b ** 2)}
-    if state.project:              # lines 10-12 keep w in the ball of radius 1/sqrt(lam)
-        out["ok"] = bool(out["|w|^2"] <= (1.0 + 1e-9) / state.lam) or line != "Alg. 1 lines 10-12"
+    if state.project and line in ("Alg. 1 lines 10-12", "Alg. 1 line 13"):
+        out["ok"] = bool(out["|w|^2"] <= (1.0 + 1e-9) / state.lam)   # w in the ball of 1/sqrt(lam)
     return out
 
 
 def _kernel_pa_check(state, line, q):
     out = {"n_sv": len(state.coef), "coef": np.array(state.coef)}
-    if line == "Kernel PA: update" and state.variant == 0:
-        out["ok"] = bool(abs(q["margin"] - 1.0) <= 1e-9)
+    if line == "Kernel PA: update":   # the new margin is 1, or below it when PA-I's C caps τ
+        exact = state.variant == 0 or (state.variant == 1 and q["tau"] < state.C)
+        m = q["margin"]
+        out["ok"] = bool(abs(m - 1.0) <= 1e-9 if exact else m <= 1.0 + 1e-9)
     return out
 
 
