@@ -435,7 +435,8 @@ block_guesses, block_kkt_tol, hold_out
             if self._joint_step(q, gain):                        # pair, block (not in the paper)
                 continue
             self._coordinate_step(q)                             # steps 12-14
-            self._tracer is None or self._tracer("Alg. 1 steps 12-14", i=self.ids[q])
+            self._tracer is None or self._tracer("Alg. 1 steps 12-14", i=self.ids[q],
+                                                  alpha=self.alpha[q])
 
     def _best_violator(self, A):
         """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the violator of

@@ -16,7 +16,7 @@ PAGES = {
     "lee_tseng_chen": ("pa1", (3, None, 9), "decision",
                        ["perceptron", "pa", "pa1", "pa2", "pam", "rkpa", "rkpam"]),
     "bagnell": ("pegasos", (2, None, 9), "decision", ["pegasos"]),
-    "wang_vucetic": ("onlinesvmr", (6, None, 12), "decision",
+    "wang_vucetic": ("onlinesvmr", (11, None, 12), "decision",
                      ["onlinesvmr", "onlinesvmr-removal", "onlineasvmr", "kernelpa"]),
     "cauwenberghs_poggio": ("idsvm-learn", (11, None, 16), "alpha_paths",
                             ["idsvm-learn", "idsvm-unlearn"]),
