@@ -257,3 +257,11 @@ def test_streamsvm_radius_stays_within_three_halves_of_the_optimum():
     at = dict(zip(n_seen, R))
     for m, r_opt in zip(marks, opt):
         assert r_opt * (1 - 1e-9) <= at[m] <= 1.5 * r_opt * (1 + 1e-9), (m, at[m], r_opt)
+
+
+def test_poker_fixed_shows_the_fixed_bias_path_only():
+    steps = tracing.run("poker-fixed").steps
+    assert steps and steps[0].line == "Fig. 1 line 3"
+    assert {s.quantities["path"] for s in steps if "path" in s.quantities} == {"fixed bias (u)"}
+    full = tracing.run("altpoker").steps
+    assert any(s.quantities.get("path") == "adjustable bias (b)" for s in full)

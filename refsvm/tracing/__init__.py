@@ -116,7 +116,7 @@ def run(algorithm, X=None, y=None, state=None):
     steps = []
     for example, line, quantities, check in tracer.records:
         line = algo.label(line)
-        if algo.keep is not None and not algo.keep(line):
+        if algo.keep is not None and not algo.keep(line, quantities):
             continue
         check = dict(check or {})
         ok = check.pop("ok", None)

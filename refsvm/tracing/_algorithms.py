@@ -337,6 +337,16 @@ def _poker_end_after(state, tracer, args, result):
         tracer("Sec. 3: y'alpha = 0, b = b*", b=float(state.b))
 
 
+def _poker_path(phase):
+    from ..poker.partition import BIAS, FIXED
+    return {FIXED: "fixed bias (u)", BIAS: "adjustable bias (b)"}.get(phase, str(phase))
+
+
+def _fixed_only(line, q):
+    """poker-fixed keeps the lines of the fixed-bias method (its breakpoints only)."""
+    return line in FIXED_LINES and q.get("path", "fixed bias (u)") == "fixed bias (u)"
+
+
 POKER_BLOCKS = {
     "learn_ids": (_poker_chunk_before, _poker_chunk_after),
     "_self_init_ids": (_poker_selfinit_before, None),
@@ -345,8 +355,10 @@ POKER_BLOCKS = {
     "adjust_bias": (_poker_adjust_before, None),
     "_move": (None, _poker_move_after),
     "_leave": (None, _emit("Sec. 3: an alpha_s reaches 0 or c", i=lambda s, a, r: a[0],
-                           to=lambda s, a, r: "I_c" if a[1] else "I_o")),
-    "_join": (_emit("Sec. 3: an s_o or xi_c reaches 0", i=lambda s, a, r: a[0]), None),
+                           to=lambda s, a, r: "I_c" if a[1] else "I_o",
+                           path=lambda s, a, r: _poker_path(s.phase))),
+    "_join": (None, _emit("Sec. 3: an s_o or xi_c reaches 0", i=lambda s, a, r: a[0],
+                          path=lambda s, a, r: _poker_path(a[1]))),
     "_end_of_parameter": (None, _poker_end_after),
 }
 
@@ -568,7 +580,7 @@ def _registry():
                   lambda d, X: POKERState(d, C=1.0, departures=P, **rbf),
                   lambda s, X, y, t: _chunks(s, X, y, t, 5), _poker_check,
                   blocks=POKER_BLOCKS, chunk=5, model="poker",
-                  keep=lambda line: line in FIXED_LINES),
+                  keep=_fixed_only),
         Algorithm("poker-adjust", "fine_scheinberg",
                   "POKER adjustable-bias method (Sec. 3), from SelfInit's trivial partition",
                   ADJUST_LINES, lambda d, X: POKERState(d, C=1.0, departures=P, **rbf),
