@@ -36,3 +36,16 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "reset_modules": ("matplotlib",),
 }
+exclude_patterns.append("_generated")
+
+
+def _traces(app):
+    """The paper pages' traces, figures and coverage tables (``docs/trace.rst``): made
+    from the references at every build (``refsvm.tracing.docs.build``), never stored."""
+    from refsvm.tracing.docs import build
+
+    build(os.path.join(app.srcdir, "_generated"))
+
+
+def setup(app):
+    app.connect("builder-inited", _traces)

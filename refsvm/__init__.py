@@ -16,6 +16,7 @@ from .ramp.estimators import cccp_ramp
 from .persistence import load
 from .poker.estimators import POKER
 from .stream_svm.estimators import StreamSVM
+from .tracing import trace
 
 __version__ = "0.1.0"
 
@@ -38,4 +39,5 @@ __all__ = [
     "StreamSVM",
     "cccp_ramp",
     "load",
+    "trace",
 ]

@@ -1,5 +1,6 @@
 """Command line: ``refsvm compare`` trains every algorithm with both twins;
-``refsvm reproduce PAPER`` runs a paper's tables and figures (:mod:`refsvm.reproduce`).
+``refsvm reproduce PAPER`` runs a paper's tables and figures (:mod:`refsvm.reproduce`);
+``refsvm trace ALGORITHM`` prints the printed lines a reference executes (:mod:`refsvm.tracing`).
 
 Everything it needs is generated on the fly (no files outside the package):
 a linearly structured stream for the linear family and the papers' Gauss and
@@ -240,7 +241,24 @@ def main(argv=None):
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
     rep.add_argument("--no-run", action="store_true",
                      help="run nothing: print the tables of the cells stored under --out")
+    tr = sub.add_parser(
+        "trace", help="the pseudocode lines a reference executes, step by step",
+        description="Run the reference in the paper's form on a small stream and print each "
+                    "printed line it executes, what the line changed and the invariant after it.")
+    tr.add_argument("algorithm", nargs="?", help="algorithm name (--list shows them)")
+    tr.add_argument("--list", action="store_true", help="list the algorithms and exit")
+    tr.add_argument("--data", help="your stream: .npz with X and y, or CSV (label last)")
+    tr.add_argument("--n-samples", type=int, default=40, help="built-in stream size (40)")
+    tr.add_argument("--seed", type=int, default=0, help="built-in stream seed")
+    tr.add_argument("--noise", type=float, default=0.1, help="built-in label noise (0.1)")
+    tr.add_argument("--steps", type=int, help="print at most this many steps")
+    tr.add_argument("--from", dest="start", type=int, help="start at this example")
+    tr.add_argument("--only", help="only the lines containing this text (e.g. 'line 7')")
+    tr.add_argument("--format", choices=("text", "json"), default="text")
+    tr.add_argument("--plot", metavar="DIR", help="write the trace's figures to DIR")
     args = parser.parse_args(argv)
+    if args.command == "trace":
+        return trace_command(args, parser)
     if args.command == "compare":
         if args.n_samples < 10:
             parser.error("--n-samples must be at least 10")
@@ -270,6 +288,45 @@ def main(argv=None):
         except Interrupted as exc:
             print(str(exc), file=sys.stderr)
             return 130
+    return 0
+
+
+def trace_command(args, parser, out=None):
+    """``refsvm trace``: print (or write as JSON) the trace of one algorithm."""
+    from . import tracing
+
+    out = sys.stdout if out is None else out
+    names = tracing.algorithms()
+    if args.list or not args.algorithm:
+        for name, algo in names.items():
+            print(f"{name:22s} {algo.title}", file=out)
+        return 0
+    if args.algorithm not in names:
+        parser.error(f"unknown algorithm {args.algorithm!r}; one of: {', '.join(names)}")
+    if args.n_samples < 2:
+        parser.error("--n-samples must be at least 2")
+    try:
+        if args.data:
+            X, y = tracing.load_data(args.data)
+        else:
+            X, y = tracing.builtin_stream(args.n_samples, args.seed, args.noise)
+        result = tracing.run(args.algorithm, X, y)
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+    steps = tracing.select(result.steps, args.steps, args.start, args.only)
+    if args.format == "json":
+        print(tracing.to_json(steps, result.algorithm), file=out)
+    else:
+        algo = result.algorithm
+        print(f"{algo.title} -- {tracing.PAPERS[algo.paper]}", file=out)
+        print(f"reference in the paper's form (departures='paper'); {X.shape[0]} examples, "
+              f"{len(result.steps)} steps, {len(steps)} shown", file=out)
+        print(tracing.format_text(steps), file=out)
+    if args.plot:
+        from .tracing.plots import plot_run
+
+        for path in plot_run(result, args.plot):
+            print(f"figure: {path}", file=sys.stderr)
     return 0
 
 

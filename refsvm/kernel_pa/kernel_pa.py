@@ -86,6 +86,8 @@ class KernelPA(StreamLearner):
     array([ 0.25, -0.3 ])
     """
 
+    _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
+
     def __init__(self, n_features, sparse=False, C=1.0, variant=1, kernel="rbf", gamma=1.0,
                  degree=3, coef0=0.0, fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
@@ -130,6 +132,7 @@ class KernelPA(StreamLearner):
         for xj, cj in zip(self.rows, self.coef):
             f += cj * self._k(xj, x)
         loss = max(0.0, 1.0 - y * f)            # hinge loss
+        self._tracer is None or self._tracer("Kernel PA: loss", f=f, loss=loss)
         if y * f <= 0.0:
             self.n_mistakes += 1
         self.cumulative_loss += loss
@@ -142,6 +145,8 @@ class KernelPA(StreamLearner):
                 self.ids.append(self.n_seen)
                 self.coef.append(tau * y)
                 self.n_updates += 1
+                self._tracer is None or self._tracer("Kernel PA: update", tau=tau, kxx=kxx,
+                                                    margin=y * f + tau * kxx)
                 changed = 1
         self.n_seen += 1
         return changed

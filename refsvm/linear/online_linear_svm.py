@@ -70,6 +70,8 @@ class PegasosState(StreamLearner):
     array([ 1., -1.])
     """
 
+    _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
+
     def __init__(self, n_features, sparse=False, lam=1e-4, project=False, average=False,
                  batch_size=1, fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
@@ -98,6 +100,7 @@ class PegasosState(StreamLearner):
         if margin <= 0.0:
             self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
         # line 5: if y_t wᵀx_t < 1 (margin violation) the example enters the sub-gradient
+        self._tracer is None or self._tracer("Alg. 1 line 5", margin=margin)
         if margin < 1.0:
             add_scaled(self.grad_w, y, x)
             if self.fit_intercept:
@@ -115,12 +118,15 @@ class PegasosState(StreamLearner):
         t = self.n_steps + 1
         # line 4: α_t = 1/(λ t)
         eta = 1.0 / (self.lam * t)
+        self._tracer is None or self._tracer("Alg. 1 line 4", t=t, alpha_t=eta)
         # lines 6/8: w ← (1 − α_t λ) w + α_t · (1/k) Σ_{violators} y x
         shrink = 1.0 - eta * self.lam
         scale = eta / self.n_batch
         self.w = shrink * self.w + scale * self.grad_w
         if self.fit_intercept:
             self.b = shrink * self.b + scale * self.grad_b
+        self._tracer is None or self._tracer("Alg. 1 line 6" if np.any(self.grad_w) or self.grad_b
+                                              else "Alg. 1 line 8", w=self.w, b=self.b)
         # lines 10–12: if wᵀw > 1/λ: w ← w / (√(wᵀw) √λ)
         if self.project:
             norm2 = float(np.dot(self.w, self.w)) + self.b * self.b
@@ -131,13 +137,16 @@ class PegasosState(StreamLearner):
                           else np.nan)
                 self.w = factor * self.w
                 self.b = factor * self.b
+                self._tracer is None or self._tracer("Alg. 1 lines 10-12", w=self.w, norm2=norm2)
         # line 16 (optional): the average of all the w's computed
         if self.average:
             self.w_avg += (self.w - self.w_avg) / t
             self.b_avg += (self.b - self.b_avg) / t
+            self._tracer is None or self._tracer("Alg. 1 line 16", w_avg=self.w_avg)
         # line 13: t ← t + 1
         self.n_steps = t
         self.n_updates += 1
+        self._tracer is None or self._tracer("Alg. 1 line 13", t=t + 1)
         self.grad_w[:] = 0.0
         self.grad_b = 0.0
         self.n_batch = 0

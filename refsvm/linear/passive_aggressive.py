@@ -49,6 +49,8 @@ class LinearModel(StreamLearner):
         constructor takes None, "paper" or a dict).  Only PAm reads one.
     """
 
+    _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
+
     def __init__(self, n_features, sparse=False, fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
         self.departures = resolve(DEPARTURES, departures)
@@ -128,6 +130,8 @@ class PerceptronState(LinearModel):
         self.t += 1
         # R = max_j ||x_j||   (kept as R^2, running over the stream)
         self.R2 = max(self.R2, sqnorm(x))
+        self._tracer is None or self._tracer("Perceptron: if", R2=self.R2,
+                                                margin=y * (dot(self.w, x) + self.b))
         # if y_t (<w^k, x^t> + b_k) <= 0          (a mistake)
         if y * (dot(self.w, x) + self.b) <= 0:
             self.n_mistakes += 1
@@ -136,6 +140,7 @@ class PerceptronState(LinearModel):
             # b_{k+1} = b_k + η y_t R^2
             self.b += self.eta * y * self.R2
             self.n_updates += 1  # k = k + 1
+            self._tracer is None or self._tracer("Perceptron: update", w=self.w, b=self.b)
             return 1
         return 0
 
@@ -222,11 +227,13 @@ class PAState(LinearModel):
             self.n_mistakes += 1  # the prediction sign(f) was wrong (or f = 0)
         # ℓ_t = max(0, 1 - y_t <w_t, x_t>)      (hinge loss; suffer it)
         loss = max(0.0, 1.0 - margin)
+        self._tracer is None or self._tracer("PA: loss", margin=margin, loss=loss)
         if loss == 0.0:
             return 0  # passive: ℓ_t = 0
         sq = sqnorm(x) + (1.0 if self.fit_intercept else 0.0)
         # τ_t = ℓ/||x||² (PA), min(C, ℓ/||x||²) (PA-I), ℓ/(||x||² + 1/(2C)) (PA-II)
         tau = pa_step(self.variant, loss, sq, self.C)
+        self._tracer is None or self._tracer("PA: step size", tau=tau, sqnorm=sq)
         if tau == 0.0:
             return 0  # a zero example cannot move the margin
         # w_{t+1} = w_t + τ_t y_t x_t
@@ -234,6 +241,8 @@ class PAState(LinearModel):
         if self.fit_intercept:
             self.b += tau * y
         self.n_updates += 1
+        self._tracer is None or self._tracer("PA: update", w=self.w, b=self.b,
+                                              margin=y * (dot(self.w, x) + self.b))
         return 1
 
     def init_params(self):
@@ -345,10 +354,12 @@ class PAmState(LinearModel):
         self.t += 1
         if not self.frozen:  # (the slides freeze the proximal model after epoch 1)
             self._add_statistics(x, y)
+        self._tracer is None or self._tracer("PAm: statistics", n_pos=self.n_pos, n_neg=self.n_neg)
         margin = y * (dot(self.w, x) + self.b)
         if margin <= 0.0:
             self.n_mistakes += 1
         loss = max(0.0, 1.0 - margin)
+        self._tracer is None or self._tracer("PAm: loss", margin=margin, loss=loss)
         if loss == 0.0:
             return 0  # passive round
         wp, bp = self.proximal()
@@ -356,12 +367,14 @@ class PAmState(LinearModel):
         # α_t = (ℓ_t − γ y_t <w_p, x_t>) / ||x_t||²  (PAm; PAm-1: min{C, ·}; PAm-2: + 1/(2C))
         numer = loss - self.gamma * y * (dot(wp, x) + bp)
         alpha = max(pa_step(self.variant, numer, sq, self.C), 0.0)
+        self._tracer is None or self._tracer("PAm: step size", w_p=wp, alpha=alpha)
         # w_{t+1} = w_t + γ w_p + α_t y_t x_t
         self.w += self.gamma * wp
         add_scaled(self.w, alpha * y, x)
         if self.fit_intercept:
             self.b += self.gamma * bp + alpha * y
         self.n_updates += 1
+        self._tracer is None or self._tracer("PAm: update", w=self.w, b=self.b)
         return 1
 
     def get_state(self):

@@ -168,6 +168,8 @@ class ReducedKernelPAState(StreamLearner):
     ['b', 'n_kernel_evals', 'n_updates', 't', 'z']
     """
 
+    _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
+
     def __init__(self, n_features, sparse=False, reduced=None, variant=1, C=1.0,
                  kernel="rbf", gamma=1.0, degree=3, coef0=0.0, eps=0.0, departures=None):
         super().__init__(n_features, sparse)
@@ -196,7 +198,9 @@ class ReducedKernelPAState(StreamLearner):
         self._check_ready()
         # φ(x^t) = Λ^{-1/2} Pᵀ K(Ã, x^t); then z, b by Eq. (8)
         phi = self.feature_map(x)
+        self._tracer is None or self._tracer("RKPA: features", phi=phi)
         if is_passive(self.pa.w, self.pa.b, phi, y, self.passive_rtol):
+            self._tracer is None or self._tracer("RKPA Eq. (8): passive", z=self.pa.w, b=self.pa.b)
             self.pa.t += 1
             return 0  # passive (ℓ ≤ 0; the departure: up to round-off)
         return self.pa.step(phi, y)
@@ -499,7 +503,9 @@ class ReducedKernelPAmState(ReducedKernelPAState):
         k = self.feature_map.kernel_row(x)  # K(Ã, x^t): statistics and features
         self.pa.kernel_row = k
         phi = self.feature_map.transform @ k
+        self._tracer is None or self._tracer("RKPA: features", phi=phi)
         if is_passive(self.pa.w, self.pa.b, phi, y, self.passive_rtol):
+            self._tracer is None or self._tracer("RKPA Eq. (8): passive", z=self.pa.w, b=self.pa.b)
             # a passive round: counted, and its kernel row joins the class statistics
             self.pa.t += 1
             self.pa._add_statistics(phi, y)

@@ -63,15 +63,19 @@ def online_asvmr(state, X, oracle, start=0, stop=None):
     stop = X.shape[0] if stop is None else stop
     queried = []
     warmup = state.warmup
+    tracer = getattr(state, "_tracer", None)  # refsvm.core.trace (the compiled twin has none)
     for i in range(start, stop):
         f = state.observe(get_row(X, i))                   # step 2, Eq. (4)
         # step 3: in the ramp region; during a hinge warm-up (not in the paper) the
         # region is the whole space: every example is asked until warmup are learned
+        tracer is None or tracer("Alg. 3 step 3", f=f, query=abs(f) <= 1.0)
         if abs(f) <= 1.0 or state.n_seen < warmup:
             queried.append(i)
             state.label(oracle(i))                          # steps 4-7 (Alg. 1 steps 3-28)
+            tracer is None or tracer("Alg. 3 steps 4-7", i=i, queried=len(queried))
         else:
             state.skip()                                    # never labelled
+            tracer is None or tracer("Alg. 3 step 8", i=i)
     return queried
 
 

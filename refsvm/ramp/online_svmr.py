@@ -205,6 +205,7 @@ block_guesses, block_kkt_tol, hold_out
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
                 "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out")
+    _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
@@ -311,6 +312,7 @@ block_guesses, block_kkt_tol, hold_out
             kx[p] = self._k(self.rows[p], x)
             f += (self.y[p] * self.alpha[p]) * kx[p]
         self._pending = (x, kx, f)
+        self._tracer is None or self._tracer("Alg. 1 step 2", f=f)
         return f
 
     def skip(self):
@@ -346,11 +348,14 @@ block_guesses, block_kkt_tol, hold_out
         new = self.ids.shape[0] - 1
         self.gain_stopped = False
         moves = self.n_steps + self.n_unlearned
+        self._tracer is None or self._tracer("Alg. 1 step 3", i=self.n_seen - 1, g=self.g[new])
+        self._tracer is None or self._tracer("Alg. 1 step 4", g=self.g[new])
         if 0.0 <= self.g[new] <= self.outlier_bound:             # step 4
             self.n_updates += 1
             self.held[:] = False
             self.in_v[new] = True                                # step 5
             self._coordinate_step(new)                           # steps 6-8
+            self._tracer is None or self._tracer("Alg. 1 steps 5-8", alpha=self.alpha[new])
             self._cccp()                                         # steps 9-27
         else:
             self._end_of_warmup()                                # warmup (not in the paper)
@@ -397,14 +402,17 @@ block_guesses, block_kkt_tol, hold_out
             for p in range(self.ids.shape[0]):                   # steps 16-22, Eq. (10)
                 if self.g[p] <= bound and not self.in_v[p] and not self.held[p]:
                     self.in_v[p] = True                          # step 17
+                    self._tracer is None or self._tracer("Alg. 1 step 17", i=self.ids[p])
                     changed = True
                 elif self.g[p] > bound and self.in_v[p]:
                     self.in_v[p] = False                         # step 19
+                    self._tracer is None or self._tracer("Alg. 1 step 19", i=self.ids[p])
                     self._hold(p)                                # hold_out (not in the paper)
                     removed.append(p)
                     changed = True
             for p in removed:                                    # steps 23-26
                 self._unlearn(p)
+            self._tracer is None or self._tracer("Alg. 1 steps 9/27", changed=changed)
 
     def _optimize_on_v(self):
         """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
@@ -415,6 +423,8 @@ block_guesses, block_kkt_tol, hold_out
         while True:
             v = np.flatnonzero(self.in_v)
             best, gain = self._best_violator(v)                  # steps 10-11, Eqs. (3), (13)
+            self._tracer is None or self._tracer("Alg. 1 steps 10-11", gain=gain,
+                                                  i=None if best is None else self.ids[v[best]])
             if best is None:                                     # step 10: no violator
                 return
             if gain < min_gain or gain <= 0.0:                   # step 10, gain rule
@@ -425,6 +435,8 @@ block_guesses, block_kkt_tol, hold_out
             if self._joint_step(q, gain):                        # pair, block (not in the paper)
                 continue
             self._coordinate_step(q)                             # steps 12-14
+            self._tracer is None or self._tracer("Alg. 1 steps 12-14", i=self.ids[q],
+                                                  alpha=self.alpha[q])
 
     def _best_violator(self, A):
         """Steps 10-11 on the positions A: (index into A, Eq. 13 gain) of the violator of
@@ -448,6 +460,7 @@ block_guesses, block_kkt_tol, hold_out
         self.g -= (delta * self.y[p]) * self.y * row           # Eq. (15), step 25
         self._release_row(p)
         self.n_unlearned += 1
+        self._tracer is None or self._tracer("Alg. 1 steps 23-26", i=self.ids[p], delta=delta)
 
     # ------------------------------------------------------------------ Algorithm 2
     def _removal_step(self):
@@ -466,6 +479,7 @@ block_guesses, block_kkt_tol, hold_out
         for i in self.ids[drop]:                                 # their parked rows go too
             self.krow.pop(int(i), None)
             self.parked.pop(int(i), None)
+        self._tracer is None or self._tracer("Alg. 2", dropped=self.ids[drop])
         self._keep(~drop)
         self.n_removed += int(drop.sum())
 

@@ -101,6 +101,8 @@ class _StreamSVM(StreamLearner):
     leaves the choice to ``departures``.  ``self.form`` is the form in use.
     """
 
+    _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
+
     def __init__(self, n_features, sparse=False, C=1.0, lookahead=1, form="consistent",
                  fit_intercept=False, departures=None):
         super().__init__(n_features, sparse)
@@ -145,12 +147,15 @@ class _StreamSVM(StreamLearner):
             self.R = 0.0
             self.xi2 = consistent_xi2.first_xi2(self.C) if self.consistent_xi2 else 1.0
             self.M = 1
+            self._tracer is None or self._tracer("Alg. 1 line 3", n=n, xi2=self.xi2)
             return 1
         # Alg. 1 line 5: d = sqrt(‖w − y_n x_n‖² + ξ² + 1/C), ‖w − y x‖² = ‖w‖² − 2y f + k(x, x)
         f = self._score(x) + self.b
         kxx = self._self_value(x) + self.one
         d = math.sqrt(max(self._wnorm2() - 2.0 * y * f + kxx, 0.0) + self.xi2 + 1.0 / self.C)
+        self._tracer is None or self._tracer("Alg. 1 line 5", n=n, d=d)
         # Alg. 1 line 6: if d ≥ R (a point inside the ball is discarded)
+        self._tracer is None or self._tracer("Alg. 1 line 6", d=d, R=self.R, outside=d >= self.R)
         if d < self.R:
             return 0
         if self.lookahead == 1:
@@ -158,7 +163,9 @@ class _StreamSVM(StreamLearner):
             return 1
         # Alg. 2 line 5: S = S ∪ {y_n x_n}  (the ball does not move while S fills)
         self.buffer.append((_copy_row(x), y, f, kxx, d, n))
+        self._tracer is None or self._tracer("Alg. 2 line 5", n=n, S=[s[5] for s in self.buffer])
         # Alg. 2 line 6: if |S| = L, lines 7-8
+        self._tracer is None or self._tracer("Alg. 2 line 6", size=len(self.buffer))
         if len(self.buffer) == self.lookahead:
             self.flush()
         return 1
@@ -170,13 +177,17 @@ class _StreamSVM(StreamLearner):
         self._move(beta, x, y, f, kxx, n)                    # line 7
         if self.fit_intercept:
             self.b = (1.0 - beta) * self.b + beta * y        # line 7, the bias coordinate
+        self._tracer is None or self._tracer("Alg. 1 line 7", n=n, beta=beta)
         self.R = R + 0.5 * (d - R)                           # line 8
+        self._tracer is None or self._tracer("Alg. 1 line 8", R=self.R)
         if self.consistent_xi2:
             self.xi2 = consistent_xi2.next_xi2(self.xi2, beta, self.C)   # departure
         else:
             beta9 = 0.5 * (1.0 - self.R / d)                 # line 9: ½(1 − R/d), R after line 8
             self.xi2 = self.xi2 * (1.0 - beta9) ** 2 + beta9 ** 2
+        self._tracer is None or self._tracer("Alg. 1 line 9", xi2=self.xi2)
         self.M += 1                                          # line 10
+        self._tracer is None or self._tracer("Alg. 1 line 10", M=self.M)
 
     # ---- Algorithm 2
     def flush(self):
@@ -209,6 +220,7 @@ class _StreamSVM(StreamLearner):
         stats = [0]
         lam, r = enclosing_ball(G, self.R, stats=stats)
         self.n_solver_steps += stats[0]
+        self._tracer is None or self._tracer("Alg. 2 line 7", S=[s[5] for s in S], lam=lam, R=r)
         self._combine(lam, S, G[0, 1:], Q)          # w' = λ_0 w + Σ_j λ_j y_j φ(x_j)
         if self.fit_intercept:
             bb = lam[0] * self.b                     # b' = λ_0 b + Σ_j λ_j y_j
@@ -222,6 +234,7 @@ class _StreamSVM(StreamLearner):
         self.xi2 = lam[0] ** 2 * self.xi2 + s2 / self.C     # ξ'² = λ_0²ξ² + Σ_j λ_j²/C
         self.R = r
         self.M += L                                  # line 8: M = M + L; S = ∅
+        self._tracer is None or self._tracer("Alg. 2 line 8", M=self.M, R=self.R, xi2=self.xi2)
         return L
 
     def _rescore(self, x):
