@@ -303,7 +303,7 @@ def _missing_datasets(cells, data_home):
 # ------------------------------------------------------------------------- the command
 def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
               out="reproduce-results", data_home=None, fmt="table", stream=None,
-              progress=True, draw=True, only=None, run=True):
+              progress=True, draw=True, only=None, run=True, record=None):
     """Run (or resume) the cells of some items of a paper; print and write the results.
 
     Parameters
@@ -326,6 +326,11 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
         any); an unknown name raises ValueError.
     run : bool
         False: run nothing, report the stored cells (the others show as "not run").
+    record : path, optional
+        Also store the results for the docs: ``record/<paper>/summary-<mode>.json`` (the
+        tables and claims, with the commit, date, settings and machine under ``"meta"``),
+        ``claims-<mode>.csv`` and ``report-<mode>.txt`` (the printed report without the
+        run-dependent lines), which the paper's docs page includes.
 
     Returns
     -------
@@ -395,6 +400,7 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     summary = summarize(paper, selected, mode, done, all_missing, keep)
     summary["ran"], summary["skipped"], summary["errors"] = ran, skipped, notes
     summary["claims"] = check_claims(paper, selected, mode, done, summary, keep)
+    summary["remaining"] = remaining_cost(paper, selected, mode, done, keep)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / f"results-{mode}.csv", records_csv(paper, selected, mode, done, keep))
     write_atomic(folder / f"claims-{mode}.csv", claims_csv(summary["claims"]))
@@ -411,6 +417,10 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
                           file=sys.stderr)
     summary["figures"] = figures
     write_atomic(folder / f"summary-{mode}.json", json.dumps(summary, indent=1))
+    if record is not None:
+        record_results(summary, Path(record) / paper.name, mode,
+                       dict(items=[it.id for it in selected], only=list(only or []),
+                            n_jobs=n_jobs, scheduler=bool(scheduler)))
     if fmt == "json":
         print(json.dumps(summary, indent=1), file=stream)
     elif fmt == "csv":
@@ -418,6 +428,65 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     else:
         print(format_summary(summary), file=stream)
     return summary
+
+
+def remaining_cost(paper, items, mode, done, keep=lambda c: True):
+    """For each protocol larger than ``mode`` ("default", then "full" where it differs):
+    per item, the cells of its first stage (a grid's selection cells; the repeats at the
+    selected settings come after them), how many are stored, and an estimate of the rest
+    in core-seconds from the wall time of the *stored cells of that protocol* with the
+    same data set and method (none stored: no estimate)."""
+    out = []
+    seen = set()
+    for big in MODES[MODES.index(mode) + 1:]:
+        plans = {item.id: [c for c in item.plan(big, []) if keep(c)] for item in items}
+        keys = frozenset(c.key for cs in plans.values() for c in cs)
+        if keys in seen:   # "full" is the default protocol for this paper
+            continue
+        seen.add(keys)
+        for item in items:
+            cells = plans[item.id]
+            stored = [c for c in cells if c.key in done]
+            times = {}
+            for c in stored:
+                times.setdefault((c.dataset, c.method), []).append(done[c.key]["wall_seconds"])
+            est, unknown = 0.0, 0
+            for c in cells:
+                if c.key in done:
+                    continue
+                t = times.get((c.dataset, c.method))
+                if t:
+                    est += float(np.mean(t))
+                else:
+                    unknown += 1
+            out.append({"mode": big, "item": item.id, "cells": len(cells),
+                        "stored": len(stored), "estimate_seconds": est,
+                        "cells_without_estimate": unknown,
+                        "grid": any(c.setting.startswith("select") for c in cells)})
+    return out
+
+
+def format_remaining(remaining):
+    """One line per larger protocol: the cells not stored and the estimate."""
+    lines = []
+    for big in dict.fromkeys(r["mode"] for r in remaining):
+        rows = [r for r in remaining if r["mode"] == big]
+        flag = "--full" if big == "full" else "default protocol (no --quick)"
+        left = [r for r in rows if r["stored"] < r["cells"]]
+        if not left:
+            lines.append(f"  {flag}: every cell stored")
+            continue
+        parts = [f"{r['item']} {r['cells'] - r['stored']:,}/{r['cells']:,}"
+                 + (" (grid stage; the repeats follow)" if r["grid"] else "") for r in left]
+        est = sum(r["estimate_seconds"] for r in left)
+        unknown = sum(r["cells_without_estimate"] for r in left)
+        known = sum(r["cells"] - r["stored"] for r in left) - unknown
+        lines.append(f"  {flag}: cells not stored: " + ", ".join(parts) + "; "
+                     + (f"about {est / 3600:.2f} core-hours for {known:,} of them (stored "
+                        "cells of the same data set and method)" if known else
+                        "no estimate (no stored cell of this protocol)")
+                     + (f", {unknown:,} without an estimate" if known and unknown else ""))
+    return lines
 
 
 def check_claims(paper, items, mode, done, summary, keep=lambda c: True):
@@ -500,6 +569,8 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
                           else bool(abs(diff) <= tol + 1e-9))
                 row[key] = {"label": label, "mean": mean, "std": std, "printed": pv,
                             "printed_std": ps, "diff": diff, "within": within}
+                if got and not any(key in r["result"] for r in got):
+                    row[key]["absent"] = True   # not a number of this method (n/a)
             extra = [r["result"].get("stopped_early") for r in got]
             if any(extra):
                 row["note"] = f"stopped early in {sum(map(bool, extra))} of {len(got)} runs"
@@ -512,12 +583,60 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
     return out
 
 
+def run_metadata(settings):
+    """Commit, date, settings and machine of a recorded run."""
+    import platform
+    import subprocess
+
+    import scipy
+    import sklearn
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10,
+                               cwd=Path(__file__).resolve().parent).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty = "", ""
+    return {"commit": commit + ("+modified" if dirty else "") if commit else "unknown",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "settings": settings,
+            "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                        "cpus": os.cpu_count(), "python": platform.python_version(),
+                        "numpy": np.__version__, "scipy": scipy.__version__,
+                        "scikit-learn": sklearn.__version__}}
+
+
+def record_results(summary, folder, mode, settings):
+    """The docs' copy of a run (see ``reproduce(record=...)``)."""
+    folder = Path(folder)
+    stored = {k: v for k, v in summary.items() if k not in ("figures", "ran", "skipped")}
+    stored["meta"] = run_metadata(settings)
+    write_atomic(folder / f"summary-{mode}.json", json.dumps(stored, indent=1) + "\n")
+    write_atomic(folder / f"claims-{mode}.csv", claims_csv(summary["claims"]))
+    write_atomic(folder / f"report-{mode}.txt", report_text(stored))
+
+
+def report_text(stored):
+    """The report a docs page includes: the meta line, then the printed report without
+    the lines that depend on the run (cells run, figure paths)."""
+    meta = stored["meta"]
+    m = meta["machine"]
+    head = (f"recorded {meta['date']}, commit {meta['commit'][:12]}, mode {stored['mode']}, "
+            f"items {', '.join(meta['settings']['items'])}"
+            + (f", only {' '.join(meta['settings']['only'])}" if meta["settings"]["only"]
+               else "") + f"; {m['platform']}, {m['cpus']} cpus, Python {m['python']}, "
+            f"NumPy {m['numpy']}, scikit-learn {m['scikit-learn']}\n\n")
+    return head + format_summary(stored, run_lines=False)
+
+
 def is_time_metric(key):
     """Seconds and ratios of seconds: never flagged against the papers' machines."""
     return "seconds" in key or "time" in key
 
 
-def format_summary(summary):
+def format_summary(summary, run_lines=True):
     buf = io.StringIO()
     print(f"{summary['title']}  [{summary['paper']}, mode {summary['mode']}]", file=buf)
     for line in summary.get("missing", []):
@@ -571,12 +690,19 @@ def format_summary(summary):
             print(line, file=buf)
         if table["notes"]:
             print("\n" + table["notes"].strip(), file=buf)
-    if summary.get("figures"):
+    if summary.get("figures") and run_lines:
         print("\nfigures:", file=buf)
         for f in summary["figures"]:
             print(f"  {f}", file=buf)
-    print(f"\ncells run now: {summary.get('ran', 0)}, found finished: "
-          f"{summary.get('skipped', 0)}", file=buf)
+    if run_lines:
+        print(f"\ncells run now: {summary.get('ran', 0)}, found finished: "
+              f"{summary.get('skipped', 0)}", file=buf)
+    else:
+        print("", file=buf)
+    if summary.get("remaining"):
+        print("remaining cost of the larger protocols:", file=buf)
+        for line in format_remaining(summary["remaining"]):
+            print(line, file=buf)
     if summary.get("claims"):
         print(format_claims(summary["claims"], summary["mode"]), end="", file=buf)
     return buf.getvalue()
