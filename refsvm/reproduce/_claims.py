@@ -205,7 +205,7 @@ def format_claims(claims, mode, width=100):
 
 def claims_csv(claims):
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = csv.writer(buf, lineterminator="\n")
     w.writerow(["id", "claim", "paper", "ours", "verdict", "reason"])
     for c in claims:
         w.writerow([c["id"], c["claim"], c["paper"], c["ours"], c["verdict"], c["reason"]])

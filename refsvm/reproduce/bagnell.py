@@ -122,12 +122,11 @@ def plot(records, folder, mode):
 
 # ------------------------------------------------------------------------------ claims
 def _final(ev, method):
-    return float(np.mean(ev.values("table1", "final_objective", "a9a", method)))
+    return ev.mean("table1", "a9a", method, "final_objective")
 
 
 def _optimum(ev):
-    return float(np.mean(ev.values("table1", "final_objective", "a9a",
-                                   "batch optimum (LinearSVC)")))
+    return _final(ev, "batch optimum (LinearSVC)")
 
 
 def _claim_rate(ev):
@@ -175,9 +174,8 @@ def _claim_batches(ev):
 
 
 def _claim_practice(ev):
-    best = float(np.mean(ev.values("table1", "final_error", "a9a",
-                                   "batch optimum (LinearSVC)"))) * 100
-    err = float(np.mean(ev.values("table1", "final_error", "a9a", "project+average, k=1"))) * 100
+    best = ev.mean("table1", "a9a", "batch optimum (LinearSVC)", "final_error")   # in %
+    err = ev.mean("table1", "a9a", "project+average, k=1", "final_error")
     return verdict(err <= best + 1.0, f"test error after one pass {err:.2f} % (projection, "
                    f"averaging, k=1) against the batch optimum's {best:.2f} %",
                    "rule: within 1 point of the batch solution")
