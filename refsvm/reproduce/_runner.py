@@ -134,6 +134,9 @@ class Item:
     plot: Callable | None = None
     notes: str = ""
     tolerance: float = 1.0
+    #: optional ``pivot(records) -> str``: a figure's numbers as a text table, printed in
+    #: the report (so the docs quote them from the stored results)
+    pivot: Callable | None = None
 
     @property
     def kind(self):
@@ -538,7 +541,13 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
     """The table rows of every table item: mean +- std over repeats beside the printed."""
     out = {"paper": paper.name, "title": paper.title, "mode": mode, "tables": [],
            "missing": sorted(missing.values())}
+    out["pivots"] = []
     for item in items:
+        if item.pivot is not None:
+            recs = _item_records(paper, item, mode, done, keep)
+            if recs:
+                out["pivots"].append({"id": item.id, "title": item.title,
+                                      "text": item.pivot(recs)})
         if not item.metrics:
             continue
         recs = _item_records(paper, item, mode, done, keep)
@@ -692,6 +701,9 @@ def format_summary(summary, run_lines=True):
             print(line, file=buf)
         if table["notes"]:
             print("\n" + table["notes"].strip(), file=buf)
+    for pivot in summary.get("pivots", []):
+        print(f"\n{pivot['id']}: {pivot['title']}", file=buf)
+        print(pivot["text"].rstrip("\n"), file=buf)
     if summary.get("figures") and run_lines:
         print("\nfigures:", file=buf)
         for f in summary["figures"]:

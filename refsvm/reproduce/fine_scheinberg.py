@@ -435,6 +435,28 @@ CLAIMS = (
 )
 
 
+def _pivot(records, x, label, order):
+    grid = {}
+    for rec in records:
+        grid.setdefault(rec["method"], {})[rec["result"][x]] = rec["result"]["iterations"]
+    xs = sorted({v for row in grid.values() for v in row})
+    rows = sorted(grid, key=order)
+    w = max(len(label), *(len(r) for r in rows)) + 2
+    lines = [f"{label:<{w}}" + "".join(f"{v:>8}" for v in xs)]
+    for r in rows:
+        lines.append(f"{r:<{w}}" + "".join(f"{grid[r].get(v, ''):>8}" for v in xs))
+    return "iterations\n" + "\n".join(lines) + "\n"
+
+
+def pivot_fig3(records):
+    return _pivot(records, "chunk", "C \\ chunk", lambda m: float(m.split("=")[1]))
+
+
+def pivot_fig2(records):
+    names = list(FIG2_KERNELS)
+    return _pivot(records, "n", "kernel \\ n", lambda m: names.index(m) if m in names else 99)
+
+
 PAPER = Paper(
     name=NAME,
     title="Fine & Scheinberg, Incremental learning and selective sampling via parametric "
@@ -461,8 +483,8 @@ PAPER = Paper(
                    "the iterations depend on the kernel more than on the partition.  Quick "
                    "mode: 1,000 synthetic rows (the printed numbers are for 10,000)."),
         Item("figure3", "AltPOKER iterations against the chunk size (diabetes, RBF)",
-             plan_fig3, plot=plot_fig3),
+             plan_fig3, plot=plot_fig3, pivot=pivot_fig3),
         Item("figure2", "SelfInit iterations against the problem size (abalone)", plan_fig2,
-             plot=plot_fig2),
+             plot=plot_fig2, pivot=pivot_fig2),
     ],
 )
