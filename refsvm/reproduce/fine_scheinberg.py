@@ -119,7 +119,8 @@ FIG2_KERNELS = {"linear": dict(kernel="linear"),
 FIG2_SIZES = (250, 500, 1000, 2000, 3000, 4177)
 
 MODE = {
-    "quick": dict(sets=("synthetic", "ionosphere", "ionosphere-rbf"), n_synthetic=1000, fig3_c=(1.0, 100.0),
+    "quick": dict(sets=("synthetic", "ionosphere", "ionosphere-rbf"), n_synthetic=1000,
+                  fig3_c=(1.0, 100.0),
                   fig3_chunks=(1, 10, 100, 576), fig2_kernels=("linear", "poly d=2"),
                   fig2_sizes=(200, 400)),
     "default": dict(sets=DATASETS, n_synthetic=10000, fig3_c=FIG3_C, fig3_chunks=FIG3_CHUNKS,
