@@ -418,7 +418,7 @@ def test_wang_vucetic_table1_runs_the_paper_form_and_the_paper_stop():
     from refsvm.reproduce import wang_vucetic as wv
 
     est = wv._make("OnlineSVMR", 1.0, 0.5)
-    assert est.departures == "paper"
+    assert est.departures == {"base": "paper", "hold_out": True}
     cells = [c for c in wv.plan_table1("default", []) if c.dataset == "gauss"]
     stop = {c.method: c.params["stop_sv"] for c in cells}
     assert stop["IDSVM"] == 2522 and stop["IDSVM (to the end)"] is None
