@@ -241,6 +241,11 @@ def main(argv=None):
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
     rep.add_argument("--no-run", action="store_true",
                      help="run nothing: print the tables of the cells stored under --out")
+    rep.add_argument("--record", metavar="DIR",
+                     help="also store the tables and claims for the docs under "
+                          "DIR/PAPER (summary-MODE.json with commit, date, settings and "
+                          "machine; claims-MODE.csv; report-MODE.txt); the docs use "
+                          "docs/results")
     tr = sub.add_parser(
         "trace", help="the pseudocode lines a reference executes, step by step",
         description="Run the reference in the paper's form on a small stream and print each "
@@ -282,7 +287,7 @@ def main(argv=None):
             reproduce(paper, items, mode=args.mode, n_jobs=args.n_jobs,
                       scheduler=args.scheduler, out=args.out, data_home=args.data_home,
                       fmt=args.format, only=args.only, progress=not args.no_progress,
-                      run=not args.no_run)
+                      run=not args.no_run, record=args.record)
         except ValueError as exc:
             parser.error(str(exc))
         except Interrupted as exc:

@@ -920,16 +920,56 @@ cdef class KernelRowProximalPAm(PAmState):
             bp += self.u_p_data[i] * mp[i]
         return -0.5 * bp
 
+    cdef double _ridged_quasi_direction(self) noexcept nogil:
+        """ũ_i = (M̃₊ − M̃₋)_i / (s₊ + s₋ + μ)_i, μ = shrinkage · mean(s₊ + s₋), into
+        u_p; returns b_p (PAmState._proximal's variances, then the ridge)."""
+        cdef Py_ssize_t i, m = self.n_features
+        cdef double n_pos = <double> self.n_pos, n_neg = <double> self.n_neg
+        cdef double m_pos, m_neg, s_pos, s_neg, a_pos, a_neg, denom, total = 0.0, mu
+        cdef double bp = 0.0
+        cdef double tol_pos = self.variance_roundoff * (n_pos + 2)
+        cdef double tol_neg = self.variance_roundoff * (n_neg + 2)
+        cdef bint guard = self.variance_roundoff != 0.0
+        if self.n_pos < 2 or self.n_neg < 2:
+            for i in range(m):
+                self.u_p_data[i] = 0.0
+            return 0.0
+        for i in range(m):  # the pooled variances, kept in u_p
+            m_pos = self.sum_pos_data[i] / n_pos
+            m_neg = self.sum_neg_data[i] / n_neg
+            a_pos = self.sumsq_pos_data[i] / (n_pos - 1)
+            a_neg = self.sumsq_neg_data[i] / (n_neg - 1)
+            s_pos = a_pos - n_pos / (n_pos - 1) * (m_pos * m_pos)
+            s_neg = a_neg - n_neg / (n_neg - 1) * (m_neg * m_neg)
+            if guard and not s_pos > tol_pos * a_pos:
+                s_pos = 0.0
+            if guard and not s_neg > tol_neg * a_neg:
+                s_neg = 0.0
+            self.u_p_data[i] = s_pos + s_neg
+            total += s_pos + s_neg
+        mu = self.shrinkage * total / m  # the reference's ``ridge``
+        for i in range(m):
+            m_pos = self.sum_pos_data[i] / n_pos
+            m_neg = self.sum_neg_data[i] / n_neg
+            denom = self.u_p_data[i] + mu
+            self.u_p_data[i] = (m_pos - m_neg) / denom if denom > 0 else 0.0
+            bp += self.u_p_data[i] * (m_pos + m_neg)
+        return -0.5 * bp
+
     cdef double _proximal(self) noexcept nogil:
         cdef Py_ssize_t i, m = self.n_features
         cdef double bp
         if self.full:
             bp = self._full_fisher_direction()
-        else:
+        elif self.shrinkage == 0.0:
             # quasi-KFD on the kernel rows (PAm's quasi-LDA formula): ũ_p into wp, b_p
             bp = PAmState._proximal(self)
             for i in range(m):
                 self.u_p_data[i] = self.wp_data[i]
+        else:
+            # the departure shrinkage: the same quotient with μ added to every pooled
+            # variance (the reference's ``_ridged_quasi_direction``)
+            bp = self._ridged_quasi_direction()
         self.feature_map._to_features(self.u_p_data, self.wp_data)
         return bp
 

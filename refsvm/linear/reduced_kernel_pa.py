@@ -43,6 +43,7 @@ from .departures import DEPARTURES
 from .departures.passive_tolerance import is_passive
 from .departures.refresh import needs_refresh
 from .departures.shrinkage import ridge
+from .departures.variance_roundoff import variance
 from .passive_aggressive import PAmState, PAState
 
 __all__ = ["ReducedKernelMap", "ReducedKernelPAState", "ReducedKernelPAmState",
@@ -352,10 +353,28 @@ class _KernelRowProximalPAm(PAmState):
     def proximal(self):
         if self.covariance == "full":
             u_p, b_p = self._full_fisher_direction()
-        else:
+        elif self.shrinkage == 0.0:
             # quasi-KFD: the diagonal of COV(K(A₊, Ã)) + COV(K(A₋, Ã)), as PAm's quasi-LDA
             u_p, b_p = super().proximal()
+        else:  # the departure shrinkage: + μ on every pooled variance
+            u_p, b_p = self._ridged_quasi_direction()
         return self.feature_map.to_features(u_p), b_p
+
+    def _ridged_quasi_direction(self):
+        """The quasi-KFD with μ = shrinkage · mean(s₊ + s₋) added to every pooled
+        variance (:func:`~refsvm.linear.departures.shrinkage.ridge`): ũ_i =
+        (M̃₊ − M̃₋)_i / (s₊ + s₋ + μ)_i, b_p the midpoint."""
+        m = self.n_features
+        if self.n_pos < 2 or self.n_neg < 2:
+            return np.zeros(m), 0.0
+        m_pos, m_neg = self.sum_pos / self.n_pos, self.sum_neg / self.n_neg
+        pooled = (variance(self.sumsq_pos, self.n_pos, m_pos, self.variance_roundoff)
+                  + variance(self.sumsq_neg, self.n_neg, m_neg, self.variance_roundoff))
+        denom = pooled + ridge(float(sum(pooled.tolist())), m, self.shrinkage)
+        u_p = np.zeros(m)
+        ok = denom > 0
+        u_p[ok] = (m_pos[ok] - m_neg[ok]) / denom[ok]
+        return u_p, -0.5 * float(np.dot(u_p, m_pos + m_neg))
 
     def _full_fisher_direction(self):
         m = self.n_features

@@ -43,6 +43,8 @@ from typing import Callable
 
 import numpy as np
 
+from ._claims import Evidence, claims_csv, evaluate, format_claims
+
 #: entropy of every cell's SeedSequence (the date of Wang & Vucetic's ICDM 2009 talk)
 ENTROPY = 20091206
 MODES = ("quick", "default", "full")
@@ -132,6 +134,9 @@ class Item:
     plot: Callable | None = None
     notes: str = ""
     tolerance: float = 1.0
+    #: optional ``pivot(records) -> str``: a figure's numbers as a text table, printed in
+    #: the report (so the docs quote them from the stored results)
+    pivot: Callable | None = None
 
     @property
     def kind(self):
@@ -149,6 +154,9 @@ class Paper:
     items: list
     datasets: tuple = ()
     methods: tuple = ()
+    #: the paper's conclusions (:class:`refsvm.reproduce._claims.Claim`), checked at the
+    #: end of every run
+    claims: tuple = ()
 
     def item(self, item_id):
         for it in self.items:
@@ -298,7 +306,7 @@ def _missing_datasets(cells, data_home):
 # ------------------------------------------------------------------------- the command
 def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
               out="reproduce-results", data_home=None, fmt="table", stream=None,
-              progress=True, draw=True, only=None, run=True):
+              progress=True, draw=True, only=None, run=True, record=None):
     """Run (or resume) the cells of some items of a paper; print and write the results.
 
     Parameters
@@ -321,6 +329,11 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
         any); an unknown name raises ValueError.
     run : bool
         False: run nothing, report the stored cells (the others show as "not run").
+    record : path, optional
+        Also store the results for the docs: ``record/<paper>/summary-<mode>.json`` (the
+        tables and claims, with the commit, date, settings and machine under ``"meta"``),
+        ``claims-<mode>.csv`` and ``report-<mode>.txt`` (the printed report without the
+        run-dependent lines), which the paper's docs page includes.
 
     Returns
     -------
@@ -389,8 +402,11 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
                     bar.close()
     summary = summarize(paper, selected, mode, done, all_missing, keep)
     summary["ran"], summary["skipped"], summary["errors"] = ran, skipped, notes
+    summary["claims"] = check_claims(paper, selected, mode, done, summary, keep)
+    summary["remaining"] = remaining_cost(paper, selected, mode, done, keep)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / f"results-{mode}.csv", records_csv(paper, selected, mode, done, keep))
+    write_atomic(folder / f"claims-{mode}.csv", claims_csv(summary["claims"]))
     write_atomic(folder / f"summary-{mode}.json", json.dumps(summary, indent=1))
     figures = []
     if draw:
@@ -404,6 +420,10 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
                           file=sys.stderr)
     summary["figures"] = figures
     write_atomic(folder / f"summary-{mode}.json", json.dumps(summary, indent=1))
+    if record is not None:
+        record_results(summary, Path(record) / paper.name, mode,
+                       dict(items=[it.id for it in selected], only=list(only or []),
+                            n_jobs=n_jobs, scheduler=bool(scheduler)))
     if fmt == "json":
         print(json.dumps(summary, indent=1), file=stream)
     elif fmt == "csv":
@@ -411,6 +431,72 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     else:
         print(format_summary(summary), file=stream)
     return summary
+
+
+def remaining_cost(paper, items, mode, done, keep=lambda c: True):
+    """For each protocol larger than ``mode`` ("default", then "full" where it differs):
+    per item, the cells of its first stage (a grid's selection cells; the repeats at the
+    selected settings come after them), how many are stored, and an estimate of the rest
+    in core-seconds from the wall time of the *stored cells of that protocol* with the
+    same data set and method (none stored: no estimate)."""
+    out = []
+    seen = set()
+    for big in MODES[MODES.index(mode) + 1:]:
+        plans = {item.id: [c for c in item.plan(big, []) if keep(c)] for item in items}
+        keys = frozenset(c.key for cs in plans.values() for c in cs)
+        if keys in seen:   # "full" is the default protocol for this paper
+            continue
+        seen.add(keys)
+        for item in items:
+            cells = plans[item.id]
+            stored = [c for c in cells if c.key in done]
+            times = {}
+            for c in stored:
+                times.setdefault((c.dataset, c.method), []).append(done[c.key]["wall_seconds"])
+            est, unknown = 0.0, 0
+            for c in cells:
+                if c.key in done:
+                    continue
+                t = times.get((c.dataset, c.method))
+                if t:
+                    est += float(np.mean(t))
+                else:
+                    unknown += 1
+            out.append({"mode": big, "item": item.id, "cells": len(cells),
+                        "stored": len(stored), "estimate_seconds": est,
+                        "cells_without_estimate": unknown,
+                        "grid": any(c.setting.startswith("select") for c in cells)})
+    return out
+
+
+def format_remaining(remaining):
+    """One line per larger protocol: the cells not stored and the estimate."""
+    lines = []
+    for big in dict.fromkeys(r["mode"] for r in remaining):
+        rows = [r for r in remaining if r["mode"] == big]
+        flag = "--full" if big == "full" else "default protocol (no --quick)"
+        left = [r for r in rows if r["stored"] < r["cells"]]
+        if not left:
+            lines.append(f"  {flag}: every cell stored")
+            continue
+        parts = [f"{r['item']} {r['cells'] - r['stored']:,}/{r['cells']:,}"
+                 + (" (grid stage; the repeats follow)" if r["grid"] else "") for r in left]
+        est = sum(r["estimate_seconds"] for r in left)
+        unknown = sum(r["cells_without_estimate"] for r in left)
+        known = sum(r["cells"] - r["stored"] for r in left) - unknown
+        lines.append(f"  {flag}: cells not stored: " + ", ".join(parts) + "; "
+                     + (f"about {est / 3600:.2f} core-hours for {known:,} of them (stored "
+                        "cells of the same data set and method)" if known else
+                        "no estimate (no stored cell of this protocol)")
+                     + (f", {unknown:,} without an estimate" if known and unknown else ""))
+    return lines
+
+
+def check_claims(paper, items, mode, done, summary, keep=lambda c: True):
+    """The verdict of every claim of the paper on the finished cells of ``items``."""
+    records = {it.id: _item_records(paper, it, mode, done, keep) for it in items}
+    evidence = Evidence(summary, records, [it.id for it in items])
+    return evaluate(paper.claims, evidence)
 
 
 def _only_filter(paper, items, mode, only):
@@ -455,7 +541,13 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
     """The table rows of every table item: mean +- std over repeats beside the printed."""
     out = {"paper": paper.name, "title": paper.title, "mode": mode, "tables": [],
            "missing": sorted(missing.values())}
+    out["pivots"] = []
     for item in items:
+        if item.pivot is not None:
+            recs = _item_records(paper, item, mode, done, keep)
+            if recs:
+                out["pivots"].append({"id": item.id, "title": item.title,
+                                      "text": item.pivot(recs)})
         if not item.metrics:
             continue
         recs = _item_records(paper, item, mode, done, keep)
@@ -480,12 +572,17 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
                 pv, ps = (printed if printed is not None else (None, None))
                 diff = None if (mean is None or pv is None) else mean - pv
                 tol = (ps if ps is not None else item.tolerance) if pv is not None else None
-                within = None if diff is None else bool(abs(diff) <= tol + 1e-9)
+                # a time (seconds, or a ratio of times) is compared by the claims, as a
+                # ratio to a baseline run in the same process: no flag against the printed
+                within = (None if diff is None or is_time_metric(key)
+                          else bool(abs(diff) <= tol + 1e-9))
                 row[key] = {"label": label, "mean": mean, "std": std, "printed": pv,
                             "printed_std": ps, "diff": diff, "within": within}
+                if got and not any(key in r["result"] for r in got):
+                    row[key]["absent"] = True   # not a number of this method (n/a)
             extra = [r["result"].get("stopped_early") for r in got]
             if any(extra):
-                row["note"] = f"stopped early at the time cap in {sum(map(bool, extra))} runs"
+                row["note"] = f"stopped early in {sum(map(bool, extra))} of {len(got)} runs"
             rows.append(row)
         out["tables"].append({"id": item.id, "title": item.title, "notes": item.notes,
                               "metrics": [m[0] for m in item.metrics],
@@ -495,7 +592,62 @@ def summarize(paper, items, mode, done, missing, keep=lambda c: True):
     return out
 
 
-def format_summary(summary):
+def run_metadata(settings):
+    """Commit, date, settings and machine of a recorded run."""
+    import platform
+    import subprocess
+
+    import scipy
+    import sklearn
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
+        # "+modified": the package's sources differ from the commit (docs do not count)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                ":/refsvm"],
+                               capture_output=True, text=True, timeout=10,
+                               cwd=Path(__file__).resolve().parent).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty = "", ""
+    return {"commit": commit + ("+modified" if dirty else "") if commit else "unknown",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "settings": settings,
+            "machine": {"platform": platform.platform(), "processor": platform.machine(),
+                        "cpus": os.cpu_count(), "python": platform.python_version(),
+                        "numpy": np.__version__, "scipy": scipy.__version__,
+                        "scikit-learn": sklearn.__version__}}
+
+
+def record_results(summary, folder, mode, settings):
+    """The docs' copy of a run (see ``reproduce(record=...)``)."""
+    folder = Path(folder)
+    stored = {k: v for k, v in summary.items() if k not in ("figures", "ran", "skipped")}
+    stored["meta"] = run_metadata(settings)
+    write_atomic(folder / f"summary-{mode}.json", json.dumps(stored, indent=1) + "\n")
+    write_atomic(folder / f"claims-{mode}.csv", claims_csv(summary["claims"]))
+    write_atomic(folder / f"report-{mode}.txt", report_text(stored))
+
+
+def report_text(stored):
+    """The report a docs page includes: the meta line, then the printed report without
+    the lines that depend on the run (cells run, figure paths)."""
+    meta = stored["meta"]
+    m = meta["machine"]
+    head = (f"recorded {meta['date']}, commit {meta['commit'][:12]}, mode {stored['mode']}, "
+            f"items {', '.join(meta['settings']['items'])}"
+            + (f", only {' '.join(meta['settings']['only'])}" if meta["settings"]["only"]
+               else "") + f"; {m['platform']}, {m['cpus']} cpus, Python {m['python']}, "
+            f"NumPy {m['numpy']}, scikit-learn {m['scikit-learn']}\n\n")
+    return head + format_summary(stored, run_lines=False)
+
+
+def is_time_metric(key):
+    """Seconds and ratios of seconds: never flagged against the papers' machines."""
+    return "seconds" in key or "time" in key
+
+
+def format_summary(summary, run_lines=True):
     buf = io.StringIO()
     print(f"{summary['title']}  [{summary['paper']}, mode {summary['mode']}]", file=buf)
     for line in summary.get("missing", []):
@@ -508,11 +660,13 @@ def format_summary(summary):
         head = f"{'data set':<{wd}}{'method':<{wm}}"
         shown = {m: any(r[m]["printed"] is not None for r in table["rows"])
                  for m in table["metrics"]}
+        flagged = {m: any(r[m]["within"] is not None for r in table["rows"])
+                   for m in table["metrics"]}
         for m in table["metrics"]:
             lab = table["rows"][0][m]["label"] if table["rows"] else m
             head += f"{lab + ' ours':>19}"
             if shown[m]:
-                head += f"{'printed':>15}{'diff':>8}{'ok':>4}"
+                head += f"{'printed':>15}{'diff':>8}" + (f"{'ok':>4}" if flagged[m] else "")
         print(head, file=buf)
         print("-" * len(head), file=buf)
         for row in table["rows"]:
@@ -539,7 +693,7 @@ def format_summary(summary):
                 ok = "" if c["within"] is None else ("yes" if c["within"] else "no")
                 line += f"{ours:>19}"
                 if shown[m]:
-                    line += f"{pr:>15}{diff:>8}{ok:>4}"
+                    line += f"{pr:>15}{diff:>8}" + (f"{ok:>4}" if flagged[m] else "")
             if row.get("note"):
                 line += f"  ({row['note']})"
             if row["status"] == "incomplete":
@@ -547,12 +701,24 @@ def format_summary(summary):
             print(line, file=buf)
         if table["notes"]:
             print("\n" + table["notes"].strip(), file=buf)
-    if summary.get("figures"):
+    for pivot in summary.get("pivots", []):
+        print(f"\n{pivot['id']}: {pivot['title']}", file=buf)
+        print(pivot["text"].rstrip("\n"), file=buf)
+    if summary.get("figures") and run_lines:
         print("\nfigures:", file=buf)
         for f in summary["figures"]:
             print(f"  {f}", file=buf)
-    print(f"\ncells run now: {summary.get('ran', 0)}, found finished: "
-          f"{summary.get('skipped', 0)}", file=buf)
+    if run_lines:
+        print(f"\ncells run now: {summary.get('ran', 0)}, found finished: "
+              f"{summary.get('skipped', 0)}", file=buf)
+    else:
+        print("", file=buf)
+    if summary.get("remaining"):
+        print("remaining cost of the larger protocols:", file=buf)
+        for line in format_remaining(summary["remaining"]):
+            print(line, file=buf)
+    if summary.get("claims"):
+        print(format_claims(summary["claims"], summary["mode"]), end="", file=buf)
     return buf.getvalue()
 
 

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from ._claims import Claim, Missing, median, verdict
 from ._runner import Cell, Item, Paper, figure, mean_curves, save_figure
 
 NAME = "cauwenberghs-poggio"
@@ -121,12 +122,66 @@ def plot_cost(records, folder, mode):
     axes[0, 0].legend(fontsize=7)
     return save_figure(fig, folder, "figure1")
 
+# ------------------------------------------------------------------------------ claims
+def _claim_loo(ev):
+    out, ok = [], True
+    for ds in ev.datasets("table1", "IDSVM vs brute force"):
+        a = ev.mean("table1", ds, "IDSVM vs brute force", "loo_error")
+        b = ev.mean("table1", ds, "IDSVM vs brute force", "brute_loo_error")
+        d = ev.mean("table1", ds, "IDSVM vs brute force", "max_loo_decision_diff")
+        ok &= abs(a - b) < 1e-9 and d < 1e-3
+        out.append(f"{ds}: LOO {a:.2f} % vs brute force {b:.2f} %, max|df| {d:.1e}")
+    if not out:
+        raise Missing("no table1 results")
+    return verdict(ok, "; ".join(out), "rule: equal LOO errors, decision values within 1e-3")
+
+
+def _claim_unlearn(ev):
+    out = {ds: ev.mean("table1", ds, "IDSVM vs brute force", "max_unlearn_decision_diff")
+           for ds in ev.datasets("table1", "IDSVM vs brute force")}
+    if not out:
+        raise Missing("no table1 results")
+    return verdict(max(out.values()) < 1e-3, "max|f_unlearned - f_batch|: " + ", ".join(
+        f"{d} {v:.1e}" for d, v in out.items()), "rule: below 1e-3 on every set")
+
+
+def _claim_cost(ev):
+    slopes = {}
+    for rec in ev.records("figure1"):
+        r = rec["result"]
+        n, k = np.asarray(r["n_seen"], float), np.asarray(r["kernel_evals"], float)
+        keep = (n >= n[-1] / 10) & (k > 0)
+        if keep.sum() >= 2:
+            slopes.setdefault(rec["dataset"], []).append(
+                float(np.polyfit(np.log(n[keep]), np.log(k[keep]), 1)[0]))
+    if not slopes:
+        raise Missing("no figure1 curve")
+    med = {d: median(v) for d, v in slopes.items()}
+    return verdict(all(v < 2.5 for v in med.values()),
+                   "log-log slope of kernel evaluations against n over the last decade: "
+                   + ", ".join(f"{d} {v:.2f}" for d, v in med.items()),
+                   "rule: below 2.5 (a retraining from scratch after each example costs "
+                   "at least n^2 per step, n^3 in all)")
+
+
+CLAIMS = (
+    Claim("C1", "Decremental unlearning gives the exact leave-one-out error.",
+          "The paper's exact LOO procedure (the paper is not among the shared texts).",
+          _claim_loo, ("table1",)),
+    Claim("C2", "Unlearning examples gives the SVM trained without them.",
+          "The paper's decremental procedure.", _claim_unlearn, ("table1",)),
+    Claim("C3", "Adding one example at a time stays far cheaper than retraining.",
+          "The paper's incremental procedure (no numbers in the shared material).",
+          _claim_cost, ("figure1",)),
+)
+
 
 PAPER = Paper(
     name=NAME,
     title="Cauwenberghs & Poggio, Incremental and Decremental SVM Learning (NIPS 2000)",
     datasets=("diabetes", "gauss"),
     methods=("IDSVM vs brute force", "IDSVM"),
+    claims=CLAIMS,
     items=[
         Item("table1", "exact leave-one-out and unlearning against brute force", plan_loo,
              metrics=(("loo_error", "LOO err%", 100.0), ("brute_loo_error", "brute err%", 100.0),

@@ -183,8 +183,9 @@ def test_online_class_statistics_of_the_kernel_rows_are_numpys(backend, covarian
                   + mu * np.eye(cov.shape[0]))
         np.testing.assert_allclose(s["chol"] @ s["chol"].T, shrunk, rtol=1e-9, atol=1e-12)
         u_p = np.linalg.solve(shrunk, P.mean(0) - N.mean(0))
-    else:
-        u_p = (P.mean(0) - N.mean(0)) / (P.var(0, ddof=1) + N.var(0, ddof=1))
+    else:  # the quasi-KFD, with the ridge of the departure shrinkage (issue 42)
+        pooled = P.var(0, ddof=1) + N.var(0, ddof=1)
+        u_p = (P.mean(0) - N.mean(0)) / (pooled + state.departures["shrinkage"] * pooled.mean())
     fmap = state.feature_map
     # z_pᵀφ(x) = ũ_pᵀK(Ã, x) for any x
     np.testing.assert_allclose(fmap.transform_rows(X) @ z_p, Kr @ u_p, rtol=1e-5, atol=1e-6)

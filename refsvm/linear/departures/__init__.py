@@ -7,7 +7,7 @@ name                      default     paper   module (state)
 ========================  ==========  ======  =============================================
 ``variance_roundoff``     2 ε         0       :mod:`.variance_roundoff` (PAm, RKPAm diag.)
 ``passive_rtol``          1e-9        0       :mod:`.passive_tolerance` (RKPA, RKPAm)
-``shrinkage``             0.1         0       :mod:`.shrinkage` (RKPAm, full covariance)
+``shrinkage``             0.1         0       :mod:`.shrinkage` (RKPAm, both covariances)
 ``refresh_growth``        1.1         1       :mod:`.refresh` (RKPAm, full covariance)
 ========================  ==========  ======  =============================================
 
@@ -63,9 +63,10 @@ DEPARTURES = {
                 "and an update (RKPAm: whether γ z_p is added), differently in each twin"),
     "shrinkage": Departure(
         default=0.1, paper=0.0, check=nonnegative,
-        answers="RKPAm full covariance: COV₊ + COV₋ of kernel rows is singular early in a "
+        answers="RKPAm: full covariance: COV₊ + COV₋ of kernel rows is singular early in a "
                 "stream and numerically singular later; its inverse amplifies round-off "
-                "into a γ z_p of norm 1e4 and more"),
+                "into a γ z_p of norm 1e4 and more; diagonal: a pooled variance of 1e-19 "
+                "(a reduced point far from the first examples) makes ũ_i 1e9 and ruins z"),
     "refresh_growth": Departure(
         default=1.1, paper=1.0, check=_growth,
         answers="RKPAm full covariance: the printed COV₊ + COV₋ changes as a whole with "
