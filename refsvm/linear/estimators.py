@@ -716,7 +716,10 @@ class ProximalReducedKernelPA(ReducedKernelPA):
         proximal term enters every update, so its share of the model grows with the
         number of updates: 0.1 let it dominate on most real sets (see below).
     covariance : {"diagonal", "full"}, default="full"
-        The slides' quasi-KFD (variances only, O(m̃) per example) or the full
+        The slides' quasi-KFD (variances only, O(m̃) per example; the departure
+        ``shrinkage`` adds μ = 0.1 × the mean pooled variance to every variance, since
+        a reduced point far from the few examples seen early has a genuine variance
+        near 0 and its quotient then throws z far for good) or the full
         covariance: ũ_p solves [COV₊ + COV₋ + μI] ũ_p = M̃₊ − M̃₋, μ = 0.1 × the mean
         variance (the departure ``shrinkage``: the covariance of kernel rows is
         singular early in a stream and numerically singular later); the class
@@ -727,8 +730,8 @@ class ProximalReducedKernelPA(ReducedKernelPA):
         the feature map φ(x) = K̃^{-1/2} K(Ã, x) that every example costs anyway.
     departures : None, "default", "paper" or dict, default=None
         The linear family's departures (:mod:`refsvm.linear.departures`):
-        ``passive_rtol``, ``variance_roundoff`` (the diagonal covariance), ``shrinkage`` and
-        ``refresh_growth`` (the full covariance); "paper" runs the printed steps in both
+        ``passive_rtol``, ``variance_roundoff`` (the diagonal covariance), ``shrinkage``
+        (both covariances) and ``refresh_growth`` (the full covariance); "paper" runs the printed steps in both
         backends: ℓ ≤ 0, the printed variances, and COV₊ + COV₋ without ridge, refreshed
         at every example (O(m̃³) per update).  The printed full covariance is often
         singular to rounding: the paper form with ``covariance="full"`` can then raise
