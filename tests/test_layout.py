@@ -177,3 +177,26 @@ def test_the_exact_families_do_not_import_each_other(family):
             assert not absolute.startswith(f"refsvm.{other}"), (
                 f"{path.relative_to(ROOT)} imports {name}: the shared active-set machinery "
                 "belongs in refsvm.core / refsvm._core, the hand-over in refsvm._exact_paths")
+
+
+def test_the_active_set_engine_lives_in_the_core():
+    # what the engine shares (refsvm/core/active_set.py, bordered.py; compiled in _core.pxd)
+    # is defined there only: neither exact family defines it again as a module-level
+    # function, under its name or with a leading underscore (a state's method may wrap it)
+    from refsvm.core import active_set, bordered
+
+    shared = {n for n in active_set.__all__ + bordered.__all__ if n.islower()}
+    shared |= set(re.findall(r"^cdef inline \w+\*? (\w+)\(",
+                             (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
+    for family in EXACT_FAMILIES:
+        for path in _family_modules(family):
+            text = path.read_text(encoding="utf-8")
+            if path.suffix == ".py":
+                defined = {node.name for node in ast.parse(text).body
+                           if isinstance(node, ast.FunctionDef)}
+            else:
+                defined = set(re.findall(r"^c?p?def\s+(?:inline\s+)?[\w*\s]*?\b(\w+)\(",
+                                         text, re.M))
+            again = {d for d in defined if d.lstrip("_") in shared}
+            assert not again, (f"{path.relative_to(ROOT)} defines {sorted(again)} again: "
+                               "the core's active-set engine holds them")

@@ -58,7 +58,7 @@ from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, border
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
-                           pivot_is_zero)
+                           pivot_is_zero, neumaier_add)
 
 from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
@@ -157,19 +157,6 @@ cdef inline Py_ssize_t _nan_off(double* col, const signed char* status,
 from refsvm._clib cimport refsvm_poker_scan8, refsvm_poker_scan_vector
 
 
-cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
-    """One term of Neumaier's compensated sum (reference ``neumaier_add``); the larger
-    and the smaller of s and x chosen by selects, not a branch (the terms of a score
-    come in no order, and a mispredicted branch a term cost more than the sum)."""
-    cdef double a = s[0]
-    cdef double t = a + x
-    cdef bint ge = fabs(a) >= fabs(x)
-    cdef double big = a if ge else x
-    cdef double small = x if ge else a
-    c[0] += (big - t) + small
-    s[0] = t
-
-
 cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                       const Py_ssize_t[::1] at_c, const double[::1] cy,
                       const double[::1] kdiag, double[::1] F, double[::1] Fc,
@@ -206,7 +193,7 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                     kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
                 else:
                     kv = gout[q][r]
-                _neumaier_add(&F[r], &Fc[r], cy[a + q] * kv)
+                neumaier_add(&F[r], &Fc[r], cy[a + q] * kv)
         a += nq
 
 
@@ -1878,7 +1865,7 @@ cdef class _Engine:
                         else:
                             kv = kv_row[q]
                             q += 1
-                        _neumaier_add(&acc, &comp, cf[l] * kv)
+                        neumaier_add(&acc, &comp, cf[l] * kv)
                     o[grow[a]] = acc + comp
                 ng = 0
         for r in range(m):
@@ -1892,7 +1879,7 @@ cdef class _Engine:
                 kernel_many(self.kern, self.store, j, &svv[0], nsv, kv_row)
             q = 0
             for l in range(nsv):
-                _neumaier_add(&acc, &comp, cf[l] * kv_row[l])
+                neumaier_add(&acc, &comp, cf[l] * kv_row[l])
                 if values and self.spos[svv[l]] < 0:
                     Vv[r, q] = kv_row[l]
                     q += 1

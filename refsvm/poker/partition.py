@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.active_set import AT_C, AT_ZERO, GONE, IN_S
 from ..core.bordered import least_index_event
 
 __all__ = ["I_O", "I_S", "I_C", "FORCED", "GONE", "PENDING", "IDLE", "FIXED", "BIAS",
@@ -18,8 +19,11 @@ __all__ = ["I_O", "I_S", "I_C", "FORCED", "GONE", "PENDING", "IDLE", "FIXED", "B
            "EPS_PIVOT_ABS", "alpha_window", "next_breakpoint", "CyclingError", "PathError",
            "JointIncrementError"]
 
-# partition codes (shared with the twin)
-I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
+# partition codes: I_o, I_s, I_c and GONE are the core's (:mod:`refsvm.core.active_set`,
+# shared with Cauwenberghs & Poggio's R, S, E); FORCED and PENDING are POKER's own
+# (status < 0: not in the problem)
+I_O, I_S, I_C = AT_ZERO, IN_S, AT_C
+FORCED, PENDING = 3, -2
 # what the state is doing (which system holds after every breakpoint)
 IDLE, FIXED, BIAS, UNLEARN, JOINT = 0, 1, 2, 3, 4
 # event kinds
