@@ -16,6 +16,9 @@ convention and its own names for the sets.
 This module holds
 
 - the partition codes, one home for both families and their twins;
+- :func:`limiting_event`: the event that ends a piece, among the priority events of the
+  caller (the end of the parameter, the candidate's own bounds) and the events of the
+  examples, by the least-index rule (the compiled twins: ``EventChoice``);
 - the error-free arithmetic of the checks and polishes in doubled precision (Knuth's
   two-sum, Dekker's split and product, Ogita-Rump-Oishi's Dot2, Neumaier's compensated
   sum, a correctly rounded dot product).  The compiled core (``_core.pxd``:
@@ -29,7 +32,9 @@ import math
 
 import numpy as np
 
-__all__ = ["AT_ZERO", "IN_S", "AT_C", "GONE", "two_sum", "split", "two_product",
+from .bordered import least_index_event
+
+__all__ = ["AT_ZERO", "IN_S", "AT_C", "GONE", "limiting_event", "two_sum", "split", "two_product",
            "dot2_add", "neumaier_add", "exact_sum"]
 
 # ---------------------------------------------------------------------- the partition
@@ -41,6 +46,42 @@ IN_S = 1
 AT_C = 2
 #: an example no longer in the problem (unlearned); every code < 0 is out of the problem
 GONE = -1
+
+
+# ---------------------------------------------------------------------- the event choice
+def limiting_event(priority, others=(), ts=(), ws=(), ids=(), kinds=(), fallback=None):
+    """The event that ends a piece of the path, and the step to it.
+
+    Events are (t, kind, id, window): the step to the event, its kind (the caller's
+    code), the example, the round-off window of the step.  ``priority``: the events that
+    win whenever they are tied, in the caller's order (the end of the parameter, the
+    candidate's own bounds); ``others``: the examples' events as a list, and ``ts, ws,
+    ids, kinds``: more of them as arrays (ids ascending or not); ``fallback``: an event
+    chosen only when no other is tied.  t_min is the smallest step of all (taken over
+    ``priority``, ``others``, the arrays and the fallback, in that order); an event is
+    tied when t <= t_min + window; the first tied priority event wins, else the tied
+    event of the least example id (Bland's rule: zero steps at a degenerate point
+    cannot cycle), else the fallback if it is tied.  Returns (t_min, kind, id);
+    (inf, -1, -1) when no step is finite, kind -1 when nothing is tied."""
+    ts = np.asarray(ts, dtype=np.float64)
+    steps = [e[0] for e in priority] + [e[0] for e in others]
+    if ts.size:
+        steps.append(float(ts.min()))
+    if fallback is not None:
+        steps.append(fallback[0])
+    tmin = min(steps, default=np.inf)
+    if not np.isfinite(tmin):
+        return np.inf, -1, -1
+    events = [(t, kind, i, w, True) for t, kind, i, w in priority]
+    events += [(t, kind, i, w, False) for t, kind, i, w in others]
+    if ts.size:
+        # only the tied events take part in the choice (the same choice, in O(#tied))
+        ws = np.asarray(ws, dtype=np.float64)
+        ids, kinds = np.asarray(ids), np.asarray(kinds)
+        events += [(float(ts[j]), int(kinds[j]), int(ids[j]), float(ws[j]), False)
+                   for j in np.flatnonzero(ts <= tmin + ws)]
+    kind, who = least_index_event(events, tmin, fallback=fallback)
+    return tmin, kind, who
 
 
 # ---------------------------------------------------------------------- doubled precision

@@ -48,3 +48,41 @@ def test_neumaier_add_keeps_cancelling_terms():
     for x in terms:
         s, c = A.neumaier_add(s, c, x)
     assert s + c == math.fsum(terms) == 2.0
+
+
+def test_limiting_event_priority_least_index_fallback():
+    inf = np.inf
+    # nothing finite
+    assert A.limiting_event([(inf, 0, -1, 0.0)]) == (inf, -1, -1)
+    # a tied priority event wins over a tied example of smaller id
+    t, kind, who = A.limiting_event([(1.0, 0, 7, 1e-9)], [(1.0, 3, 2, 0.0)], [1.0], [0.0], [1], [4])
+    assert (t, kind, who) == (1.0, 0, 7)
+    # else the least id among the tied list and array events; untied ones take no part
+    t, kind, who = A.limiting_event([(2.0, 0, 7, 0.0)], [(1.0, 3, 5, 0.0), (1.5, 3, 0, 0.0)],
+                                    [1.0 + 1e-13, 0.9], [1e-12, 0.0], [3, 9], [4, 4])
+    assert (t, kind, who) == (0.9, 4, 9)
+    t, kind, who = A.limiting_event([], [(1.0, 3, 5, 0.0)], [1.0 + 1e-13], [1e-12], [3], [4])
+    assert (t, kind, who) == (1.0, 4, 3)
+    # the fallback counts for t_min and is chosen only when nothing else is tied
+    assert A.limiting_event([], [(2.0, 3, 5, 0.0)], fallback=(1.0, 1, -1, 0.0)) == (1.0, 1, -1)
+    assert A.limiting_event([], [(1.0, 3, 5, 0.0)], fallback=(1.0, 1, -1, 0.0)) == (1.0, 3, 5)
+
+
+def test_both_families_choose_by_limiting_event():
+    from refsvm.idsvm.incremental_svm import _first_event
+    from refsvm.poker.partition import EV_END, EV_JOIN, next_breakpoint
+
+    # POKER: the end of the parameter first, its own step returned
+    assert next_breakpoint(1.0, 1e-15, [1.0, 3.0], [0.0, 0.0], [4, 2], [EV_JOIN, EV_JOIN]) \
+        == (1.0, EV_END, -1)
+    assert next_breakpoint(np.inf, 0.0, [1.0, 1.0], [0.0, 0.0], [4, 2], [EV_JOIN, EV_JOIN]) \
+        == (1.0, EV_JOIN, 2)
+    # IDSVM: the candidate's own events (kinds below EV_S_OUT) first
+    from refsvm.idsvm.constants import EV_C_MARGIN, EV_JOIN as JOIN, EV_S_OUT
+
+    events = [(0.5, EV_C_MARGIN, 9, 0.0), (0.5, EV_S_OUT, 1, 0.0)]
+    assert _first_event(events, np.array([0.5]), np.array([0.0]), np.array([0])) \
+        == (0.5, EV_C_MARGIN, 9)
+    events = [(0.6, EV_C_MARGIN, 9, 0.0), (0.5, EV_S_OUT, 3, 0.0)]
+    assert _first_event(events, np.array([0.5, 0.5]), np.zeros(2), np.array([1, 2])) \
+        == (0.5, JOIN, 1)
