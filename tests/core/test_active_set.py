@@ -86,3 +86,18 @@ def test_both_families_choose_by_limiting_event():
     events = [(0.6, EV_C_MARGIN, 9, 0.0), (0.5, EV_S_OUT, 3, 0.0)]
     assert _first_event(events, np.array([0.5, 0.5]), np.zeros(2), np.array([1, 2])) \
         == (0.5, JOIN, 1)
+
+
+def test_cache_keep_budget_and_order():
+    from collections import OrderedDict
+
+    cache = OrderedDict()
+    for i in range(5):                           # 3 columns of 4 values fit in 100 bytes
+        A.cache_keep(cache, i, f"col{i}", 4, 100)
+    assert list(cache) == [2, 3, 4]
+    A.cache_keep(cache, 3, "again", 4, 100)      # a new entry of i replaces the old, newest
+    assert list(cache.items()) == [(2, "col2"), (4, "col4"), (3, "again")]
+    A.cache_keep(cache, 4, "off", 4, 100, enabled=False)   # off: i's entry goes, none kept
+    assert list(cache) == [2, 3]
+    A.cache_keep(cache, 2, "big", 100, 100)      # not one column fits
+    assert list(cache) == [3]
