@@ -483,6 +483,29 @@ cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
 
 from libc.math cimport exp, fabs, sqrt
 
+from scipy.linalg.cython_lapack cimport dgetrf, dgetri
+
+
+cdef inline int lu_inverse(double* A, int nn, int* ipiv, double* work, double* out,
+                           Py_ssize_t ld) noexcept nogil:
+    """out (row-major, leading dimension ld) <- the inverse of A (nn x nn, column-major, as
+    the reference's ``lu_inverse`` hands it to LAPACK) by getrf + getri; A is overwritten,
+    ``ipiv`` holds nn ints, ``work`` nn doubles.  Returns 0; 1 when getrf finds A
+    singular, 2 when getri fails (out untouched)."""
+    cdef int info = 0, lwork = nn
+    cdef Py_ssize_t a, b
+    dgetrf(&nn, &nn, A, &nn, ipiv, &info)
+    if info != 0:
+        return 1
+    dgetri(&nn, A, &nn, ipiv, work, &lwork, &info)
+    if info != 0:
+        return 2
+    for a in range(nn):
+        for b in range(nn):
+            out[a * ld + b] = A[a + b * nn]
+    return 0
+
+
 cdef inline void bordered_start(double* R, Py_ssize_t ld, double a, double q) noexcept nogil:
     """R <- inverse of [[0, a], [a, q]] = [[-q/a^2, 1/a], [1/a, 0]] (ld >= 2)."""
     R[0] = -q / (a * a)

@@ -19,7 +19,6 @@ made.  ``departures="paper"`` runs the printed increments here as in the referen
 from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memmove, memset
-from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 import numpy as np
 cimport numpy as cnp
@@ -31,7 +30,7 @@ from refsvm._core cimport (
     bordered_grow, kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
-    pivot_round_off_scale, two_sum_add, dot2_add)
+    pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
 from refsvm.core.departures import resolve
 from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
@@ -723,28 +722,23 @@ cdef class IncrementalSVMState(StreamLearner):
         """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
         leading dimension ldr); scale <- max |entry| of the inverse.  A singular matrix
         raises, or (soft) returns 1 leaving out untouched."""
-        cdef int nn = <int> (self.n_margin + 1), info = 0, lwork
+        cdef int nn = <int> (self.n_margin + 1), info
         cdef Py_ssize_t a, bb, ld = self.ld_rinv
         cdef double* A = self.lu
         cdef double* work
         for a in range(nn):
             for bb in range(nn):
                 A[a + bb * nn] = self.Mb[a * ld + bb]
-        dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
-        if info != 0:
+        work = <double*> malloc(nn * sizeof(double))
+        if work == NULL: _nomem()
+        info = lu_inverse(A, nn, self.ipiv, work, out, ld)
+        free(work)
+        if info == 1:
             if soft:
                 return 1
             _fail("singular bordered matrix")
-        lwork = nn
-        work = <double*> malloc(nn * sizeof(double))
-        if work == NULL: _nomem()
-        dgetri(&nn, A, &nn, self.ipiv, work, &lwork, &info)
-        free(work)
-        if info != 0:
+        if info == 2:
             _fail("getri failed")
-        for a in range(nn):
-            for bb in range(nn):
-                out[a * ld + bb] = A[a + bb * nn]
         # exactly symmetric (the updates keep it so; beta reads R's rows as columns)
         bordered_symmetrize(out, ld, nn)
         scale[0] = 0.0

@@ -11,12 +11,13 @@ settings of :data:`refsvm.idsvm.departures.DEPARTURES`, chosen per state.
 
 import numpy as np
 
-from ..core.active_set import AT_C, AT_ZERO, GONE, IN_S  # noqa: F401 - GONE re-exported
+from ..core import active_set as _active_set
 
 #: set membership codes: R (alpha = 0, g >= 0), S (margin), E (alpha = C, g <= 0) and
 #: unlearned are the core's partition (:mod:`refsvm.core.active_set`, shared with POKER);
 #: OUT, stored but not learned, is this family's own
-REST, MARGIN, ERROR = AT_ZERO, IN_S, AT_C
+REST, MARGIN, ERROR = _active_set.AT_ZERO, _active_set.IN_S, _active_set.AT_C
+GONE = _active_set.GONE
 OUT = 3
 #: event kinds: the candidate's own (they end the operation), then the others
 EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4

@@ -49,7 +49,6 @@ from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
-from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
                            rows_dot,
@@ -58,7 +57,7 @@ from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, border
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
-                           pivot_is_zero, neumaier_add)
+                           pivot_is_zero, neumaier_add, lu_inverse)
 
 from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
@@ -760,7 +759,6 @@ cdef class _Engine:
         """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
         reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
         cdef int nn = <int> (self.ns + 1)
-        cdef int info = 0, lwork
         cdef Py_ssize_t a, bb, ld = self.ld, k = self.ns
         cdef double* A = self.lu
         cdef double ya
@@ -773,16 +771,8 @@ cdef class _Engine:
             A[(a + 1) * nn] = ya
             for bb in range(k):
                 A[(a + 1) + (bb + 1) * nn] = (ya * self.y[self.S[bb]]) * self.cols[bb][self.S[a]]
-        dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
-        if info != 0:
+        if lu_inverse(A, nn, self.ipiv, self.work, self.R, ld):
             return False
-        lwork = nn
-        dgetri(&nn, A, &nn, self.ipiv, self.work, &lwork, &info)
-        if info != 0:
-            return False
-        for a in range(nn):
-            for bb in range(nn):
-                self.R[a * ld + bb] = A[a + bb * nn]
         self.fresh = True
         self.n_refresh += 1
         return True
