@@ -483,6 +483,29 @@ cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
 
 from libc.math cimport exp, fabs, sqrt
 
+from scipy.linalg.cython_lapack cimport dgetrf, dgetri
+
+
+cdef inline int lu_inverse(double* A, int nn, int* ipiv, double* work, double* out,
+                           Py_ssize_t ld) noexcept nogil:
+    """out (row-major, leading dimension ld) <- the inverse of A (nn x nn, column-major, as
+    the reference's ``lu_inverse`` hands it to LAPACK) by getrf + getri; A is overwritten,
+    ``ipiv`` holds nn ints, ``work`` nn doubles.  Returns 0; 1 when getrf finds A
+    singular, 2 when getri fails (out untouched)."""
+    cdef int info = 0, lwork = nn
+    cdef Py_ssize_t a, b
+    dgetrf(&nn, &nn, A, &nn, ipiv, &info)
+    if info != 0:
+        return 1
+    dgetri(&nn, A, &nn, ipiv, work, &lwork, &info)
+    if info != 0:
+        return 2
+    for a in range(nn):
+        for b in range(nn):
+            out[a * ld + b] = A[a + b * nn]
+    return 0
+
+
 cdef inline void bordered_start(double* R, Py_ssize_t ld, double a, double q) noexcept nogil:
     """R <- inverse of [[0, a], [a, q]] = [[-q/a^2, 1/a], [1/a, 0]] (ld >= 2)."""
     R[0] = -q / (a * a)
@@ -781,3 +804,53 @@ cdef inline bint event_least_index(EventChoice* e, int kind, Py_ssize_t index) n
         e.index = index
         return True
     return False
+
+
+# ================================================================ exact active set
+# The pieces Cauwenberghs-Poggio's increments (IDSVM) and POKER's paths share beyond the
+# bordered inverse.  Reference: refsvm/core/active_set.py (the same IEEE operations in the
+# same order).
+#
+# ---- doubled precision: the checks and polishes of the exact families sum g and h as if
+# in twice the working precision.
+
+cdef inline void two_sum_add(double* p, double* s, double x) noexcept nogil:
+    """p + s += x: Knuth's error-free sum of p and x, its error added to s (the
+    reference's ``two_sum``)."""
+    cdef double t = p[0] + x
+    cdef double v = t - p[0]
+    s[0] = s[0] + ((p[0] - (t - v)) + (x - v))
+    p[0] = t
+
+
+cdef inline void dot2_add(double* p, double* s, double a, double b) noexcept nogil:
+    """One term a * b of Dot2 (Ogita, Rump & Oishi 2005, Alg. 5.3; the reference's
+    ``dot2_add``): Dekker's error-free product, then Knuth's sum; the same operations."""
+    cdef double h = a * b, c, ah, al, bh, bl, r, t, v, q
+    c = 134217729.0 * a
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    r = ((ah * bh - h) + ah * bl + al * bh) + al * bl
+    if not isfinite(r):
+        r = 0.0
+    t = p[0] + h
+    v = t - p[0]
+    q = (p[0] - (t - v)) + (h - v)
+    p[0] = t
+    s[0] = s[0] + (q + r)
+
+
+cdef inline void neumaier_add(double* s, double* c, double x) noexcept nogil:
+    """One term of Neumaier's compensated sum (the reference's ``neumaier_add``); the
+    larger and the smaller of s and x chosen by selects, not a branch (the terms of a
+    score come in no order, and a mispredicted branch a term cost more than the sum)."""
+    cdef double a = s[0]
+    cdef double t = a + x
+    cdef bint ge = fabs(a) >= fabs(x)
+    cdef double big = a if ge else x
+    cdef double small = x if ge else a
+    c[0] += (big - t) + small
+    s[0] = t

@@ -148,3 +148,55 @@ def test_a_family_names_its_paper_docs_page_and_algorithms_section(family):
     assert doc and "docs/" in doc and "ALGORITHMS.md" in doc, family
     page = re.search(r"docs/(\w+)\.rst", doc).group(1)
     assert (ROOT / "docs" / f"{page}.rst").exists(), f"{family}: docs/{page}.rst missing"
+
+
+#: The two exact active-set families: each is a driver over the core's engine
+#: (``refsvm/core/active_set.py``, ``refsvm/_core``); neither imports the other.
+EXACT_FAMILIES = ("idsvm", "poker")
+
+
+def _family_modules(family):
+    return sorted(p for p in (PKG / family).rglob("*")
+                  if p.suffix in (".py", ".pyx", ".pxd") and "__pycache__" not in p.parts)
+
+
+def _pyx_imports(path):
+    """The dotted names a .pyx/.pxd imports or cimports (``from X (c)import``, ``(c)import X``)."""
+    for m in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+c?import|c?import\s+([\w.]+))",
+                         path.read_text(encoding="utf-8"), re.M):
+        yield m.group(1) or m.group(2)
+
+
+@pytest.mark.parametrize("family", EXACT_FAMILIES)
+def test_the_exact_families_do_not_import_each_other(family):
+    other = [f for f in EXACT_FAMILIES if f != family][0]
+    for path in _family_modules(family):
+        names = _imports(path) if path.suffix == ".py" else _pyx_imports(path)
+        for name in names:
+            absolute = _absolute(name, path) if path.suffix == ".py" else name
+            assert not absolute.startswith(f"refsvm.{other}"), (
+                f"{path.relative_to(ROOT)} imports {name}: the shared active-set machinery "
+                "belongs in refsvm.core / refsvm._core, the hand-over in refsvm._exact_paths")
+
+
+def test_the_active_set_engine_lives_in_the_core():
+    # what the engine shares (refsvm/core/active_set.py, bordered.py; compiled in _core.pxd)
+    # is defined there only: neither exact family defines it again as a module-level
+    # function, under its name or with a leading underscore (a state's method may wrap it)
+    from refsvm.core import active_set, bordered
+
+    shared = {n for n in active_set.__all__ + bordered.__all__ if n.islower()}
+    shared |= set(re.findall(r"^cdef inline \w+\*? (\w+)\(",
+                             (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
+    for family in EXACT_FAMILIES:
+        for path in _family_modules(family):
+            text = path.read_text(encoding="utf-8")
+            if path.suffix == ".py":
+                defined = {node.name for node in ast.parse(text).body
+                           if isinstance(node, ast.FunctionDef)}
+            else:
+                defined = set(re.findall(r"^c?p?def\s+(?:inline\s+)?[\w*\s]*?\b(\w+)\(",
+                                         text, re.M))
+            again = {d for d in defined if d.lstrip("_") in shared}
+            assert not again, (f"{path.relative_to(ROOT)} defines {sorted(again)} again: "
+                               "the core's active-set engine holds them")

@@ -12,11 +12,13 @@ Every family's reference builds on these and on nothing from another family:
 - :mod:`refsvm.core.bordered`: rank-one growth and shrinking of the inverse of a bordered
   matrix, pivot round-off tests and the least-index (Bland) choice among tied events
   (Cauwenberghs–Poggio, POKER);
+- :mod:`refsvm.core.active_set`: the rest of the exact active-set engine those two share
+  (the partition codes, the sums in doubled precision of their checks and polishes);
 - :mod:`refsvm.core.stream` also holds ``run_states``, the block driver that keeps every
   one-vs-rest state at the same example boundary and answers Ctrl-C there.
 """
 
-from . import bordered
+from . import active_set, bordered
 from .kernels import (KERNEL_CODES, KERNELS, Kernel, SparseRow, get_row, rows_from_state,
                       rows_to_state, stack_rows)
 from .pa import PA_VARIANTS, PAM_VARIANTS, pa_step, variant_code
@@ -24,5 +26,5 @@ from .scaled import ScaledVector
 from .stream import StreamLearner
 
 __all__ = ["KERNEL_CODES", "KERNELS", "Kernel", "PAM_VARIANTS", "PA_VARIANTS", "ScaledVector",
-           "SparseRow", "StreamLearner", "bordered", "get_row", "pa_step", "rows_from_state",
+           "SparseRow", "StreamLearner", "active_set", "bordered", "get_row", "pa_step", "rows_from_state",
            "rows_to_state", "stack_rows", "variant_code"]

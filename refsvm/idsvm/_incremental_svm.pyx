@@ -19,7 +19,6 @@ made.  ``departures="paper"`` runs the printed increments here as in the referen
 from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memmove, memset
-from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 import numpy as np
 cimport numpy as cnp
@@ -31,7 +30,7 @@ from refsvm._core cimport (
     bordered_grow, kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
-    pivot_round_off_scale)
+    pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
 from refsvm.core.departures import resolve
 from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
@@ -98,35 +97,6 @@ cdef struct Departures:
     double drift_tol
     bint column_cache
     bint centre_bias
-
-
-cdef inline void _two_sum_add(double* p, double* s, double x) noexcept nogil:
-    """p + s += x: Knuth's error-free sum of p and x, its error added to s (the
-    reference's ``_two_sum``)."""
-    cdef double t = p[0] + x
-    cdef double v = t - p[0]
-    s[0] = s[0] + ((p[0] - (t - v)) + (x - v))
-    p[0] = t
-
-
-cdef inline void _dot2_add(double* p, double* s, double a, double b) noexcept nogil:
-    """One term a * b of Dot2 (Ogita, Rump & Oishi 2005, Alg. 5.3; the reference's
-    ``_dot2_add``): Dekker's error-free product, then Knuth's sum; the same operations."""
-    cdef double h = a * b, c, ah, al, bh, bl, r, t, v, q
-    c = 134217729.0 * a
-    ah = c - (c - a)
-    al = a - ah
-    c = 134217729.0 * b
-    bh = c - (c - b)
-    bl = b - bh
-    r = ((ah * bh - h) + ah * bl + al * bh) + al * bl
-    if not isfinite(r):
-        r = 0.0
-    t = p[0] + h
-    v = t - p[0]
-    q = (p[0] - (t - v)) + (h - v)
-    p[0] = t
-    s[0] = s[0] + (q + r)
 
 
 cdef int _fail(const char* msg) except -1 with gil:
@@ -752,28 +722,23 @@ cdef class IncrementalSVMState(StreamLearner):
         """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
         leading dimension ldr); scale <- max |entry| of the inverse.  A singular matrix
         raises, or (soft) returns 1 leaving out untouched."""
-        cdef int nn = <int> (self.n_margin + 1), info = 0, lwork
+        cdef int nn = <int> (self.n_margin + 1), info
         cdef Py_ssize_t a, bb, ld = self.ld_rinv
         cdef double* A = self.lu
         cdef double* work
         for a in range(nn):
             for bb in range(nn):
                 A[a + bb * nn] = self.Mb[a * ld + bb]
-        dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
-        if info != 0:
+        work = <double*> malloc(nn * sizeof(double))
+        if work == NULL: _nomem()
+        info = lu_inverse(A, nn, self.ipiv, work, out, ld)
+        free(work)
+        if info == 1:
             if soft:
                 return 1
             _fail("singular bordered matrix")
-        lwork = nn
-        work = <double*> malloc(nn * sizeof(double))
-        if work == NULL: _nomem()
-        dgetri(&nn, A, &nn, self.ipiv, work, &lwork, &info)
-        free(work)
-        if info != 0:
+        if info == 2:
             _fail("getri failed")
-        for a in range(nn):
-            for bb in range(nn):
-                out[a * ld + bb] = A[a + bb * nn]
         # exactly symmetric (the updates keep it so; beta reads R's rows as columns)
         bordered_symmetrize(out, ld, nn)
         scale[0] = 0.0
@@ -1518,9 +1483,9 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t pos, j
         for pos in range(self.n_margin):
             j = self.S[pos]
-            _dot2_add(&p, &s, yi * (self.alpha[j] * self.y[j]), self.KS[pos][i])
-        _two_sum_add(&p, &s, yi * self.b)
-        _two_sum_add(&p, &s, -1.0)
+            dot2_add(&p, &s, yi * (self.alpha[j] * self.y[j]), self.KS[pos][i])
+        two_sum_add(&p, &s, yi * self.b)
+        two_sum_add(&p, &s, -1.0)
         return p + s
 
     cdef double _polish_residual(self, const double* pe, const double* se,
@@ -1531,7 +1496,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t i, pos
         for i in range(self.n):
             if self.status[i] >= 0:
-                _two_sum_add(&p, &s, self.y[i] * self.alpha[i])
+                two_sum_add(&p, &s, self.y[i] * self.alpha[i])
         r[0] = p + s
         size = self.kscale * fabs(r[0])
         for pos in range(self.n_margin):
@@ -1576,7 +1541,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 a = self.alpha[j] * self.y[j]
                 for i in range(n):
                     if self.status[i] >= 0:
-                        _dot2_add(&pe[i], &se[i], self.y[i] * a, self.col2[i])
+                        dot2_add(&pe[i], &se[i], self.y[i] * a, self.col2[i])
             if ns:
                 size = self._polish_residual(pe, se, self.rho)
                 bordered_beta_sym(self.Rinv, self.ld_rinv, ns + 1, self.rho, self.dbeta,
@@ -1823,7 +1788,7 @@ cdef class IncrementalSVMState(StreamLearner):
             hs = 0.0
             for i in range(self.n):
                 if self.status[i] >= 0:
-                    _two_sum_add(&hp, &hs, self.y[i] * self.alpha[i])
+                    two_sum_add(&hp, &hs, self.y[i] * self.alpha[i])
             h = hp + hs
             htol = min(htol, self.dep.h_ulps * EPS_MACH * mass)
         else:

@@ -11,9 +11,14 @@ settings of :data:`refsvm.idsvm.departures.DEPARTURES`, chosen per state.
 
 import numpy as np
 
-#: set membership codes: R (alpha = 0, g >= 0), S (margin), E (alpha = C, g <= 0),
-#: stored but not learned, unlearned
-REST, MARGIN, ERROR, OUT, GONE = 0, 1, 2, 3, -1
+from ..core import active_set as _active_set
+
+#: set membership codes: R (alpha = 0, g >= 0), S (margin), E (alpha = C, g <= 0) and
+#: unlearned are the core's partition (:mod:`refsvm.core.active_set`, shared with POKER);
+#: OUT, stored but not learned, is this family's own
+REST, MARGIN, ERROR = _active_set.AT_ZERO, _active_set.IN_S, _active_set.AT_C
+GONE = _active_set.GONE
+OUT = 3
 #: event kinds: the candidate's own (they end the operation), then the others
 EV_C_MARGIN, EV_C_BOUND, EV_C_ZERO, EV_S_OUT, EV_JOIN = 0, 1, 2, 3, 4
 #: |beta_s| below this is zero (beta is dimensionless: alpha_s per unit of alpha_c)

@@ -6,9 +6,10 @@ import copy
 
 import numpy as np
 
+from .._exact_paths import self_init_optimum
 from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
                            check_unlearn_ids)
-from ..base import BaseKernelClassifier, SupportVectorsMixin, load_backend, locked
+from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from ..core.departures import is_paper_form, resolve
 from ..core.stream import Interrupted, run_states
 from . import incremental_svm as _reference_module
@@ -225,26 +226,16 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
             super()._fit_states(X, Ys)
             self.fit_paths_ = ["incremental"] * len(self._states)
             return
-        from ..poker import poker as poker_reference
-
-        poker = load_backend(self.backend, poker_reference, "refsvm.poker._poker")
         self.n_epochs_ = 1
         self.fit_paths_ = []
         for state, y in zip(self._states, Ys):
             params = state.init_params()
-            path = poker.POKERState(
-                params["n_features"], params["sparse"], C=params["C"],
-                kernel=params["kernel"], gamma=params["gamma"], degree=params["degree"],
-                coef0=params["coef0"], cache_size=params["cache_size"])
-            try:
-                path.self_init(X, y)
-                data = state_arrays_from_optimum(path.save_state(), params["C"],
-                                                 params["n_features"], params["sparse"],
-                                                 params["departures"])
-            except (poker_reference.CyclingError, poker_reference.PathError):
-                data = None         # SelfInit cycled or ended off the optimum (degenerate
-                                    # data): example by example
-            del path
+            optimum = self_init_optimum(self.backend, params, X, y)
+            # None: SelfInit cycled or ended off the optimum (degenerate data): example by
+            # example
+            data = None if optimum is None else state_arrays_from_optimum(
+                optimum, params["C"], params["n_features"], params["sparse"],
+                params["departures"])
             if data is None:
                 try:
                     run_states([state], X, [y], range(X.shape[0]))

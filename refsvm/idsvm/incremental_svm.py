@@ -38,9 +38,10 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..core.active_set import limiting_event
 from ..core.bordered import (
     bordered_beta, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
-    bordered_start, least_index_event, lu_inverse, pivot_bound, pivot_doubtful,
+    bordered_start, lu_inverse, pivot_bound, pivot_doubtful,
     pivot_is_zero, pivot_round_off_scale, symmetrize,
 )
 from ..core.bordered import dot as _dot
@@ -78,21 +79,13 @@ def _first_event(events, tc, wc, cand, last=None):
     window w = eps / |rate|: EPS_ALPHA alpha_max for an alpha, EPS_G g_scale for a g) the
     one chosen by the least-index rule: the candidate's own events (kinds EV_C_*, which
     end the operation) first, in their order; otherwise the tied margin vector or
-    joining candidate (``cand``, ids ascending) with the smallest example id (Bland's
-    rule).  ``last`` counts for t_min but is chosen only if no other event is tied."""
-    tmin = min([e[0] for e in events] + ([float(tc.min())] if tc.size else [])
-               + ([last[0]] if last is not None else []), default=np.inf)
-    if not np.isfinite(tmin):
-        return np.inf, -1, -1
-    # (t, kind, id, window, priority): the candidate's own events have priority
-    tied = [(t, kind, i, w, kind < EV_S_OUT) for t, kind, i, w in events]
-    if tc.size:
-        first = np.flatnonzero(tc <= tmin + wc)       # ids ascending: the least tied one
-        if first.size:
-            j = first[0]
-            tied.append((tc[j], EV_JOIN, int(cand[j]), wc[j], False))
-    best_kind, best_i = least_index_event(tied, tmin, fallback=last)
-    return tmin, best_kind, best_i
+    joining candidate (``cand``) with the smallest example id (Bland's rule).  ``last``
+    counts for t_min but is chosen only if no other event is tied.  The choice is the
+    core's (:func:`refsvm.core.active_set.limiting_event`)."""
+    own = [e for e in events if e[1] < EV_S_OUT]         # the candidate's own: priority
+    rest = [e for e in events if e[1] >= EV_S_OUT]
+    return limiting_event(own, rest, tc, wc, cand if cand is not None else (),
+                          np.full(tc.shape[0], EV_JOIN), fallback=last)
 
 
 class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, Snapping,

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..core.active_set import dot2_add, two_sum
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
 from ..core.bordered import symmetrize
@@ -21,7 +22,6 @@ from ..core.departures import resolve
 from ..core.kernels import get_row, rows_from_state, rows_to_state, stack_rows
 from .constants import ERROR, GONE, MARGIN, REST
 from .departures import DEPARTURES
-from .departures.polish import _dot2_add, _two_sum
 
 __all__ = ["COUNTERS", "StateFormat", "kkt_diagnostics", "state_arrays",
            "state_arrays_from_optimum"]
@@ -42,17 +42,17 @@ def kkt_diagnostics(K, alpha, y, g_kept, b, C, act, sv):
     p = np.zeros(act.size)
     s = np.zeros(act.size)
     for j, i in enumerate(sv.tolist()):
-        p, s = _dot2_add(p, s, yi * (alpha[i] * y[i]), K[:, j])
-    p, q = _two_sum(p, yi * b)
+        p, s = dot2_add(p, s, yi * (alpha[i] * y[i]), K[:, j])
+    p, q = two_sum(p, yi * b)
     s = s + q
-    p, q = _two_sum(p, np.full(p.shape, -1.0))
+    p, q = two_sum(p, np.full(p.shape, -1.0))
     g = p + (s + q)
     a = alpha[act]
     viol = np.where(a <= 0.0, np.maximum(-g, 0.0),
                     np.where(a >= C, np.maximum(g, 0.0), np.abs(g)))
     hp = hs = 0.0
     for i in act.tolist():
-        hp, q = _two_sum(hp, y[i] * alpha[i])
+        hp, q = two_sum(hp, y[i] * alpha[i])
         hs += q
     h = abs(hp + hs)
     return {"g_drift": float(np.max(np.abs(g - g_kept[act]))) if act.size else 0.0,

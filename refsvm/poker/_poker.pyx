@@ -49,7 +49,6 @@ from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
-from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
                            rows_dot,
@@ -58,7 +57,7 @@ from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, border
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
-                           pivot_is_zero)
+                           pivot_is_zero, neumaier_add, lu_inverse)
 
 from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
@@ -157,19 +156,6 @@ cdef inline Py_ssize_t _nan_off(double* col, const signed char* status,
 from refsvm._clib cimport refsvm_poker_scan8, refsvm_poker_scan_vector
 
 
-cdef inline void _neumaier_add(double* s, double* c, double x) noexcept nogil:
-    """One term of Neumaier's compensated sum (reference ``neumaier_add``); the larger
-    and the smaller of s and x chosen by selects, not a branch (the terms of a score
-    come in no order, and a mispredicted branch a term cost more than the sum)."""
-    cdef double a = s[0]
-    cdef double t = a + x
-    cdef bint ge = fabs(a) >= fabs(x)
-    cdef double big = a if ge else x
-    cdef double small = x if ge else a
-    c[0] += (big - t) + small
-    s[0] = t
-
-
 cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                       const Py_ssize_t[::1] at_c, const double[::1] cy,
                       const double[::1] kdiag, double[::1] F, double[::1] Fc,
@@ -206,7 +192,7 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
                     kern.n_evals -= 1   # k(x_j, x_j) is known, not evaluated
                 else:
                     kv = gout[q][r]
-                _neumaier_add(&F[r], &Fc[r], cy[a + q] * kv)
+                neumaier_add(&F[r], &Fc[r], cy[a + q] * kv)
         a += nq
 
 
@@ -773,7 +759,6 @@ cdef class _Engine:
         """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
         reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
         cdef int nn = <int> (self.ns + 1)
-        cdef int info = 0, lwork
         cdef Py_ssize_t a, bb, ld = self.ld, k = self.ns
         cdef double* A = self.lu
         cdef double ya
@@ -786,16 +771,8 @@ cdef class _Engine:
             A[(a + 1) * nn] = ya
             for bb in range(k):
                 A[(a + 1) + (bb + 1) * nn] = (ya * self.y[self.S[bb]]) * self.cols[bb][self.S[a]]
-        dgetrf(&nn, &nn, A, &nn, self.ipiv, &info)
-        if info != 0:
+        if lu_inverse(A, nn, self.ipiv, self.work, self.R, ld):
             return False
-        lwork = nn
-        dgetri(&nn, A, &nn, self.ipiv, self.work, &lwork, &info)
-        if info != 0:
-            return False
-        for a in range(nn):
-            for bb in range(nn):
-                self.R[a * ld + bb] = A[a + bb * nn]
         self.fresh = True
         self.n_refresh += 1
         return True
@@ -1878,7 +1855,7 @@ cdef class _Engine:
                         else:
                             kv = kv_row[q]
                             q += 1
-                        _neumaier_add(&acc, &comp, cf[l] * kv)
+                        neumaier_add(&acc, &comp, cf[l] * kv)
                     o[grow[a]] = acc + comp
                 ng = 0
         for r in range(m):
@@ -1892,7 +1869,7 @@ cdef class _Engine:
                 kernel_many(self.kern, self.store, j, &svv[0], nsv, kv_row)
             q = 0
             for l in range(nsv):
-                _neumaier_add(&acc, &comp, cf[l] * kv_row[l])
+                neumaier_add(&acc, &comp, cf[l] * kv_row[l])
                 if values and self.spos[svv[l]] < 0:
                     Vv[r, q] = kv_row[l]
                     q += 1

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._exact_paths import incremental_path
 from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
                            check_unlearn_ids)
-from ..base import BaseKernelClassifier, SupportVectorsMixin, load_backend, locked
+from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from ..core.departures import is_paper_form, resolve
-from ..core.stream import run_states
 from . import poker as _reference_module
 from .departures import DEPARTURES
 from .poker import SELECTIONS, CyclingError, PathError
@@ -243,32 +243,21 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         from ``state``), so the end converts back without a new factorisation and is
         checked as the end of a chunk.  ``spent``: kernel evaluations of a failed path,
         added to the count."""
-        from ..idsvm import incremental_svm as idsvm_reference
-
-        inc_module = load_backend(self.backend, idsvm_reference, "refsvm.idsvm._incremental_svm")
         template = state if state is not None else self._make_state(X.shape[1], self._sparse_, X)
         params = template.init_params()
-        inc = inc_module.IncrementalSVMState(
-            params["n_features"], params["sparse"], C=params["C"], kernel=params["kernel"],
-            gamma=params["gamma"], degree=params["degree"], coef0=params["coef0"],
-            cache_size=params["cache_size"])
         n_chunks = 0 if state is None else state.n_chunks
-        if state is not None and state.get_state()["n_seen"]:
-            start = idsvm_reference.state_arrays_from_optimum(
-                state.save_state(), params["C"], params["n_features"], params["sparse"])
-            if start is None:
-                raise PathError("POKER's paths cycled or ended off the optimum here, and the "
-                                "model cannot be carried over to IncrementalSVM's path (it "
-                                "is not exact to that family's tolerance, or has margin "
-                                "vectors at their bounds)")
-            inc.load_state(start)
-        if unlearn is not None:
-            inc.unlearn([int(i) for i in unlearn])      # an unlearning is no chunk
-        else:
-            run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
-            n_chunks += 1
+        optimum = (state.save_state() if state is not None and state.get_state()["n_seen"]
+                   else None)
+        data = incremental_path(self.backend, params, optimum, X, y, unlearn)
+        if data is None:
+            raise PathError("POKER's paths cycled or ended off the optimum here, and the "
+                            "model cannot be carried over to IncrementalSVM's path (it "
+                            "is not exact to that family's tolerance, or has margin "
+                            "vectors at their bounds)")
+        if unlearn is None:
+            n_chunks += 1                               # an unlearning is no chunk
         out = type(template)(**params)
-        out.load_state(_poker_arrays_from_incremental(inc.save_state(), n_chunks, spent))
+        out.load_state(_poker_arrays_from_incremental(data, n_chunks, spent))
         out._check_end("IncrementalSVM's path")
         return out
 

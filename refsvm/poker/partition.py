@@ -8,9 +8,7 @@ zero test and a tie window); the departures' settings live in
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..core.bordered import least_index_event
+from ..core.active_set import AT_C, AT_ZERO, GONE, IN_S, limiting_event
 
 __all__ = ["I_O", "I_S", "I_C", "FORCED", "GONE", "PENDING", "IDLE", "FIXED", "BIAS",
            "UNLEARN", "JOINT", "EV_END", "EV_LEAVE", "EV_JOIN", "EV_FLIP", "EPS_G",
@@ -18,8 +16,11 @@ __all__ = ["I_O", "I_S", "I_C", "FORCED", "GONE", "PENDING", "IDLE", "FIXED", "B
            "EPS_PIVOT_ABS", "alpha_window", "next_breakpoint", "CyclingError", "PathError",
            "JointIncrementError"]
 
-# partition codes (shared with the twin)
-I_O, I_S, I_C, FORCED, GONE, PENDING = 0, 1, 2, 3, -1, -2   # status < 0: not in the problem
+# partition codes: I_o, I_s, I_c and GONE are the core's (:mod:`refsvm.core.active_set`,
+# shared with Cauwenberghs & Poggio's R, S, E); FORCED and PENDING are POKER's own
+# (status < 0: not in the problem)
+I_O, I_S, I_C = AT_ZERO, IN_S, AT_C
+FORCED, PENDING = 3, -2
 # what the state is doing (which system holds after every breakpoint)
 IDLE, FIXED, BIAS, UNLEARN, JOINT = 0, 1, 2, 3, 4
 # event kinds
@@ -53,24 +54,16 @@ def alpha_window(C, eps=EPS_ALPHA):
 
 
 def next_breakpoint(t_end, w_end, ts, ws, ids, kinds):
-    """The step and the event that limits it, by the shared least-index rule
-    (:func:`refsvm.core.bordered.least_index_event`).
+    """The step and the event that limits it, by the core's least-index rule
+    (:func:`refsvm.core.active_set.limiting_event`).
 
     ``t_end`` is the step to the end of the parameter (inf if none) and ``w_end`` its
     round-off window; ``ts, ws, ids, kinds`` the other events (step, window, example
-    id, kind).  t_min is the smallest step; the events with t <= t_min + w are tied;
-    the end goes first (a priority event), then the tied event of the smallest example
-    id.  Returns (t_min, kind, id); kind -1 when there is no event at all."""
-    ts, ws = np.asarray(ts, dtype=np.float64), np.asarray(ws, dtype=np.float64)
-    tmin = min(t_end, float(ts.min())) if ts.size else t_end
-    if not np.isfinite(tmin):
-        return np.inf, -1, -1
-    # only the tied events take part in the choice (the same choice, in O(#tied))
-    tied = np.flatnonzero(ts <= tmin + ws)
-    ids, kinds = np.asarray(ids), np.asarray(kinds)
-    events = [(t_end, EV_END, -1, w_end, True)]
-    events += [(float(ts[j]), int(kinds[j]), int(ids[j]), float(ws[j]), False) for j in tied]
-    kind, who = least_index_event(events, tmin)
+    id, kind).  The end goes first (a priority event), then the tied event of the
+    smallest example id.  Returns (step, kind, id): t_end when the end is chosen, else
+    t_min; kind -1 when there is no event at all."""
+    tmin, kind, who = limiting_event([(t_end, EV_END, -1, w_end)], ts=ts, ws=ws, ids=ids,
+                                     kinds=kinds)
     return (t_end if kind == EV_END else tmin), int(kind), int(who)
 
 

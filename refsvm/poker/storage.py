@@ -2,8 +2,9 @@
 values, persistence, the read-outs and the KKT check (Fine & Scheinberg's paths are in
 :mod:`refsvm.poker.poker`, the departures in :mod:`refsvm.poker.departures`).
 
-Also the exact sums the state's checks use: Neumaier's compensated sum and Dekker's
-error-free products, so that a g recomputed at c = 1e12 is correctly rounded.
+The exact sums the state's checks use (Neumaier's compensated sum, Dekker's error-free
+products, so that a g recomputed at c = 1e12 is correctly rounded) are the core's
+(:mod:`refsvm.core.active_set`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import OrderedDict
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.active_set import exact_sum, neumaier_add, two_product
 from ..core.bordered import bordered_matrix, dot, grow_array, lu_inverse
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.departures import resolve
@@ -23,46 +25,7 @@ from .departures import DEPARTURES
 from .partition import (BIAS, FIXED, FORCED, GONE, I_C, I_O, I_S, IDLE, JOINT, PENDING,
                         alpha_window)
 
-__all__ = ["POKERStorage", "neumaier_add"]
-
-
-def neumaier_add(s, c, x):
-    """One term of Neumaier's compensated sum: (s + x, the compensation c plus the
-    rounding error of s + x); the sum is s + c at the end.  Terms of order c that
-    cancel (an example's margin at c = 1e12 with its copies at the bound, both labels)
-    then sum to their exact value instead of an ulp of c."""
-    t = s + x
-    if abs(s) >= abs(x):
-        c += (s - t) + x
-    else:
-        c += (x - t) + s
-    return t, c
-
-
-def _split(a):
-    """Dekker's split: a = hi + lo exactly, each half with at most 26 significant bits."""
-    c = 134217729.0 * a                                   # 2^27 + 1
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def _two_product(a, b):
-    """Error-free products (Dekker): a * b = p + e exactly, elementwise; returns the
-    list [p..., e...] (finite inputs well inside the float range)."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        p = a * b
-        ah, al = _split(a)
-        bh, bl = _split(b)
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    ok = np.isfinite(e)
-    return list(p) + list(np.where(ok, e, 0.0))
-
-
-def _exact_sum(a, b, sign, extra):
-    """sign * sum_j a_j b_j + sum(extra), correctly rounded (the products split exactly
-    by :func:`_two_product`, the sum by ``math.fsum``); ``sign`` is +-1."""
-    return math.fsum([sign * v for v in _two_product(a, b)] + list(extra))
+__all__ = ["POKERStorage", "neumaier_add"]   # neumaier_add: the core's, re-exported
 
 
 class POKERStorage(StreamLearner):
@@ -438,11 +401,11 @@ class POKERStorage(StreamLearner):
         # its own round-off as drift (docs/fine_scheinberg.rst, "Extreme C")
         ya, yv = self.alpha[sv] * self.y[sv], self.y[act]
         if self.phase == FIXED:
-            const = [[self.p[i], *_two_product(np.array([self.u]), self.d[i:i + 1])]
+            const = [[self.p[i], *np.concatenate(two_product(np.array([self.u]), self.d[i:i + 1]))]
                      for i in act]
         else:
             const = [[-1.0, -yv[r] * self.b] for r in range(act.size)]
-        g = np.array([_exact_sum(ya, Ka[r], yv[r], const[r]) for r in range(act.size)])
+        g = np.array([exact_sum(ya, Ka[r], yv[r], const[r]) for r in range(act.size)])
         st = self.status[act]
         a = self.alpha[act]
         # (the members of F of a decrement are leaving: no conditions; of a joint

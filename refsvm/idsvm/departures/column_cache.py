@@ -12,6 +12,8 @@ measures it.
 Docs: ``docs/cauwenberghs_poggio.rst``, "Cost".
 """
 
+from ...core.active_set import cache_keep
+
 __all__ = ["ColumnCache"]
 
 
@@ -26,12 +28,5 @@ class ColumnCache:
         """Keep the kernel column of i (which just left S, or ended a learning step in E
         or R) for a later return to S: at most cache_size MB of columns of the current
         length n (none with ``column_cache`` off); the oldest entries go first."""
-        self.cache.pop(i, None)
-        if not self.departures["column_cache"]:
-            return
-        max_cols = self.cache_bytes // (8 * max(self.n, 1))
-        if max_cols < 1:
-            return
-        self.cache[i] = (col[: self.n].copy(), self.n)
-        while len(self.cache) > max_cols:
-            self.cache.popitem(last=False)
+        cache_keep(self.cache, i, (col[: self.n].copy(), self.n), self.n, self.cache_bytes,
+                   self.departures["column_cache"])

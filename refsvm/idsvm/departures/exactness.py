@@ -17,9 +17,9 @@ Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 
 import numpy as np
 
+from ...core.active_set import two_sum
 from ...core.bordered import dot as _dot
 from ..constants import EPS_MACH, ERROR, MARGIN, REST
-from .polish import _two_sum
 
 __all__ = ["ExactnessCheck", "ExactnessError"]
 
@@ -66,7 +66,7 @@ class ExactnessCheck:
         if extreme:
             hp = hs = 0.0                                # Sum2, ids ascending (as _polish)
             for i in np.flatnonzero(act).tolist():
-                hp, q = _two_sum(hp, self.y[i] * self.alpha[i])
+                hp, q = two_sum(hp, self.y[i] * self.alpha[i])
                 hs += q
             h = abs(hp + hs)
             htol = min(htol, d["h_ulps"] * EPS_MACH * mass)

@@ -28,44 +28,11 @@ C: tolerances in margin units".
 
 import numpy as np
 
+from ...core.active_set import dot2_add, two_sum
 from ...core.bordered import bordered_beta
 from ..constants import EPS_MACH, ERROR
 
 __all__ = ["Polish"]
-
-
-def _two_sum(a, b):
-    """Knuth's error-free sum, elementwise: a + b = s + e exactly (returns (s, e))."""
-    t = a + b
-    v = t - a
-    return t, (a - (t - v)) + (b - v)
-
-
-def _split(a):
-    """Dekker's split, elementwise: a = hi + lo exactly, each half with at most 26 bits."""
-    c = 134217729.0 * a                                   # 2^27 + 1
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def _two_product(a, b):
-    """Dekker's error-free product, elementwise: a * b = p + e exactly (finite inputs well
-    inside the float range; e is 0 where the split overflowed)."""
-    with np.errstate(all="ignore"):
-        p = a * b
-        ah, al = _split(a)
-        bh, bl = _split(b)
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, np.where(np.isfinite(e), e, 0.0)
-
-
-def _dot2_add(p, s, a, b):
-    """One term a * b of Dot2 (Ogita, Rump & Oishi 2005, Algorithm 5.3), elementwise: the
-    sum so far is p + s, as if summed in twice the working precision.  The twin applies
-    the same operations per element, in the same order of terms."""
-    h, r = _two_product(a, b)
-    p, q = _two_sum(p, h)
-    return p, s + (q + r)
 
 
 class Polish:
@@ -132,17 +99,17 @@ class Polish:
         for j in np.flatnonzero(st == ERROR):
             col = self._column(int(j), self._known_from_S(int(j)))
             self._cache_put(int(j), col)
-            pe, se = _dot2_add(pe, se, y * (self.alpha[j] * self.y[j]), col[act])
+            pe, se = dot2_add(pe, se, y * (self.alpha[j] * self.y[j]), col[act])
 
         def exact_g(rows):
             """g of act[rows]: the sum over E continued over S, y_i b and -1."""
             p, s, yr = pe[rows], se[rows], y[rows]
             ids = act[rows]
             for pos, j in enumerate(self.S):
-                p, s = _dot2_add(p, s, yr * (self.alpha[j] * self.y[j]), self.KS[ids, pos])
-            p, q = _two_sum(p, yr * self.b)
+                p, s = dot2_add(p, s, yr * (self.alpha[j] * self.y[j]), self.KS[ids, pos])
+            p, q = two_sum(p, yr * self.b)
             s = s + q
-            p, q = _two_sum(p, np.full(p.shape, -1.0))
+            p, q = two_sum(p, np.full(p.shape, -1.0))
             s = s + q
             return p + s
 
@@ -155,7 +122,7 @@ class Polish:
                 ascending; h is in units of alpha, g in units of k alpha)."""
                 hp = hs = 0.0
                 for i in act.tolist():
-                    hp, q = _two_sum(hp, self.y[i] * self.alpha[i])
+                    hp, q = two_sum(hp, self.y[i] * self.alpha[i])
                     hs += q
                 r = np.empty(S.size + 1)
                 r[0] = hp + hs

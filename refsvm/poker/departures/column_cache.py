@@ -15,6 +15,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ...core.active_set import cache_keep
+
 __all__ = ["ColumnCache"]
 
 
@@ -23,17 +25,10 @@ class ColumnCache:
 
     def _cache_put(self, i, col):
         """Keep the column of an example that left I_s (oldest entries go first)."""
-        self.cache.pop(i, None)
-        if not self.departures["column_cache"]:
-            return
         col = np.array(col[: self.n], dtype=np.float64)
         col[self.status[: self.n] < 0] = np.nan               # unknown: not in the problem
-        max_cols = int(self.cache_size * 2**20) // (8 * max(self.n, 1))
-        if max_cols < 1:
-            return
-        self.cache[i] = col
-        while len(self.cache) > max_cols:
-            self.cache.popitem(last=False)
+        cache_keep(self.cache, i, col, self.n, int(self.cache_size * 2**20),
+                   self.departures["column_cache"])
 
     def _cache_drop(self, i):
         """Forget the cached column of i (an unlearned example)."""

@@ -26,9 +26,9 @@ import math
 
 import numpy as np
 
+from ...core.active_set import exact_sum
 from ...core.bordered import bordered_max_abs, matvec
 from ..partition import FIXED, I_C, I_O, I_S, PathError
-from ..storage import _exact_sum
 
 __all__ = ["EndOfChunk"]
 
@@ -95,7 +95,7 @@ class EndOfChunk:
             known = rows[i]
             kv = np.array([known.setdefault(int(j), self.kdiag[i] if j == i
                                             else self._k(int(i), int(j))) for j in sv])
-            return _exact_sum(ya, kv, self.y[i], [-1.0, -self.y[i] * self.b])
+            return exact_sum(ya, kv, self.y[i], [-1.0, -self.y[i] * self.b])
 
         if self.S and self.phase != FIXED:
             # one step of iterative refinement of (b, alpha_s) on the exact residuals

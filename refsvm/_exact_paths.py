@@ -1,0 +1,75 @@
+"""The hand-over between the two exact families' estimators (the scikit-learn layer).
+
+Cauwenberghs & Poggio's IncrementalSVM (``refsvm.idsvm``) and Fine & Scheinberg's POKER
+(``refsvm.poker``) keep the same exact SVM: the partition, g = y f - 1, the margin set in
+joining order with its kernel columns and the inverse of [[0, y_S'], [y_S, Q_SS]] (only
+the sign of the bias differs).  Each estimator can therefore end a problem by the other
+family's path:
+
+- :func:`self_init_optimum`: the batch optimum by SelfInit POKER, the start of
+  ``IncrementalSVM.fit`` (``fit_method="selfinit"``);
+- :func:`incremental_path`: IncrementalSVM's path from a POKER model, POKER's last
+  fallback on degenerate data.
+
+Neither family's folder imports the other: the hand-over lives here, above both, beside
+:mod:`refsvm.base`.  The conversions of the persistence arrays stay with the families:
+:func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum` (POKER's arrays to
+IncrementalSVM's, used by both directions) and
+``refsvm.poker.estimators._poker_arrays_from_incremental`` (the reverse).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import load_backend
+from .core.stream import run_states
+
+__all__ = ["self_init_optimum", "incremental_path"]
+
+
+def _kernel_params(params):
+    return dict(C=params["C"], kernel=params["kernel"], gamma=params["gamma"],
+                degree=params["degree"], coef0=params["coef0"],
+                cache_size=params["cache_size"])
+
+
+def self_init_optimum(backend, params, X, y):
+    """SelfInit POKER (Sec. 5 of Fine & Scheinberg) on (X, y) with the numeric
+    parameters of an IncrementalSVM state (``init_params()``), by the twin of
+    ``backend``: POKER's persistence arrays (``POKERState.save_state``) of the exact
+    SVM, or None when SelfInit cycled or ended off the optimum (degenerate data)."""
+    from .poker import poker as reference
+
+    module = load_backend(backend, reference, "refsvm.poker._poker")
+    path = module.POKERState(params["n_features"], params["sparse"], **_kernel_params(params))
+    try:
+        path.self_init(X, y)
+        return path.save_state()
+    except (reference.CyclingError, reference.PathError):
+        return None
+
+
+def incremental_path(backend, params, optimum, X=None, y=None, unlearn=None):
+    """IncrementalSVM's path (Cauwenberghs & Poggio), by the twin of ``backend``, with
+    the numeric parameters of a POKER state (``init_params()``): from ``optimum`` (POKER's
+    persistence arrays of an exact SVM, or None: the empty model), learn (X, y) one
+    example at a time, or unlearn the ids ``unlearn``.  Returns IncrementalSVM's
+    persistence arrays (``save_state``), or None when ``optimum`` cannot be carried over
+    (not exact to that family's tolerance, or margin vectors at their bounds)."""
+    from .idsvm import incremental_svm as reference
+
+    module = load_backend(backend, reference, "refsvm.idsvm._incremental_svm")
+    inc = module.IncrementalSVMState(params["n_features"], params["sparse"],
+                                     **_kernel_params(params))
+    if optimum is not None:
+        start = reference.state_arrays_from_optimum(optimum, params["C"],
+                                                    params["n_features"], params["sparse"])
+        if start is None:
+            return None
+        inc.load_state(start)
+    if unlearn is not None:
+        inc.unlearn([int(i) for i in unlearn])
+    else:
+        run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
+    return inc.save_state()

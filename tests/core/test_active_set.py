@@ -1,0 +1,103 @@
+"""refsvm.core.active_set: the partition codes and the sums in doubled precision."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from refsvm.core import active_set as A
+
+
+def test_the_partition_codes_are_both_families():
+    from refsvm.idsvm import constants as idsvm
+    from refsvm.poker import partition as poker
+
+    assert (idsvm.REST, idsvm.MARGIN, idsvm.ERROR, idsvm.GONE) == (A.AT_ZERO, A.IN_S, A.AT_C, A.GONE)
+    assert (poker.I_O, poker.I_S, poker.I_C, poker.GONE) == (A.AT_ZERO, A.IN_S, A.AT_C, A.GONE)
+    assert A.GONE < 0 <= min(A.AT_ZERO, A.IN_S, A.AT_C)
+
+
+def test_two_sum_and_two_product_are_error_free():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=200) * 1e6, rng.normal(size=200)
+    s, e = A.two_sum(a, b)
+    p, f = A.two_product(a, b)
+    for i in range(a.size):
+        assert Fraction(s[i]) + Fraction(e[i]) == Fraction(a[i]) + Fraction(b[i])
+        assert Fraction(p[i]) + Fraction(f[i]) == Fraction(a[i]) * Fraction(b[i])
+
+
+def test_dot2_and_exact_sum_against_exact_rationals():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=50) * 1e12
+    b = rng.normal(size=50)
+    a = np.append(a, -a[:25])                   # terms that cancel
+    b = np.append(b, b[:25])
+    exact = sum(Fraction(x) * Fraction(y) for x, y in zip(a, b))
+    p = s = np.zeros(1)
+    for x, y in zip(a, b):
+        p, s = A.dot2_add(p, s, np.array([x]), np.array([y]))
+    assert abs(Fraction(float(p[0] + s[0])) - exact) <= abs(exact) * 4e-16 + 1e-300
+    assert A.exact_sum(a, b, 1.0, [1.0]) == float(exact + 1)
+    assert A.exact_sum(a, b, -1.0, []) == float(-exact)
+
+
+def test_neumaier_add_keeps_cancelling_terms():
+    terms = [1e16, 1.0, -1e16, 1.0]
+    s = c = 0.0
+    for x in terms:
+        s, c = A.neumaier_add(s, c, x)
+    assert s + c == math.fsum(terms) == 2.0
+
+
+def test_limiting_event_priority_least_index_fallback():
+    inf = np.inf
+    # nothing finite
+    assert A.limiting_event([(inf, 0, -1, 0.0)]) == (inf, -1, -1)
+    # a tied priority event wins over a tied example of smaller id
+    t, kind, who = A.limiting_event([(1.0, 0, 7, 1e-9)], [(1.0, 3, 2, 0.0)], [1.0], [0.0], [1], [4])
+    assert (t, kind, who) == (1.0, 0, 7)
+    # else the least id among the tied list and array events; untied ones take no part
+    t, kind, who = A.limiting_event([(2.0, 0, 7, 0.0)], [(1.0, 3, 5, 0.0), (1.5, 3, 0, 0.0)],
+                                    [1.0 + 1e-13, 0.9], [1e-12, 0.0], [3, 9], [4, 4])
+    assert (t, kind, who) == (0.9, 4, 9)
+    t, kind, who = A.limiting_event([], [(1.0, 3, 5, 0.0)], [1.0 + 1e-13], [1e-12], [3], [4])
+    assert (t, kind, who) == (1.0, 4, 3)
+    # the fallback counts for t_min and is chosen only when nothing else is tied
+    assert A.limiting_event([], [(2.0, 3, 5, 0.0)], fallback=(1.0, 1, -1, 0.0)) == (1.0, 1, -1)
+    assert A.limiting_event([], [(1.0, 3, 5, 0.0)], fallback=(1.0, 1, -1, 0.0)) == (1.0, 3, 5)
+
+
+def test_both_families_choose_by_limiting_event():
+    from refsvm.idsvm.incremental_svm import _first_event
+    from refsvm.poker.partition import EV_END, EV_JOIN, next_breakpoint
+
+    # POKER: the end of the parameter first, its own step returned
+    assert next_breakpoint(1.0, 1e-15, [1.0, 3.0], [0.0, 0.0], [4, 2], [EV_JOIN, EV_JOIN]) \
+        == (1.0, EV_END, -1)
+    assert next_breakpoint(np.inf, 0.0, [1.0, 1.0], [0.0, 0.0], [4, 2], [EV_JOIN, EV_JOIN]) \
+        == (1.0, EV_JOIN, 2)
+    # IDSVM: the candidate's own events (kinds below EV_S_OUT) first
+    from refsvm.idsvm.constants import EV_C_MARGIN, EV_JOIN as JOIN, EV_S_OUT
+
+    events = [(0.5, EV_C_MARGIN, 9, 0.0), (0.5, EV_S_OUT, 1, 0.0)]
+    assert _first_event(events, np.array([0.5]), np.array([0.0]), np.array([0])) \
+        == (0.5, EV_C_MARGIN, 9)
+    events = [(0.6, EV_C_MARGIN, 9, 0.0), (0.5, EV_S_OUT, 3, 0.0)]
+    assert _first_event(events, np.array([0.5, 0.5]), np.zeros(2), np.array([1, 2])) \
+        == (0.5, JOIN, 1)
+
+
+def test_cache_keep_budget_and_order():
+    from collections import OrderedDict
+
+    cache = OrderedDict()
+    for i in range(5):                           # 3 columns of 4 values fit in 100 bytes
+        A.cache_keep(cache, i, f"col{i}", 4, 100)
+    assert list(cache) == [2, 3, 4]
+    A.cache_keep(cache, 3, "again", 4, 100)      # a new entry of i replaces the old, newest
+    assert list(cache.items()) == [(2, "col2"), (4, "col4"), (3, "again")]
+    A.cache_keep(cache, 4, "off", 4, 100, enabled=False)   # off: i's entry goes, none kept
+    assert list(cache) == [2, 3]
+    A.cache_keep(cache, 2, "big", 100, 100)      # not one column fits
+    assert list(cache) == [3]
