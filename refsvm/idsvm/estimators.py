@@ -15,10 +15,59 @@ from . import incremental_svm as _reference_module
 from .departures import DEPARTURES
 from .incremental_svm import ExactnessError, state_arrays_from_optimum
 
+#: the phase of SelfInit's adjustable-bias path (``refsvm.poker.partition.BIAS``)
+_BIAS = 2
+
 #: how ``fit`` reaches the batch optimum (see the class docstring)
 FIT_METHODS = ("selfinit", "incremental")
 
 __all__ = ["ExactnessError", "IncrementalSVM"]
+
+
+class SelfInitStalled(RuntimeError):
+    """SelfInit's path stopped making progress (:class:`_StallWatch`): ``fit`` learns the
+    problem example by example instead."""
+
+
+class _StallWatch:
+    """The breakpoint hook ``fit`` puts on SelfInit's path: it raises
+    :class:`SelfInitStalled` as soon as the path stops progressing, instead of letting it
+    run to POKER's breakpoint budget of 50 (n + 10) and only then falling back to the
+    incremental pass.
+
+    SelfInit follows one parameter, tau = y'alpha, from its start to 0 (Sec. 5's
+    adjustable-bias method), and every piece of the path moves tau towards 0.  Where it
+    does not finish (pure label noise, 2,000 points, C = 10, gamma = 0.5: issue 40) the
+    path reaches a point where every piece has length zero -- the partition cycles among
+    degenerate exchanges, tau stays the same to the last bit -- and POKER's budget let it
+    cycle for 85,000 breakpoints (19 s, three times the whole incremental pass) before
+    raising.  The watch keeps the smallest |tau| seen and gives up when it has not fallen
+    for ``window + 2 |I_s|`` breakpoints in a row: a run of zero-length exchanges that
+    ends visits each member of I_s a few times at most.  What the path did before the stall
+    is lost (the incremental pass starts afresh): ``docs/defaults.rst`` has the measured
+    waste.
+
+    The hook changes no number of a path that ends (the compiled twin applies a pending
+    move of g before calling it, the same operation it would apply in its next scan)."""
+
+    def __init__(self, window=200):
+        self.window = int(window)
+        self.best = np.inf
+        self.since = 0
+
+    def __call__(self, state):
+        if state.phase != _BIAS:        # only the adjustable-bias path (not the end polish)
+            self.since = 0
+            return
+        tau = abs(float(state.tau))
+        if tau < self.best * (1.0 - 1e-12):
+            self.best = tau
+            self.since = 0
+            return
+        self.since += 1
+        if self.since > self.window and self.since > self.window + 2 * len(state.S):
+            raise SelfInitStalled(
+                f"SelfInit: |y'alpha| = {tau:.6g} has not fallen in {self.since} breakpoints")
 
 
 class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
@@ -72,7 +121,11 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         sets of ``shared/data`` (slower only on the two low-dimensional ones: 0.1-0.3 s
         instead of 0.05-0.13 s); chosen as the default by that measurement
         (``docs/cauwenberghs_poggio.rst``).  ``max_steps`` bounds only the
-        incremental operations.
+        incremental operations.  A SelfInit path that stops progressing (its
+        parameter y'alpha unchanged over ``200 + 2 |I_s|`` breakpoints: a cycle of
+        zero-length exchanges, e.g. on pure label noise) is abandoned at once for the
+        incremental pass instead of running to POKER's breakpoint budget (issue 40;
+        ``docs/defaults.rst``).
     departures : None, "default", "paper" or dict, default=None
         The departures from the paper's printed method
         (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair, the
@@ -107,8 +160,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         Largest relative drift of the updated inverse found at a refresh.
     fit_paths_ : list of str
         Per binary problem, how the last ``fit`` learned it: "selfinit", or
-        "incremental" (asked for, or because the SelfInit end was not exact to this
-        estimator's tolerances -- see Notes -- or C k_max is above 1e5, where this
+        "incremental" (asked for, or because SelfInit stalled, cycled or its end was
+        not exact to this estimator's tolerances -- see Notes -- or C k_max is above 1e5, where this
         estimator's operations polish their ends in round-off units).
 
     Notes
@@ -228,29 +281,37 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         from ..poker import poker as poker_reference
 
         poker = load_backend(self.backend, poker_reference, "refsvm.poker._poker")
-        self.n_epochs_ = 1
-        self.fit_paths_ = []
-        for state, y in zip(self._states, Ys):
-            params = state.init_params()
+        failures = (poker_reference.CyclingError, poker_reference.PathError, SelfInitStalled)
+
+        def selfinit(params, Xs, y):
+            """The converted end of SelfInit on (Xs, y), or None (cycled, stalled, off the
+            optimum, or refused by this family's exactness conditions)."""
             path = poker.POKERState(
                 params["n_features"], params["sparse"], C=params["C"],
                 kernel=params["kernel"], gamma=params["gamma"], degree=params["degree"],
                 coef0=params["coef0"], cache_size=params["cache_size"])
+            path.breakpoint_hook = _StallWatch()
             try:
-                path.self_init(X, y)
-                data = state_arrays_from_optimum(path.save_state(), params["C"],
+                path.self_init(Xs, y)
+                return state_arrays_from_optimum(path.save_state(), params["C"],
                                                  params["n_features"], params["sparse"],
                                                  params["departures"])
-            except (poker_reference.CyclingError, poker_reference.PathError):
-                data = None         # SelfInit cycled or ended off the optimum (degenerate
-                                    # data): example by example
-            del path
+            except failures:
+                return None
+
+        def incremental(state, y, start):
+            try:
+                run_states([state], X, [y], range(start, X.shape[0]))
+            except Interrupted:
+                # other problems may be learned already: no prefix model to keep
+                raise KeyboardInterrupt from None
+
+        self.n_epochs_ = 1
+        self.fit_paths_ = []
+        for state, y in zip(self._states, Ys):
+            data = selfinit(state.init_params(), X, y)
             if data is None:
-                try:
-                    run_states([state], X, [y], range(X.shape[0]))
-                except Interrupted:
-                    # other problems may be learned already: no prefix model to keep
-                    raise KeyboardInterrupt from None
+                incremental(state, y, 0)
                 self.fit_paths_.append("incremental")
             else:
                 state.load_state(data)
