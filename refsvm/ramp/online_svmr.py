@@ -59,7 +59,9 @@ turns every one off):
 - ``hold_out``: no re-entry into V in the update an example left it, without which steps
   9-27 can cycle for ever (:mod:`~refsvm.ramp.departures.hold_out`);
 - ``finish``: the finishing step (:mod:`~refsvm.ramp.departures.finish`);
-- ``intercept``: the regularised bias, kernel k + 1 (:mod:`~refsvm.ramp.departures.intercept`).
+- ``intercept``: the regularised bias, kernel k + 1 (:mod:`~refsvm.ramp.departures.intercept`);
+- ``budget_per_sv``: Algorithm 2's budget grows with #SV
+  (:mod:`~refsvm.ramp.departures.removal_budget`).
 
 References
 ----------
@@ -84,6 +86,7 @@ from .departures.joint_steps import JointSteps
 from .departures.keep_rows import KeepRows
 from .departures.pair_step import PairStep
 from .departures.relative_stop import STOP_RULES, RelativeStop
+from .departures.removal_budget import RemovalBudget
 from .departures.shrinking import Shrinking
 from .departures.warmup import WarmUp
 
@@ -121,7 +124,7 @@ def eq14_new_alpha(alpha, g, q, C):
 
 
 class OnlineSVMR(JointSteps, PairStep, BlockStep, Shrinking, KeepRows, RelativeStop, WarmUp,
-                 HoldOut, Finish, Intercept, StreamLearner):
+                 HoldOut, Finish, Intercept, RemovalBudget, StreamLearner):
     """OnlineSVMR state (Algorithm 1), with the removal step (Algorithm 2).
 
     Parameters
@@ -204,7 +207,8 @@ block_guesses, block_kkt_tol, hold_out
 
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
-                "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out")
+                "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out",
+                "budget_per_sv")
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-3, min_gain=1e-5, max_non_sv=-1, shrinking=False,
@@ -457,6 +461,7 @@ block_guesses, block_kkt_tol, hold_out
         if m < 0:
             return
         x_set = np.flatnonzero(self.alpha == 0.0)                # X = {i : alpha_i = 0}
+        m = self._removal_budget(m, x_set.shape[0])              # departure budget_per_sv
         if x_set.shape[0] <= m:
             return
         key = np.abs(1.0 - self.g[x_set])
