@@ -24,8 +24,55 @@ import numpy as np
 
 from ._validation import load_backend
 from .core.stream import run_states
+from .poker.partition import BIAS
 
-__all__ = ["self_init_optimum", "incremental_path"]
+__all__ = ["SelfInitStalled", "self_init_optimum", "incremental_path"]
+
+
+class SelfInitStalled(RuntimeError):
+    """SelfInit's path stopped making progress (:class:`_StallWatch`): ``fit`` learns the
+    problem example by example instead."""
+
+
+class _StallWatch:
+    """The breakpoint hook ``fit`` puts on SelfInit's path: it raises
+    :class:`SelfInitStalled` as soon as the path stops progressing, instead of letting it
+    run to POKER's breakpoint budget of 50 (n + 10) and only then falling back to the
+    incremental pass.
+
+    SelfInit follows one parameter, tau = y'alpha, from its start to 0 (Sec. 5's
+    adjustable-bias method), and every piece of the path moves tau towards 0.  Where it
+    does not finish (pure label noise, 2,000 points, C = 10, gamma = 0.5: issue 40) the
+    path reaches a point where every piece has length zero -- the partition cycles among
+    degenerate exchanges, tau stays the same to the last bit -- and POKER's budget let it
+    cycle for 85,000 breakpoints (19 s, three times the whole incremental pass) before
+    raising.  The watch keeps the smallest |tau| seen and gives up when it has not fallen
+    for ``window + 2 |I_s|`` breakpoints in a row: a run of zero-length exchanges that
+    ends visits each member of I_s a few times at most.  What the path did before the stall
+    is lost (the incremental pass starts afresh): ``docs/defaults.rst`` has the measured
+    waste.
+
+    The hook changes no number of a path that ends (the compiled twin applies a pending
+    move of g before calling it, the same operation it would apply in its next scan)."""
+
+    def __init__(self, window=200):
+        self.window = int(window)
+        self.best = np.inf
+        self.since = 0
+
+    def __call__(self, state):
+        if state.phase != BIAS:        # only the adjustable-bias path (not the end polish)
+            self.since = 0
+            return
+        tau = abs(float(state.tau))
+        if tau < self.best * (1.0 - 1e-12):
+            self.best = tau
+            self.since = 0
+            return
+        self.since += 1
+        if self.since > self.window and self.since > self.window + 2 * len(state.S):
+            raise SelfInitStalled(
+                f"SelfInit: |y'alpha| = {tau:.6g} has not fallen in {self.since} breakpoints")
 
 
 def _kernel_params(params):
@@ -38,15 +85,17 @@ def self_init_optimum(backend, params, X, y):
     """SelfInit POKER (Sec. 5 of Fine & Scheinberg) on (X, y) with the numeric
     parameters of an IncrementalSVM state (``init_params()``), by the twin of
     ``backend``: POKER's persistence arrays (``POKERState.save_state``) of the exact
-    SVM, or None when SelfInit cycled or ended off the optimum (degenerate data)."""
+    SVM, or None when SelfInit cycled, stalled (:class:`_StallWatch`) or ended off the
+    optimum (degenerate data)."""
     from .poker import poker as reference
 
     module = load_backend(backend, reference, "refsvm.poker._poker")
     path = module.POKERState(params["n_features"], params["sparse"], **_kernel_params(params))
+    path.breakpoint_hook = _StallWatch()
     try:
         path.self_init(X, y)
         return path.save_state()
-    except (reference.CyclingError, reference.PathError):
+    except (reference.CyclingError, reference.PathError, SelfInitStalled):
         return None
 
 

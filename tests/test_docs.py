@@ -48,3 +48,24 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
     namespace = {}
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+
+
+def test_defaults_page_shows_the_result_file():
+    """docs/defaults.rst shows the table that benchmarks/bench_defaults_vs_libsvm.py
+    renders from the result file it wrote (docs/_static/defaults_vs_libsvm.json): the
+    page's numbers are a measurement's, not typed in."""
+    import importlib.util
+    import json
+
+    path = ROOT / "benchmarks" / "bench_defaults_vs_libsvm.py"
+    spec = importlib.util.spec_from_file_location("_bench_defaults_vs_libsvm", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = json.loads((ROOT / "docs" / "_static" / "defaults_vs_libsvm.json").read_text())
+    page = (ROOT / "docs" / "defaults.rst").read_text(encoding="utf-8")
+    shown = page[page.index(bench.BEGIN) + len(bench.BEGIN):page.index(bench.END)]
+    assert shown == bench.render_rst(result)
+    # every row of the protocol is in the file, each measured at full size
+    assert result["mode"] == "full"
+    assert {r["name"] for r in result["rows"]} == set(bench.ROWS)
+    assert result["summary"] == json.loads(json.dumps(bench.summary(result["rows"])))

@@ -73,7 +73,11 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         sets of ``shared/data`` (slower only on the two low-dimensional ones: 0.1-0.3 s
         instead of 0.05-0.13 s); chosen as the default by that measurement
         (``docs/cauwenberghs_poggio.rst``).  ``max_steps`` bounds only the
-        incremental operations.
+        incremental operations.  A SelfInit path that stops progressing (its
+        parameter y'alpha unchanged over ``200 + 2 |I_s|`` breakpoints: a cycle of
+        zero-length exchanges, e.g. on pure label noise) is abandoned at once for the
+        incremental pass instead of running to POKER's breakpoint budget (issue 40;
+        ``docs/defaults.rst``).
     departures : None, "default", "paper" or dict, default=None
         The departures from the paper's printed method
         (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair, the
@@ -108,8 +112,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         Largest relative drift of the updated inverse found at a refresh.
     fit_paths_ : list of str
         Per binary problem, how the last ``fit`` learned it: "selfinit", or
-        "incremental" (asked for, or because the SelfInit end was not exact to this
-        estimator's tolerances -- see Notes -- or C k_max is above 1e5, where this
+        "incremental" (asked for, or because SelfInit stalled, cycled or its end was
+        not exact to this estimator's tolerances -- see Notes -- or C k_max is above 1e5, where this
         estimator's operations polish their ends in round-off units).
 
     Notes

@@ -204,6 +204,7 @@ cdef class OnlineSVMR(StreamLearner):
     # their settings, read when the state is made (the reference's SETTINGS)
     cdef readonly bint singular_pairs, hold_out
     cdef readonly double pair_eta, pair_eps, cycle_ratio, cycle_eta, block_kkt_tol
+    cdef readonly double budget_per_sv   # removal budget grows with #SV (see the reference)
     cdef readonly int cycle_window, cycle_set, block_guesses
     cdef Py_ssize_t hist_p[HIST_MAX]   # the cycle detector's history: positions of the steps,
     cdef double hist_g[HIST_MAX]       # their Eq. (13) gains (a ring, hist_n steps pushed)
@@ -295,6 +296,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.block_guesses = dep["block_guesses"]
         self.block_kkt_tol = dep["block_kkt_tol"]
         self.hold_out = dep["hold_out"]
+        self.budget_per_sv = dep["budget_per_sv"]
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
@@ -1379,7 +1381,7 @@ cdef class OnlineSVMR(StreamLearner):
         reference compacts at once; the observable state is the same."""
         cdef Py_ssize_t p, cnt = 0, n_drop, j, k, best
         cdef RemKey tmp
-        cdef long long m = self.max_non_sv
+        cdef long long m = self.max_non_sv, grown
         if m < 0:
             return 0
         for p in range(self.n):
@@ -1388,6 +1390,11 @@ cdef class OnlineSVMR(StreamLearner):
                 self.tmp_keys[cnt].id = self.ids[p]
                 self.tmp_keys[cnt].pos = p
                 cnt += 1
+        if self.budget_per_sv > 0.0:
+            # departure budget_per_sv: m grows with #SV (the live positions not in X)
+            grown = <long long> (self.budget_per_sv * <double> (self.n - self.n_dead - cnt))
+            if grown > m:
+                m = grown
         if cnt <= m:
             return 0
         n_drop = cnt - <Py_ssize_t> m

@@ -16,9 +16,8 @@ Alg. 1 steps 23-26           :meth:`OnlineSVMR._unlearn`
 Algorithm 2                  :meth:`OnlineSVMR._removal_step`
 ===========================  =================================================
 
-Algorithm 3 (OnlineASVMR), QueryAll and Greedy are loops over this state in
-:mod:`refsvm.ramp.online_asvmr`; the compiled twin is :mod:`refsvm.ramp._online_svmr`
-(same class, same attributes, same order of operations).
+Algorithm 3, QueryAll and Greedy loop over this state (:mod:`refsvm.ramp.online_asvmr`);
+the twin :mod:`refsvm.ramp._online_svmr` has its class, attributes and order of operations.
 
 Model (zero bias, Eq. 4): f(x) = sum_i y_i alpha_i k(x_i, x).
 
@@ -47,8 +46,7 @@ Departures from the printed algorithm (``departures=``; each a module of
 :mod:`refsvm.ramp.departures`, a mixin of :class:`OnlineSVMR`; ``departures="paper"``
 turns every one off):
 
-- ``singular_pairs``, ``pair_eta``: one exact step on a (nearly) singular pair
-  (:mod:`~refsvm.ramp.departures.pair_step`);
+- ``singular_pairs``, ``pair_eta``: an exact step on a singular pair (:mod:`~.pair_step`);
 - ``cycle_window`` and its settings: the cycle detector and block step
   (:mod:`~refsvm.ramp.departures.block_step`); both reached through
   :mod:`~refsvm.ramp.departures.joint_steps`, one call of steps 10-15;
@@ -56,10 +54,11 @@ turns every one off):
 - ``keep_rows``: parked kernel rows (:mod:`~refsvm.ramp.departures.keep_rows`);
 - ``relative_stop``: the gain rule relative to D (:mod:`~refsvm.ramp.departures.relative_stop`);
 - ``warmup``: the hinge-loss start (:mod:`~refsvm.ramp.departures.warmup`);
-- ``hold_out``: no re-entry into V in the update an example left it, without which steps
-  9-27 can cycle for ever (:mod:`~refsvm.ramp.departures.hold_out`);
+- ``hold_out``: no re-entry into V in the update an example left it (steps 9-27 can
+  cycle without it; :mod:`~refsvm.ramp.departures.hold_out`);
 - ``finish``: the finishing step (:mod:`~refsvm.ramp.departures.finish`);
-- ``intercept``: the regularised bias, kernel k + 1 (:mod:`~refsvm.ramp.departures.intercept`).
+- ``intercept``: the regularised bias, kernel k + 1 (:mod:`~refsvm.ramp.departures.intercept`);
+- ``budget_per_sv``: Alg. 2's m grows with #SV (:mod:`~refsvm.ramp.departures.removal_budget`).
 
 References
 ----------
@@ -84,6 +83,7 @@ from .departures.joint_steps import JointSteps
 from .departures.keep_rows import KeepRows
 from .departures.pair_step import PairStep
 from .departures.relative_stop import STOP_RULES, RelativeStop
+from .departures.removal_budget import RemovalBudget
 from .departures.shrinking import Shrinking
 from .departures.warmup import WarmUp
 
@@ -121,7 +121,7 @@ def eq14_new_alpha(alpha, g, q, C):
 
 
 class OnlineSVMR(JointSteps, PairStep, BlockStep, Shrinking, KeepRows, RelativeStop, WarmUp,
-                 HoldOut, Finish, Intercept, StreamLearner):
+                 HoldOut, Finish, Intercept, RemovalBudget, StreamLearner):
     """OnlineSVMR state (Algorithm 1), with the removal step (Algorithm 2).
 
     Parameters
@@ -204,7 +204,8 @@ block_guesses, block_kkt_tol, hold_out
 
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
-                "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out")
+                "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out",
+                "budget_per_sv")
     _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
@@ -470,6 +471,7 @@ block_guesses, block_kkt_tol, hold_out
         if m < 0:
             return
         x_set = np.flatnonzero(self.alpha == 0.0)                # X = {i : alpha_i = 0}
+        m = self._removal_budget(m, x_set.shape[0])              # departure budget_per_sv
         if x_set.shape[0] <= m:
             return
         key = np.abs(1.0 - self.g[x_set])

@@ -78,17 +78,24 @@ def test_online_ramp_svm_is_sparse_and_accurate_vs_svc(shrinking):
     thr = est._states[0].gain_threshold() * (1 + 1e-9)
     assert est.stop == "relative" and thr > 0.0
     assert np.all(eq13_gain(g, q, eq14_new_alpha(a, g, q, 1.0) - a) < thr)
-    # the default removal budget (max_non_sv=100) keeps at most 100 non-SVs in I
-    assert est.n_V_ <= est.n_I_ <= est.support_.shape[0] + 100 < 1500
+    # the default removal budget (max_non_sv=100, growing with #SV: departure
+    # budget_per_sv = 1) keeps at most max(100, #SV) non-SVs in I
+    n_sv = est.support_.shape[0]
+    assert est.n_V_ <= est.n_I_ <= n_sv + max(100, n_sv) < 1500
     assert est.max_non_sv == 100 and est._states[0].get_state()["n_removed"] > 0
+    assert est._states[0].departures["budget_per_sv"] == 1.0
 
 
 def test_removal_step_bounds_memory():
     X, y = make_two_gaussians(1200, random_state=5)
     for m in (0, 20):
         est = OnlineRampSVM(C=1.0, gamma=0.5, max_non_sv=m).fit(X, y)
-        assert est.n_I_ <= est.support_.shape[0] + m
+        assert est.n_I_ <= est.support_.shape[0] + max(m, est.support_.shape[0])
         assert est._states[0].get_state()["n_removed"] > 0
+        # the printed rule (a fixed m): at most m
+        fixed = OnlineRampSVM(C=1.0, gamma=0.5, max_non_sv=m,
+                              departures={"budget_per_sv": 0.0}).fit(X, y)
+        assert fixed.n_I_ <= fixed.support_.shape[0] + m
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow) if b == "python"

@@ -10,7 +10,7 @@ What is checked, after every single example:
   parked kernel rows (``keep_rows``);
 - the incremental gradients g equal 1 - y f(x) recomputed from scratch;
 - the kernel rows kept are exactly those of the support vectors (no Gram matrix), and
-  with the removal step |I| <= #SV + m.
+  with the removal step |I| <= #SV + max(m, budget_per_sv #SV).
 Plus: exact kernel-evaluation counts on a hand-computed stream, an independent QP
 oracle for the convex case, and pickling.
 """
@@ -204,8 +204,11 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking, o
     X, y = drift_stream(seed)
     n = X.shape[0]
     XX = as_csr(X) if sparse else X
+    # m = 0: Algorithm 2's fixed budget (departure budget_per_sv off), so that enough
+    # examples are dropped for the twin to compact its tombstones on this short stream
     params = dict(C=C, gamma=gamma, tol=1e-3, min_gain=1e-5, max_non_sv=m,
-                  shrinking=shrinking, **OPTIONS[options])
+                  shrinking=shrinking, **OPTIONS[options],
+                  departures={"budget_per_sv": 0.0} if m == 0 else None)
     a = ramp.OnlineSVMR(2, sparse, **params)
     b = _ramp.OnlineSVMR(2, sparse, **params)
     arrivals = {"neg": 0, "ramp": 0, "flat": 0}
@@ -235,8 +238,10 @@ def test_twins_agree_after_every_example(sparse, seed, C, gamma, m, shrinking, o
         for s, st in ((a, sa), (b, sb)):
             rows = as_csr(XX[st["I"]]) if sparse else XX[st["I"]]
             check_invariants(st, s, rows, C, 1e-3, 1e-5, updated)
-        if m >= 0:
-            assert sa["I"].shape[0] <= sa["support"].shape[0] + m
+        if m >= 0:   # Algorithm 2's budget, grown with #SV (departure budget_per_sv)
+            n_sv = sa["support"].shape[0]
+            budget = max(m, int(a.departures["budget_per_sv"] * n_sv))
+            assert sa["I"].shape[0] <= n_sv + budget
     # the stream exercised every branch (re-entry into V: with the paper's form; the options
     # change the path, and with them an example may leave V for good on some streams)
     assert min(arrivals.values()) > 0, arrivals
@@ -300,8 +305,10 @@ def test_twins_agree_after_every_finishing_step(sparse, seed, C, gamma, m, shrin
         for s, st in ((a, sa), (b, sb)):
             rows = as_csr(XX[st["I"]]) if sparse else XX[st["I"]]
             check_invariants(st, _Finished(s, finish_gain), rows, C, 1e-3, finish_gain)
-            if m >= 0:
-                assert st["I"].shape[0] <= st["support"].shape[0] + m
+            if m >= 0:   # Algorithm 2's budget, grown with #SV (departure budget_per_sv)
+                n_sv = st["support"].shape[0]
+                budget = max(m, int(s.departures["budget_per_sv"] * n_sv))
+                assert st["I"].shape[0] <= n_sv + budget
     assert moved > 0            # the finishing steps did move the model
 
 
@@ -435,7 +442,7 @@ def test_every_kernel_value_is_counted(monkeypatch, shrinking):
 def test_removal_step_drops_farthest_non_svs():
     """Algorithm 2 keeps the m non-SVs with the smallest |1 - g|."""
     X, y = noisy_gauss(100, 8)
-    s = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5)
+    s = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, departures={"budget_per_sv": 0.0})
     s.run(X, y, np.arange(100, dtype=np.intp))
     before = s.get_state()
     non_sv = before["alpha"] == 0
@@ -526,6 +533,30 @@ def test_hold_out_breaks_the_cycle_of_algorithm_1(twins):
     assert st["alpha"][p] == 0.0 and 1.99 < st["g"][p] <= 2.0
     for o, stt in zip(objs, states):
         check_invariants(stt, o, X[stt["I"]], 1.0, 1e-3, 1e-5, updated=True)
+
+
+@pytest.mark.parametrize("departures", [None, "paper", {"budget_per_sv": 0.5}])
+def test_removal_budget_grows_with_the_support_vectors_in_both_twins(departures):
+    """Departure budget_per_sv: Algorithm 2 keeps max(m, budget_per_sv * #SV) non-SVs
+    (the printed m alone in the paper form); the twins agree after every step."""
+    X, y = noisy_gauss(150, 9)
+    m = 5
+    a = ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, max_non_sv=m, departures=departures)
+    b = _ramp.OnlineSVMR(2, False, C=10.0, gamma=0.5, max_non_sv=m, departures=departures)
+    r = a.departures["budget_per_sv"]
+    expected = {"None": 1.0, "paper": 0.0}.get(str(departures), 0.5)
+    assert r == b.departures["budget_per_sv"] == expected
+    grew = False
+    for t in range(150):
+        a.step(X[t], y[t])
+        b.step(X[t], y[t])
+        sa = a.get_state()
+        compare_states(sa, b.get_state(), f"example {t}")
+        n_sv = int(np.sum(sa["alpha"] != 0))
+        n_non = int(np.sum(sa["alpha"] == 0))
+        assert n_non <= max(m, int(r * n_sv))
+        grew |= n_non > m
+    assert a.n_removed > 0 and grew == (r > 0)
 
 
 @pytest.mark.parametrize("m", [3, 12])

@@ -20,6 +20,7 @@ warmup              the hinge-loss start (``warmup``)
 hold_out            no re-entry into V in the update an example left it (``hold_out``)
 finish              the finishing step after the stream (``finish``)
 intercept           the regularised bias, the kernel k + 1 (``intercept``)
+removal_budget      Algorithm 2's budget grows with #SV (``budget_per_sv``)
 ==================  =====================================================================
 
 The flags ``shrinking``, ``keep_rows``, ``relative_stop``, ``warmup`` and ``intercept``
@@ -106,4 +107,9 @@ DEPARTURES = {
         default=True, paper=False, check=flag,
         answers="the zero-bias model needs many support vectors where the classes are not "
                 "centred: the parameter fit_intercept=True may use the kernel k + 1"),
+    "budget_per_sv": Departure(
+        default=1.0, paper=0.0, check=nonnegative,
+        answers="with a fixed budget m Algorithm 2 drops examples the model needs again "
+                "(Gauss, C = 10, m = 100: 80.0 % against LIBSVM's 82.3 %): keep at least "
+                "budget_per_sv * #SV examples with alpha = 0 (0: off)"),
 }
