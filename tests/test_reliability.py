@@ -96,8 +96,17 @@ def _interrupted_call(name, backend, X, y, delay):
     return est, None, None
 
 
+#: the python backend's interrupt tests that run in CI (an epoch learner, a kernel learner,
+#: POKER's one-chunk call; 7-17 s each on 2 cores): ``--runslow`` runs every learner
+_INTERRUPT_CI_PYTHON = {"Perceptron", "KernelPassiveAggressive", "POKER"}
+_INTERRUPT_CASES = [
+    pytest.param(n, b, id=i, marks=() if b != "python" or n in _INTERRUPT_CI_PYTHON
+                 else pytest.mark.slow)
+    for (n, b), i in zip(CASES, IDS)]
+
+
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
-@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+@pytest.mark.parametrize("name,backend", _INTERRUPT_CASES)
 def test_interrupt_is_answered_at_an_example_boundary(name, backend):
     """An alarm in the middle of learning: answered within 0.5 s with Interrupted, and
     the model is the model of the stream up to that example, bit for bit."""
