@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from refsvm.poker.estimators import POKER
 
@@ -136,11 +135,6 @@ def test_multiclass_one_vs_rest(backend):
         svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X, yk)
         np.testing.assert_allclose(est.decision_function(X)[:, k], svc.decision_function(X),
                                    atol=1e-6)
-
-
-@parametrize_with_checks([POKER(C=1.0, gamma=0.5, backend=b) for b in BACKENDS])
-def test_scikit_learn_contract(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
