@@ -199,6 +199,35 @@ def test_cli_takes_the_users_data(tmp_path):
     assert "12 examples" in text
 
 
+@pytest.mark.parametrize("bad,expected", [
+    ("nan", "NaN"), ("huge", "magnitude"), ("y-nan", "y contains NaN"),
+    ("short-y", "shape"), ("no-y", "no array named y")])
+def test_bad_streams_are_refused_naming_the_problem(tmp_path, capsys, bad, expected):
+    """A user's stream is input: NaN, entries whose squares overflow, non-finite labels,
+    mismatched lengths and a .npz without y give an error naming the problem, never a
+    trace of a model fed that data (the references do not check their rows)."""
+    X, y = tracing.builtin_stream(12, 5, 0.0)
+    X, y = X.copy(), y.copy()
+    arrays = {"X": X, "y": y}
+    if bad == "nan":
+        X[3, 1] = np.nan
+    elif bad == "huge":
+        X[3, 1] = 1e308
+    elif bad == "y-nan":
+        arrays["y"] = np.where(np.arange(12) == 3, np.nan, y)
+    elif bad == "short-y":
+        arrays["y"] = y[:-1]
+    else:
+        del arrays["y"]
+    if "y" in arrays:
+        with pytest.raises(ValueError, match=expected):
+            refsvm.trace("pa", arrays["X"], arrays["y"], frame=False)
+    np.savez(tmp_path / "s.npz", **arrays)
+    with pytest.raises(SystemExit):
+        cli.main(["trace", "pa", "--data", str(tmp_path / "s.npz")])
+    assert expected in capsys.readouterr().err
+
+
 def test_cli_rejects_an_unknown_algorithm(capsys):
     with pytest.raises(SystemExit):
         cli.main(["trace", "nosuch"])

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._validation import check_magnitude
 from ..core.trace import Tracer
 from ._algorithms import PAPERS, Algorithm, algorithms, attach
 
@@ -74,12 +75,31 @@ def load_data(path):
     last column is the label (two classes, mapped to -1 / +1)."""
     if str(path).endswith(".npz"):
         with np.load(path) as data:
+            missing = [k for k in ("X", "y") if k not in data.files]
+            if missing:
+                raise ValueError(f"{path}: no array named {' or '.join(missing)} "
+                                 "(a .npz stream holds X and y)")
             X, y = np.asarray(data["X"], dtype=np.float64), np.asarray(data["y"])
     else:
         delimiter = "," if str(path).endswith(".csv") else None
         table = np.loadtxt(path, delimiter=delimiter, ndmin=2)
         X, y = table[:, :-1], table[:, -1]
-    return np.ascontiguousarray(X, dtype=np.float64), _binary(y)
+    return _checked(X, y)
+
+
+def _checked(X, y):
+    """(X, y) as float64 arrays once they are a stream the references may see: X of shape
+    (n, d) with finite entries small enough that squared norms stay finite, y of n finite
+    labels of two classes; else a ValueError naming the problem."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"a trace needs X of shape (n, d) and y of shape (n,); got X "
+                         f"{X.shape} and y {y.shape}")
+    check_magnitude(X)
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    return X, _binary(y)
 
 
 def _binary(y):
@@ -99,8 +119,7 @@ def run(algorithm, X=None, y=None, state=None):
     algo = algorithms()[algorithm] if isinstance(algorithm, str) else algorithm
     if X is None:
         X, y = builtin_stream()
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = _binary(y)
+    X, y = _checked(X, y)
     if state is None:
         state = algo.make(X.shape[1], X)
 
