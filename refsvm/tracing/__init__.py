@@ -72,7 +72,8 @@ def builtin_stream(n=40, seed=0, noise=0.1):
 
 def load_data(path):
     """A user's stream: a .npz with arrays X and y, or a CSV / whitespace text file whose
-    last column is the label (two classes, mapped to -1 / +1)."""
+    last column is the label, as read: :func:`run` checks it and maps its two classes
+    to -1 / +1."""
     if str(path).endswith(".npz"):
         with np.load(path) as data:
             missing = [k for k in ("X", "y") if k not in data.files]
@@ -84,7 +85,7 @@ def load_data(path):
         delimiter = "," if str(path).endswith(".csv") else None
         table = np.loadtxt(path, delimiter=delimiter, ndmin=2)
         X, y = table[:, :-1], table[:, -1]
-    return _checked(X, y)
+    return X, y
 
 
 def _checked(X, y):
@@ -223,7 +224,7 @@ def trace(what="pa", X=None, y=None, frame=None, run_only=False):
             X, y = builtin_stream()
         est = what.__class__(**{**what.get_params(), "backend": "python",
                                 "departures": "paper"})
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X, y = _checked(X, y)  # before the state is built from X (e.g. a reduced set)
         state = est._make_state(X.shape[1], False, X)
     else:
         raise ValueError(f"cannot trace {type(what).__name__}: pass an algorithm name "
