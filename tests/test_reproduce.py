@@ -308,6 +308,26 @@ def test_full_mode_selects_the_best_grid_setting_then_runs_the_repeats():
     assert not any(c.params["validate"] for c in cells)
 
 
+def test_lee_tseng_chen_reduced_set_size_per_data_set():
+    """ijcnn1 runs RKPA with m̃ = 350 (1 % of its rows) and its reduced-kernel cells say so
+    in their setting; the other sets, the linear methods and --quick keep their keys."""
+    from refsvm.reproduce import lee_tseng_chen as ltc
+
+    assert ltc._mode("default", "ijcnn1")["n_reduced"] == 350
+    assert ltc._mode("default", "w3a")["n_reduced"] == ltc.N_REDUCED == 100
+    assert ltc._mode("quick", "ijcnn1")["n_reduced"] == 50
+    cells = ltc.plan_table1("default", []) + ltc.plan_table2("default", [])
+    for c in cells:
+        reduced = c.dataset == "ijcnn1" and c.method not in ltc.LINEAR
+        assert c.setting.endswith(",m=350") == reduced, c.key
+    sel = [c for c in cells if c.dataset == "ijcnn1" and c.method == "RKPA-1"][0]
+    hp = {"C": 1.0, "gamma": 0.5, "width": 1.0}
+    runs = [c for c in ltc.plan_table1("default", [{"key": sel.key, "result": {"best": hp}}])
+            if c.dataset == "ijcnn1" and c.method == "RKPA-1" and c is not sel
+            and not c.setting.startswith("select")]
+    assert len(runs) == 10 and {c.setting for c in runs} == {"C=1,gamma=0.5,m=350"}
+
+
 def test_no_run_reports_without_running(tmp_path):
     s = reproduce("lee-tseng-chen", ["table1"], mode="quick", out=tmp_path, progress=False,
                   run=False, draw=False, only=["svmguide1"], stream=open(os.devnull, "w"))
