@@ -30,9 +30,9 @@ Where the time goes, and what is done about it (per example, m̃ reduced points)
    costs m̃, and a loss below −(a bound on the round-off of both twins' loss) is passive
    whatever the rounding: no φ(x) is needed.  Other examples get φ(x) = T K(Ã, x), an
    m̃ × m̃ product.  Each change of z costs a refresh of v (m̃²), so the screen pays only
-   while few rows need φ: it stays on while at most half of a block did; with it off,
-   the φ of a whole block come from one ``_rkpa_matmat`` (T read once per four rows,
-   1.5-2x the speed of a row at a time).  The screen only saves time: an example
+   while few rows need φ: it stays on while at most a quarter of a block did; with it
+   off, the φ of a whole block come from one ``_rkpa_matmat`` (T read once per four
+   rows, 1.5-2x the speed of a row at a time).  The screen only saves time: an example
    gets the same φ(x), the same passive test and the same step whether or not it was
    screened and whatever call or block it came in (the products are fixed-order C
    loops, not BLAS, for that reason; ``_rkpa_matmat`` gives each row the bits of
@@ -522,8 +522,8 @@ cdef class ReducedKernelPAState(StreamLearner):
         self.eps = eps
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.ready = False
-        # screen while at most half of a block needs φ (docs: "Design notes")
-        self.screen_factor = 2
+        # screen while at most a quarter of a block needs φ (docs: "Design notes")
+        self.screen_factor = 4
         if reduced is not None:
             self._build(reduced)
 
