@@ -51,6 +51,9 @@ cdef extern from "refsvm_rkpa.h":
                             double scale, double* out) noexcept nogil
     void refsvm_rkpa_matvec(const double* A, Py_ssize_t n_in, Py_ssize_t m, const double* x,
                             double* out) noexcept nogil
+    void refsvm_rkpa_matmat(const double* A, Py_ssize_t n_in, Py_ssize_t m,
+                            const double* const* xs, Py_ssize_t n_rows,
+                            double* out) noexcept nogil
     void refsvm_rkpa_dots_csr(const double* AT, Py_ssize_t m, const int* xi, const double* xv,
                               Py_ssize_t nnz, double* out) noexcept nogil
     void refsvm_rkpa_expanded(const double* an, Py_ssize_t m, double xn, double gamma,

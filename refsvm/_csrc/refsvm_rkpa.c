@@ -66,6 +66,11 @@ REFSVM_API void refsvm_rkpa_matvec(const double* A, Py_ssize_t n_in, Py_ssize_t 
     REFSVM_RKPA_PICK(matvec, (A, n_in, m, x, out));
 }
 
+REFSVM_API void refsvm_rkpa_matmat(const double* A, Py_ssize_t n_in, Py_ssize_t m,
+                                   const double* const* xs, Py_ssize_t n_rows, double* out) {
+    REFSVM_RKPA_PICK(matmat, (A, n_in, m, xs, n_rows, out));
+}
+
 REFSVM_API void refsvm_rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m,
                                            double* dot, double* sq) {
     REFSVM_RKPA_PICK(dot_and_sqnorm, (v, k, m, dot, sq));

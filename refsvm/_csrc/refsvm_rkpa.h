@@ -19,6 +19,10 @@ REFSVM_API void refsvm_rkpa_sqdist(const double* AT, Py_ssize_t m, Py_ssize_t d,
 /* out[i] = sum_{j < n_in} x[j] A[j m + i] */
 REFSVM_API void refsvm_rkpa_matvec(const double* A, Py_ssize_t n_in, Py_ssize_t m,
                                    const double* x, double* out);
+/* out[r m + i] = sum_{j < n_in} xs[r][j] A[j m + i] for r < n_rows: matvec of each row
+   xs[r], the same bits, several rows per pass over A */
+REFSVM_API void refsvm_rkpa_matmat(const double* A, Py_ssize_t n_in, Py_ssize_t m,
+                                   const double* const* xs, Py_ssize_t n_rows, double* out);
 /* (sum_i v[i] k[i], sum_i k[i]^2) in four lanes */
 REFSVM_API void refsvm_rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m,
                                            double* dot, double* sq);

@@ -97,6 +97,75 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matvec)(const double *REFSVM_RESTRICT A, 
     }
 }
 
+/* out[r m + i] = sum_{j < n_in} xs[r][j] A[j m + i] for the n_rows rows xs[r]: the matvec
+   of each row, with each output accumulated over j in order by one multiply-add per term
+   (fused in the x86-64-v3 body) from 0, as matvec does, so that a row gets the same bits
+   whichever of the two computes it and whatever rows share its tile.  Tiles of 4 rows x
+   12 outputs (twelve accumulators: enough independent chains to cover the latency of
+   the multiply-adds), then 4 x 4, then single outputs: A streams by once per 4 rows
+   instead of once per row (a 100 x 100 A does not fit in L1). */
+#define RKPA_MM_BCAST(xr) const rkpa_v4 b = {xr[j], xr[j], xr[j], xr[j]}
+static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, Py_ssize_t n_in, Py_ssize_t m,
+                         const double *const *xs, Py_ssize_t n_rows,
+                         double *REFSVM_RESTRICT out) {
+    Py_ssize_t r = 0, i, j;
+#if REFSVM_GNUC
+    const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
+    for (; r + 4 <= n_rows; r += 4) {
+        const double *REFSVM_RESTRICT x0 = xs[r], *REFSVM_RESTRICT x1 = xs[r + 1];
+        const double *REFSVM_RESTRICT x2 = xs[r + 2], *REFSVM_RESTRICT x3 = xs[r + 3];
+        double *o0 = out + r * m, *o1 = o0 + m, *o2 = o1 + m, *o3 = o2 + m;
+        for (i = 0; i + 12 <= m; i += 12) {
+            rkpa_v4 a00 = zero, a01 = zero, a02 = zero, a10 = zero, a11 = zero, a12 = zero;
+            rkpa_v4 a20 = zero, a21 = zero, a22 = zero, a30 = zero, a31 = zero, a32 = zero;
+            for (j = 0; j < n_in; j++) {
+                const double *p = A + j * m + i;
+                const rkpa_v4 p0 = *(const rkpa_v4 *) p, p1 = *(const rkpa_v4 *) (p + 4);
+                const rkpa_v4 p2 = *(const rkpa_v4 *) (p + 8);
+                { RKPA_MM_BCAST(x0); a00 = a00 + b * p0; a01 = a01 + b * p1; a02 = a02 + b * p2; }
+                { RKPA_MM_BCAST(x1); a10 = a10 + b * p0; a11 = a11 + b * p1; a12 = a12 + b * p2; }
+                { RKPA_MM_BCAST(x2); a20 = a20 + b * p0; a21 = a21 + b * p1; a22 = a22 + b * p2; }
+                { RKPA_MM_BCAST(x3); a30 = a30 + b * p0; a31 = a31 + b * p1; a32 = a32 + b * p2; }
+            }
+            memcpy(o0 + i, &a00, 32); memcpy(o0 + i + 4, &a01, 32); memcpy(o0 + i + 8, &a02, 32);
+            memcpy(o1 + i, &a10, 32); memcpy(o1 + i + 4, &a11, 32); memcpy(o1 + i + 8, &a12, 32);
+            memcpy(o2 + i, &a20, 32); memcpy(o2 + i + 4, &a21, 32); memcpy(o2 + i + 8, &a22, 32);
+            memcpy(o3 + i, &a30, 32); memcpy(o3 + i + 4, &a31, 32); memcpy(o3 + i + 8, &a32, 32);
+        }
+        for (; i + 4 <= m; i += 4) {
+            rkpa_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+            for (j = 0; j < n_in; j++) {
+                const rkpa_v4 p0 = *(const rkpa_v4 *) (A + j * m + i);
+                { RKPA_MM_BCAST(x0); a0 = a0 + b * p0; }
+                { RKPA_MM_BCAST(x1); a1 = a1 + b * p0; }
+                { RKPA_MM_BCAST(x2); a2 = a2 + b * p0; }
+                { RKPA_MM_BCAST(x3); a3 = a3 + b * p0; }
+            }
+            memcpy(o0 + i, &a0, 32);
+            memcpy(o1 + i, &a1, 32);
+            memcpy(o2 + i, &a2, 32);
+            memcpy(o3 + i, &a3, 32);
+        }
+        for (; i < m; i++) {
+            double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0;
+            for (j = 0; j < n_in; j++) {
+                const double aj = A[j * m + i];
+                c0 = c0 + x0[j] * aj;
+                c1 = c1 + x1[j] * aj;
+                c2 = c2 + x2[j] * aj;
+                c3 = c3 + x3[j] * aj;
+            }
+            o0[i] = c0;
+            o1[i] = c1;
+            o2[i] = c2;
+            o3[i] = c3;
+        }
+    }
+#endif
+    for (; r < n_rows; r++) REFSVM_VEC(matvec)(A, n_in, m, xs[r], out + r * m);
+}
+#undef RKPA_MM_BCAST
+
 /* (sum_i v[i] k[i], sum_i k[i]^2) in four lanes: the screen's numbers (any order of
    summation will do there) */
 static REFSVM_VEC_ATTR void REFSVM_VEC(dot_and_sqnorm)(const double *REFSVM_RESTRICT v, const double *REFSVM_RESTRICT k,

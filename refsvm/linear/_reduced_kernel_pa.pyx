@@ -18,8 +18,9 @@ Where the time goes, and what is done about it (per example, m̃ reduced points)
    transposed (d × m̃, feature-major), so that for few features (d ≤ 8) the squared
    distances Σ_j (ã_ij − x_j)² run down contiguous columns (summed directly, as the
    reference does), and otherwise the cross products x·ã come from a register-tiled
-   matrix-vector product (dense) or one axpy per non-zero (CSR), then
-   ‖x‖² + ‖ã‖² − 2x·ã clipped at 0; then a vectorised ``exp`` (``_rkpa_exp``:
+   matrix-vector product (dense; in ``run`` the rows of a block four at a time,
+   ``_rkpa_matmat``, so that Ãᵀ streams by once per four rows) or one axpy per non-zero
+   (CSR), then ‖x‖² + ‖ã‖² − 2x·ã clipped at 0; then a vectorised ``exp`` (``_rkpa_exp``:
    Cody–Waite reduction and a degree-13 polynomial, within 2.3e-16 relative of libm's).
    These C loops are compiled twice on x86-64 Linux with GCC ≥ 12 (AVX2/FMA and the
    baseline; the loader picks one).  Very wide data (d·m̃ > 2^24) uses the core's
@@ -28,10 +29,14 @@ Where the time goes, and what is done about it (per example, m̃ reduced points)
    v = Tᵀz kept (T = Λ^{-1/2}Pᵀ; recomputed after each change of z), zᵀφ(x) = vᵀK(Ã, x)
    costs m̃, and a loss below −(a bound on the round-off of both twins' loss) is passive
    whatever the rounding: no φ(x) is needed.  Other examples get φ(x) = T K(Ã, x), an
-   m̃ × m̃ product.  The screen only saves time: an example gets the same φ(x), the same
-   passive test and the same step whether or not it was screened and whatever call or
-   block it came in (the products are fixed-order C loops, not BLAS, for that reason),
-   so ``run`` equals a stream of ``step`` calls bit for bit.
+   m̃ × m̃ product.  Each change of z costs a refresh of v (m̃²), so the screen pays only
+   while few rows need φ: it stays on while at most a quarter of a block did; with it
+   off, the φ of a whole block come from one ``_rkpa_matmat`` (T read once per four
+   rows, about twice the speed of a row at a time).  The screen only saves time: an example
+   gets the same φ(x), the same passive test and the same step whether or not it was
+   screened and whatever call or block it came in (the products are fixed-order C
+   loops, not BLAS, for that reason; ``_rkpa_matmat`` gives each row the bits of
+   ``_rkpa_matvec``), so ``run`` equals a stream of ``step`` calls bit for bit.
 3. The linear PA / PAm step (O(m̃), the linear family's).
 4. RKPAm with the full covariance: per example the scatter's and the factor's rank-one
    terms (O(m̃²)), whether passive or not, per update two triangular solves and
@@ -72,7 +77,8 @@ from refsvm._clib cimport (
     refsvm_rkpa_dots_csr as _rkpa_dots_csr, refsvm_rkpa_exp as _rkpa_exp,
     refsvm_rkpa_expanded as _rkpa_expanded, refsvm_rkpa_ldl_solve as _rkpa_ldl_solve,
     refsvm_rkpa_ldl_update_batch as _rkpa_ldl_update_batch,
-    refsvm_rkpa_matvec as _rkpa_matvec, refsvm_rkpa_sqdist as _rkpa_sqdist,
+    refsvm_rkpa_matmat as _rkpa_matmat, refsvm_rkpa_matvec as _rkpa_matvec,
+    refsvm_rkpa_sqdist as _rkpa_sqdist,
     refsvm_rkpa_syr_batch as _rkpa_syr_batch)
 
 # rows per block of ``run`` (the kernel rows and features of a block stay in cache)
@@ -122,6 +128,15 @@ def _single_threaded_blas():
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
     return <double*> cnp.PyArray_DATA(a)
+
+
+cdef inline double _sqnorm(const double* x, Py_ssize_t d) noexcept nogil:
+    """‖x‖², summed in order (the RBF rows from cross products: one loop for every path)."""
+    cdef Py_ssize_t j
+    cdef double xn = 0.0
+    for j in range(d):
+        xn += x[j] * x[j]
+    return xn
 
 
 def _exp(x):
@@ -273,34 +288,56 @@ cdef class ReducedKernelMap:
             self._dense_row(xv, k)
 
     cdef void _dense_row(self, const double* x, double* k) noexcept nogil:
-        cdef Py_ssize_t j, m = self.n_reduced, d = self.n_features
-        cdef double xn
+        cdef Py_ssize_t m = self.n_reduced, d = self.n_features
         if self.kind == RBF and d <= DIRECT_FEATURES:
             _rkpa_sqdist(self.reduced_t_data, m, d, x, -self.gamma, k)
             _rkpa_exp(k, m)
             return
         _rkpa_matvec(self.reduced_t_data, d, m, x, k)
         if self.kind == RBF:
-            xn = 0.0
-            for j in range(d):
-                xn += x[j] * x[j]
-            _rkpa_expanded(self.reduced_sqnorms_data, m, xn, self.gamma, k)
+            _rkpa_expanded(self.reduced_sqnorms_data, m, _sqnorm(x, d), self.gamma, k)
             _rkpa_exp(k, m)
         else:
             self._finish(k, m)
 
     cdef void _kernel_block_dense(self, const double* Xd, const Py_ssize_t* rows,
-                                  Py_ssize_t n_rows, double* K) noexcept nogil:
-        """K[r] = K(Ã, X[rows[r]]) for a block of dense rows (row by row: the values of
-        a row never depend on the block it is in)."""
+                                  Py_ssize_t n_rows, double* K,
+                                  const double** xs) noexcept nogil:
+        """K[r] = K(Ã, X[rows[r]]) for a block of dense rows (xs: scratch for n_rows
+        pointers).  The cross products of the block in one ``_rkpa_matmat`` (Ãᵀ read once
+        per four rows), which gives each row the bits of ``_dense_row``'s matvec: the values
+        of a row never depend on the block it is in."""
         cdef Py_ssize_t r, m = self.n_reduced, d = self.n_features
+        if not self.blocked or (self.kind == RBF and d <= DIRECT_FEATURES):
+            for r in range(n_rows):
+                self._kernel_row(NULL, Xd + rows[r] * d, d, K + r * m)
+            return
+        self.kernel.n_evals += m * n_rows
         for r in range(n_rows):
-            self._kernel_row(NULL, Xd + rows[r] * d, d, K + r * m)
+            xs[r] = Xd + rows[r] * d
+        _rkpa_matmat(self.reduced_t_data, d, m, xs, n_rows, K)
+        if self.kind == RBF:
+            for r in range(n_rows):  # (exp row by row, as _dense_row: the same bits)
+                _rkpa_expanded(self.reduced_sqnorms_data, m, _sqnorm(xs[r], d), self.gamma,
+                               K + r * m)
+                _rkpa_exp(K + r * m, m)
+        else:
+            for r in range(n_rows):
+                self._finish(K + r * m, m)
 
     cdef void _features(self, const double* k, double* phi) noexcept nogil:
         """φ = T k (T = Λ^{-1/2}Pᵀ), by the fixed-order matvec (as every row, in ``step``
         and in ``run``)."""
         _rkpa_matvec(self.transform_t_data, self.n_reduced, self.n_reduced, k, phi)
+
+    cdef void _features_rows(self, const double* k, Py_ssize_t n_rows, double* phi,
+                             const double** xs) noexcept nogil:
+        """Row r of phi = T (row r of k) for n_rows row-major rows (xs: scratch for n_rows
+        pointers), by ``_rkpa_matmat``: each row gets the bits of ``_features``."""
+        cdef Py_ssize_t r, m = self.n_reduced
+        for r in range(n_rows):
+            xs[r] = k + r * m
+        _rkpa_matmat(self.transform_t_data, m, m, xs, n_rows, phi)
 
     cdef void _kernel_weights(self, const double* z, double* v) noexcept nogil:
         """v = Tᵀz, so that zᵀφ(x) = vᵀK(Ã, x)."""
@@ -393,11 +430,12 @@ cdef class _Rows:
             self.dense_data = &self.dense[0, 0] if self.dense.shape[0] and n_features else NULL
 
     cdef void kernel_block(self, ReducedKernelMap fmap, const Py_ssize_t* rows,
-                           Py_ssize_t n_rows, double* K) noexcept nogil:
-        """K[r] = K(Ã, row rows[r]) for r < n_rows (counted)."""
+                           Py_ssize_t n_rows, double* K, const double** xs) noexcept nogil:
+        """K[r] = K(Ã, row rows[r]) for r < n_rows (counted; xs: scratch for n_rows
+        pointers)."""
         cdef Py_ssize_t r, i, lo, hi, m = fmap.n_reduced
         if not self.sparse:
-            fmap._kernel_block_dense(self.dense_data, rows, n_rows, K)
+            fmap._kernel_block_dense(self.dense_data, rows, n_rows, K, xs)
             return
         for r in range(n_rows):
             i = rows[r]
@@ -484,8 +522,8 @@ cdef class ReducedKernelPAState(StreamLearner):
         self.eps = eps
         self.kernel = CKernel(kernel, gamma, degree, coef0)
         self.ready = False
-        # screen while at most half of a block needs φ (docs: "Design notes")
-        self.screen_factor = 2
+        # screen while at most a quarter of a block needs φ (docs: "Design notes")
+        self.screen_factor = 4
         if reduced is not None:
             self._build(reduced)
 
@@ -586,13 +624,19 @@ cdef class ReducedKernelPAState(StreamLearner):
             return 0
         rows = _Rows(X, self.sparse, self.n_features)
         m = self.feature_map.n_reduced
-        Kb = np.empty((BLOCK, m))
+        Kb = np.empty((2, BLOCK, m))  # the kernel rows of a block and (screen off) their φ
+        xs_ = np.empty(BLOCK, dtype=np.intp)
         cdef double* kp = _buffer(Kb)
+        cdef double* pp = kp + BLOCK * m
+        cdef double* phi
+        cdef const double** xs = <const double**> cnp.PyArray_DATA(xs_)
         with nogil:
             start = 0
             while start < n:
                 stop = min(start + BLOCK, n)
-                rows.kernel_block(self.feature_map, &od[start], stop - start, kp)
+                rows.kernel_block(self.feature_map, &od[start], stop - start, kp, xs)
+                if not screen:  # every row needs φ: the block's at once (the same bits)
+                    self.feature_map._features_rows(kp, stop - start, pp, xs)
                 need = 0
                 for r in range(stop - start):
                     kr = kp + r * m
@@ -605,8 +649,11 @@ cdef class ReducedKernelPAState(StreamLearner):
                         if self._screened(kr, yr):
                             self._pass(kr, yr)
                             continue
-                    self.feature_map._features(kr, self.phi_data)
-                    changed = self._learn(kr, self.phi_data, yr)
+                        phi = self.phi_data
+                        self.feature_map._features(kr, phi)
+                    else:
+                        phi = pp + r * m
+                    changed = self._learn(kr, phi, yr)
                     changes += changed
                     need += 1 if screen else changed
                 # screening pays while few rows need φ (each change costs a refresh of v):

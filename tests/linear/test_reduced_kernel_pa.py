@@ -87,6 +87,31 @@ def test_blocked_run_equals_the_stream_of_steps_dense_and_csr(name, kw):
     assert_states_equal(ref.get_state(), csr.get_state(), rtol=1e-9, atol=1e-10)
 
 
+@pytest.mark.parametrize("d", [9, 30])
+@pytest.mark.parametrize("name,kw", CASES, ids=IDS)
+def test_blocked_products_of_wider_rows_equal_the_stream_of_steps(name, kw, d):
+    """Dense rows of more than 8 features: ``run`` takes the cross products of a block's
+    kernel rows four rows at a time, and φ of a whole block at once while the screen is
+    off (here: a noisy stream, most rows update); every row keeps the bits ``step``
+    gives it (m̃ = 37: full tiles, a 4-wide one and a single column)."""
+    X, y = _xor(n=700, d=d, seed=5)
+    y[np.random.RandomState(6).rand(700) < 0.2] *= -1
+    kw = {**kw, "gamma": 1.0 / d}
+    order = np.random.RandomState(7).permutation(700)
+    stepped = _state("cython", name, kw, X, False, m=37)
+    n_changed = sum(stepped.step(X[i], y[i]) for i in order)
+    run = _state("cython", name, kw, X, False, m=37)
+    assert run.run(X, y, order) == n_changed
+    assert n_changed > 0.3 * 700  # the screen was off for most blocks
+    cut = _state("cython", name, kw, X, False, m=37)
+    for part in np.array_split(order, [3, 70, 71, 400]):
+        cut.run(X, y, part)
+    for key, value in stepped.get_state().items():
+        np.testing.assert_array_equal(run.get_state()[key], value, err_msg=key)
+        np.testing.assert_array_equal(cut.get_state()[key], value, err_msg=key)
+    assert run.n_kernel_evals == stepped.n_kernel_evals == 37 * 38 // 2 + 700 * 37
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_feature_map_is_an_exact_factorisation_on_the_reduced_set(backend):
     X, _ = _xor(n=25, d=4, seed=4)
