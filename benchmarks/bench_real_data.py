@@ -269,6 +269,28 @@ def idsvm_memory_floor(X, y, C, bandwidths=None):
                 floor=r_time + rate_time)
 
 
+def libsvm_retrain_estimate(X, y, C, n_prefixes=10):
+    """What an exact model after every example costs with LIBSVM: ``SVC`` retrained on
+    all rows so far after each one, sum_{t=1..n} T(t).  T is measured at ``n_prefixes``
+    prefix sizes evenly spaced up to n (one fit each) and interpolated linearly between
+    them (through T(0) = 0) at every t; a prefix with one class only counts as 0.
+    Returns the estimated seconds and the measured (size, seconds) pairs."""
+    from sklearn.svm import SVC
+
+    n = X.shape[0]
+    sizes = np.unique(np.linspace(n / n_prefixes, n, n_prefixes).round().astype(int))
+    times = []
+    for m in sizes:
+        if np.unique(y[:m]).size < 2:
+            times.append(0.0)
+            continue
+        t0 = time.perf_counter()
+        SVC(C=C, gamma=1.0 / X.shape[1]).fit(X[:m], y[:m])
+        times.append(time.perf_counter() - t0)
+    every = np.interp(np.arange(1, n + 1), np.r_[0, sizes], np.r_[0.0, times])
+    return float(every.sum()), list(zip(sizes.tolist(), times))
+
+
 def print_table(rows, out=sys.stdout):
     """The issue's table, plus accuracy, kernel evaluations and the PA-I baseline."""
     w = out.write
@@ -312,6 +334,9 @@ def main(argv=None):
     ap.add_argument("--no-idsvm", action="store_true", help="leave out IncrementalSVM")
     ap.add_argument("--idsvm-floor", action="store_true",
                     help="also IncrementalSVM's memory-traffic floor (idsvm_memory_floor)")
+    ap.add_argument("--retrain", action="store_true",
+                    help="also LIBSVM retrained after every example, estimated from ten "
+                         "prefix sizes (libsvm_retrain_estimate), against IncrementalSVM")
     ap.add_argument("--ramp", default="", help="extra OnlineRampSVM parameters, k=v,k=v")
     ap.add_argument("--pa", default="", help="extra KernelPassiveAggressive parameters")
     ap.add_argument("--data-home", default=None)
@@ -334,6 +359,9 @@ def main(argv=None):
                 bandwidths = bandwidths or measured_bandwidths()
                 r.update({f"floor_{k}": v
                           for k, v in idsvm_memory_floor(*data[:2], C, bandwidths).items()})
+            if args.retrain:
+                r["retrain_time"], r["retrain_points"] = libsvm_retrain_estimate(
+                    *data[:2], C)
             rows.append(r)
             print(f"[done] {name} C={C:g}: " + ", ".join(
                 f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
@@ -359,6 +387,19 @@ def main(argv=None):
                   + ", ".join(f"{size / 2 ** 20:g} MB {rd / 1e9:.0f}/{up / 1e9:.0f}"
                               for size, rd, up in zip(BANDWIDTH_SIZES, bandwidths["read"],
                                                       bandwidths["update"])))
+    if args.retrain and rows:
+        print("\nAn exact model after every example: LIBSVM retrained on all rows so far "
+              "after each one (libsvm_retrain_estimate: ten prefix sizes, interpolated) "
+              "against IncrementalSVM's one pass")
+        print("| data | C | n | LIBSVM once s | LIBSVM retrained s (est.) | IncrementalSVM s "
+              "| retrained / IncrementalSVM |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            ids = r.get("idsvm_time")
+            ratio = f"{r['retrain_time'] / ids:.0f}x" if ids else "-"
+            print(f"| {r['name']} | {r['C']:g} | {r['n']} | {r['svc_time']:.2f} "
+                  f"| {r['retrain_time']:.0f} | {ids if ids is None else f'{ids:.2f}'} "
+                  f"| {ratio} |")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
@@ -368,7 +409,8 @@ def main(argv=None):
 #: the entries each row records for benchmarks/floors.toml (group "real <set> C=<C>")
 ENTRIES = {"ramp": "OnlineRampSVM one pass", "svc": "sklearn SVC (LIBSVM) trained once",
            "pa": "KernelPassiveAggressive one pass", "idsvm": "IncrementalSVM one pass",
-           "idsvm_fit": "IncrementalSVM fit (SelfInit)"}
+           "idsvm_fit": "IncrementalSVM fit (SelfInit)",
+           "retrain": "LIBSVM retrained after every example (est.)"}
 
 
 def test_real_data_table(benchmark):
@@ -384,7 +426,7 @@ def test_real_data_table(benchmark):
 
     if not SHARED_DATA.exists():
         pytest.skip("shared data not available")
-    argv = ["--data-home", str(SHARED_DATA)] + (["--quick"] if quick() else [])
+    argv = ["--data-home", str(SHARED_DATA), "--retrain"] + (["--quick"] if quick() else [])
     benchmark.group = "real data"
     rows = benchmark.pedantic(main, args=(argv,), rounds=1, iterations=1)
     benchmark.extra_info.update(rows=rows)
