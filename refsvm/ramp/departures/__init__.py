@@ -21,6 +21,8 @@ hold_out            no re-entry into V in the update an example left it (``hold_
 finish              the finishing step after the stream (``finish``)
 intercept           the regularised bias, the kernel k + 1 (``intercept``)
 removal_budget      Algorithm 2's budget grows with #SV (``budget_per_sv``)
+step_budget         a budget on steps 10-15 per update, and Ctrl-C inside them
+                    (``step_budget``)
 ==================  =====================================================================
 
 The flags ``shrinking``, ``keep_rows``, ``relative_stop``, ``warmup`` and ``intercept``
@@ -112,4 +114,9 @@ DEPARTURES = {
         answers="with a fixed budget m Algorithm 2 drops examples the model needs again "
                 "(Gauss, C = 10, m = 100: 80.0 % against LIBSVM's 82.3 %): keep at least "
                 "budget_per_sv * #SV examples with alpha = 0 (0: off)"),
+    "step_budget": Departure(
+        default=1000.0, paper=1000.0, check=nonnegative,
+        answers="steps 10-15 have no bound tied to |I| (a state whose kernel rows are not "
+                "its rows' loops for ever): step_budget (|I| + 10)^2 iterations per update, "
+                "then a RuntimeError; Ctrl-C cuts the update short (a guard: never off)"),
 }
