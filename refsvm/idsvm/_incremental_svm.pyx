@@ -31,6 +31,8 @@ from refsvm._core cimport (
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
+from cpython.exc cimport PyErr_CheckSignals
+from refsvm.core.stream import answer_held_signals as _answer_held_signals
 from refsvm.core.departures import resolve
 from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
@@ -62,6 +64,14 @@ cdef double EPS_PIVOT_SCALE = _constants.EPS_PIVOT_SCALE
 cdef double EPS_PIVOT_ABS = _constants.EPS_PIVOT_ABS
 cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
 cdef double EPS_MACH = _constants.EPS_MACH
+
+# Ctrl-C inside an operation (see the reference's departures/rollback.py,
+# ``_answer_signals``): the adiabatic loop looks for a signal (with the GIL) after about
+# this much work (passes times n (|S| + 1): about a millisecond), not at every pass; the
+# code an operation returns when a signal handler raised there (rolled back, then raised)
+cdef double POLL_WORK = 1048576.0
+cdef enum:
+    RC_SIGNAL = 7
 
 #: the constants as this module read them (the test that they are the home's)
 CONSTANTS = {
@@ -199,6 +209,8 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double amax, aother    # the scales of alpha and g (see _scales) and the tie
     cdef double ea, eg          # windows EPS_ALPHA alpha_max, EPS_G g_scale
     cdef readonly long long max_steps, steps_left   # the step budget of an operation
+    cdef double poll_work                           # work since the last look for a signal
+    cdef object abandoned                           # RC_SIGNAL: the handler's exception
     cdef readonly long long n_repairs, n_rollbacks
     # the snapshot an operation rolls back to (see _snapshot)
     cdef double* snap_alpha
@@ -982,6 +994,9 @@ cdef class IncrementalSVMState(StreamLearner):
             if self.steps_left <= 0:
                 return 2                    # the budget is spent (see _snapshot)
             self.steps_left -= 1
+            self.poll_work += <double> self.n * <double> (self.n_margin + 1)
+            if self.poll_work >= POLL_WORK and self._answer_signals():
+                return RC_SIGNAL            # Ctrl-C: rolled back, then raised
             self.n_iterations += 1
             self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
             rc = self._limiting_event(c, sign, rtb, rt0, &ev)
@@ -1643,6 +1658,27 @@ cdef class IncrementalSVMState(StreamLearner):
         self.snap_drift = self.max_inverse_drift
         return 0
 
+    cdef bint _answer_signals(self) noexcept nogil:
+        """A pass of the adiabatic loop, after POLL_WORK of work: run the signal handlers
+        and deliver a signal the stream driver holds back (the reference's
+        ``_answer_signals``); True when a handler raised (its exception kept for
+        ``_raise_abandoned``, after the rollback)."""
+        self.poll_work = 0.0
+        with gil:
+            try:
+                PyErr_CheckSignals()
+                _answer_held_signals()
+            except BaseException as exc:
+                self.abandoned = exc
+                return True
+        return False
+
+    cdef int _raise_abandoned(self) except -1 nogil:
+        """Raise the exception of a signal handler that ended an operation (rolled back)."""
+        with gil:
+            exc, self.abandoned = self.abandoned, None
+            raise exc
+
     cdef int _rollback(self) except -1 nogil:
         """Back to the snapshot (refsvm/idsvm/departures/rollback.py): the columns of
         the old margin vectors still in S are kept, the others recomputed in the order of
@@ -1841,6 +1877,8 @@ cdef class IncrementalSVMState(StreamLearner):
                 rc = self._repair_and_check(c)
             if rc:
                 self._rollback()
+                if rc == RC_SIGNAL:
+                    self._raise_abandoned()
                 _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h,
                                 self.dep.repair)
         self.n_increments += 1
@@ -1900,6 +1938,8 @@ cdef class IncrementalSVMState(StreamLearner):
                     rc = self._repair_and_check(c)
                 if rc:
                     self._rollback()
+                    if rc == RC_SIGNAL:
+                        self._raise_abandoned()
                     _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h,
                                 self.dep.repair)
                 self.n_decrements += 1
@@ -1937,6 +1977,8 @@ cdef class IncrementalSVMState(StreamLearner):
                         rc = self._repair_and_check(c)
                 if rc:
                     self._rollback()
+                    if rc == RC_SIGNAL:
+                        self._raise_abandoned()
                     _fail_exact(rc, c, True, self.fail_worst, self.fail_v, self.fail_h,
                                 self.dep.repair)
         return np.asarray(out)

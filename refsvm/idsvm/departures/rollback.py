@@ -7,8 +7,12 @@ loop cycles; no event limits an increment at a degenerate point) the printed met
 would leave a half-changed state.  Instead each operation starts from a snapshot (the
 alphas, g and the sets of the examples kept, R, b; O(n + |S|^2)) and a failed one puts
 the state back exactly (the kernel columns of S from the cache or recomputed), then
-raises :class:`ExactnessError`: only the kernel-evaluation count shows it happened.  It
-changes no number of an operation that succeeds (the streams of
+raises :class:`ExactnessError`: only the kernel-evaluation count shows it happened.
+Ctrl-C inside an operation is answered the same way (:meth:`Rollback._answer_signals`,
+at every pass of the adiabatic loop: the signal the stream driver holds back is
+delivered there, and the operation is rolled back before its KeyboardInterrupt goes on),
+so a long increment is interrupted within a pass, leaving the model of the examples
+before it.  The rollback changes no number of an operation that succeeds (the streams of
 ``tests/idsvm/test_stress.py`` that force a rollback check the state afterwards).
 
 Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
@@ -16,6 +20,7 @@ Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 
 import numpy as np
 
+from ...core.stream import answer_held_signals
 from ..constants import GONE, STEPS_PER_EXAMPLE
 from .exactness import ExactnessError
 
@@ -73,6 +78,12 @@ class Rollback:
             setattr(self, name, snap[name])
         self.n_rollbacks += 1
 
+    def _answer_signals(self):
+        """A pass of the adiabatic loop: deliver a signal the stream driver holds back
+        (:func:`refsvm.core.stream.answer_held_signals`); its KeyboardInterrupt rolls the
+        operation back (:meth:`_guarded`) and goes on to the driver."""
+        answer_held_signals()
+
     def _finish(self, c, snap):
         """The end of an operation on c begun at ``snap``: the polish (:mod:`.polish`),
         the bias interval (:mod:`.bias_centring`), repair and check (:mod:`.repair`)."""
@@ -93,3 +104,6 @@ class Rollback:
             raise ExactnessError(
                 f"IncrementalSVM: example {c}: {exc}; the operation was rolled back (the "
                 "state is exactly the one before it)", c) from None
+        except BaseException:            # Ctrl-C inside the operation (_answer_signals)
+            self._rollback(snap)
+            raise
