@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ..core.stream import answer_held_signals
+
 __all__ = ["TOL", "QP_TOL", "simplex_qp", "ball_distances", "enclosing_ball"]
 
 #: Relative tolerance of the lookahead solver on the radius (see enclosing_ball).
@@ -131,7 +133,9 @@ def simplex_qp(G, b, mu, tol=QP_TOL, stats=None):
     until coordinates hit 0 (they leave F); after a full step free the fixed coordinate
     whose line search lowers φ the most.  Exact up to rounding (G is small: L + 1
     rows).  Written with plain loops in the twin's order of operations, so both twins
-    compute the same numbers.
+    compute the same numbers.  Each iteration first delivers a signal the stream driver
+    holds back (:func:`refsvm.core.stream.answer_held_signals`: Ctrl-C ends a long solve;
+    the estimator puts back its copy of the model from before the call).
 
     Stopping, and why it cannot cycle on near-singular G (huge C, near-duplicate
     points): a fixed coordinate i is freed only if a line search into it -- the
@@ -163,6 +167,7 @@ def simplex_qp(G, b, mu, tol=QP_TOL, stats=None):
     it = 0
     while it < 20 * n + 20:
         it += 1
+        answer_held_signals()           # Ctrl-C inside a long solve (not in the paper)
         F = [i for i in range(n) if free[i]]
         # the step p on F with Σp = 0: p_j = −Σ_{a≠j} p_a for the free j of largest μ,
         # the others from the reduced system H q = ½(r_a − r_j), r = b − 2Gμ (the
