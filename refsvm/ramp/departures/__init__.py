@@ -40,7 +40,8 @@ from __future__ import annotations
 
 from ...core.departures import Departure, flag, integer, nonnegative
 
-__all__ = ["BLOCK_GUESSES_MAX", "CYCLE_SET_MAX", "CYCLE_WINDOW_MAX", "DEPARTURES"]
+__all__ = ["BLOCK_GUESSES_MAX", "CYCLE_SET_MAX", "CYCLE_WINDOW_MAX", "DEPARTURES",
+           "STEP_BUDGET_MAX"]
 
 #: The most steps of history the cycle detector keeps (the compiled twin's ring).
 CYCLE_WINDOW_MAX = 64
@@ -48,6 +49,9 @@ CYCLE_WINDOW_MAX = 64
 CYCLE_SET_MAX = 8
 #: The most faces of a block step's active-set search (the compiled twin's array).
 BLOCK_GUESSES_MAX = 32
+#: The largest factor of the step budget (a budget of at most 10^6 (|I| + 10)^2
+#: iterations: a saved state cannot turn it into none).
+STEP_BUDGET_MAX = 10**6
 
 DEPARTURES = {
     "singular_pairs": Departure(
@@ -115,7 +119,7 @@ DEPARTURES = {
                 "(Gauss, C = 10, m = 100: 80.0 % against LIBSVM's 82.3 %): keep at least "
                 "budget_per_sv * #SV examples with alpha = 0 (0: off)"),
     "step_budget": Departure(
-        default=1000.0, paper=1000.0, check=nonnegative,
+        default=1000, paper=1000, check=integer(0, STEP_BUDGET_MAX),
         answers="steps 10-15 have no bound tied to |I| (a state whose kernel rows are not "
                 "its rows' loops for ever): step_budget (|I| + 10)^2 iterations per update, "
                 "then a RuntimeError; Ctrl-C cuts the update short (a guard: never off)"),

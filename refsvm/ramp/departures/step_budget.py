@@ -22,7 +22,8 @@ driver at its next block boundary (:class:`refsvm.core.stream.Interrupted`), wit
 updates it cut short ended at such points.  The budget only raises: it never changes a
 number of a run it does not cut, and it stays on in the paper form.
 
-Setting: ``step_budget`` (>= 0; the factor of ``(|I| + 10)^2``).  Docs:
+Setting: ``step_budget`` (an integer in [0, 10^6]: the factor of ``(|I| + 10)^2``; 0
+cuts every update at its first iteration).  Docs:
 ``docs/wang_vucetic.rst``, "Departures from the printed algorithm";
 ``tests/test_step_interrupts.py``.
 """
