@@ -99,8 +99,10 @@ if (HIST_MAX, BLOCK_MAX, BLOCK_GUESSES_MAX) != (CYCLE_WINDOW_MAX, CYCLE_SET_MAX,
 # The paper form's guard on steps 9-27 (the reference's CCCP_ROUNDS_MAX), for nogil code.
 cdef long long ROUNDS_MAX = CCCP_ROUNDS_MAX
 
-# departure step_budget: the loops of steps 10-15 look for a signal (with the GIL) after
-# about this much work (iterations times |I|: about a millisecond), not at every iteration
+# departure step_budget: the loops of steps 10-15 look for a signal (with the GIL) once the
+# update has done CUT_WORK of work (iterations times |I|: about 0.1 s, the reference's
+# CUT_AFTER seconds counted as work), then after every POLL_WORK more (about a millisecond)
+cdef double CUT_WORK = 67108864.0
 cdef double POLL_WORK = 1048576.0
 
 # why an update was cut short (departure step_budget; the reference's ``_cut``)
@@ -220,6 +222,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly double budget_per_sv   # removal budget grows with #SV (see the reference)
     cdef readonly double step_budget     # the budget of steps 10-15 (see the reference)
     cdef double budget_left              # iterations of steps 10-15 left in this update
+    cdef double update_work              # work of this update's steps 10-15 so far
     cdef double poll_work                # work since the last look for a signal
     cdef int cut                         # CUT_*: why this update was cut short
     cdef object cut_exc                  # CUT_RAISED: the handler's exception
@@ -1403,20 +1406,25 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double live = <double> (self.n - self.n_dead + 10)
         self.budget_left = self.step_budget * (live * live)
         self.cut = CUT_NONE
+        self.update_work = 0.0
+        self.poll_work = POLL_WORK                   # a long update looks at once
 
     cdef inline bint _cut_short(self) noexcept nogil:
         """At the top of each iteration of steps 10-15: True when the loop must end now
-        (the reference's ``_cut_short``).  The look for a signal takes the GIL: every
-        POLL_WORK of work, not every iteration."""
+        (the reference's ``_cut_short``).  The look for a signal takes the GIL: only in
+        an update that has done CUT_WORK of work, then every POLL_WORK, not every
+        iteration."""
         if self.cut == CUT_NONE:
             self.budget_left -= 1.0
             if self.budget_left < 0.0:
                 self.cut = CUT_BUDGET
             else:
-                self.poll_work += <double> self.n
-                if self.poll_work >= POLL_WORK:
-                    self.poll_work = 0.0
-                    self.cut = self._poll_signals()
+                self.update_work += <double> self.n
+                if self.update_work >= CUT_WORK:
+                    self.poll_work += <double> self.n
+                    if self.poll_work >= POLL_WORK:
+                        self.poll_work = 0.0
+                        self.cut = self._poll_signals()
         return self.cut != CUT_NONE
 
     cdef int _poll_signals(self) noexcept nogil:
