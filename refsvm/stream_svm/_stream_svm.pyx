@@ -128,9 +128,9 @@ cdef int _entering(int n, const double* G, const double* b, const double* mu, co
     return worst
 
 
-# Ctrl-C inside a long solve (the reference's ``simplex_qp``): its iterations look for a
-# signal (with the GIL) after about this much work (about a millisecond), not every time
-cdef double POLL_WORK = 1048576.0
+# Ctrl-C inside a long solve (the reference's ``_look_for_signals``): its iterations look
+# for a signal (with the GIL) after this much work (n^3 each), not every time
+cdef double POLL_WORK = _ball.POLL_WORK
 
 
 cdef int _answer_signals() except -1 nogil:
@@ -173,7 +173,7 @@ cdef int _simplex_qp(int n, const double* G, const double* b, double* mu, double
     while it < 20 * n + 20:
         it += 1
         poll += <double> n * <double> n * <double> n
-        if poll >= POLL_WORK:
+        if poll >= POLL_WORK:               # the reference's _look_for_signals
             poll = 0.0
             _answer_signals()               # Ctrl-C inside a long solve
         m = 0
