@@ -609,7 +609,7 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         every one-vs-rest problem.  The families whose single steps can be long answer
         inside the step too (``tests/test_step_interrupts.py``): IncrementalSVM and
         StreamSVM abandon it (the model before the call, or IncrementalSVM's binary
-        model of the examples before it), OnlineRampSVM cuts its update short (see
+        model of the examples before it), OnlineRampSVM cuts a long update short (see
         :mod:`refsvm.ramp.departures.step_budget`).
         """
         saved = self.__dict__.copy()
