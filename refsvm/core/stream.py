@@ -16,8 +16,8 @@ import numpy as np
 
 from .kernels import SparseRow, get_row
 
-__all__ = ["BadRow", "Interrupted", "StreamLearner", "answer_held_signals", "deferred_signals",
-           "restore_state", "row_is_bad", "run_states", "signal_held"]
+__all__ = ["BadRow", "Interrupted", "LONG_STEP", "StreamLearner", "answer_held_signals",
+           "deferred_signals", "restore_state", "row_is_bad", "run_states", "signal_held"]
 
 #: The signals whose Python handlers are held back to a block boundary (Ctrl-C, and the
 #: alarm that time limits use); other signals keep their usual behaviour.
@@ -73,6 +73,11 @@ class _Received(list):
             signum, frame = self.pop(0)
             self.handlers[signum](signum, frame)
 
+
+#: A step that has run this many seconds answers a signal the driver holds back inside
+#: it (the references; the compiled twins count about as much work): a shorter one ends as
+#: usual and the driver answers at the block boundary, the model exactly the stream's.
+LONG_STEP = 0.25
 
 #: The records of the :func:`deferred_signals` blocks running now in the main thread (the
 #: only one that runs signal handlers), innermost last.

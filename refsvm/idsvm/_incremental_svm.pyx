@@ -66,10 +66,13 @@ cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
 cdef double EPS_MACH = _constants.EPS_MACH
 
 # Ctrl-C inside an operation (see the reference's departures/rollback.py,
-# ``_answer_signals``): the adiabatic loop looks for a signal (with the GIL) after about
-# this much work (passes times n (|S| + 1): about a millisecond), not at every pass; the
+# ``_answer_signals``): the adiabatic loop runs the signal handlers (with the GIL) after
+# every POLL_WORK of work (passes times n (|S| + 1): about a millisecond), not at every
+# pass, and delivers a signal the stream driver holds back once the operation has done
+# LONG_WORK of work (about 0.1 s: the reference's LONG_STEP seconds counted as work); the
 # code an operation returns when a signal handler raised there (rolled back, then raised)
 cdef double POLL_WORK = 1048576.0
+cdef double LONG_WORK = 67108864.0
 cdef enum:
     RC_SIGNAL = 7
 
@@ -210,6 +213,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double ea, eg          # windows EPS_ALPHA alpha_max, EPS_G g_scale
     cdef readonly long long max_steps, steps_left   # the step budget of an operation
     cdef double poll_work                           # work since the last look for a signal
+    cdef double op_work                             # work of the operation under way
     cdef object abandoned                           # RC_SIGNAL: the handler's exception
     cdef readonly long long n_repairs, n_rollbacks
     # the snapshot an operation rolls back to (see _snapshot)
@@ -995,6 +999,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 return 2                    # the budget is spent (see _snapshot)
             self.steps_left -= 1
             self.poll_work += <double> self.n * <double> (self.n_margin + 1)
+            self.op_work += <double> self.n * <double> (self.n_margin + 1)
             if self.poll_work >= POLL_WORK and self._answer_signals():
                 return RC_SIGNAL            # Ctrl-C: rolled back, then raised
             self.n_iterations += 1
@@ -1621,6 +1626,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t ns = self.n_margin, nn = self.n_margin + 1, a, j, c
         self.steps_left = self.max_steps if self.max_steps > 0 else \
             STEPS_PER_EXAMPLE * (self.n + 10)
+        self.op_work = 0.0
         if keep > self.snap_cap:
             c = self.snap_cap
             grow(<void**> &self.snap_alpha, &c, keep, sizeof(double))
@@ -1661,13 +1667,15 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef bint _answer_signals(self) noexcept nogil:
         """A pass of the adiabatic loop, after POLL_WORK of work: run the signal handlers
         and deliver a signal the stream driver holds back (the reference's
-        ``_answer_signals``); True when a handler raised (its exception kept for
-        ``_raise_abandoned``, after the rollback)."""
+        ``_answer_signals``) in an operation that has done LONG_WORK of work; True when
+        a handler raised (its exception kept for ``_raise_abandoned``, after the
+        rollback)."""
         self.poll_work = 0.0
         with gil:
             try:
                 PyErr_CheckSignals()
-                _answer_held_signals()
+                if self.op_work >= LONG_WORK:
+                    _answer_held_signals()
             except BaseException as exc:
                 self.abandoned = exc
                 return True

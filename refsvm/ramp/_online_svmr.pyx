@@ -101,7 +101,7 @@ cdef long long ROUNDS_MAX = CCCP_ROUNDS_MAX
 
 # departure step_budget: the loops of steps 10-15 look for a signal (with the GIL) once the
 # update has done CUT_WORK of work (iterations times |I|: about 0.1 s, the reference's
-# CUT_AFTER seconds counted as work), then after every POLL_WORK more (about a millisecond)
+# LONG_STEP seconds counted as work), then after every POLL_WORK more (about a millisecond)
 cdef double CUT_WORK = 67108864.0
 cdef double POLL_WORK = 1048576.0
 

@@ -8,11 +8,12 @@ would leave a half-changed state.  Instead each operation starts from a snapshot
 alphas, g and the sets of the examples kept, R, b; O(n + |S|^2)) and a failed one puts
 the state back exactly (the kernel columns of S from the cache or recomputed), then
 raises :class:`ExactnessError`: only the kernel-evaluation count shows it happened.
-Ctrl-C inside an operation is answered the same way (:meth:`Rollback._answer_signals`,
-at every pass of the adiabatic loop: the signal the stream driver holds back is
+Ctrl-C inside a long operation is answered the same way (:meth:`Rollback._answer_signals`,
+at every pass of the adiabatic loop once the operation has run
+:data:`refsvm.core.stream.LONG_STEP` seconds: the signal the stream driver holds back is
 delivered there, and the operation is rolled back before its KeyboardInterrupt goes on),
-so a long increment is interrupted within a pass, leaving the model of the examples
-before it.  The rollback changes no number of an operation that succeeds (the streams of
+leaving the model of the examples before it; a shorter operation ends as usual and the
+driver answers at its block boundary.  The rollback changes no number of an operation that succeeds (the streams of
 ``tests/idsvm/test_stress.py`` that force a rollback check the state afterwards).
 
 Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
@@ -20,7 +21,9 @@ Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 
 import numpy as np
 
-from ...core.stream import answer_held_signals
+import time
+
+from ...core.stream import LONG_STEP, answer_held_signals
 from ..constants import GONE, STEPS_PER_EXAMPLE
 from .exactness import ExactnessError
 
@@ -30,10 +33,13 @@ __all__ = ["Rollback"]
 class Rollback:
     """Mixin of the IDSVM state: snapshot, rollback, and the guarded operation."""
 
+    _started = 0.0      # when the operation under way began (see _answer_signals)
+
     def _snapshot(self, keep):
         """Start an operation: its step budget, and what it rolls back to (the first
         ``keep`` examples, the margin set, R, b; O(n + |S|^2))."""
         n = self.n
+        self._started = time.perf_counter()
         self._steps_left = (self.max_steps if self.max_steps > 0
                             else STEPS_PER_EXAMPLE * (n + 10))
         self._amax0 = self._scales()[0]
@@ -79,10 +85,12 @@ class Rollback:
         self.n_rollbacks += 1
 
     def _answer_signals(self):
-        """A pass of the adiabatic loop: deliver a signal the stream driver holds back
+        """A pass of the adiabatic loop: in an operation that has run LONG_STEP seconds,
+        deliver a signal the stream driver holds back
         (:func:`refsvm.core.stream.answer_held_signals`); its KeyboardInterrupt rolls the
         operation back (:meth:`_guarded`) and goes on to the driver."""
-        answer_held_signals()
+        if time.perf_counter() - self._started >= LONG_STEP:
+            answer_held_signals()
 
     def _finish(self, c, snap):
         """The end of an operation on c begun at ``snap``: the polish (:mod:`.polish`),

@@ -14,7 +14,8 @@ rounds (the printed loop's and the shrinking rounds' alike; :meth:`_cut_short`, 
 call at the top of each iteration).  A valid run takes a few per arrival, so the
 default of 1000 never fires; a budget spent, or Ctrl-C held back by the stream driver
 (:func:`refsvm.core.stream.signal_held`) during a *long* update (one that has run for
-:data:`CUT_AFTER` seconds; the compiled twin: about as long, counted in work), *cuts the
+:data:`refsvm.core.stream.LONG_STEP` seconds; the compiled twin: about 0.1 s, counted in
+work), *cuts the
 update short*: the loops of steps 10-15 end at once, at a consistent point (alpha, g and
 the kept rows agree, as at the gain rule), steps 16-27 and Algorithm 2 run as usual.
 Then a spent budget raises a RuntimeError at the end of steps 9-27
@@ -37,14 +38,9 @@ from __future__ import annotations
 
 import time
 
-from ...core.stream import signal_held
+from ...core.stream import LONG_STEP, signal_held
 
-__all__ = ["CUT_AFTER", "StepBudget"]
-
-#: Ctrl-C cuts short only an update that has run this many seconds (the reference; the
-#: compiled twin counts about as much work): shorter ones end as usual before the driver
-#: answers, so that their model stays exactly the stream's.
-CUT_AFTER = 0.25
+__all__ = ["StepBudget"]
 
 
 class StepBudget:
@@ -68,7 +64,7 @@ class StepBudget:
             self._budget_left -= 1.0
             if self._budget_left < 0.0:
                 self._cut = "budget"
-            elif signal_held() and time.perf_counter() - self._opened >= CUT_AFTER:
+            elif signal_held() and time.perf_counter() - self._opened >= LONG_STEP:
                 self._cut = "signal"
         return self._cut is not None
 
