@@ -606,11 +606,14 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         hundredths of a second: :class:`refsvm.core.stream.Interrupted` (a
         ``KeyboardInterrupt``) says how many examples of the call were learned, and
         the model is then exactly the model of the stream up to that example, in
-        every one-vs-rest problem.  The families whose single steps can be long answer
-        inside the step too (``tests/test_step_interrupts.py``): IncrementalSVM and
-        StreamSVM abandon it (the model before the call, or IncrementalSVM's binary
-        model of the examples before it), OnlineRampSVM cuts a long update short (see
-        :mod:`refsvm.ramp.departures.step_budget`).
+        every one-vs-rest problem.  A single step that has run long (about 0.25 s,
+        ``refsvm.core.stream.LONG_STEP``) answers inside itself
+        (``tests/test_step_interrupts.py``): IncrementalSVM rolls it back (its binary
+        model is then that of the examples before it; one-vs-rest: the model before the
+        call), OnlineRampSVM cuts the update short (see
+        :mod:`refsvm.ramp.departures.step_budget`).  StreamSVM answers inside any
+        lookahead solve of 102 points or more (``lookahead >= 101``), with the model
+        before the call.
         """
         saved = self.__dict__.copy()
         backup, n_call = None, 0
