@@ -606,7 +606,14 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         hundredths of a second: :class:`refsvm.core.stream.Interrupted` (a
         ``KeyboardInterrupt``) says how many examples of the call were learned, and
         the model is then exactly the model of the stream up to that example, in
-        every one-vs-rest problem.
+        every one-vs-rest problem.  A single step that has run long (about 0.25 s,
+        ``refsvm.core.stream.LONG_STEP``) answers inside itself
+        (``tests/test_step_interrupts.py``): IncrementalSVM rolls it back (its binary
+        model is then that of the examples before it; one-vs-rest: the model before the
+        call), OnlineRampSVM cuts the update short (see
+        :mod:`refsvm.ramp.departures.step_budget`).  StreamSVM answers inside any
+        lookahead solve of 102 points or more (``lookahead >= 101``), with the model
+        before the call.
         """
         saved = self.__dict__.copy()
         backup, n_call = None, 0
@@ -651,7 +658,9 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
                 self._keep_interrupted(saved, backup, X, exc)
                 raise  # keep the model of the stream up to the interruption
             self._restore(saved, backup)
-            if self._atomic_calls and n_call:
+            if n_call and (self._atomic_calls or backup is not None or first):
+                # inside a step (a family that answers Ctrl-C there, or an atomic call):
+                # the model before the call
                 raise Interrupted(0, n_call) from exc
             raise
         except BaseException as exc:

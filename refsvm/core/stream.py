@@ -16,8 +16,8 @@ import numpy as np
 
 from .kernels import SparseRow, get_row
 
-__all__ = ["BadRow", "Interrupted", "StreamLearner", "deferred_signals", "restore_state",
-           "row_is_bad", "run_states"]
+__all__ = ["BadRow", "Interrupted", "LONG_STEP", "StreamLearner", "answer_held_signals",
+           "deferred_signals", "restore_state", "row_is_bad", "run_states", "signal_held"]
 
 #: The signals whose Python handlers are held back to a block boundary (Ctrl-C, and the
 #: alarm that time limits use); other signals keep their usual behaviour.
@@ -74,6 +74,44 @@ class _Received(list):
             self.handlers[signum](signum, frame)
 
 
+#: A step that has run this many seconds answers a signal the driver holds back inside
+#: it (the references; the compiled twins count about as much work): a shorter one ends as
+#: usual and the driver answers at the block boundary, the model exactly the stream's.
+LONG_STEP = 0.25
+
+#: The records of the :func:`deferred_signals` blocks running now in the main thread (the
+#: only one that runs signal handlers), innermost last.
+_BLOCKS = []
+
+
+def signal_held():
+    """True when a :func:`deferred_signals` block holds back a signal now.  A long step
+    asks this inside its inner loops (both twins, every so often): a family that can
+    end its step early at a consistent point does so, and the driver answers the signal
+    at the block boundary as usual (OnlineSVMR).  False in any other thread than the
+    main one (its signals are not that thread's)."""
+    if not _BLOCKS or threading.current_thread() is not threading.main_thread():
+        return False
+    for received in _BLOCKS:
+        if received:
+            return True
+    return False
+
+
+def answer_held_signals():
+    """Deliver now, inside a step, the signals the running :func:`deferred_signals`
+    blocks hold back; a handler's exception (KeyboardInterrupt for Ctrl-C) propagates
+    out of the step, which the family then abandons (IncrementalSVM rolls the step
+    back; StreamSVM keeps the example buffered and flushes at its next point; the
+    estimators put back their copy of the model from before the call).  Nothing happens when no signal is held, nor in any other thread
+    than the main one."""
+    if not _BLOCKS or threading.current_thread() is not threading.main_thread():
+        return
+    for received in _BLOCKS:
+        if received:
+            received.deliver()
+
+
 @contextlib.contextmanager
 def deferred_signals():
     """Hold back SIGINT and SIGALRM while the block runs; yields a list that records the
@@ -91,9 +129,11 @@ def deferred_signals():
         if callable(handler):
             saved[signum] = handler
             signal.signal(signum, lambda s, f: received.append((s, f)))
+    _BLOCKS.append(received)
     try:
         yield received
     finally:
+        del _BLOCKS[next(k for k, r in enumerate(_BLOCKS) if r is received)]
         for signum, handler in saved.items():
             signal.signal(signum, handler)
         received.deliver()

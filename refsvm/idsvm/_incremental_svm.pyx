@@ -31,6 +31,8 @@ from refsvm._core cimport (
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
+from cpython.exc cimport PyErr_CheckSignals
+from refsvm.core.stream import answer_held_signals as _answer_held_signals
 from refsvm.core.departures import resolve
 from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
@@ -62,6 +64,17 @@ cdef double EPS_PIVOT_SCALE = _constants.EPS_PIVOT_SCALE
 cdef double EPS_PIVOT_ABS = _constants.EPS_PIVOT_ABS
 cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
 cdef double EPS_MACH = _constants.EPS_MACH
+
+# Ctrl-C inside an operation (see the reference's departures/rollback.py,
+# ``_answer_signals``): the adiabatic loop runs the signal handlers (with the GIL) after
+# every POLL_WORK of work (passes times n (|S| + 1): about a millisecond), not at every
+# pass, and delivers a signal the stream driver holds back once the operation has done
+# LONG_WORK of work (about 0.1 s: the reference's LONG_STEP seconds counted as work); the
+# code an operation returns when a signal handler raised there (rolled back, then raised)
+cdef double POLL_WORK = 1048576.0
+cdef double LONG_WORK = 67108864.0
+cdef enum:
+    RC_SIGNAL = 7
 
 #: the constants as this module read them (the test that they are the home's)
 CONSTANTS = {
@@ -199,6 +212,9 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double amax, aother    # the scales of alpha and g (see _scales) and the tie
     cdef double ea, eg          # windows EPS_ALPHA alpha_max, EPS_G g_scale
     cdef readonly long long max_steps, steps_left   # the step budget of an operation
+    cdef double poll_work                           # work since the last look for a signal
+    cdef double op_work                             # work of the operation under way
+    cdef object abandoned                           # RC_SIGNAL: the handler's exception
     cdef readonly long long n_repairs, n_rollbacks
     # the snapshot an operation rolls back to (see _snapshot)
     cdef double* snap_alpha
@@ -982,6 +998,10 @@ cdef class IncrementalSVMState(StreamLearner):
             if self.steps_left <= 0:
                 return 2                    # the budget is spent (see _snapshot)
             self.steps_left -= 1
+            self.poll_work += <double> self.n * <double> (self.n_margin + 1)
+            self.op_work += <double> self.n * <double> (self.n_margin + 1)
+            if self.poll_work >= POLL_WORK and self._answer_signals():
+                return RC_SIGNAL            # Ctrl-C: rolled back, then raised
             self.n_iterations += 1
             self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
             rc = self._limiting_event(c, sign, rtb, rt0, &ev)
@@ -1606,6 +1626,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t ns = self.n_margin, nn = self.n_margin + 1, a, j, c
         self.steps_left = self.max_steps if self.max_steps > 0 else \
             STEPS_PER_EXAMPLE * (self.n + 10)
+        self.op_work = 0.0
         if keep > self.snap_cap:
             c = self.snap_cap
             grow(<void**> &self.snap_alpha, &c, keep, sizeof(double))
@@ -1642,6 +1663,29 @@ cdef class IncrementalSVMState(StreamLearner):
         self.snap_nref = self.n_refresh
         self.snap_drift = self.max_inverse_drift
         return 0
+
+    cdef bint _answer_signals(self) noexcept nogil:
+        """A pass of the adiabatic loop, after POLL_WORK of work: run the signal handlers
+        and deliver a signal the stream driver holds back (the reference's
+        ``_answer_signals``) in an operation that has done LONG_WORK of work; True when
+        a handler raised (its exception kept for ``_raise_abandoned``, after the
+        rollback)."""
+        self.poll_work = 0.0
+        with gil:
+            try:
+                PyErr_CheckSignals()
+                if self.op_work >= LONG_WORK:
+                    _answer_held_signals()
+            except BaseException as exc:
+                self.abandoned = exc
+                return True
+        return False
+
+    cdef int _raise_abandoned(self) except -1 nogil:
+        """Raise the exception of a signal handler that ended an operation (rolled back)."""
+        with gil:
+            exc, self.abandoned = self.abandoned, None
+            raise exc
 
     cdef int _rollback(self) except -1 nogil:
         """Back to the snapshot (refsvm/idsvm/departures/rollback.py): the columns of
@@ -1841,6 +1885,8 @@ cdef class IncrementalSVMState(StreamLearner):
                 rc = self._repair_and_check(c)
             if rc:
                 self._rollback()
+                if rc == RC_SIGNAL:
+                    self._raise_abandoned()
                 _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h,
                                 self.dep.repair)
         self.n_increments += 1
@@ -1900,6 +1946,8 @@ cdef class IncrementalSVMState(StreamLearner):
                     rc = self._repair_and_check(c)
                 if rc:
                     self._rollback()
+                    if rc == RC_SIGNAL:
+                        self._raise_abandoned()
                     _fail_exact(rc, c, False, self.fail_worst, self.fail_v, self.fail_h,
                                 self.dep.repair)
                 self.n_decrements += 1
@@ -1937,6 +1985,8 @@ cdef class IncrementalSVMState(StreamLearner):
                         rc = self._repair_and_check(c)
                 if rc:
                     self._rollback()
+                    if rc == RC_SIGNAL:
+                        self._raise_abandoned()
                     _fail_exact(rc, c, True, self.fail_worst, self.fail_v, self.fail_h,
                                 self.dep.repair)
         return np.asarray(out)

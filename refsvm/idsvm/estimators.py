@@ -266,11 +266,21 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
 
         If a safeguard fires at an example (:class:`ExactnessError`), the model is
         that of the stream up to the example before it -- every one-vs-rest problem
-        alike -- and the error says how many of the call's examples were learned."""
+        alike -- and the error says how many of the call's examples were learned.
+        Ctrl-C inside an increment rolls it back: :class:`Interrupted` then says how
+        many examples the binary model learned (one-vs-rest: none, the model before
+        the call)."""
         states = self.__dict__.get("_states")
         n0 = int(states[0].get_state()["n_seen"]) if states else 0
         try:
             return super().partial_fit(X, y, classes)
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, Interrupted) or len(self.__dict__.get("_states", ())) != 1:
+                raise
+            # Ctrl-C inside an increment: the binary state rolled it back, and is the
+            # model of the stream up to the example before it
+            learned = int(self._states[0].get_state()["n_seen"]) - n0
+            raise Interrupted(learned, len(y)) from exc
         except ExactnessError as exc:
             learned = max(exc.example - n0, 0)
             if len(self.__dict__.get("_states", ())) > 1 or not hasattr(self, "classes_"):

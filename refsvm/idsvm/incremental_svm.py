@@ -300,6 +300,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
             if self._steps_left <= 0:          # a guard (departures/rollback.py)
                 raise ExactnessError("the step budget of the operation ran out (cycling?)", c)
             self._steps_left -= 1
+            self._answer_signals()             # Ctrl-C: rolled back (departures/rollback.py)
             self.n_iterations += 1
             sens = self._sensitivities(c, sign, col)
             t, kind, i = self._limiting_event(c, sign, sens, dependent)
@@ -587,4 +588,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
                 raise ExactnessError(
                     f"IncrementalSVM: leave-one-out of example {c}: {exc}; the model was "
                     "rolled back to the one before it", c) from None
+            except BaseException:                     # Ctrl-C inside: rolled back too
+                self._rollback(snap)
+                raise
         return out

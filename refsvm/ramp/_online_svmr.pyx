@@ -32,6 +32,8 @@ from refsvm.core.kernels import rows_to_state
 from refsvm.ramp.departures import (BLOCK_GUESSES_MAX as _GUESSES_MAX, CYCLE_SET_MAX,
                                     CYCLE_WINDOW_MAX, DEPARTURES)
 from refsvm.ramp.online_svmr import CCCP_ROUNDS_MAX, STOP_RULES
+from refsvm.core.stream import signal_held as _signal_held
+from cpython.exc cimport PyErr_CheckSignals
 
 cnp.import_array()
 
@@ -96,6 +98,19 @@ if (HIST_MAX, BLOCK_MAX, BLOCK_GUESSES_MAX) != (CYCLE_WINDOW_MAX, CYCLE_SET_MAX,
 
 # The paper form's guard on steps 9-27 (the reference's CCCP_ROUNDS_MAX), for nogil code.
 cdef long long ROUNDS_MAX = CCCP_ROUNDS_MAX
+
+# departure step_budget: the loops of steps 10-15 look for a signal (with the GIL) once the
+# update has done CUT_WORK of work (iterations times |I|: about 0.1 s, the reference's
+# LONG_STEP seconds counted as work), then after every POLL_WORK more (about a millisecond)
+cdef double CUT_WORK = 67108864.0
+cdef double POLL_WORK = 1048576.0
+
+# why an update was cut short (departure step_budget; the reference's ``_cut``)
+cdef enum:
+    CUT_NONE = 0
+    CUT_BUDGET = 1      # the budget of steps 10-15 is spent
+    CUT_SIGNAL = 2      # a signal is held back by the stream driver
+    CUT_RAISED = 3      # a signal handler raised (outside the driver): raised at the end
 
 
 cdef inline bint _any(const int* flag, Py_ssize_t k) noexcept nogil:
@@ -205,6 +220,12 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly bint singular_pairs, hold_out
     cdef readonly double pair_eta, pair_eps, cycle_ratio, cycle_eta, block_kkt_tol
     cdef readonly double budget_per_sv   # removal budget grows with #SV (see the reference)
+    cdef readonly double step_budget     # the budget of steps 10-15 (see the reference)
+    cdef double budget_left              # iterations of steps 10-15 left in this update
+    cdef double update_work              # work of this update's steps 10-15 so far
+    cdef double poll_work                # work since the last look for a signal
+    cdef int cut                         # CUT_*: why this update was cut short
+    cdef object cut_exc                  # CUT_RAISED: the handler's exception
     cdef readonly int cycle_window, cycle_set, block_guesses
     cdef Py_ssize_t hist_p[HIST_MAX]   # the cycle detector's history: positions of the steps,
     cdef double hist_g[HIST_MAX]       # their Eq. (13) gains (a ring, hist_n steps pushed)
@@ -297,6 +318,8 @@ cdef class OnlineSVMR(StreamLearner):
         self.block_kkt_tol = dep["block_kkt_tol"]
         self.hold_out = dep["hold_out"]
         self.budget_per_sv = dep["budget_per_sv"]
+        self.step_budget = dep["step_budget"]
+        self.budget_left = INFINITY
         self.n_features = n_features
         self.sparse = sparse
         self.C = C
@@ -1028,7 +1051,7 @@ cdef class OnlineSVMR(StreamLearner):
         for p in range(self.n):                                  # step 10: scan V
             if self.in_v[p]:
                 self._consider(p, &best, &best_gain)
-        while True:
+        while not self._cut_short():                             # departure step_budget
             if best < 0:                                         # no violator left
                 return 0
             if best_gain < min_gain or best_gain <= 0.0:         # gain rule
@@ -1089,6 +1112,7 @@ cdef class OnlineSVMR(StreamLearner):
             back = last
             last = best
             self._step_and_scan(best, &best, &best_gain)         # steps 11-14
+        return 0
 
     cdef int _optimize_shrunk(self) except -1 nogil:
         """Steps 10-15 with shrinking; see ``refsvm.ramp.online_svmr.OnlineSVMR._optimize_shrunk``.
@@ -1127,7 +1151,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef Py_ssize_t nb, i
         cdef double acc
         cdef double Hf[BLOCK_MAX * BLOCK_MAX]
-        while True:
+        while not self._cut_short():                             # departure step_budget
             na = 0
             nv = 0
             best = -1
@@ -1160,6 +1184,8 @@ cdef class OnlineSVMR(StreamLearner):
             back = -1                                            # the one before it
             self.hist_n = 0
             while best >= 0 and bg >= min_gain and bg > 0.0:     # steps 11-14 on A
+                if self._cut_short():                            # departure step_budget
+                    break
                 jp = best
                 p = A[jp]
                 if self._pair_kernel(last, p, back, &kpq) and self._pair_step(
@@ -1313,6 +1339,7 @@ cdef class OnlineSVMR(StreamLearner):
                         self._release_row(p)
             for j in range(na):
                 g[A[j]] = ga[j]
+        return 0
 
     # ------------------------------------------------------------------ steps 9-27
     cdef inline double _outlier_bound(self) noexcept nogil:
@@ -1342,6 +1369,7 @@ cdef class OnlineSVMR(StreamLearner):
         cdef long long rounds = 0
         cdef bint changed = True
         cdef double bound = self._outlier_bound()    # 2, or inf in the warm-up
+        self._open_budget()                          # departure step_budget
         while changed:                               # steps 9, 27
             rounds += 1
             if rounds > ROUNDS_MAX and not self.hold_out:   # the paper form's guard
@@ -1369,6 +1397,66 @@ cdef class OnlineSVMR(StreamLearner):
                     changed = True
             for p in range(n_removed):
                 self._unlearn(self.tmp_pos[p])
+        return self._close_budget()                  # departure step_budget
+
+    # ------------------------------------------------------------------ departure step_budget
+    cdef inline void _open_budget(self) noexcept nogil:
+        """Steps 9-27 begin: their budget of step 10-15 iterations, nothing cut yet (the
+        reference's ``_open_budget``, refsvm/ramp/departures/step_budget.py)."""
+        cdef double live = <double> (self.n - self.n_dead + 10)
+        self.budget_left = self.step_budget * (live * live)
+        self.cut = CUT_NONE
+        self.update_work = 0.0
+        self.poll_work = POLL_WORK                   # a long update looks at once
+
+    cdef inline bint _cut_short(self) noexcept nogil:
+        """At the top of each iteration of steps 10-15: True when the loop must end now
+        (the reference's ``_cut_short``).  The look for a signal takes the GIL: only in
+        an update that has done CUT_WORK of work, then every POLL_WORK, not every
+        iteration."""
+        if self.cut == CUT_NONE:
+            self.budget_left -= 1.0
+            if self.budget_left < 0.0:
+                self.cut = CUT_BUDGET
+            else:
+                self.update_work += <double> self.n
+                if self.update_work >= CUT_WORK:
+                    self.poll_work += <double> self.n
+                    if self.poll_work >= POLL_WORK:
+                        self.poll_work = 0.0
+                        self.cut = self._poll_signals()
+        return self.cut != CUT_NONE
+
+    cdef int _poll_signals(self) noexcept nogil:
+        """CUT_SIGNAL when the stream driver holds a signal back, CUT_RAISED (the exception
+        kept for the end of steps 9-27) when a signal handler raised, else CUT_NONE."""
+        with gil:
+            try:
+                PyErr_CheckSignals()
+                if _signal_held():
+                    return CUT_SIGNAL
+            except BaseException as exc:
+                self.cut_exc = exc
+                return CUT_RAISED
+        return CUT_NONE
+
+    cdef int _close_budget(self) except -1 nogil:
+        """Steps 9-27 end: a spent budget raises (the reference's ``_close_budget``), and
+        so does a signal handler's exception caught while the update ran."""
+        cdef int cut = self.cut
+        self.cut = CUT_NONE
+        if cut == CUT_BUDGET:
+            with gil:
+                raise RuntimeError(
+                    f"OnlineSVMR: steps 10-15 did not end within the budget of "
+                    f"{self.step_budget:g} (|I| + 10)^2 iterations at arrival "
+                    f"{self.n_seen - 1} (|I| = {self.n - self.n_dead}): the update was cut "
+                    "short there (the model is consistent; are its kernel rows those of its "
+                    "rows?)")
+        if cut == CUT_RAISED:
+            with gil:
+                exc, self.cut_exc = self.cut_exc, None
+                raise exc
         return 0
 
     # ------------------------------------------------------------------ Algorithm 2

@@ -58,13 +58,14 @@ turns every one off):
   cycle without it; :mod:`~refsvm.ramp.departures.hold_out`);
 - ``finish``: the finishing step (:mod:`~refsvm.ramp.departures.finish`);
 - ``intercept``: the regularised bias, kernel k + 1 (:mod:`~refsvm.ramp.departures.intercept`);
-- ``budget_per_sv``: Alg. 2's m grows with #SV (:mod:`~refsvm.ramp.departures.removal_budget`).
+- ``budget_per_sv``: Alg. 2's m grows with #SV (:mod:`~refsvm.ramp.departures.removal_budget`);
+- ``step_budget``: steps 10-15 end within a budget; Ctrl-C cuts them short (a guard, on in
+  the paper form; :mod:`~refsvm.ramp.departures.step_budget`).
 
 References
 ----------
-Z. Wang and S. Vucetic, "Fast Online Training of Ramp Loss Support Vector
-Machines", ICDM 2009: Algorithm 1 (OnlineSVMR), Algorithm 2 (removal step),
-Eqs. (3), (4), (10), (13), (14), (15).
+Z. Wang and S. Vucetic, "Fast Online Training of Ramp Loss Support Vector Machines", ICDM
+2009: Algorithms 1 (OnlineSVMR) and 2 (removal step), Eqs. (3), (4), (10), (13)-(15).
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ from .departures.pair_step import PairStep
 from .departures.relative_stop import STOP_RULES, RelativeStop
 from .departures.removal_budget import RemovalBudget
 from .departures.shrinking import Shrinking
+from .departures.step_budget import StepBudget
 from .departures.warmup import WarmUp
 
 __all__ = ["CCCP_ROUNDS_MAX", "OnlineSVMR", "STOP_RULES", "eq13_gain", "eq14_new_alpha",
@@ -121,7 +123,7 @@ def eq14_new_alpha(alpha, g, q, C):
 
 
 class OnlineSVMR(JointSteps, PairStep, BlockStep, Shrinking, KeepRows, RelativeStop, WarmUp,
-                 HoldOut, Finish, Intercept, RemovalBudget, StreamLearner):
+                 HoldOut, Finish, Intercept, RemovalBudget, StepBudget, StreamLearner):
     """OnlineSVMR state (Algorithm 1), with the removal step (Algorithm 2).
 
     Parameters
@@ -162,7 +164,7 @@ class OnlineSVMR(JointSteps, PairStep, BlockStep, Shrinking, KeepRows, RelativeS
         The departures from the printed algorithm (:data:`refsvm.ramp.departures.DEPARTURES`,
         :func:`refsvm.core.departures.resolve`).  "paper": every one off, whatever
         ``shrinking``, ``fit_intercept``, ``stop``, ``keep_rows`` and ``warmup`` say;
-        the only guard left, :data:`CCCP_ROUNDS_MAX`, raises and changes no number.
+        the guards left, :data:`CCCP_ROUNDS_MAX` and ``step_budget``, change no number.
 
     Attributes
     ----------
@@ -205,7 +207,10 @@ block_guesses, block_kkt_tol, hold_out
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
                 "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out",
-                "budget_per_sv")
+                "budget_per_sv", "step_budget")
+    #: The counters of the state (get_state, save_state, load_state).
+    COUNTERS = ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned", "n_removed",
+                "n_gain_stops", "n_row_builds", "n_shrink_rounds", "n_shrunk")
     _tracer = None  # refsvm.core.trace: who hears the printed lines (None: nobody)
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
@@ -390,6 +395,7 @@ block_guesses, block_kkt_tol, hold_out
         left it; until V does not change."""
         bound = self.outlier_bound                               # 2 (inf in a warm-up)
         rounds, changed = 0, True
+        self._open_budget()                                      # step_budget (not in the paper)
         while changed:                                           # steps 9, 27
             rounds += 1
             if rounds > CCCP_ROUNDS_MAX and not self.hold_out:   # the paper form's guard
@@ -414,6 +420,7 @@ block_guesses, block_kkt_tol, hold_out
             for p in removed:                                    # steps 23-26
                 self._unlearn(p)
             self._tracer is None or self._tracer("Alg. 1 steps 9/27", changed=changed)
+        self._close_budget()                                     # step_budget (not in the paper)
 
     def _optimize_on_v(self):
         """Alg. 1 steps 10-15: SMO with one-example working sets on V."""
@@ -421,7 +428,7 @@ block_guesses, block_kkt_tol, hold_out
             return self._optimize_shrunk()                       # shrinking (not in the paper)
         min_gain = self.gain_threshold()
         self._forget_steps()
-        while True:
+        while not self._cut_short():                             # step_budget (not in the paper)
             v = np.flatnonzero(self.in_v)
             best, gain = self._best_violator(v)                  # steps 10-11, Eqs. (3), (13)
             self._tracer is None or self._tracer("Alg. 1 steps 10-11", gain=gain,
@@ -527,16 +534,7 @@ block_guesses, block_kkt_tol, hold_out
             "support": self.ids[sv].copy(),
             "cached": np.array(sorted(self.krow), dtype=np.int64),
             "parked": np.array(list(self.parked), dtype=np.int64),
-            "n_seen": self.n_seen,
-            "n_updates": self.n_updates,
-            "n_steps": self.n_steps,
-            "n_cccp_rounds": self.n_cccp_rounds,
-            "n_unlearned": self.n_unlearned,
-            "n_removed": self.n_removed,
-            "n_gain_stops": self.n_gain_stops,
-            "n_row_builds": self.n_row_builds,
-            "n_shrink_rounds": self.n_shrink_rounds,
-            "n_shrunk": self.n_shrunk,
+            **{name: getattr(self, name) for name in self.COUNTERS},
             "gain_stopped": bool(self.gain_stopped),
             "n_kernel_evals": self.n_kernel_evals,
         }
@@ -588,9 +586,7 @@ block_guesses, block_kkt_tol, hold_out
         self.krow = {int(i): rows[r, :int(lengths[r])].copy()
                      for r, i in enumerate(data["cached"])}
         self.parked = {int(i): None for i in data.get("parked", ())}
-        for name in ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned",
-                     "n_removed", "n_gain_stops", "n_row_builds", "n_shrink_rounds",
-                     "n_shrunk"):
+        for name in self.COUNTERS:
             setattr(self, name, int(data[name]))
         self.gain_stopped = bool(data["gain_stopped"])
         self.kernel.n_evals = int(data["n_kernel_evals"])

@@ -22,6 +22,8 @@ from refsvm._core cimport (KernelSpec, CKernel, RowStore, StreamLearner, ScaledV
                            row_sqnorm, grow, kernel_dense, kernel_csr, STEP_BAD,
                            row_dot_sqnorm, row_screen, kernel_row_many)
 from refsvm._core import restore_state
+from refsvm.core.stream import answer_held_signals as _answer_held_signals
+from cpython.exc cimport PyErr_CheckSignals
 from refsvm.stream_svm import enclosing_ball as _ball
 from refsvm.stream_svm import stream_svm as _ref
 from refsvm.stream_svm.departures import resolve_form
@@ -126,10 +128,25 @@ cdef int _entering(int n, const double* G, const double* b, const double* mu, co
     return worst
 
 
+# Ctrl-C inside a long solve (the reference's ``_look_for_signals``): its iterations look
+# for a signal (with the GIL) after this much work (n^3 each), not every time
+cdef double POLL_WORK = _ball.POLL_WORK
+
+
+cdef int _answer_signals() except -1 nogil:
+    """Run the signal handlers and deliver a signal the stream driver holds back (the
+    reference's ``answer_held_signals``): a handler's exception ends the solve (-1)."""
+    with gil:
+        PyErr_CheckSignals()
+        _answer_held_signals()
+    return 0
+
+
 cdef int _simplex_qp(int n, const double* G, const double* b, double* mu, double* work,
-                     int* iwork, double tol, long long* steps) noexcept nogil:
+                     int* iwork, double tol, long long* steps) except -1 nogil:
     """min μᵀGμ − bᵀμ over the simplex from the feasible ``mu`` (see the reference's
-    ``simplex_qp``: the same steps, the same stopping rules, no failure exit).
+    ``simplex_qp``: the same steps, the same stopping rules, no failure exit but a
+    signal handler's exception).
     work: n*n + 6n doubles; iwork: 2n ints.  Adds its iterations to ``steps``."""
     cdef double* H = work
     cdef double* q = work + n * n
@@ -141,6 +158,7 @@ cdef int _simplex_qp(int n, const double* G, const double* b, double* mu, double
     cdef int i, k, c, m, mo, it = 0, block, worst, top, j, a, cc
     cdef double scale = 0.0, slack = 0.0, t, val, phi, best_phi, qs
     cdef double last = INFINITY
+    cdef double poll = 0.0                      # work since the last look for a signal
     for i in range(n):
         isfree[i] = mu[i] > 0.0
         if G[i * n + i] > scale:
@@ -154,6 +172,10 @@ cdef int _simplex_qp(int n, const double* G, const double* b, double* mu, double
         best[i] = mu[i]
     while it < 20 * n + 20:
         it += 1
+        poll += <double> n * <double> n * <double> n
+        if poll >= POLL_WORK:               # the reference's _look_for_signals
+            poll = 0.0
+            _answer_signals()               # Ctrl-C inside a long solve
         m = 0
         for i in range(n):
             if isfree[i]:
@@ -235,7 +257,7 @@ cdef double _ball_radius(int n, const double* G, const double* mu, double R,
 
 
 cdef int _enclose(int n1, const double* G, double R, double tol, double* mu_out, double* r_out,
-                  double* work, int* iwork, long long* steps) noexcept nogil:
+                  double* work, int* iwork, long long* steps) except -1 nogil:
     """The minimum ball enclosing B(c_0, R) and p_1..p_{n1-1} (reference: enclosing_ball).
     work: n1*n1 + 10*n1 doubles; iwork: 2*n1 ints.  Never fails: the QP keeps its best
     point, and the radius returned is the exact enclosing radius of the center."""
@@ -511,7 +533,7 @@ cdef class _StreamSVM(StreamLearner):
         self.buf_ids[self.nbuf] = n
         self.nbuf += 1
         # Alg. 2 line 6
-        if self.nbuf == self.lookahead:
+        if self.nbuf >= self.lookahead:             # (>: a flush that Ctrl-C ended, again)
             self._flush()
         return 1
 

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ..core.stream import answer_held_signals
+
 __all__ = ["TOL", "QP_TOL", "simplex_qp", "ball_distances", "enclosing_ball"]
 
 #: Relative tolerance of the lookahead solver on the radius (see enclosing_ball).
@@ -116,6 +118,23 @@ def _entering(G, b, mu, Gmu, free, threshold):
     return worst, gain
 
 
+#: A solve looks for a signal held back by the stream driver after this much work (n^3
+#: per iteration: about a millisecond in the compiled twin); a small QP never looks.
+POLL_WORK = 1048576.0
+
+
+def _look_for_signals(polled, n):
+    """An iteration of :func:`simplex_qp` on n points: n^3 more work since the last look;
+    after POLL_WORK of it, deliver the signals the stream driver holds back
+    (:func:`refsvm.core.stream.answer_held_signals`: Ctrl-C's KeyboardInterrupt ends the
+    solve).  Returns the work since the last look."""
+    polled += float(n) * float(n) * float(n)
+    if polled < POLL_WORK:
+        return polled
+    answer_held_signals()
+    return 0.0
+
+
 def simplex_qp(G, b, mu, tol=QP_TOL, stats=None):
     """min_μ φ(μ) = μᵀGμ − bᵀμ over the simplex {μ ≥ 0, Σμ = 1}, G positive definite.
 
@@ -131,7 +150,9 @@ def simplex_qp(G, b, mu, tol=QP_TOL, stats=None):
     until coordinates hit 0 (they leave F); after a full step free the fixed coordinate
     whose line search lowers φ the most.  Exact up to rounding (G is small: L + 1
     rows).  Written with plain loops in the twin's order of operations, so both twins
-    compute the same numbers.
+    compute the same numbers.  A long solve delivers a signal the stream driver holds
+    back (:func:`_look_for_signals`: Ctrl-C ends it; the estimator puts back its copy of
+    the model from before the call).
 
     Stopping, and why it cannot cycle on near-singular G (huge C, near-duplicate
     points): a fixed coordinate i is freed only if a line search into it -- the
@@ -161,8 +182,10 @@ def simplex_qp(G, b, mu, tol=QP_TOL, stats=None):
     best, best_phi = list(mu), phi
     last = math.inf                     # φ when a coordinate was last freed
     it = 0
+    polled = 0.0                        # work since the last look for a signal
     while it < 20 * n + 20:
         it += 1
+        polled = _look_for_signals(polled, n)   # Ctrl-C inside a long solve (not in the paper)
         F = [i for i in range(n) if free[i]]
         # the step p on F with Σp = 0: p_j = −Σ_{a≠j} p_a for the free j of largest μ,
         # the others from the reduced system H q = ½(r_a − r_j), r = b − 2Gμ (the

@@ -166,7 +166,7 @@ class _StreamSVM(StreamLearner):
         self._tracer is None or self._tracer("Alg. 2 line 5", n=n, S=[s[5] for s in self.buffer])
         # Alg. 2 line 6: if |S| = L, lines 7-8
         self._tracer is None or self._tracer("Alg. 2 line 6", size=len(self.buffer))
-        if len(self.buffer) == self.lookahead:
+        if len(self.buffer) >= self.lookahead:      # (>: a flush that Ctrl-C ended, again)
             self.flush()
         return 1
 
@@ -197,9 +197,9 @@ class _StreamSVM(StreamLearner):
         L = len(S)
         if L == 0:
             return 0
-        self.buffer = []
         if L == 1:
             # one point: the exact answer is Algorithm 1's closed form (lines 7-10)
+            self.buffer = []
             x, y, f, kxx, d, n = S[0]
             self._rescore(x)
             self._ball_step(x, y, f, kxx, d, n)
@@ -219,6 +219,7 @@ class _StreamSVM(StreamLearner):
         # Alg. 2 line 7: enclose the ball (w, R, ξ²) and all points of S
         stats = [0]
         lam, r = enclosing_ball(G, self.R, stats=stats)
+        self.buffer = []                             # (after the solve: Ctrl-C keeps S)
         self.n_solver_steps += stats[0]
         self._tracer is None or self._tracer("Alg. 2 line 7", S=[s[5] for s in S], lam=lam, R=r)
         self._combine(lam, S, G[0, 1:], Q)          # w' = λ_0 w + Σ_j λ_j y_j φ(x_j)

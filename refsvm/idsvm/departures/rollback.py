@@ -7,8 +7,13 @@ loop cycles; no event limits an increment at a degenerate point) the printed met
 would leave a half-changed state.  Instead each operation starts from a snapshot (the
 alphas, g and the sets of the examples kept, R, b; O(n + |S|^2)) and a failed one puts
 the state back exactly (the kernel columns of S from the cache or recomputed), then
-raises :class:`ExactnessError`: only the kernel-evaluation count shows it happened.  It
-changes no number of an operation that succeeds (the streams of
+raises :class:`ExactnessError`: only the kernel-evaluation count shows it happened.
+Ctrl-C inside a long operation is answered the same way (:meth:`Rollback._answer_signals`,
+at every pass of the adiabatic loop once the operation has run
+:data:`refsvm.core.stream.LONG_STEP` seconds: the signal the stream driver holds back is
+delivered there, and the operation is rolled back before its KeyboardInterrupt goes on),
+leaving the model of the examples before it; a shorter operation ends as usual and the
+driver answers at its block boundary.  The rollback changes no number of an operation that succeeds (the streams of
 ``tests/idsvm/test_stress.py`` that force a rollback check the state afterwards).
 
 Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
@@ -16,6 +21,9 @@ Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 
 import numpy as np
 
+import time
+
+from ...core.stream import LONG_STEP, answer_held_signals
 from ..constants import GONE, STEPS_PER_EXAMPLE
 from .exactness import ExactnessError
 
@@ -25,10 +33,13 @@ __all__ = ["Rollback"]
 class Rollback:
     """Mixin of the IDSVM state: snapshot, rollback, and the guarded operation."""
 
+    _started = 0.0      # when the operation under way began (see _answer_signals)
+
     def _snapshot(self, keep):
         """Start an operation: its step budget, and what it rolls back to (the first
         ``keep`` examples, the margin set, R, b; O(n + |S|^2))."""
         n = self.n
+        self._started = time.perf_counter()
         self._steps_left = (self.max_steps if self.max_steps > 0
                             else STEPS_PER_EXAMPLE * (n + 10))
         self._amax0 = self._scales()[0]
@@ -73,6 +84,14 @@ class Rollback:
             setattr(self, name, snap[name])
         self.n_rollbacks += 1
 
+    def _answer_signals(self):
+        """A pass of the adiabatic loop: in an operation that has run LONG_STEP seconds,
+        deliver a signal the stream driver holds back
+        (:func:`refsvm.core.stream.answer_held_signals`); its KeyboardInterrupt rolls the
+        operation back (:meth:`_guarded`) and goes on to the driver."""
+        if time.perf_counter() - self._started >= LONG_STEP:
+            answer_held_signals()
+
     def _finish(self, c, snap):
         """The end of an operation on c begun at ``snap``: the polish (:mod:`.polish`),
         the bias interval (:mod:`.bias_centring`), repair and check (:mod:`.repair`)."""
@@ -93,3 +112,6 @@ class Rollback:
             raise ExactnessError(
                 f"IncrementalSVM: example {c}: {exc}; the operation was rolled back (the "
                 "state is exactly the one before it)", c) from None
+        except BaseException:            # Ctrl-C inside the operation (_answer_signals)
+            self._rollback(snap)
+            raise

@@ -21,6 +21,8 @@ hold_out            no re-entry into V in the update an example left it (``hold_
 finish              the finishing step after the stream (``finish``)
 intercept           the regularised bias, the kernel k + 1 (``intercept``)
 removal_budget      Algorithm 2's budget grows with #SV (``budget_per_sv``)
+step_budget         a budget on steps 10-15 per update, and Ctrl-C inside them
+                    (``step_budget``)
 ==================  =====================================================================
 
 The flags ``shrinking``, ``keep_rows``, ``relative_stop``, ``warmup`` and ``intercept``
@@ -38,7 +40,8 @@ from __future__ import annotations
 
 from ...core.departures import Departure, flag, integer, nonnegative
 
-__all__ = ["BLOCK_GUESSES_MAX", "CYCLE_SET_MAX", "CYCLE_WINDOW_MAX", "DEPARTURES"]
+__all__ = ["BLOCK_GUESSES_MAX", "CYCLE_SET_MAX", "CYCLE_WINDOW_MAX", "DEPARTURES",
+           "STEP_BUDGET_MAX"]
 
 #: The most steps of history the cycle detector keeps (the compiled twin's ring).
 CYCLE_WINDOW_MAX = 64
@@ -46,6 +49,9 @@ CYCLE_WINDOW_MAX = 64
 CYCLE_SET_MAX = 8
 #: The most faces of a block step's active-set search (the compiled twin's array).
 BLOCK_GUESSES_MAX = 32
+#: The largest factor of the step budget (a budget of at most 10^6 (|I| + 10)^2
+#: iterations: a saved state cannot turn it into none).
+STEP_BUDGET_MAX = 10**6
 
 DEPARTURES = {
     "singular_pairs": Departure(
@@ -112,4 +118,9 @@ DEPARTURES = {
         answers="with a fixed budget m Algorithm 2 drops examples the model needs again "
                 "(Gauss, C = 10, m = 100: 80.0 % against LIBSVM's 82.3 %): keep at least "
                 "budget_per_sv * #SV examples with alpha = 0 (0: off)"),
+    "step_budget": Departure(
+        default=1000, paper=1000, check=integer(0, STEP_BUDGET_MAX),
+        answers="steps 10-15 have no bound tied to |I| (a state whose kernel rows are not "
+                "its rows' loops for ever): step_budget (|I| + 10)^2 iterations per update, "
+                "then a RuntimeError; Ctrl-C cuts the update short (a guard: never off)"),
 }

@@ -47,7 +47,7 @@ class Shrinking:
         from ..online_svmr import eq14_new_alpha                # (the reference imports us)
 
         theta = self.shrink_margin
-        while True:
+        while not self._cut_short():                             # departure step_budget
             v = np.flatnonzero(self.in_v)
             a, g = self.alpha[v], self.g[v]
             shrunk = ((a == 0.0) & (g < -theta)) | ((a == self.C) & (g > theta))
@@ -65,6 +65,8 @@ class Shrinking:
             moved = {}                                           # p -> D_p, first moved first
             self._forget_steps()                                 # the joint steps' history
             while best is not None and gain >= min_gain and gain > 0.0:  # 2. on A
+                if self._cut_short():                            # departure step_budget
+                    break
                 p = int(A[best])
                 if self._joint_step(p, gain, A, moved):          # pair or block step
                     best, gain = self._best_violator(A)          # step 11
