@@ -9,7 +9,9 @@ family's path:
 - :func:`self_init_optimum`: the batch optimum by SelfInit POKER, the start of
   ``IncrementalSVM.fit`` (``fit_method="selfinit"``);
 - :func:`incremental_path`: IncrementalSVM's path from a POKER model, POKER's last
-  fallback on degenerate data.
+  fallback on degenerate data;
+- :class:`ExactnessError` (IncrementalSVM's): what either estimator raises when no path
+  ended exact, the model rolled back.
 
 Neither family's folder imports the other: the hand-over lives here, above both, beside
 :mod:`refsvm.base`.  The conversions of the persistence arrays stay with the families:
@@ -24,9 +26,10 @@ import numpy as np
 
 from ._validation import load_backend
 from .core.stream import run_states
+from .idsvm.departures.exactness import ExactnessError
 from .poker.partition import BIAS
 
-__all__ = ["SelfInitStalled", "self_init_optimum", "incremental_path"]
+__all__ = ["ExactnessError", "SelfInitStalled", "self_init_optimum", "incremental_path"]
 
 
 class SelfInitStalled(RuntimeError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._exact_paths import incremental_path
+from .._exact_paths import ExactnessError, incremental_path
 from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
                            check_unlearn_ids)
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
@@ -14,7 +14,11 @@ from . import poker as _reference_module
 from .departures import DEPARTURES
 from .poker import SELECTIONS, CyclingError, PathError
 
-__all__ = ["POKER"]
+__all__ = ["POKER", "ExactnessError"]
+
+#: what a path can raise on degenerate data (SingularActiveSetError and
+#: JointIncrementError are PathErrors): the estimator then tries the next path
+_PATH_ERRORS = (CyclingError, PathError, ExactnessError)
 
 
 class POKER(SupportVectorsMixin, BaseKernelClassifier):
@@ -194,22 +198,50 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self.n_epochs_ = 1
         self.fit_paths_ = []
         for k, (state, y) in enumerate(zip(self._states, Ys)):
-            if self.selection == "none":
-                try:
+            try:
+                if self.selection == "none":
                     state.self_init(X, y)
+                    self._check_exact(state, "SelfInit")
                     self.fit_paths_.append("selfinit")
-                except (CyclingError, PathError):
-                    if self._paper_form():
-                        raise
-                    spent = state.n_kernel_evals
-                    self._states[k] = self._by_incremental_svm(None, X, y, spent)
-                    self.fit_paths_.append("incremental")
-            else:
-                self.fit_paths_.append("selective")
-                state.learn_selective(X, y, selection=self.selection,
-                                      chunk_size=int(self.chunk_size),
-                                      n_candidates=int(self.n_candidates),
-                                      dobj_steps=int(self.dobj_steps))
+                else:
+                    state.learn_selective(X, y, selection=self.selection,
+                                          chunk_size=int(self.chunk_size),
+                                          n_candidates=int(self.n_candidates),
+                                          dobj_steps=int(self.dobj_steps))
+                    self._check_exact(state, "selective sampling")
+                    self.fit_paths_.append("selective")
+            except _PATH_ERRORS:
+                if self._paper_form():
+                    raise                            # the printed method: no other path
+                spent = state.n_kernel_evals
+                self._states[k] = self._last_rung(
+                    "fit", lambda: self._by_incremental_svm(None, X, y, spent))
+                self.fit_paths_.append("incremental")
+
+    @staticmethod
+    def _last_rung(what, learn):
+        """The last path of the ladder, IncrementalSVM's: its state, or
+        :class:`ExactnessError` if it fails too (the caller rolls the model back)."""
+        try:
+            return learn()
+        except _PATH_ERRORS as exc:
+            raise ExactnessError(f"POKER: no path ended exact ({what}; IncrementalSVM's "
+                                 f"path: {type(exc).__name__}: {exc}); the model is as "
+                                 f"before the call") from exc
+
+    def _check_exact(self, state, what):
+        """The exactness check at the end of a path (departure ``exact_check``,
+        :meth:`refsvm.poker.poker.POKERState.exactness`, the same code for both twins): an
+        end that fails it is refined once (``end_repair``) and checked again, else
+        :class:`ExactnessError` (the caller tries the next path or rolls back)."""
+        if not state.departures["exact_check"]:
+            return
+        failure = state.exactness()
+        if failure is not None and state.departures["end_repair"]:
+            state._polish(force=True)
+            failure = state.exactness()
+        if failure is not None:
+            raise ExactnessError(f"POKER: {what} ended off the optimum: {failure}")
 
     #: a chunk is one path-following run: a failed or interrupted call restores the
     #: model before the chunk (base ``partial_fit``), from the states' own exact copy
@@ -231,6 +263,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                 joint = (self.increment == "joint" and self._fallback is None
                          and state.departures["joint_increment"])
                 state.add_chunk(X, yy, joint=joint)
+                self._check_exact(state, "the joint increment" if joint else "AltPOKER")
 
     def _by_incremental_svm(self, state, X, y, spent, unlearn=None):
         """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
@@ -259,6 +292,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         out = type(template)(**params)
         out.load_state(_poker_arrays_from_incremental(data, n_chunks, spent))
         out._check_end("IncrementalSVM's path")
+        self._check_exact(out, "IncrementalSVM's path")
         return out
 
     def partial_fit(self, X, y, classes=None):
@@ -283,24 +317,30 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         (:class:`refsvm.core.stream.Interrupted` with ``n_learned == 0``), the model is
         exactly what it was before the call.  A chunk the joint increment cannot learn
         exactly (:class:`refsvm.poker.poker.JointIncrementError`: degenerate data, see
-        the docs) is learned again by AltPOKER from the model before the call, and if
-        AltPOKER's paths cycle or end off the optimum too, by IncrementalSVM's path.
+        the docs; or an end that fails the exactness check, :class:`ExactnessError`) is
+        learned again by AltPOKER from the model before the call, and if AltPOKER's paths
+        cycle or end off the optimum too, by IncrementalSVM's path.  If that fails as
+        well, :class:`ExactnessError` (the model as before the call).  The paper form
+        tries no other path: the first error is raised.
         """
         ladder = (["altpoker"] if self.increment == "joint" else []) + ["incremental"]
+        failures = []
         try:
             try:
                 return super().partial_fit(X, y, classes=classes)
-            except (CyclingError, PathError) as exc:   # JointIncrementError is a PathError
-                error = exc
-            if self._paper_form():
-                raise error                          # the printed method: no other path
+            except _PATH_ERRORS as exc:
+                if self._paper_form():
+                    raise                            # the printed method: no other path
+                failures.append((self.increment, exc))
             for rung in ladder:
                 self._fallback = rung
                 try:
                     return super().partial_fit(X, y, classes=classes)
-                except (CyclingError, PathError) as exc:
-                    error = exc
-            raise error
+                except _PATH_ERRORS as exc:
+                    failures.append((rung, exc))
+            raise ExactnessError("POKER: no path learned the chunk exactly (" + "; ".join(
+                f"{rung}: {type(exc).__name__}: {exc}" for rung, exc in failures)
+                + "); the model is as before the call") from failures[-1][1]
         finally:
             self.__dict__.pop("_fallback", None)
 
@@ -329,13 +369,15 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             for k, state in enumerate(self._states):
                 try:
                     state.unlearn(ids)
-                except (CyclingError, PathError):
+                    self._check_exact(state, "the chunk decrement")
+                except _PATH_ERRORS:
                     if self._paper_form():
                         raise                        # the printed method: no other path
                     # degenerate data: the same decrement by IncrementalSVM's path, from
                     # the model before the call
-                    self._states[k] = self._by_incremental_svm(backup[k], None, None, 0,
-                                                               unlearn=ids)
+                    self._states[k] = self._last_rung(
+                        "unlearning", lambda: self._by_incremental_svm(
+                            backup[k], None, None, 0, unlearn=ids))
         except BaseException:
             self._states = backup                # atomic: the model before the call
             raise
