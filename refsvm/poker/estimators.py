@@ -77,7 +77,9 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         exactly as printed: ``increment="joint"`` is then overridden by AltPOKER,
         :meth:`unlearn` runs with every departure off, and a path that cycles raises
         :class:`refsvm.poker.poker.CyclingError` instead of falling back to
-        IncrementalSVM's path.  A dict changes the named settings of the defaults (or
+        IncrementalSVM's path; the exactness check stays on as a guard (it changes no
+        number): an end off the optimum raises :class:`ExactnessError`, the model as
+        before the call.  A dict changes the named settings of the defaults (or
         of ``"paper"`` with ``"base": "paper"``).
     backend : {"cython", "python"}, default="cython"
 
@@ -100,20 +102,31 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Kernel evaluations spent learning (not predicting).
     fit_paths_ : list of str
         How ``fit`` solved each binary problem: ``"selfinit"``, ``"selective"``
-        (``selection``), or ``"incremental"`` where SelfInit's path cycled or ended off
-        the optimum on degenerate data (copies, rows of zeros, a low-rank kernel) and
-        the problem was learned by IncrementalSVM's path instead (the same model).
+        (``selection``), or ``"incremental"`` where SelfInit's (or selective sampling's)
+        path cycled or ended off the optimum on degenerate data (copies, rows of zeros,
+        a low-rank or nearly constant kernel) and the problem was learned by
+        IncrementalSVM's path instead (the same model).
 
     Notes
     -----
-    Degenerate data can make a path cycle or end off the optimum (the paths check
-    their end, :class:`refsvm.poker.poker.PathError`): ``fit`` then learns that
-    problem by IncrementalSVM's path (Cauwenberghs & Poggio, one example at a time,
-    whose degenerate-case handling learns those streams), and ``partial_fit`` learns
-    the chunk again by AltPOKER and then by IncrementalSVM's path, from the model
-    before the call.  Both families keep the same partition, margin columns and
-    bordered inverse, so the end comes back into POKER's state without a new
-    factorisation and is checked like the end of a chunk.
+    No inexact model is kept.  After every path (SelfInit, selective sampling, each
+    chunk, each unlearning) the KKT conditions and y'alpha = 0 are checked at
+    IncrementalSVM's levels (1e-9 of their scale; above C k_max = 1e5 at most 32
+    round-off floors, y'alpha summed correctly rounded, the margin vectors' g afresh,
+    and after an exchange every g afresh:
+    :meth:`refsvm.poker.poker.POKERState.exactness`); an end that fails is refined
+    once in doubled precision and checked again.  Degenerate data can make a
+    path cycle, end off the optimum or meet a singular active set
+    (:class:`refsvm.poker.poker.PathError`, :class:`ExactnessError`): ``fit`` then
+    learns that problem by IncrementalSVM's path (Cauwenberghs & Poggio, one example
+    at a time, whose degenerate-case handling learns those streams), ``partial_fit``
+    learns the chunk again by AltPOKER and then by IncrementalSVM's path, from the
+    model before the call, and ``unlearn`` removes the ids by IncrementalSVM's path.
+    When that fails too, :class:`ExactnessError` is raised and the model is as before
+    the call.  The paper form tries no other path and raises the first error.  Both
+    families keep the same partition, margin columns and bordered inverse, so the end
+    comes back into POKER's state without a new factorisation and is checked like the
+    end of a chunk.
     More than two classes go one-vs-rest (one exact binary SVM per class).
     Fig. 1 starts from an optimal solution: the first chunk into an empty model is
     solved by SelfInit (the paper's batch method), every later one by the
@@ -199,16 +212,17 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self.fit_paths_ = []
         for k, (state, y) in enumerate(zip(self._states, Ys)):
             try:
+                before = state.n_exchanges
                 if self.selection == "none":
                     state.self_init(X, y)
-                    self._check_exact(state, "SelfInit")
+                    self._check_exact(state, "SelfInit", before)
                     self.fit_paths_.append("selfinit")
                 else:
                     state.learn_selective(X, y, selection=self.selection,
                                           chunk_size=int(self.chunk_size),
                                           n_candidates=int(self.n_candidates),
                                           dobj_steps=int(self.dobj_steps))
-                    self._check_exact(state, "selective sampling")
+                    self._check_exact(state, "selective sampling", before)
                     self.fit_paths_.append("selective")
             except _PATH_ERRORS:
                 if self._paper_form():
@@ -229,17 +243,20 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                                  f"path: {type(exc).__name__}: {exc}); the model is as "
                                  f"before the call") from exc
 
-    def _check_exact(self, state, what):
+    def _check_exact(self, state, what, exchanges=None):
         """The exactness check at the end of a path (departure ``exact_check``,
         :meth:`refsvm.poker.poker.POKERState.exactness`, the same code for both twins): an
         end that fails it is refined once (``end_repair``) and checked again, else
-        :class:`ExactnessError` (the caller tries the next path or rolls back)."""
+        :class:`ExactnessError` (the caller tries the next path or rolls back).
+        ``exchanges``: the state's exchange count before the path; the g off I_s are
+        recomputed when it changed (or is None), else read from the kept g."""
         if not state.departures["exact_check"]:
             return
-        failure = state.exactness()
+        fresh = exchanges is None or state.n_exchanges != exchanges
+        failure = state.exactness(fresh)
         if failure is not None and state.departures["end_repair"]:
             state._polish(force=True)
-            failure = state.exactness()
+            failure = state.exactness(fresh)
         if failure is not None:
             raise ExactnessError(f"POKER: {what} ended off the optimum: {failure}")
 
@@ -262,8 +279,10 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             else:
                 joint = (self.increment == "joint" and self._fallback is None
                          and state.departures["joint_increment"])
+                before = state.n_exchanges
                 state.add_chunk(X, yy, joint=joint)
-                self._check_exact(state, "the joint increment" if joint else "AltPOKER")
+                self._check_exact(state, "the joint increment" if joint else "AltPOKER",
+                                  before)
 
     def _by_incremental_svm(self, state, X, y, spent, unlearn=None):
         """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
@@ -360,6 +379,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Returns
         -------
         self
+
+        Notes
+        -----
+        Atomic: a decrement that cycles or ends off the optimum is done by
+        IncrementalSVM's path from the model before the call; if that fails too,
+        :class:`ExactnessError` and the model as before the call.
         """
         check_is_fitted(self, "classes_")
         ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
@@ -368,8 +393,9 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         try:
             for k, state in enumerate(self._states):
                 try:
+                    before = state.n_exchanges
                     state.unlearn(ids)
-                    self._check_exact(state, "the chunk decrement")
+                    self._check_exact(state, "the chunk decrement", before)
                 except _PATH_ERRORS:
                     if self._paper_form():
                         raise                        # the printed method: no other path
