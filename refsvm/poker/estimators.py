@@ -113,7 +113,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
     chunk, each unlearning) the KKT conditions and y'alpha = 0 are checked at
     IncrementalSVM's levels (1e-9 of their scale; above C k_max = 1e5 at most 32
     round-off floors, y'alpha summed correctly rounded, the margin vectors' g afresh,
-    and after an exchange every g afresh:
+    and every g afresh after ``fit``, ``unlearn`` or a chunk that passed an exchange:
     :meth:`refsvm.poker.poker.POKERState.exactness`); an end that fails is refined
     once in doubled precision and checked again.  Degenerate data can make a
     path cycle, end off the optimum or meet a singular active set
@@ -212,17 +212,16 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self.fit_paths_ = []
         for k, (state, y) in enumerate(zip(self._states, Ys)):
             try:
-                before = state.n_exchanges
                 if self.selection == "none":
                     state.self_init(X, y)
-                    self._check_exact(state, "SelfInit", before)
+                    self._check_exact(state, "SelfInit")
                     self.fit_paths_.append("selfinit")
                 else:
                     state.learn_selective(X, y, selection=self.selection,
                                           chunk_size=int(self.chunk_size),
                                           n_candidates=int(self.n_candidates),
                                           dobj_steps=int(self.dobj_steps))
-                    self._check_exact(state, "selective sampling", before)
+                    self._check_exact(state, "selective sampling")
                     self.fit_paths_.append("selective")
             except _PATH_ERRORS:
                 if self._paper_form():
@@ -248,8 +247,10 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         :meth:`refsvm.poker.poker.POKERState.exactness`, the same code for both twins): an
         end that fails it is refined once (``end_repair``) and checked again, else
         :class:`ExactnessError` (the caller tries the next path or rolls back).
-        ``exchanges``: the state's exchange count before the path; the g off I_s are
-        recomputed when it changed (or is None), else read from the kept g."""
+        ``exchanges``: the state's exchange count before a chunk's path; the g off I_s
+        are recomputed when it changed, else read from the kept g (the chunk paths
+        update them by the exact rates); None (fit, unlearn, IncrementalSVM's path: one
+        O(n #SV) pass per call): always recomputed."""
         if not state.departures["exact_check"]:
             return
         fresh = exchanges is None or state.n_exchanges != exchanges
@@ -393,9 +394,8 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         try:
             for k, state in enumerate(self._states):
                 try:
-                    before = state.n_exchanges
                     state.unlearn(ids)
-                    self._check_exact(state, "the chunk decrement", before)
+                    self._check_exact(state, "the chunk decrement")
                 except _PATH_ERRORS:
                     if self._paper_form():
                         raise                        # the printed method: no other path

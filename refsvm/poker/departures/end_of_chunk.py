@@ -104,8 +104,9 @@ class EndOfChunk:
         read from the kept g: after an exchange, whose null direction is null for the
         rows of I_s but, on a nearly singular kernel, not for the others (g is not
         updated along it), the kept g of I_o and I_c can be off by more than the level
-        (RBF gamma = 1e-9, c = 1e4: 9.6e-5).  O(n #SV) flops and uncounted kernel
-        values."""
+        (RBF gamma = 1e-9, c = 1e4: 9.6e-5); after a decrement that empties I_s they can
+        be off by O(1) (the linear kernel, two examples of one class left: 1.57).
+        O(n #SV) flops and uncounted kernel values."""
         n = self.n
         act = np.flatnonzero(self.status[:n] >= 0)
         if not act.size:
@@ -123,7 +124,7 @@ class EndOfChunk:
         g = self._fresh_g(act, gtol) if fresh else self.g[act]
         v = np.where(st == I_O, -g, np.where(st == I_C, g, -np.inf))
         who = int(np.argmax(v))
-        worst, where = float(v[who]), "kept g"
+        worst, where = float(v[who]), "g afresh" if fresh else "kept g"
         k = len(self.S)
         if k:
             # the g of I_s afresh: K(j, s) of every support vector j is KS[j, pos(s)]
