@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._exact_paths import ExactnessError, incremental_path
+from .._exact_paths import ExactnessError, incremental_path, incremental_path_again
+from ..core.kernels import stack_rows
 from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
                            check_unlearn_ids)
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
@@ -294,8 +295,11 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         the same partition, margin columns and bordered inverse (see
         :func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`, used here to start
         from ``state``), so the end converts back without a new factorisation and is
-        checked as the end of a chunk.  ``spent``: kernel evaluations of a failed path,
-        added to the count."""
+        checked as the end of a chunk.  Where ``state`` cannot be carried over (not exact
+        to that family's tolerance, or margin vectors at their bounds: RBF gamma = 1e-9,
+        C = 1e9), its stored rows are learned again by that path from the empty model
+        (:func:`refsvm._exact_paths.incremental_path_again`, the same ids).  ``spent``:
+        kernel evaluations of a failed path, added to the count."""
         template = state if state is not None else self._make_state(X.shape[1], self._sparse_, X)
         params = template.init_params()
         n_chunks = 0 if state is None else state.n_chunks
@@ -303,10 +307,14 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                    else None)
         data = incremental_path(self.backend, params, optimum, X, y, unlearn)
         if data is None:
-            raise PathError("POKER's paths cycled or ended off the optimum here, and the "
-                            "model cannot be carried over to IncrementalSVM's path (it "
-                            "is not exact to that family's tolerance, or has margin "
-                            "vectors at their bounds)")
+            # the model cannot be carried over (not exact to that family's tolerance, or
+            # margin vectors at their bounds): its stored rows are learned again from the
+            # empty model, the unlearned ones unlearned again (the same ids), then the call
+            rows = stack_rows(state.rows[:state.n], params["n_features"], params["sparse"])
+            gone = np.flatnonzero(state.status[:state.n] < 0)
+            data = incremental_path_again(self.backend, params, rows, state.y[:state.n],
+                                          gone, X, y, unlearn)
+            spent += state.n_kernel_evals
         if unlearn is None:
             n_chunks += 1                               # an unlearning is no chunk
         out = type(template)(**params)
