@@ -282,9 +282,10 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                 joint = (self.increment == "joint" and self._fallback is None
                          and state.departures["joint_increment"])
                 before = state.n_exchanges
+                what = ("SelfInit" if not np.any(state.status[:state.n] >= 0)
+                        else "the joint increment" if joint else "AltPOKER")
                 state.add_chunk(X, yy, joint=joint)
-                self._check_exact(state, "the joint increment" if joint else "AltPOKER",
-                                  before)
+                self._check_exact(state, what, before)
 
     def _by_incremental_svm(self, state, X, y, spent, unlearn=None):
         """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
