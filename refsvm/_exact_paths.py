@@ -9,7 +9,10 @@ family's path:
 - :func:`self_init_optimum`: the batch optimum by SelfInit POKER, the start of
   ``IncrementalSVM.fit`` (``fit_method="selfinit"``);
 - :func:`incremental_path`: IncrementalSVM's path from a POKER model, POKER's last
-  fallback on degenerate data.
+  fallback on degenerate data (:func:`incremental_path_again`: from the empty model over
+  the stored rows, where the model cannot be carried over);
+- :class:`ExactnessError` (IncrementalSVM's): what either estimator raises when no path
+  ended exact, the model rolled back.
 
 Neither family's folder imports the other: the hand-over lives here, above both, beside
 :mod:`refsvm.base`.  The conversions of the persistence arrays stay with the families:
@@ -24,9 +27,11 @@ import numpy as np
 
 from ._validation import load_backend
 from .core.stream import run_states
+from .idsvm.departures.exactness import ExactnessError
 from .poker.partition import BIAS
 
-__all__ = ["SelfInitStalled", "self_init_optimum", "incremental_path"]
+__all__ = ["ExactnessError", "SelfInitStalled", "self_init_optimum", "incremental_path",
+           "incremental_path_again"]
 
 
 class SelfInitStalled(RuntimeError):
@@ -97,6 +102,29 @@ def self_init_optimum(backend, params, X, y):
         return path.save_state()
     except (reference.CyclingError, reference.PathError, SelfInitStalled):
         return None
+
+
+def incremental_path_again(backend, params, X_old, y_old, gone, X=None, y=None,
+                           unlearn=None):
+    """IncrementalSVM's path from the empty model over the rows a POKER model stored
+    (``X_old``, ``y_old``, ids 0, 1, ... in order), those ids in ``gone`` (unlearned
+    earlier) unlearned again, then (X, y) learned or the ids ``unlearn`` unlearned: the
+    same exact SVM as :func:`incremental_path` from that model, with the same ids, where
+    the model cannot be carried over (O(n) examples learned again).  Returns
+    IncrementalSVM's persistence arrays."""
+    from .idsvm import incremental_svm as reference
+
+    module = load_backend(backend, reference, "refsvm.idsvm._incremental_svm")
+    inc = module.IncrementalSVMState(params["n_features"], params["sparse"],
+                                     **_kernel_params(params))
+    run_states([inc], X_old, [np.asarray(y_old, dtype=np.float64)], range(X_old.shape[0]))
+    if len(gone):
+        inc.unlearn([int(i) for i in gone])
+    if unlearn is not None:
+        inc.unlearn([int(i) for i in unlearn])
+    elif X is not None:
+        run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
+    return inc.save_state()
 
 
 def incremental_path(backend, params, optimum, X=None, y=None, unlearn=None):

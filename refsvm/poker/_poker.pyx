@@ -839,7 +839,7 @@ cdef class _Engine:
         self.fresh = False
         if refused:
             if not self._refresh():
-                raise RuntimeError("POKER: singular active set after a removal")
+                raise _ref.SingularActiveSetError("POKER: singular active set after a removal")
         else:
             self._s_changed()
             if ill and self.ns and not self.fresh:
@@ -1153,7 +1153,7 @@ cdef class _Engine:
                 kind = EV_END
                 self.bdot = 0.0
             if kind < 0:
-                raise RuntimeError("POKER: unbounded piece (internal error)")
+                raise _ref.SingularActiveSetError("POKER: unbounded piece (no event ends it)")
             if self.budget == 0:
                 self._flush()
                 raise self.budget_exc()
@@ -1266,7 +1266,7 @@ cdef class _Engine:
                 pos = c
                 break
         if pos < 0:
-            raise RuntimeError("POKER: joining member not in F (internal error)")
+            raise _ref.PathError("POKER: joining member not in F (internal error)")
         for c in range(pos, nF - 1):
             self.F[c] = self.F[c + 1]
         for i in range(n):
@@ -1374,7 +1374,7 @@ cdef class _Engine:
                 kind = e.kind
                 who = e.index
                 if kind < 0:
-                    raise RuntimeError("POKER: exchange without an event (internal error)")
+                    raise _ref.PathError("POKER: exchange without an event (internal error)")
                 for j in range(k):
                     self.alpha[self.S[j]] = _clip(self.alpha[self.S[j]] + self.z[j] * tmin, C)
                 # the members whose event is tied with the one taken reach their bound
@@ -1470,7 +1470,7 @@ cdef class _Engine:
             athr = EPS_ARATE * athr
             tmin = self._bound_steps(self.rv, k, athr, INFINITY)
             if not tmin < INFINITY:
-                raise RuntimeError("POKER: no event on the null direction (internal error)")
+                raise _ref.PathError("POKER: no event on the null direction (internal error)")
             event_start(&e, tmin)
             for a in range(k):
                 if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._exact_paths import incremental_path
+from .._exact_paths import ExactnessError, incremental_path, incremental_path_again
+from ..core.kernels import stack_rows
 from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
                            check_unlearn_ids)
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
@@ -14,7 +15,11 @@ from . import poker as _reference_module
 from .departures import DEPARTURES
 from .poker import SELECTIONS, CyclingError, PathError
 
-__all__ = ["POKER"]
+__all__ = ["POKER", "ExactnessError"]
+
+#: what a path can raise on degenerate data (SingularActiveSetError and
+#: JointIncrementError are PathErrors): the estimator then tries the next path
+_PATH_ERRORS = (CyclingError, PathError, ExactnessError)
 
 
 class POKER(SupportVectorsMixin, BaseKernelClassifier):
@@ -73,7 +78,9 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         exactly as printed: ``increment="joint"`` is then overridden by AltPOKER,
         :meth:`unlearn` runs with every departure off, and a path that cycles raises
         :class:`refsvm.poker.poker.CyclingError` instead of falling back to
-        IncrementalSVM's path.  A dict changes the named settings of the defaults (or
+        IncrementalSVM's path; the exactness check stays on as a guard (it changes no
+        number): an end off the optimum raises :class:`ExactnessError`, the model as
+        before the call.  A dict changes the named settings of the defaults (or
         of ``"paper"`` with ``"base": "paper"``).
     backend : {"cython", "python"}, default="cython"
 
@@ -96,20 +103,31 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Kernel evaluations spent learning (not predicting).
     fit_paths_ : list of str
         How ``fit`` solved each binary problem: ``"selfinit"``, ``"selective"``
-        (``selection``), or ``"incremental"`` where SelfInit's path cycled or ended off
-        the optimum on degenerate data (copies, rows of zeros, a low-rank kernel) and
-        the problem was learned by IncrementalSVM's path instead (the same model).
+        (``selection``), or ``"incremental"`` where SelfInit's (or selective sampling's)
+        path cycled or ended off the optimum on degenerate data (copies, rows of zeros,
+        a low-rank or nearly constant kernel) and the problem was learned by
+        IncrementalSVM's path instead (the same model).
 
     Notes
     -----
-    Degenerate data can make a path cycle or end off the optimum (the paths check
-    their end, :class:`refsvm.poker.poker.PathError`): ``fit`` then learns that
-    problem by IncrementalSVM's path (Cauwenberghs & Poggio, one example at a time,
-    whose degenerate-case handling learns those streams), and ``partial_fit`` learns
-    the chunk again by AltPOKER and then by IncrementalSVM's path, from the model
-    before the call.  Both families keep the same partition, margin columns and
-    bordered inverse, so the end comes back into POKER's state without a new
-    factorisation and is checked like the end of a chunk.
+    No inexact model is kept.  After every path (SelfInit, selective sampling, each
+    chunk, each unlearning) the KKT conditions and y'alpha = 0 are checked at
+    IncrementalSVM's levels (1e-9 of their scale; above C k_max = 1e5 at most 32
+    round-off floors, y'alpha summed correctly rounded, the margin vectors' g afresh,
+    and every g afresh after ``fit``, ``unlearn`` or a chunk that passed an exchange:
+    :meth:`refsvm.poker.poker.POKERState.exactness`); an end that fails is refined
+    once in doubled precision and checked again.  Degenerate data can make a
+    path cycle, end off the optimum or meet a singular active set
+    (:class:`refsvm.poker.poker.PathError`, :class:`ExactnessError`): ``fit`` then
+    learns that problem by IncrementalSVM's path (Cauwenberghs & Poggio, one example
+    at a time, whose degenerate-case handling learns those streams), ``partial_fit``
+    learns the chunk again by AltPOKER and then by IncrementalSVM's path, from the
+    model before the call, and ``unlearn`` removes the ids by IncrementalSVM's path.
+    When that fails too, :class:`ExactnessError` is raised and the model is as before
+    the call.  The paper form tries no other path and raises the first error.  Both
+    families keep the same partition, margin columns and bordered inverse, so the end
+    comes back into POKER's state without a new factorisation and is checked like the
+    end of a chunk.
     More than two classes go one-vs-rest (one exact binary SVM per class).
     Fig. 1 starts from an optimal solution: the first chunk into an empty model is
     solved by SelfInit (the paper's batch method), every later one by the
@@ -194,22 +212,55 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         self.n_epochs_ = 1
         self.fit_paths_ = []
         for k, (state, y) in enumerate(zip(self._states, Ys)):
-            if self.selection == "none":
-                try:
+            try:
+                if self.selection == "none":
                     state.self_init(X, y)
+                    self._check_exact(state, "SelfInit")
                     self.fit_paths_.append("selfinit")
-                except (CyclingError, PathError):
-                    if self._paper_form():
-                        raise
-                    spent = state.n_kernel_evals
-                    self._states[k] = self._by_incremental_svm(None, X, y, spent)
-                    self.fit_paths_.append("incremental")
-            else:
-                self.fit_paths_.append("selective")
-                state.learn_selective(X, y, selection=self.selection,
-                                      chunk_size=int(self.chunk_size),
-                                      n_candidates=int(self.n_candidates),
-                                      dobj_steps=int(self.dobj_steps))
+                else:
+                    state.learn_selective(X, y, selection=self.selection,
+                                          chunk_size=int(self.chunk_size),
+                                          n_candidates=int(self.n_candidates),
+                                          dobj_steps=int(self.dobj_steps))
+                    self._check_exact(state, "selective sampling")
+                    self.fit_paths_.append("selective")
+            except _PATH_ERRORS:
+                if self._paper_form():
+                    raise                            # the printed method: no other path
+                spent = state.n_kernel_evals
+                self._states[k] = self._last_rung(
+                    "fit", lambda: self._by_incremental_svm(None, X, y, spent))
+                self.fit_paths_.append("incremental")
+
+    @staticmethod
+    def _last_rung(what, learn):
+        """The last path of the ladder, IncrementalSVM's: its state, or
+        :class:`ExactnessError` if it fails too (the caller rolls the model back)."""
+        try:
+            return learn()
+        except _PATH_ERRORS as exc:
+            raise ExactnessError(f"POKER: no path ended exact ({what}; IncrementalSVM's "
+                                 f"path: {type(exc).__name__}: {exc}); the model is as "
+                                 f"before the call") from exc
+
+    def _check_exact(self, state, what, exchanges=None):
+        """The exactness check at the end of a path (departure ``exact_check``,
+        :meth:`refsvm.poker.poker.POKERState.exactness`, the same code for both twins): an
+        end that fails it is refined once (``end_repair``) and checked again, else
+        :class:`ExactnessError` (the caller tries the next path or rolls back).
+        ``exchanges``: the state's exchange count before a chunk's path; the g off I_s
+        are recomputed when it changed, else read from the kept g (the chunk paths
+        update them by the exact rates); None (fit, unlearn, IncrementalSVM's path: one
+        O(n #SV) pass per call): always recomputed."""
+        if not state.departures["exact_check"]:
+            return
+        fresh = exchanges is None or state.n_exchanges != exchanges
+        failure = state.exactness(fresh)
+        if failure is not None and state.departures["end_repair"]:
+            state._polish(force=True)
+            failure = state.exactness(fresh)
+        if failure is not None:
+            raise ExactnessError(f"POKER: {what} ended off the optimum: {failure}")
 
     #: a chunk is one path-following run: a failed or interrupted call restores the
     #: model before the chunk (base ``partial_fit``), from the states' own exact copy
@@ -230,7 +281,11 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             else:
                 joint = (self.increment == "joint" and self._fallback is None
                          and state.departures["joint_increment"])
+                before = state.n_exchanges
+                what = ("SelfInit" if not np.any(state.status[:state.n] >= 0)
+                        else "the joint increment" if joint else "AltPOKER")
                 state.add_chunk(X, yy, joint=joint)
+                self._check_exact(state, what, before)
 
     def _by_incremental_svm(self, state, X, y, spent, unlearn=None):
         """A POKER state holding the exact SVM of ``state``'s examples (or of none) and
@@ -241,8 +296,11 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         the same partition, margin columns and bordered inverse (see
         :func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`, used here to start
         from ``state``), so the end converts back without a new factorisation and is
-        checked as the end of a chunk.  ``spent``: kernel evaluations of a failed path,
-        added to the count."""
+        checked as the end of a chunk.  Where ``state`` cannot be carried over (not exact
+        to that family's tolerance, or margin vectors at their bounds: RBF gamma = 1e-9,
+        C = 1e9), its stored rows are learned again by that path from the empty model
+        (:func:`refsvm._exact_paths.incremental_path_again`, the same ids).  ``spent``:
+        kernel evaluations of a failed path, added to the count."""
         template = state if state is not None else self._make_state(X.shape[1], self._sparse_, X)
         params = template.init_params()
         n_chunks = 0 if state is None else state.n_chunks
@@ -250,15 +308,20 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
                    else None)
         data = incremental_path(self.backend, params, optimum, X, y, unlearn)
         if data is None:
-            raise PathError("POKER's paths cycled or ended off the optimum here, and the "
-                            "model cannot be carried over to IncrementalSVM's path (it "
-                            "is not exact to that family's tolerance, or has margin "
-                            "vectors at their bounds)")
+            # the model cannot be carried over (not exact to that family's tolerance, or
+            # margin vectors at their bounds): its stored rows are learned again from the
+            # empty model, the unlearned ones unlearned again (the same ids), then the call
+            rows = stack_rows(state.rows[:state.n], params["n_features"], params["sparse"])
+            gone = np.flatnonzero(state.status[:state.n] < 0)
+            data = incremental_path_again(self.backend, params, rows, state.y[:state.n],
+                                          gone, X, y, unlearn)
+            spent += state.n_kernel_evals
         if unlearn is None:
             n_chunks += 1                               # an unlearning is no chunk
         out = type(template)(**params)
         out.load_state(_poker_arrays_from_incremental(data, n_chunks, spent))
         out._check_end("IncrementalSVM's path")
+        self._check_exact(out, "IncrementalSVM's path")
         return out
 
     def partial_fit(self, X, y, classes=None):
@@ -283,24 +346,30 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         (:class:`refsvm.core.stream.Interrupted` with ``n_learned == 0``), the model is
         exactly what it was before the call.  A chunk the joint increment cannot learn
         exactly (:class:`refsvm.poker.poker.JointIncrementError`: degenerate data, see
-        the docs) is learned again by AltPOKER from the model before the call, and if
-        AltPOKER's paths cycle or end off the optimum too, by IncrementalSVM's path.
+        the docs; or an end that fails the exactness check, :class:`ExactnessError`) is
+        learned again by AltPOKER from the model before the call, and if AltPOKER's paths
+        cycle or end off the optimum too, by IncrementalSVM's path.  If that fails as
+        well, :class:`ExactnessError` (the model as before the call).  The paper form
+        tries no other path: the first error is raised.
         """
         ladder = (["altpoker"] if self.increment == "joint" else []) + ["incremental"]
+        failures = []
         try:
             try:
                 return super().partial_fit(X, y, classes=classes)
-            except (CyclingError, PathError) as exc:   # JointIncrementError is a PathError
-                error = exc
-            if self._paper_form():
-                raise error                          # the printed method: no other path
+            except _PATH_ERRORS as exc:
+                if self._paper_form():
+                    raise                            # the printed method: no other path
+                failures.append((self.increment, exc))
             for rung in ladder:
                 self._fallback = rung
                 try:
                     return super().partial_fit(X, y, classes=classes)
-                except (CyclingError, PathError) as exc:
-                    error = exc
-            raise error
+                except _PATH_ERRORS as exc:
+                    failures.append((rung, exc))
+            raise ExactnessError("POKER: no path learned the chunk exactly (" + "; ".join(
+                f"{rung}: {type(exc).__name__}: {exc}" for rung, exc in failures)
+                + "); the model is as before the call") from failures[-1][1]
         finally:
             self.__dict__.pop("_fallback", None)
 
@@ -320,6 +389,12 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         Returns
         -------
         self
+
+        Notes
+        -----
+        Atomic: a decrement that cycles or ends off the optimum is done by
+        IncrementalSVM's path from the model before the call; if that fails too,
+        :class:`ExactnessError` and the model as before the call.
         """
         check_is_fitted(self, "classes_")
         ids = check_unlearn_ids(indices, int(self._states[0].get_state()["n_seen"]),
@@ -329,13 +404,15 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
             for k, state in enumerate(self._states):
                 try:
                     state.unlearn(ids)
-                except (CyclingError, PathError):
+                    self._check_exact(state, "the chunk decrement")
+                except _PATH_ERRORS:
                     if self._paper_form():
                         raise                        # the printed method: no other path
                     # degenerate data: the same decrement by IncrementalSVM's path, from
                     # the model before the call
-                    self._states[k] = self._by_incremental_svm(backup[k], None, None, 0,
-                                                               unlearn=ids)
+                    self._states[k] = self._last_rung(
+                        "unlearning", lambda: self._by_incremental_svm(
+                            backup[k], None, None, 0, unlearn=ids))
         except BaseException:
             self._states = backup                # atomic: the model before the call
             raise

@@ -14,7 +14,7 @@ __all__ = ["I_O", "I_S", "I_C", "FORCED", "GONE", "PENDING", "IDLE", "FIXED", "B
            "UNLEARN", "JOINT", "EV_END", "EV_LEAVE", "EV_JOIN", "EV_FLIP", "EPS_G",
            "EPS_ALPHA", "EPS_ALPHA_ULP", "EPS_RATE", "EPS_ARATE", "EPS_PIVOT",
            "EPS_PIVOT_ABS", "alpha_window", "next_breakpoint", "CyclingError", "PathError",
-           "JointIncrementError"]
+           "JointIncrementError", "SingularActiveSetError"]
 
 # partition codes: I_o, I_s, I_c and GONE are the core's (:mod:`refsvm.core.active_set`,
 # shared with Cauwenberghs & Poggio's R, S, E); FORCED and PENDING are POKER's own
@@ -85,3 +85,12 @@ class JointIncrementError(PathError):
     """:class:`PathError` of the joint increment, or its path did not end (cycling on
     degenerate data).  The estimator learns the chunk again by AltPOKER from its copy of
     the model (and if that fails too, by IncrementalSVM's path)."""
+
+
+class SingularActiveSetError(PathError):
+    """:class:`PathError` raised inside a path: a member left I_s and neither the
+    rank-one downdate of R nor a fresh inverse of the smaller active set could be formed
+    (a singular active set reached through round-off, e.g. chunks of 5 of a nearly
+    constant RBF kernel, gamma = 1e-9, C = 1e6); or a piece of the path found no event
+    to end it.  The state is not the optimum; the estimator learns the call again by
+    another path, as for any :class:`PathError`."""

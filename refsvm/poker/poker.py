@@ -58,8 +58,8 @@ from .departures.unlearning import ChunkUnlearning
 from .partition import (  # noqa: F401 - the printed method's vocabulary, re-exported
     BIAS, EPS_ALPHA, EPS_ALPHA_ULP, EPS_ARATE, EPS_G, EPS_PIVOT, EPS_PIVOT_ABS, EPS_RATE,
     EV_END, EV_FLIP, EV_JOIN, EV_LEAVE, FIXED, FORCED, GONE, I_C, I_O, I_S, IDLE, JOINT,
-    PENDING, UNLEARN, CyclingError, JointIncrementError, PathError, alpha_window,
-    next_breakpoint)
+    PENDING, UNLEARN, CyclingError, JointIncrementError, PathError,
+    SingularActiveSetError, alpha_window, next_breakpoint)
 from .storage import POKERStorage
 
 __all__ = ["POKERState", "next_breakpoint", "SELECTIONS", "CyclingError",
@@ -323,7 +323,7 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
         if kind < 0 and mode == UNLEARN:
             t, kind, bdot = self._decrement_emptied()     # departure: unlearning
         if kind < 0:
-            raise RuntimeError("POKER: unbounded piece (internal error)")
+            raise SingularActiveSetError("POKER: unbounded piece (no event ends it)")
         return t, kind, who, bdot
 
     def _move(self, mode, t, aS, bdot, gdot, b_only, aF):
@@ -507,7 +507,7 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
         self.fresh = False
         if R is None:
             if not self._refresh():
-                raise RuntimeError("POKER: singular active set after a removal")
+                raise SingularActiveSetError("POKER: singular active set after a removal")
         else:
             self.R = R
             self._s_changed()

@@ -12,7 +12,9 @@ module                       departure (settings)                   docs section
 ``forced_path``              the path that drives a set of alphas   "One factorisation ..."
 ``joint_increment``          ``joint_increment``                    "One factorisation ..."
 ``unlearning``               none: an extension called explicitly   "One factorisation ..."
-``end_of_chunk``             ``end_check``, ``end_*``, ``polish*``  "Extreme C", "Fuzzing"
+``end_of_chunk``             ``end_check``, ``end_*``, ``polish*``  "Extreme C", "Fuzzing",
+                             ``exact_check``, ``kkt_tol``,          "The exactness check"
+                             ``*_ulps``, ``ulps_ck``
 ``bias_centring``            ``centre_bias``, ``bound_window``      "The readings chosen ..."
 ``regularise_fixed``         ``regularise_fixed``                   "One factorisation ..."
 ``duplicates``               ``duplicates``                         "Extreme C"
@@ -28,7 +30,7 @@ form it runs with every other departure off.
 
 from __future__ import annotations
 
-from ...core.departures import Departure, flag, nonnegative
+from ...core.departures import Departure, flag, integer, nonnegative
 
 __all__ = ["DEPARTURES"]
 
@@ -50,6 +52,31 @@ DEPARTURES = {
     "end_residual_tol": Departure(
         default=1e-3, paper=1e-3, check=nonnegative,
         answers="||M R - I||_max above which that inverse is formed afresh (or refused)"),
+    "exact_check": Departure(
+        default=True, paper=True, check=flag,
+        answers="a path that ends off the optimum (KKT or y'alpha beyond kkt_tol of their "
+                "scale, capped in round-off floors above ulps_ck) is not kept: the call is "
+                "learned by another path, or rolled back with ExactnessError (a guard: it "
+                "changes no number of a call that passes, on in the paper form)"),
+    "kkt_tol": Departure(
+        default=1e-9, paper=1e-9, check=nonnegative,
+        answers="the exactness check's level: of 1 + k_max alpha_max for g, of alpha_max "
+                "for y'alpha (IncrementalSVM's kkt_tol)"),
+    "kkt_ulps": Departure(
+        default=32, paper=32, check=integer(1, 2**20),
+        answers="above ulps_ck the check fails for g beyond this many round-off floors "
+                "eps (1 + |b| + k_max sum alpha)"),
+    "h_ulps": Departure(
+        default=32, paper=32, check=integer(1, 2**20),
+        answers="above ulps_ck the check fails for |y'alpha| beyond this many eps sum alpha"),
+    "ulps_ck": Departure(
+        default=1e5, paper=1e5, check=nonnegative,
+        answers="c k_max above which the check's levels are capped in round-off floors "
+                "(IncrementalSVM's polish_above)"),
+    "end_repair": Departure(
+        default=True, paper=False, check=flag,
+        answers="an end that fails the exactness check is refined once in doubled precision "
+                "(the polish, at any c) and checked again before the call falls back"),
     "polish": Departure(
         default=True, paper=False, check=flag,
         answers="at large c k_max the g carried along the path drift by an ulp of c times k: "

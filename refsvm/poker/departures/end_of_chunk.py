@@ -18,6 +18,25 @@ the g carried along the path drift by that times k.  At the end of an operation 
 is recomputed correctly rounded (error-free products, ``math.fsum``) after one step of
 iterative refinement of (b, alpha_s).  Stream: copies of a point with both labels at
 C = 1e12 (``tests/poker/test_twins.py``); docs section "Extreme C".
+
+*Exactness check* (``exact_check``, ``kkt_tol``, ``kkt_ulps``, ``h_ulps``, ``ulps_ck``,
+``end_repair``).  The end check above only catches a path that went grossly wrong: its
+levels grow with c and with n (1e-6 (1 + k_max c) on g, 1e-9 c n on y'alpha: 1 and 0.04
+at c = 1e6), and it reads the kept g of I_s, which is 0 by definition.  On a nearly
+constant kernel (RBF, gamma = 1e-9, c = 1e6, 40 points in chunks of 10) a path ends with
+y'alpha = 7.4e-3 and every margin vector 7.4e-3 off its margin, and SelfInit (gamma =
+1e-7) with the bias off by 0.74: both pass it.  :meth:`EndOfChunk.exactness` measures the
+end as IncrementalSVM's check does (``refsvm.idsvm.departures.exactness``): y'alpha summed
+correctly rounded (``math.fsum``), the g of I_s recomputed from the stored alpha, b and
+margin columns (no kernel evaluation; where a plain product cannot decide, correctly
+rounded by error-free products), the kept g of I_o and I_c on the right side of 0; the
+levels are ``kkt_tol`` of the scale of g (1 + k_max alpha_max) and of alpha_max, and above
+c k_max = ``ulps_ck`` at most ``kkt_ulps`` round-off floors eps (1 + |b| + k_max sum alpha)
+and ``h_ulps`` eps sum alpha.  It changes no number; the estimator
+(``refsvm.poker.estimators``) runs it after every path (SelfInit, selective sampling,
+each chunk, each unlearning, IncrementalSVM's path carried over), and an end that fails
+it is refined once (``end_repair``: the polish below, at any c) and checked again, then
+learned by the next path of the ladder or rolled back with ``ExactnessError``.
 """
 
 from __future__ import annotations
@@ -26,11 +45,14 @@ import math
 
 import numpy as np
 
-from ...core.active_set import exact_sum
+from ...core.active_set import dot2_add, exact_sum, two_sum
+from ...core.kernels import stack_rows
 from ...core.bordered import bordered_max_abs, matvec
 from ..partition import FIXED, I_C, I_O, I_S, PathError
 
 __all__ = ["EndOfChunk"]
+
+EPS_MACH = float(np.finfo(np.float64).eps)
 
 
 class EndOfChunk:
@@ -72,7 +94,97 @@ class EndOfChunk:
                     raise error(f"{what} ended with a singular active set (||M R - I|| = "
                                 f"{res:.3g} with max|R| = {bordered_max_abs(self.R):.3g})")
 
-    def _polish(self):
+    def exactness(self, fresh=False):
+        """The exactness check's verdict on the state at the end of an operation (module
+        docstring): None when the KKT conditions and y'alpha = 0 hold within their
+        levels, else a sentence saying what is off and by how much.  O(n |I_s|) flops on
+        the stored margin columns, no kernel evaluation; changes nothing.
+
+        ``fresh``: the g of I_o and I_c are recomputed too (:meth:`_fresh_g`) instead of
+        read from the kept g: after an exchange, whose null direction is null for the
+        rows of I_s but, on a nearly singular kernel, not for the others (g is not
+        updated along it), the kept g of I_o and I_c can be off by more than the level
+        (RBF gamma = 1e-9, c = 1e4: 9.6e-5); after a decrement that empties I_s they can
+        be off by O(1) (the linear kernel, two examples of one class left: 1.57).
+        O(n #SV) flops and uncounted kernel values."""
+        n = self.n
+        act = np.flatnonzero(self.status[:n] >= 0)
+        if not act.size:
+            return None
+        d = self.departures
+        a, y, st = self.alpha[act], self.y[act], self.status[act]
+        b, kmax = float(self.b), float(self.kmax)
+        amax, mass = float(np.max(a)), math.fsum(a.tolist())
+        gtol, htol = d["kkt_tol"] * (1.0 + kmax * amax), d["kkt_tol"] * amax
+        if self.C * kmax > d["ulps_ck"]:
+            gtol = min(gtol, d["kkt_ulps"] * EPS_MACH * (1.0 + abs(b) + kmax * mass))
+            htol = min(htol, d["h_ulps"] * EPS_MACH * mass)
+        h = abs(math.fsum((y * a).tolist()))
+        # the kept g of I_o and I_c (or g afresh): on the right side of 0
+        g = self._fresh_g(act, gtol) if fresh else self.g[act]
+        v = np.where(st == I_O, -g, np.where(st == I_C, g, -np.inf))
+        who = int(np.argmax(v))
+        worst, where = float(v[who]), "g afresh" if fresh else "kept g"
+        k = len(self.S)
+        if k:
+            # the g of I_s afresh: K(j, s) of every support vector j is KS[j, pos(s)]
+            S = np.array(self.S, dtype=np.intp)
+            sv = act[a > 0.0]
+            ya = self.alpha[sv] * self.y[sv]
+            K = np.asarray(self.KS)[sv, :k]
+            ys = self.y[S]
+            gs = ys * (ya @ K - b) - 1.0
+            # the plain products are within `bound` of the exact g (a dot product of m
+            # terms errs by at most (m + 2) eps times the sum of its terms' sizes)
+            bound = (sv.size + 3) * EPS_MACH * 1.01 * (np.abs(ya) @ np.abs(K) + abs(b) + 1.0)
+            for p in np.flatnonzero(np.abs(gs) + bound > gtol):
+                gs[p] = exact_sum(ya, K[:, p], ys[p], [-1.0, -ys[p] * b])
+            p = int(np.argmax(np.abs(gs)))
+            if abs(gs[p]) > worst:
+                worst, who, where = float(abs(gs[p])), int(np.searchsorted(act, S[p])), "I_s"
+        bad = []
+        if not worst <= gtol:
+            bad.append(f"a KKT condition is violated by {worst:.3g} (example {int(act[who])}, "
+                       f"{where}; allowed {gtol:.3g})")
+        if not h <= htol:
+            bad.append(f"y'alpha = {h:.3g} (allowed {htol:.3g})")
+        return "; ".join(bad) or None
+
+    def _fresh_g(self, act, gtol):
+        """g of the examples ``act`` (ids ascending) from the stored rows, alpha and b:
+        the kernel values by numpy (uncounted; within a few ulps of the state's own),
+        the sums plain where their error bound decides the sign test at level ``gtol``,
+        else in doubled precision (Dot2, Ogita, Rump & Oishi), 512 rows at a time."""
+        n = self.n
+        sv = act[self.alpha[act] > 0.0]
+        out = np.empty(act.size)
+        if not sv.size:
+            out[:] = self.y[act] * -self.b - 1.0
+            return out
+        X = stack_rows(self.rows[:n], self.n_features, self.sparse)
+        coef = self.alpha[sv] * self.y[sv]
+        B = X[sv]
+        b = float(self.b)
+        st = self.status[act]
+        for lo in range(0, act.size, 512):
+            rows = act[lo:lo + 512]
+            K = _gram(self.kernel, X[rows], B)
+            y = self.y[rows]
+            g = y * (K @ coef - b) - 1.0
+            bound = (sv.size + 3) * EPS_MACH * 1.01 * (np.abs(K) @ np.abs(coef) + abs(b) + 1.0)
+            side = np.where(st[lo:lo + 512] == I_O, -g, g)
+            doubt = np.flatnonzero((side + bound > gtol) & (side - bound <= gtol))
+            if doubt.size:
+                p, e = np.zeros(doubt.size), np.zeros(doubt.size)
+                Kd = K[doubt]
+                for c in range(sv.size):
+                    p, e = dot2_add(p, e, np.full(doubt.size, coef[c]), Kd[:, c])
+                p, q = two_sum(p, np.full(doubt.size, -b))
+                g[doubt] = y[doubt] * (p + (e + q)) - 1.0
+            out[lo:lo + 512] = g
+        return out
+
+    def _polish(self, force=False):
         """At large c (c k_max above ``polish_ck``), g afresh at the end of an operation.
 
         The path is exact in exact arithmetic, but its intermediate alphas need not be
@@ -82,8 +194,10 @@ class EndOfChunk:
         stored alpha and b, each g is then recomputed correctly rounded (exact products,
         ``math.fsum``), O(n #SV) kernel values; the bias of an empty I_s is then centred
         on exact margins.  Below ``polish_ck`` the round-off of g is below 1e-7 and
-        nothing is done (every ordinary C)."""
-        if not self.departures["polish"] or self.C * self.kmax <= self.departures["polish_ck"]:
+        nothing is done (every ordinary C), unless ``force`` (the repair of an end that
+        failed the exactness check, departure ``end_repair``)."""
+        if not force and (not self.departures["polish"]
+                          or self.C * self.kmax <= self.departures["polish_ck"]):
             return
         n = self.n
         act = np.flatnonzero(self.status[:n] >= 0)
@@ -116,3 +230,28 @@ class EndOfChunk:
             if self.status[i] == I_S:
                 continue                              # on its margin: g = 0 by definition
             self.g[i] = exact_g(int(i), sv, ya)
+
+
+def _gram(kernel, A, B):
+    """k(a, b) for the rows of A and B (dense arrays or CSR) by numpy, uncounted: the
+    squared distances of the RBF kernel from the norms, and directly where that is not
+    accurate (as :func:`refsvm.core.kernels.sqdist`)."""
+    AB = A @ B.T
+    AB = AB.toarray() if hasattr(AB, "toarray") else np.asarray(AB)
+    if kernel.kind == "linear":
+        return AB
+    if kernel.kind == "poly":
+        return (kernel.gamma * AB + kernel.coef0) ** kernel.degree
+    sa = np.asarray(A.multiply(A).sum(axis=1)).ravel() if hasattr(A, "multiply") \
+        else np.einsum("ij,ij->i", A, A)
+    sb = np.asarray(B.multiply(B).sum(axis=1)).ravel() if hasattr(B, "multiply") \
+        else np.einsum("ij,ij->i", B, B)
+    s = sa[:, None] + sb[None, :]
+    d2 = s - 2.0 * AB
+    ii, jj = np.nonzero(~(d2 > 0.25 * s))
+    for lo in range(0, ii.size, 4096):
+        i, j = ii[lo:lo + 4096], jj[lo:lo + 4096]
+        diff = A[i] - B[j]
+        d2[i, j] = (np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+                    if hasattr(diff, "multiply") else np.einsum("ij,ij->i", diff, diff))
+    return np.exp(-kernel.gamma * d2)
