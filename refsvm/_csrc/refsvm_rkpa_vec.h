@@ -108,8 +108,9 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matvec)(const double *REFSVM_RESTRICT A, 
 static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, Py_ssize_t n_in, Py_ssize_t m,
                          const double *const *xs, Py_ssize_t n_rows,
                          double *REFSVM_RESTRICT out) {
-    Py_ssize_t r = 0, i, j;
+    Py_ssize_t r = 0;
 #if REFSVM_GNUC
+    Py_ssize_t i, j;
     const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
     for (; r + 4 <= n_rows; r += 4) {
         const double *REFSVM_RESTRICT x0 = xs[r], *REFSVM_RESTRICT x1 = xs[r + 1];
