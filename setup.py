@@ -161,6 +161,7 @@ setup(
     libraries=[("refsvm_c", {
         "sources": C_SOURCES,
         "depends": C_HEADERS,
+        "obj_deps": {"": C_HEADERS},        # setuptools: every object depends on the headers
         "include_dirs": [CSRC, sysconfig.get_paths()["include"]],
     })],
     cmdclass={"build_clib": BuildCLib, "build_ext": BuildExt},
