@@ -6,8 +6,10 @@ shared core and the twins) then build two at a time (``build_ext`` ``parallel``;
 ``REFSVM_JOBS`` to change it).
 
 All Cython compile directives live here, in one place.  Set the environment
-variable ``REFSVM_DEBUG=1`` before building to turn bounds checking,
-wrap-around and None checks back on (useful when a twin misbehaves).
+variable ``REFSVM_DEBUG=1`` before building to turn bounds checking, wrap-around and
+initialisation checks back on and build at -O0 with symbols (useful when a twin misbehaves;
+the model-file fuzz runs on it too, docs/reliability.rst).  None checks stay off: the
+twins' ``nogil`` code takes typed objects that cannot be None-checked without the GIL.
 """
 import glob
 import os
@@ -28,7 +30,7 @@ COMPILER_DIRECTIVES = {
     "language_level": 3,
     "boundscheck": DEBUG,
     "wraparound": DEBUG,
-    "nonecheck": DEBUG,
+    "nonecheck": False,                 # a typed argument in nogil code cannot be None-checked
     "initializedcheck": DEBUG,
     "cdivision": True,
     "infer_types": True,
