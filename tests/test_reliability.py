@@ -117,8 +117,12 @@ def test_interrupt_is_answered_at_an_example_boundary(name, backend):
     delay = 0.5 * total
     for attempt in range(8):  # timing on a busy machine: move the alarm if needed
         est, exc, late = _interrupted_call(name, backend, X, y, delay)
-        if isinstance(exc, Interrupted):
+        if isinstance(exc, Interrupted) and (exc.n_learned > 0 or name in _CHUNK):
             break
+        if isinstance(exc, Interrupted):  # before the first example: in the set-up
+            assert not hasattr(est, "classes_"), "an interrupted set-up left a model behind"
+            delay *= 1.5
+            continue
         if exc is not None and hasattr(est, "classes_") and np.array_equal(
                 est.decision_function(X[:200]), full.decision_function(X[:200])):
             exc = None  # the alarm fell just after the pass: the complete model
