@@ -79,6 +79,12 @@ class _Received(list):
 #: usual and the driver answers at the block boundary, the model exactly the stream's.
 LONG_STEP = 0.25
 
+#: The compiled twins count work instead of seconds (iterations times their length): they
+#: look for a held signal after every POLL_WORK of it (about a millisecond) and answer
+#: inside a step once it has done LONG_WORK (about 0.1 s, LONG_STEP counted as work).
+POLL_WORK = 1048576.0
+LONG_WORK = 67108864.0
+
 #: The records of the :func:`deferred_signals` blocks running now in the main thread (the
 #: only one that runs signal handlers), innermost last.
 _BLOCKS = []

@@ -32,7 +32,7 @@ from refsvm._core cimport (
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
 from cpython.exc cimport PyErr_CheckSignals
-from refsvm.core.stream import answer_held_signals as _answer_held_signals
+from refsvm.core.stream import answer_held_signals as _answer_held_signals, LONG_WORK as _LONG_WORK, POLL_WORK as _POLL_WORK
 from refsvm.core.departures import resolve
 from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
@@ -71,8 +71,8 @@ cdef double EPS_MACH = _constants.EPS_MACH
 # pass, and delivers a signal the stream driver holds back once the operation has done
 # LONG_WORK of work (about 0.1 s: the reference's LONG_STEP seconds counted as work); the
 # code an operation returns when a signal handler raised there (rolled back, then raised)
-cdef double POLL_WORK = 1048576.0
-cdef double LONG_WORK = 67108864.0
+cdef double POLL_WORK = _POLL_WORK
+cdef double LONG_WORK = _LONG_WORK
 cdef enum:
     RC_SIGNAL = 7
 

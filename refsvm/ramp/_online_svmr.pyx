@@ -32,7 +32,7 @@ from refsvm.core.kernels import rows_to_state
 from refsvm.ramp.departures import (BLOCK_GUESSES_MAX as _GUESSES_MAX, CYCLE_SET_MAX,
                                     CYCLE_WINDOW_MAX, DEPARTURES)
 from refsvm.ramp.online_svmr import CCCP_ROUNDS_MAX, STOP_RULES
-from refsvm.core.stream import signal_held as _signal_held
+from refsvm.core.stream import signal_held as _signal_held, LONG_WORK as _LONG_WORK, POLL_WORK as _POLL_WORK
 from cpython.exc cimport PyErr_CheckSignals
 
 cnp.import_array()
@@ -102,8 +102,8 @@ cdef long long ROUNDS_MAX = CCCP_ROUNDS_MAX
 # departure step_budget: the loops of steps 10-15 look for a signal (with the GIL) once the
 # update has done CUT_WORK of work (iterations times |I|: about 0.1 s, the reference's
 # LONG_STEP seconds counted as work), then after every POLL_WORK more (about a millisecond)
-cdef double CUT_WORK = 67108864.0
-cdef double POLL_WORK = 1048576.0
+cdef double CUT_WORK = _LONG_WORK
+cdef double POLL_WORK = _POLL_WORK
 
 # why an update was cut short (departure step_budget; the reference's ``_cut``)
 cdef enum:

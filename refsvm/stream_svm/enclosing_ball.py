@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ..core.stream import answer_held_signals
+from ..core.stream import POLL_WORK, answer_held_signals  # a solve's signal polling
 
 __all__ = ["TOL", "QP_TOL", "simplex_qp", "ball_distances", "enclosing_ball"]
 
@@ -118,9 +118,6 @@ def _entering(G, b, mu, Gmu, free, threshold):
     return worst, gain
 
 
-#: A solve looks for a signal held back by the stream driver after this much work (n^3
-#: per iteration: about a millisecond in the compiled twin); a small QP never looks.
-POLL_WORK = 1048576.0
 
 
 def _look_for_signals(polled, n):
