@@ -29,8 +29,8 @@ class KernelPassiveAggressive(SupportVectorsMixin, BaseKernelClassifier):
         Learn f(x) = sum_j c_j k(x_j, x) + b with b regularised like a weight (the
         kernel k + 1, ||x||^2 = k(x, x) + 1 in the step sizes; ``intercept_`` = b).
         False is the bias-free expansion of the paper's baseline.  The default was
-        chosen by measurement on the real data sets (issue 13,
-        ``docs/wang_vucetic.rst``): there the bias lowered the mean test accuracy of
+        chosen by measurement on the real data sets
+        (``docs/wang_vucetic.rst``): there the bias lowered the mean test accuracy of
         PA-I by 2 points (the k + 1 kernel halves the RBF step sizes and b drifts
         with the class balance).
     departures : None, "default", "paper" or dict, default=None

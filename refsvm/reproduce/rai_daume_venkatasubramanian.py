@@ -5,7 +5,7 @@
   Algorithm 1 and Algorithm 2 (lookahead L = 10).  LASVM is not available here (not in
   refsvm nor in its dependencies): its printed column is kept as data, no cells run.  One
   column the paper does not have: Algorithm 2 with the regularised bias
-  (``fit_intercept=True``, issue 13), beside the paper's bias-free model.
+  (``fit_intercept=True``, the estimator's choice), beside the paper's bias-free model.
 - Figure 3: accuracy against the lookahead L on MNIST 8 vs 9, mean and std over 100 random
   orders (the figure prints no numbers; Table 1's Algo-1 and Algo-2 entries for MNIST 8 vs 9,
   L = 1 and L ~ 10 on the same data, are shown beside ours).

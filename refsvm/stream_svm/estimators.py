@@ -98,7 +98,7 @@ class StreamSVM(BaseKernelClassifier):
 
     *The bias.*  The paper's model has none (``fit_intercept=False``, the default of
     the reference states).  The estimator's default "auto" was chosen by measurement on
-    the real data sets of ``shared/data`` (issue 13's protocol: 4,000 / 2,000 rows scaled
+    the real data sets of ``shared/data`` (4,000 / 2,000 rows scaled
     to mean 0 / std 1, C in {1, 10}, L in {1, 10}, 3 orders; ``python
     benchmarks/bench_stream_svm.py bias``): for the linear kernel on unit-length rows the
     bias raised the mean test accuracy by 11-12 points (a9a +16, ijcnn1 +45, w3a +39,

@@ -1,5 +1,5 @@
 """Traces of the references: the printed line each step executes, with what it changed and
-the invariant that holds after it (issue 43; ``docs/trace.rst``).
+the invariant that holds after it (``docs/trace.rst``).
 
 The reference states report their printed lines through :mod:`refsvm.core.trace` (off by
 default).  This package knows, paper by paper, what those lines are: it builds the
