@@ -7,6 +7,7 @@ import copy
 import numpy as np
 
 from .._exact_paths import self_init_optimum
+from .._warm_start import libsvm_optimum
 from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positive,
                            check_unlearn_ids)
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
@@ -17,7 +18,7 @@ from .departures import DEPARTURES
 from .incremental_svm import ExactnessError, state_arrays_from_optimum
 
 #: how ``fit`` reaches the batch optimum (see the class docstring)
-FIT_METHODS = ("selfinit", "incremental")
+FIT_METHODS = ("libsvm", "selfinit", "incremental")
 
 __all__ = ["ExactnessError", "IncrementalSVM"]
 
@@ -60,24 +61,27 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         Adiabatic steps allowed for one example (learned or unlearned, its KKT
         repairs included); 0: 50 (n + 10) for n examples seen.  A safeguard: when
         they run out, :class:`ExactnessError` (see Notes).
-    fit_method : {"selfinit", "incremental"}, default="selfinit"
-        How ``fit`` reaches the SVM of its examples.  "incremental": the paper's
-        method, one example after the other (exact after every example; what
-        ``partial_fit`` always does).  "selfinit": the batch optimum in one
-        path-following run, Fine & Scheinberg's SelfInit POKER (:class:`refsvm.POKER`'s
-        ``fit``, the twin of the same ``backend``), whose end -- the same partition,
-        kernel columns and inverse of the bordered matrix this method keeps -- becomes
-        this estimator's state, so that everything after ``fit`` is as after an
-        incremental pass (see Notes).  The same model (the SVM is unique up to
-        degenerate ties), in 3-12x LIBSVM's time instead of 2-90x on the real data
-        sets of ``shared/data`` (slower only on the two low-dimensional ones: 0.1-0.3 s
-        instead of 0.05-0.13 s); chosen as the default by that measurement
-        (``docs/cauwenberghs_poggio.rst``).  ``max_steps`` bounds only the
-        incremental operations.  A SelfInit path that stops progressing (its
-        parameter y'alpha unchanged over ``200 + 2 |I_s|`` breakpoints: a cycle of
-        zero-length exchanges, e.g. on pure label noise) is abandoned at once for the
-        incremental pass instead of running to POKER's breakpoint budget (issue 40;
-        ``docs/defaults.rst``).
+    fit_method : {"libsvm", "selfinit", "incremental"}, default="libsvm"
+        How ``fit`` reaches the SVM of its examples; each method hands the problem to
+        the next one when it cannot end it exactly (``fit_paths_`` says which ended
+        it).  "incremental": the paper's method, one example after the other (exact
+        after every example; what ``partial_fit`` always does).  "selfinit": the
+        batch optimum in one path-following run, Fine & Scheinberg's SelfInit POKER
+        (:class:`refsvm.POKER`'s ``fit``, the twin of the same ``backend``), whose end
+        -- the same partition, kernel columns and inverse of the bordered matrix this
+        method keeps -- becomes this estimator's state, so that everything after
+        ``fit`` is as after an incremental pass (see Notes).  A SelfInit path that
+        stops progressing (its parameter y'alpha unchanged over ``200 + 2 |I_s|``
+        breakpoints: a cycle of zero-length exchanges, e.g. on pure label noise) is
+        abandoned at once.  "libsvm": LIBSVM's solution (:class:`sklearn.svm.SVC`,
+        tol 1e-3) made exact by POKER's fixed- and adjustable-bias paths from it
+        (``refsvm/_warm_start.py``): the path passes one breakpoint per example LIBSVM
+        left in the wrong set, where SelfInit passes one per example or more.  The
+        same model (the SVM is unique up to degenerate ties) as the other two; its
+        time is LIBSVM's plus the margin set's kernel columns and one inverse of
+        its bordered matrix (``docs/defaults.rst`` has the measured ratios).
+        LIBSVM's kernel evaluations are not counted in ``n_kernel_evals_``.
+        ``max_steps`` bounds only the incremental operations.
     departures : None, "default", "paper" or dict, default=None
         The departures from the paper's printed method
         (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair, the
@@ -111,10 +115,11 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     max_inverse_drift_ : float
         Largest relative drift of the updated inverse found at a refresh.
     fit_paths_ : list of str
-        Per binary problem, how the last ``fit`` learned it: "selfinit", or
-        "incremental" (asked for, or because SelfInit stalled, cycled or its end was
-        not exact to this estimator's tolerances -- see Notes -- or C k_max is above 1e5, where this
-        estimator's operations polish their ends in round-off units).
+        Per binary problem, how the last ``fit`` learned it: "libsvm", "selfinit", or
+        "incremental" (asked for, or because the batch starts were refused, stalled,
+        cycled or ended off exactness to this estimator's tolerances -- see Notes --
+        or C k_max is above 1e5, where this estimator's operations polish their ends
+        in round-off units).
 
     Notes
     -----
@@ -131,11 +136,11 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     estimator as it was before the call, and ``unlearn`` leaves the ids before
     the failing one unlearned.  The model is never left drifted.
 
-    ``fit_method="selfinit"``: the end of the SelfInit path is accepted under the
-    same two conditions (after one step of iterative refinement of b and the
-    margin vectors' alpha on the bordered system; otherwise, and when the path
-    cycles or ends off the optimum on degenerate data, that problem is learned
-    example by example, ``fit_paths_``).  An interrupt (Ctrl-C) or an
+    ``fit_method="libsvm"`` or ``"selfinit"``: the end of the batch path is accepted
+    under the same two conditions (after one step of iterative refinement of b and
+    the margin vectors' alpha on the bordered system; otherwise, and when the path
+    cycles or ends off the optimum on degenerate data, that problem goes to the next
+    method, at the last example by example, ``fit_paths_``).  An interrupt (Ctrl-C) or an
     error during that path leaves the estimator as it was before ``fit``.
 
     More than two classes go one-vs-rest (one exact binary SVM per class,
@@ -189,7 +194,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     _compiled = "refsvm.idsvm._incremental_svm"
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-12,
-                 refresh_every=100, cache_size=200.0, max_steps=0, fit_method="selfinit",
+                 refresh_every=100, cache_size=200.0, max_steps=0, fit_method="libsvm",
                  departures=None, backend="cython"):
         self.C = C
         self.kernel = kernel
@@ -219,11 +224,14 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
 
     def _fit_states(self, X, Ys):
         """``fit``: every example in the given order (``fit_method="incremental"``), or
-        the batch optimum by Fine & Scheinberg's SelfInit path (``refsvm.poker``, the twin
-        of this estimator's backend), its end converted into this family's state
+        the batch optimum by POKER's paths from LIBSVM's solution
+        (:func:`refsvm._warm_start.libsvm_optimum`) or by Fine & Scheinberg's SelfInit
+        path (``refsvm.poker``, the twin of this estimator's backend), the end converted
+        into this family's state
         (:func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`).  A problem whose
-        SelfInit end is not exact to this family's tolerances (or whose C k_max is
-        extreme) is learned example by example instead: the same model, more slowly.
+        batch end is not exact to this family's tolerances (or whose C k_max is
+        extreme) goes to the next method, at the last example by example: the same
+        model, more slowly.
         ``departures="paper"``: example by example (the paper's method)."""
         if self.fit_method == "incremental" or is_paper_form(
                 DEPARTURES, resolve(DEPARTURES, self.departures)):
@@ -232,14 +240,19 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
             return
         self.n_epochs_ = 1
         self.fit_paths_ = []
+        starts = {"libsvm": libsvm_optimum, "selfinit": self_init_optimum}
+        methods = FIT_METHODS[FIT_METHODS.index(self.fit_method): -1]
         for state, y in zip(self._states, Ys):
             params = state.init_params()
-            optimum = self_init_optimum(self.backend, params, X, y)
-            # None: SelfInit cycled or ended off the optimum (degenerate data): example by
-            # example
-            data = None if optimum is None else state_arrays_from_optimum(
-                optimum, params["C"], params["n_features"], params["sparse"],
-                params["departures"])
+            for method in methods:
+                optimum = starts[method](self.backend, params, X, y)
+                # None: the start was refused, the path cycled or ended off the optimum
+                # (degenerate data): the next method
+                data = None if optimum is None else state_arrays_from_optimum(
+                    optimum, params["C"], params["n_features"], params["sparse"],
+                    params["departures"])
+                if data is not None:
+                    break
             if data is None:
                 try:
                     run_states([state], X, [y], range(X.shape[0]))
@@ -249,7 +262,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
                 self.fit_paths_.append("incremental")
             else:
                 state.load_state(data)
-                self.fit_paths_.append("selfinit")
+                self.fit_paths_.append(method)
 
     # ------------------------------------------------------------------ safeguards
     @property

@@ -177,9 +177,9 @@ def test_save_and_load_keep_the_departures(backend, tmp_path):
 
 def test_paper_form_fits_example_by_example():
     """``fit`` with the paper form learns example by example (the paper's method), not
-    by the SelfInit path of the defaults."""
+    by the batch start of the defaults."""
     X, y = _stream(60, 5)
-    assert IncrementalSVM(gamma=0.5).fit(X, y).fit_paths_ == ["selfinit"]
+    assert IncrementalSVM(gamma=0.5).fit(X, y).fit_paths_ == ["libsvm"]
     paper = IncrementalSVM(gamma=0.5, departures="paper").fit(X, y)
     assert paper.fit_paths_ == ["incremental"]
     inc = IncrementalSVM(gamma=0.5, fit_method="incremental").fit(X, y)

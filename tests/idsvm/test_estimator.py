@@ -197,16 +197,17 @@ def _svc_decision(X, y, Xt, C, kw):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("kw", _FIT_KERNELS, ids=["rbf", "linear", "poly"])
 @pytest.mark.parametrize("C", [0.1, 10.0])
-def test_selfinit_fit_is_the_incremental_fit_and_svc(backend, kw, C):
-    """fit_method="selfinit" (the default) and "incremental" give the same exact SVM:
-    SVC's decision function and support set, this family's KKT conditions and inverse
+@pytest.mark.parametrize("method", ["libsvm", "selfinit"])
+def test_batch_fit_is_the_incremental_fit_and_svc(backend, kw, C, method):
+    """fit_method="libsvm" (the default), "selfinit" and "incremental" give the same exact
+    SVM: SVC's decision function and support set, this family's KKT conditions and inverse
     (``check``) -- and the converted state is the one an incremental pass would keep."""
     rng = np.random.RandomState(3)
     X = rng.randn(90, 3)
     y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.6 * rng.randn(90) > 0, 1, -1)
-    fast = IncrementalSVM(C=C, backend=backend, **kw).fit(X, y)
+    fast = IncrementalSVM(C=C, fit_method=method, backend=backend, **kw).fit(X, y)
     slow = IncrementalSVM(C=C, fit_method="incremental", backend=backend, **kw).fit(X, y)
-    assert fast.fit_paths_ == ["selfinit"] and slow.fit_paths_ == ["incremental"]
+    assert fast.fit_paths_ == [method] and slow.fit_paths_ == ["incremental"]
     ref = _svc_decision(X, y, X, C, kw)
     scale = 1.0 + np.max(np.abs(ref))
     # (LIBSVM stops ~4e-6 short of the optimum on the quadratic kernel at C = 10, even at
@@ -226,7 +227,9 @@ def test_selfinit_fit_is_the_incremental_fit_and_svc(backend, kw, C):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("sparse_input", [False, True], ids=["dense", "csr"])
-def test_after_a_selfinit_fit_learning_unlearning_and_loo_stay_exact(backend, sparse_input):
+@pytest.mark.parametrize("method", ["libsvm", "selfinit"])
+def test_after_a_batch_fit_learning_unlearning_and_loo_stay_exact(backend, sparse_input,
+                                                                   method):
     """From the converted state, partial_fit (one example at a time), unlearn and
     leave-one-out are those of SVC trained on the corresponding examples."""
     rng = np.random.RandomState(5)
@@ -234,8 +237,9 @@ def test_after_a_selfinit_fit_learning_unlearning_and_loo_stay_exact(backend, sp
     y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] + 0.4 * rng.randn(130) > 0, 1, -1)
     Xin = sp.csr_matrix(X) if sparse_input else X
     kw = dict(kernel="rbf", gamma=0.4)
-    clf = IncrementalSVM(C=3.0, backend=backend, **kw).fit(Xin[:90], y[:90])
-    assert clf.fit_paths_ == ["selfinit"]
+    clf = IncrementalSVM(C=3.0, fit_method=method, backend=backend, **kw).fit(Xin[:90],
+                                                                            y[:90])
+    assert clf.fit_paths_ == [method]
     clf.partial_fit(Xin[90:], y[90:])
     ref = _svc_decision(X, y, X, 3.0, kw)
     np.testing.assert_allclose(clf.decision_function(Xin), ref, atol=1e-6 * (1 + abs(ref).max()))
@@ -253,16 +257,17 @@ def test_after_a_selfinit_fit_learning_unlearning_and_loo_stay_exact(backend, sp
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_selfinit_fit_one_vs_rest_and_the_incremental_fallback(backend):
-    """Three classes: one SelfInit path per problem, the same model as the incremental
+@pytest.mark.parametrize("method", ["libsvm", "selfinit"])
+def test_batch_fit_one_vs_rest_and_the_incremental_fallback(backend, method):
+    """Three classes: one batch start per problem, the same model as the incremental
     fit; at C k_max above POLISH_CK every problem is learned example by example."""
     rng = np.random.RandomState(1)
     X = rng.randn(120, 2)
     y = np.digitize(X[:, 0] + 0.3 * rng.randn(120), [-0.5, 0.5])
-    fast = IncrementalSVM(C=1.0, gamma=0.5, backend=backend).fit(X, y)
+    fast = IncrementalSVM(C=1.0, gamma=0.5, fit_method=method, backend=backend).fit(X, y)
     slow = IncrementalSVM(C=1.0, gamma=0.5, fit_method="incremental",
                           backend=backend).fit(X, y)
-    assert fast.fit_paths_ == ["selfinit"] * 3
+    assert fast.fit_paths_ == [method] * 3
     np.testing.assert_allclose(fast.decision_function(X), slow.decision_function(X),
                                atol=1e-9)
     big = IncrementalSVM(C=1e6, gamma=0.5, backend=backend).fit(X[:40], y[:40])
@@ -302,6 +307,7 @@ def test_fit_learns_example_by_example_when_selfinit_cycles(backend):
     X, y, C = zero_rows_stream(967)
     with pytest.raises(P.CyclingError):
         P.POKERState(3, C=C, kernel="linear").self_init(X, y)
-    est = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
+    est = IncrementalSVM(C=C, kernel="linear", fit_method="selfinit",
+                         backend=backend).fit(X, y)
     assert est.fit_paths_ == ["incremental"]
     assert_linear_dual_is_libsvm(X, y, C, est.support_, est.dual_coef_[0])

@@ -1,0 +1,167 @@
+"""The exact SVM of a batch from LIBSVM's solution: ``IncrementalSVM.fit``'s default start.
+
+LIBSVM (scikit-learn's :class:`~sklearn.svm.SVC`) reaches the batch SVM to a tolerance
+(1e-3 on the KKT conditions by default) in far fewer kernel evaluations than any exact
+path from an empty model: SMO touches two multipliers at a time and shrinks the problem.
+Its solution is close to the optimum but not on it, and a model whose next
+``partial_fit`` and ``unlearn`` are exact needs the optimum itself: the partition, the
+margin vectors' kernel columns and the inverse of the bordered matrix.
+
+Fine & Scheinberg's fixed-bias method (Sec. 3, Eq. 3) is the bridge.  It follows
+g(u) = Q alpha + p + u d from any solution that is optimal for the linear term p at
+u = 0 to the true linear term -e - b y at u = 1.  Any feasible alpha is optimal for
+*some* p: take LIBSVM's alpha and b, read the partition off alpha (0, strictly inside
+(0, C), C), and choose p so that every g at u = 0 sits on its side of 0 -- 0 on the
+margin set, min(g, 0) at C, max(g, 0) at 0.  Then d = g - g(0) is LIBSVM's violation of
+each KKT condition, and the path to u = 1 passes one breakpoint per example LIBSVM put in
+the wrong set: a handful where an exact path from an empty model passes thousands.  The
+adjustable-bias method then brings y'alpha to 0 (LIBSVM's is 0 only to round-off).
+
+Two things LIBSVM's solution may hold that the path cannot start from:
+
+- identical rows with one label, several strictly inside (0, C): they share g, so any
+  split of their total alpha is optimal, but their columns make the bordered matrix
+  singular.  The total is moved onto as few of them as possible (:func:`_consolidate`),
+  which changes neither f nor y'alpha.
+- a margin set whose bordered matrix is singular for another reason: the start is
+  refused and ``fit`` takes the next path (SelfInit, then example by example).
+
+The end is checked like every other start: :func:`refsvm.idsvm.incremental_svm.
+state_arrays_from_optimum` accepts it only if it is exact to IncrementalSVM's tolerances.
+LIBSVM's kernel evaluations are its own and not counted in ``n_kernel_evals_``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import load_backend
+
+__all__ = ["libsvm_optimum"]
+
+#: LIBSVM's stopping tolerance (SVC's default): a looser start only adds breakpoints
+LIBSVM_TOL = 1e-3
+#: multipliers within this fraction of C of a bound are taken at the bound
+BOUND_SNAP = 1e-10
+#: the bordered matrix's inverse is refused when M R - I exceeds this (max-abs)
+RESIDUAL_LIMIT = 1e-8
+
+
+def _row_keys(X, ids):
+    """A bytes key per row of X (dense, or CSR in canonical form): equal keys, equal rows."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        X.sort_indices()
+        ind, val, ptr = X.indices.astype(np.int64), X.data, X.indptr
+        return [ind[ptr[i]: ptr[i + 1]].tobytes() + b"|" + val[ptr[i]: ptr[i + 1]].tobytes()
+                for i in ids]
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return [X[i].tobytes() for i in ids]
+
+
+def _consolidate(X, y, alpha, C):
+    """alpha with the total of every group of identical rows of one label that has a
+    member strictly inside (0, C) moved onto as few members as possible (some at C, at
+    most one inside, the rest at 0, in id order).  The members share g, so f and
+    y'alpha are unchanged."""
+    inner = np.flatnonzero((alpha > 0.0) & (alpha < C))
+    if inner.size == 0:
+        return alpha
+    wanted = set(_row_keys(X, inner.tolist()))
+    groups = {}
+    for i, key in enumerate(_row_keys(X, range(X.shape[0]))):
+        if key in wanted:
+            groups.setdefault((key, float(y[i])), []).append(i)
+    alpha = alpha.copy()
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        m = np.array(members, dtype=np.intp)
+        total = float(np.sum(alpha[m]))
+        full = min(int(total // C), m.size)
+        alpha[m] = 0.0
+        alpha[m[:full]] = C
+        if full < m.size and total - full * C > BOUND_SNAP * C:
+            alpha[m[full]] = total - full * C
+    return alpha
+
+
+def _libsvm_solution(params, X, y):
+    """LIBSVM's alpha (>= 0, by example) and POKER's b (f = w'phi - b) for (X, y)."""
+    from sklearn.svm import SVC
+
+    svc = SVC(C=params["C"], kernel=params["kernel"], gamma=params["gamma"],
+              degree=params["degree"], coef0=params["coef0"], tol=LIBSVM_TOL,
+              cache_size=max(float(params["cache_size"]), 1.0), shrinking=True)
+    svc.fit(X, y)
+    alpha = np.zeros(X.shape[0])
+    coef = svc.dual_coef_.toarray() if sp.issparse(svc.dual_coef_) else svc.dual_coef_
+    alpha[svc.support_] = np.abs(coef[0])
+    return alpha, -float(svc.intercept_[0])
+
+
+def libsvm_optimum(backend, params, X, y):
+    """The exact SVM of (X, y) reached from LIBSVM's solution by POKER's fixed- and
+    adjustable-bias paths (module docstring), by the POKER twin of ``backend``, with the
+    numeric parameters of an IncrementalSVM state (``init_params()``): POKER's
+    persistence arrays (``POKERState.save_state``), or None when the start is refused
+    (a singular margin set) or a path fails."""
+    from .poker import poker as reference
+
+    y = np.asarray(y, dtype=np.float64)
+    if np.unique(y).size < 2:
+        return None
+    C = float(params["C"])
+    alpha, b = _libsvm_solution(params, X, y)
+    alpha[alpha < BOUND_SNAP * C] = 0.0
+    alpha[alpha > C - BOUND_SNAP * C] = C
+    alpha = _consolidate(X, y, alpha, C)
+
+    module = load_backend(backend, reference, "refsvm.poker._poker")
+    path = module.POKERState(params["n_features"], params["sparse"], C=C,
+                             kernel=params["kernel"], gamma=params["gamma"],
+                             degree=params["degree"], coef0=params["coef0"],
+                             cache_size=params["cache_size"])
+    ids = path._append_rows(X, y)
+    path._activate(ids)
+    n = ids.size
+    S = ids[(alpha > 0.0) & (alpha < C)]
+    at_c = ids[alpha == C]
+    try:
+        # the margin set: its kernel columns and the inverse of its bordered matrix
+        KS = np.zeros((n, max(S.size, 8)))
+        for j, s in enumerate(S.tolist()):
+            KS[:, j] = path._known(path._column(s))[:n]
+        path.alpha[ids] = alpha
+        path.status[at_c] = reference.I_C
+        path.status[S] = reference.I_S
+        path.S = S.tolist()
+        path.KS = KS
+        if S.size:
+            ys = y[S]
+            M = np.zeros((S.size + 1, S.size + 1))
+            M[0, 1:] = M[1:, 0] = ys
+            M[1:, 1:] = KS[S, : S.size] * np.outer(ys, ys)
+            R = np.linalg.inv(M)
+            if not np.max(np.abs(M @ R - np.eye(S.size + 1))) <= RESIDUAL_LIMIT:
+                return None
+            path.R = R
+            path.fresh = True
+        # g at u = 0 on the right side of 0 for each set; d carries LIBSVM's violation
+        f = KS[:, : S.size] @ (alpha[S] * y[S]) + path._class_sums(ids, at_c)
+        g = y * (f - b) - 1.0
+        g0 = np.where(alpha == C, np.minimum(g, 0.0),
+                      np.where(alpha == 0.0, np.maximum(g, 0.0), 0.0))
+        path.b = b
+        path.g[ids] = g0
+        path.p[ids] = g0 - y * f
+        path.d[ids] = g - g0
+        path.fixed_bias()                                 # Eq. 3: u from 0 to 1
+        path.adjust_bias()                                # Sec. 3: y'alpha to 0
+        path._end_chunk("the start from LIBSVM")
+        return path.save_state()
+    except (reference.CyclingError, reference.PathError, np.linalg.LinAlgError):
+        return None

@@ -1,0 +1,88 @@
+"""``IncrementalSVM.fit``'s default start (``refsvm/_warm_start.py``): LIBSVM's solution made
+exact by POKER's fixed- and adjustable-bias paths -- the same exact SVM as the incremental
+pass, also where LIBSVM's solution splits mass between identical rows, and the next path
+where its margin set is singular."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from refsvm import IncrementalSVM
+from refsvm._warm_start import _consolidate, libsvm_optimum
+
+from ..conftest import BACKENDS, assert_linear_dual_is_libsvm
+
+
+
+def _params(C, kernel="rbf", gamma=0.5, n_features=2, sparse=False):
+    return {"C": C, "kernel": kernel, "gamma": gamma, "degree": 3, "coef0": 0.0,
+            "cache_size": 200.0, "n_features": n_features, "sparse": sparse}
+
+
+def _duplicated(seed, n=80, copies=3):
+    """Rows on a coarse grid, each drawn row repeated ``copies`` times (same label)."""
+    rng = np.random.RandomState(seed)
+    base = np.round(rng.randn(n, 2), 1)
+    y = np.where(base[:, 0] + 0.8 * rng.randn(n) > 0, 1, -1)
+    return np.repeat(base, copies, axis=0), np.repeat(y, copies)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("sparse_input", [False, True], ids=["dense", "csr"])
+def test_identical_rows_start_from_libsvm_and_stay_exact(backend, sparse_input):
+    X, y = _duplicated(0)
+    Xin = sp.csr_matrix(X) if sparse_input else X
+    fast = IncrementalSVM(C=10.0, gamma=0.5, backend=backend).fit(Xin, y)
+    slow = IncrementalSVM(C=10.0, gamma=0.5, fit_method="incremental",
+                          backend=backend).fit(Xin, y)
+    assert fast.fit_paths_ == ["libsvm"]
+    np.testing.assert_allclose(fast.decision_function(Xin), slow.decision_function(Xin),
+                               atol=1e-8)
+    diag = fast._states[0].check()
+    assert diag["kkt"] <= 1e-9 and diag["inverse_residual"] <= 1e-8
+    # and it goes on exactly
+    fast.partial_fit(Xin[:20], y[:20])
+    slow.partial_fit(Xin[:20], y[:20])
+    np.testing.assert_allclose(fast.decision_function(Xin), slow.decision_function(Xin),
+                               atol=1e-8)
+
+
+def test_consolidation_keeps_f_and_the_balance():
+    """The total alpha of a group of identical rows of one label moves onto as few
+    members as possible: some at C, at most one inside (0, C), the others 0; f and
+    y'alpha do not change."""
+    X, y = _duplicated(1, n=30, copies=4)
+    C = 1.0
+    rng = np.random.RandomState(2)
+    alpha = np.where(rng.rand(y.size) < 0.5, rng.uniform(0.0, C, y.size), 0.0)
+    out = _consolidate(X, y.astype(float), alpha, C)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(K @ (out * y), K @ (alpha * y), atol=1e-12)
+    assert abs(out @ y - alpha @ y) <= 1e-12
+    for g in range(30):
+        members = out[4 * g: 4 * g + 4]
+        assert np.sum((members > 0) & (members < C)) <= 1
+        assert np.all((members >= 0) & (members <= C))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_singular_margin_set_is_refused_and_fit_takes_the_next_path(backend):
+    """Linear kernel on two features with five points on each margin line: LIBSVM puts
+    mass on more margin vectors than the bordered matrix has rank.  The start is
+    refused (None), and ``fit`` still ends at LIBSVM's dual objective."""
+    t = np.linspace(-2.0, 2.0, 5)
+    X = np.vstack([np.c_[t, np.ones(5)], np.c_[t, -np.ones(5)],
+                   np.c_[t + 0.1, 3.0 * np.ones(5)], np.c_[t - 0.1, -3.0 * np.ones(5)]])
+    y = np.r_[np.ones(5), -np.ones(5), np.ones(5), -np.ones(5)]
+    C = 0.5
+    optimum = libsvm_optimum(backend, _params(C, kernel="linear"), X, y)
+    est = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
+    if optimum is None:
+        assert est.fit_paths_ != ["libsvm"]
+    assert_linear_dual_is_libsvm(X, y, C, est.support_, est.dual_coef_[0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_class_is_not_started(backend):
+    X = np.random.RandomState(0).randn(10, 2)
+    assert libsvm_optimum(backend, _params(1.0), X, np.ones(10)) is None
