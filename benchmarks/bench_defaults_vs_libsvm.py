@@ -29,7 +29,7 @@ the default until issue 40 (``departures={"budget_per_sv": 0}``: a fixed m = 100
 speed option).  Where the default model has more support vectors than LIBSVM, the ramp
 model's offline optimum (:func:`refsvm.ramp.cccp.cccp_ramp` from alpha = 0, the same
 kernel k + 1 as the estimator's regularised bias, tol 1e-3) is solved and its count printed
-beside ours.  With ``--idsvm``: ``IncrementalSVM().fit`` (SelfInit first) against
+beside ours.  With ``--idsvm``: ``IncrementalSVM().fit`` (its default start) against
 ``partial_fit`` of the same rows and against LIBSVM (interleaved, best of two rounds;
 one round where the two take more than 20 s together).
 

@@ -35,8 +35,8 @@ For each (set, C), in one process, one after the other on the same arrays:
 - ``KernelPassiveAggressive`` (PA-I) one pass: time, #SV, accuracy;
 - ``IncrementalSVM`` (exact after every example: ``fit_method="incremental"``) one pass:
   time / LIBSVM's;
-- ``IncrementalSVM`` with its default ``fit`` (``fit_method="selfinit"``: the batch optimum
-  by Fine & Scheinberg's SelfInit path, then exact after every later example): time /
+- ``IncrementalSVM`` with its default ``fit`` (``fit_method="libsvm"``: LIBSVM's solution
+  made exact by Fine & Scheinberg's paths, then exact after every later example): time /
   LIBSVM's and the largest |f - f_LIBSVM| on the test rows.
 
 Times are the best of ``--repeat`` runs (IncrementalSVM: one run).  The targets of issue 13
@@ -295,7 +295,7 @@ def print_table(rows, out=sys.stdout):
     """The issue's table, plus accuracy, kernel evaluations and the PA-I baseline."""
     w = out.write
     w("| data | C | n | ramp / LIBSVM time | #SV ramp / LIBSVM | acc ramp / LIBSVM (%) "
-      "| evals / floor | IDSVM / LIBSVM time | IDSVM fit (SelfInit) / LIBSVM time "
+      "| evals / floor | IDSVM / LIBSVM time | IDSVM fit / LIBSVM time "
       "| PA-I: time ratio, #SV, acc | LIBSVM s |\n")
     w("|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
@@ -320,7 +320,7 @@ def print_table(rows, out=sys.stdout):
         ir = np.array([r["idsvm_time"] / r["svc_time"] for r in rows])
         fr = np.array([r["idsvm_fit_time"] / r["svc_time"] for r in rows])
         w(f"; IDSVM time ratio max {ir.max():.1f} (<= 10), median {np.median(ir):.1f}; "
-          f"IDSVM fit (SelfInit) max {fr.max():.1f}, median {np.median(fr):.1f}")
+          f"IDSVM fit max {fr.max():.1f}, median {np.median(fr):.1f}")
     w("\n")
 
 
@@ -409,7 +409,7 @@ def main(argv=None):
 #: the entries each row records for benchmarks/floors.toml (group "real <set> C=<C>")
 ENTRIES = {"ramp": "OnlineRampSVM one pass", "svc": "sklearn SVC (LIBSVM) trained once",
            "pa": "KernelPassiveAggressive one pass", "idsvm": "IncrementalSVM one pass",
-           "idsvm_fit": "IncrementalSVM fit (SelfInit)",
+           "idsvm_fit": "IncrementalSVM fit",
            "retrain": "LIBSVM retrained after every example (est.)"}
 
 

@@ -23,8 +23,15 @@ Two things LIBSVM's solution may hold that the path cannot start from:
   split of their total alpha is optimal, but their columns make the bordered matrix
   singular.  The total is moved onto as few of them as possible (:func:`_consolidate`),
   which changes neither f nor y'alpha.
-- a margin set whose bordered matrix is singular for another reason: the start is
-  refused and ``fit`` takes the next path (SelfInit, then example by example).
+- margin vectors whose kernel columns are (numerically) combinations of others': a
+  margin set of hundreds on two features under a wide RBF kernel (pure label noise) has
+  a bordered matrix with condition number 1e19.  Pivoted Cholesky on Q_SS keeps a
+  regular part (:func:`_independent`); the others go to their nearer bound.  Any
+  feasible alpha with a regular margin set is a start: moving some alpha only changes p
+  and d, so the path passes more breakpoints and ends at the same optimum.  Where the
+  inverse of the kept part's bordered matrix is still not accurate, or a path stops
+  progressing (:class:`_Progress`), the start is given up and ``fit`` learns the
+  problem example by example.
 
 The end is checked like every other start: :func:`refsvm.idsvm.incremental_svm.
 state_arrays_from_optimum` accepts it only if it is exact to IncrementalSVM's tolerances.
@@ -36,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._exact_paths import SelfInitStalled
 from ._validation import load_backend
 
 __all__ = ["libsvm_optimum"]
@@ -44,8 +52,11 @@ __all__ = ["libsvm_optimum"]
 LIBSVM_TOL = 1e-3
 #: multipliers within this fraction of C of a bound are taken at the bound
 BOUND_SNAP = 1e-10
+#: a margin vector whose column's distance from the kept ones (the pivot of pivoted
+#: Cholesky on Q_SS) falls below this times max_i Q_ii is moved to its nearer bound
+PIVOT_LIMIT = 1e-8
 #: the bordered matrix's inverse is refused when M R - I exceeds this (max-abs)
-RESIDUAL_LIMIT = 1e-8
+RESIDUAL_LIMIT = 1e-6
 
 
 def _row_keys(X, ids):
@@ -89,6 +100,51 @@ def _consolidate(X, y, alpha, C):
     return alpha
 
 
+def _independent(Q):
+    """A mask of the margin vectors to keep: those that pivoted Cholesky (LAPACK's pstrf,
+    largest remaining pivot first) takes before the remaining pivots fall below
+    ``PIVOT_LIMIT`` times the largest diagonal entry; the others' columns are (nearly)
+    combinations of the kept ones, and the bordered matrix would be singular with them."""
+    keep = np.zeros(Q.shape[0], dtype=bool)
+    if Q.shape[0] == 0:
+        return keep
+    from scipy.linalg import lapack
+
+    _, piv, rank, info = lapack.dpstrf(np.array(Q, order="F"),
+                                       tol=PIVOT_LIMIT * float(np.max(np.diag(Q))))
+    if info < 0:
+        raise np.linalg.LinAlgError("pstrf failed")
+    keep[piv[:rank] - 1] = True
+    return keep
+
+
+class _Progress:
+    """The breakpoint hook of the start's paths: it raises :class:`SelfInitStalled` when
+    the parameter of the path being followed (u of the fixed-bias path, rising to 1;
+    |y'alpha| of the adjustable-bias path, falling to 0) has not moved for
+    ``window + 2 |I_s|`` breakpoints in a row -- a cycle of zero-length exchanges, as on
+    pure label noise, where POKER's budget of 50 (n + 10) breakpoints would run out only
+    after far more work than the incremental pass needs."""
+
+    def __init__(self, window=200):
+        self.window = int(window)
+        self.phase, self.best, self.since = None, np.inf, 0
+
+    def __call__(self, state):
+        from .poker.partition import BIAS, FIXED
+
+        if state.phase not in (FIXED, BIAS):
+            return
+        value = -float(state.u) if state.phase == FIXED else abs(float(state.tau))
+        if state.phase != self.phase or value < self.best - 1e-12 * abs(self.best):
+            self.phase, self.best, self.since = state.phase, value, 0
+            return
+        self.since += 1
+        if self.since > self.window + 2 * len(state.S):
+            raise SelfInitStalled(f"the start from LIBSVM made no progress in {self.since} "
+                                  "breakpoints")
+
+
 def _libsvm_solution(params, X, y):
     """LIBSVM's alpha (>= 0, by example) and POKER's b (f = w'phi - b) for (X, y)."""
     from sklearn.svm import SVC
@@ -125,16 +181,24 @@ def libsvm_optimum(backend, params, X, y):
                              kernel=params["kernel"], gamma=params["gamma"],
                              degree=params["degree"], coef0=params["coef0"],
                              cache_size=params["cache_size"])
+    path.breakpoint_hook = _Progress()
     ids = path._append_rows(X, y)
     path._activate(ids)
     n = ids.size
     S = ids[(alpha > 0.0) & (alpha < C)]
-    at_c = ids[alpha == C]
     try:
-        # the margin set: its kernel columns and the inverse of its bordered matrix
-        KS = np.zeros((n, max(S.size, 8)))
+        # the margin set: its kernel columns, a regular part of it, and the inverse of
+        # that part's bordered matrix
+        cols = np.zeros((n, S.size))
         for j, s in enumerate(S.tolist()):
-            KS[:, j] = path._known(path._column(s))[:n]
+            cols[:, j] = path._known(path._column(s))[:n]
+        keep = _independent(cols[S] * np.outer(y[S], y[S]))
+        alpha[S[~keep]] = np.where(alpha[S[~keep]] < 0.5 * C, 0.0, C)
+        S = S[keep]
+        KS = np.zeros((n, max(S.size, 8)))
+        KS[:, : S.size] = cols[:, keep]
+        del cols
+        at_c = ids[alpha == C]
         path.alpha[ids] = alpha
         path.status[at_c] = reference.I_C
         path.status[S] = reference.I_S
@@ -163,5 +227,6 @@ def libsvm_optimum(backend, params, X, y):
         path.adjust_bias()                                # Sec. 3: y'alpha to 0
         path._end_chunk("the start from LIBSVM")
         return path.save_state()
-    except (reference.CyclingError, reference.PathError, np.linalg.LinAlgError):
+    except (reference.CyclingError, reference.PathError, SelfInitStalled,
+            np.linalg.LinAlgError):
         return None

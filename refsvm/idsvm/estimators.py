@@ -62,9 +62,9 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         repairs included); 0: 50 (n + 10) for n examples seen.  A safeguard: when
         they run out, :class:`ExactnessError` (see Notes).
     fit_method : {"libsvm", "selfinit", "incremental"}, default="libsvm"
-        How ``fit`` reaches the SVM of its examples; each method hands the problem to
-        the next one when it cannot end it exactly (``fit_paths_`` says which ended
-        it).  "incremental": the paper's method, one example after the other (exact
+        How ``fit`` reaches the SVM of its examples; a batch start ("libsvm",
+        "selfinit") that cannot end a problem exactly hands it to the incremental pass
+        (``fit_paths_`` says which ended it).  "incremental": the paper's method, one example after the other (exact
         after every example; what ``partial_fit`` always does).  "selfinit": the
         batch optimum in one path-following run, Fine & Scheinberg's SelfInit POKER
         (:class:`refsvm.POKER`'s ``fit``, the twin of the same ``backend``), whose end
@@ -139,8 +139,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
     ``fit_method="libsvm"`` or ``"selfinit"``: the end of the batch path is accepted
     under the same two conditions (after one step of iterative refinement of b and
     the margin vectors' alpha on the bordered system; otherwise, and when the path
-    cycles or ends off the optimum on degenerate data, that problem goes to the next
-    method, at the last example by example, ``fit_paths_``).  An interrupt (Ctrl-C) or an
+    stalls, cycles or ends off the optimum on degenerate data, that problem is learned
+    example by example, ``fit_paths_``).  An interrupt (Ctrl-C) or an
     error during that path leaves the estimator as it was before ``fit``.
 
     More than two classes go one-vs-rest (one exact binary SVM per class,
@@ -230,8 +230,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         into this family's state
         (:func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`).  A problem whose
         batch end is not exact to this family's tolerances (or whose C k_max is
-        extreme) goes to the next method, at the last example by example: the same
-        model, more slowly.
+        extreme) is learned example by example instead: the same model, more slowly.
         ``departures="paper"``: example by example (the paper's method)."""
         if self.fit_method == "incremental" or is_paper_form(
                 DEPARTURES, resolve(DEPARTURES, self.departures)):
@@ -240,19 +239,15 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
             return
         self.n_epochs_ = 1
         self.fit_paths_ = []
-        starts = {"libsvm": libsvm_optimum, "selfinit": self_init_optimum}
-        methods = FIT_METHODS[FIT_METHODS.index(self.fit_method): -1]
+        start = {"libsvm": libsvm_optimum, "selfinit": self_init_optimum}[self.fit_method]
         for state, y in zip(self._states, Ys):
             params = state.init_params()
-            for method in methods:
-                optimum = starts[method](self.backend, params, X, y)
-                # None: the start was refused, the path cycled or ended off the optimum
-                # (degenerate data): the next method
-                data = None if optimum is None else state_arrays_from_optimum(
-                    optimum, params["C"], params["n_features"], params["sparse"],
-                    params["departures"])
-                if data is not None:
-                    break
+            optimum = start(self.backend, params, X, y)
+            # None: the start was refused, the path stalled, cycled or ended off the
+            # optimum (degenerate data): example by example
+            data = None if optimum is None else state_arrays_from_optimum(
+                optimum, params["C"], params["n_features"], params["sparse"],
+                params["departures"])
             if data is None:
                 try:
                     run_states([state], X, [y], range(X.shape[0]))
@@ -262,7 +257,7 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
                 self.fit_paths_.append("incremental")
             else:
                 state.load_state(data)
-                self.fit_paths_.append(method)
+                self.fit_paths_.append(self.fit_method)
 
     # ------------------------------------------------------------------ safeguards
     @property

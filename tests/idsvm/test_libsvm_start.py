@@ -1,7 +1,7 @@
 """``IncrementalSVM.fit``'s default start (``refsvm/_warm_start.py``): LIBSVM's solution made
 exact by POKER's fixed- and adjustable-bias paths -- the same exact SVM as the incremental
-pass, also where LIBSVM's solution splits mass between identical rows, and the next path
-where its margin set is singular."""
+pass, also where LIBSVM's solution splits mass between identical rows or its margin set
+is singular, and the incremental pass where the start cannot end exactly."""
 
 import numpy as np
 import pytest
@@ -69,7 +69,7 @@ def test_consolidation_keeps_f_and_the_balance():
 def test_a_singular_margin_set_is_refused_and_fit_takes_the_next_path(backend):
     """Linear kernel on two features with five points on each margin line: LIBSVM puts
     mass on more margin vectors than the bordered matrix has rank.  The start is
-    refused (None), and ``fit`` still ends at LIBSVM's dual objective."""
+    regularised or refused, and ``fit`` ends at LIBSVM's dual objective either way."""
     t = np.linspace(-2.0, 2.0, 5)
     X = np.vstack([np.c_[t, np.ones(5)], np.c_[t, -np.ones(5)],
                    np.c_[t + 0.1, 3.0 * np.ones(5)], np.c_[t - 0.1, -3.0 * np.ones(5)]])
