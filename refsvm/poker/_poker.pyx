@@ -1,11 +1,11 @@
 # cython: language_level=3
 """Compiled twin of :mod:`refsvm.poker.poker` (POKER, Fine & Scheinberg).
 
-The same class, ``POKERState``, with the same attributes and methods.  What runs per
-chunk (Fig. 1 lines 0-2, SelfInit's trivial partition, the bias of an empty I_s,
-selective sampling) is the reference's Python, inherited: one code for both twins.
-What runs per **breakpoint** is compiled here, in :class:`_Engine`, with no Python
-object in the loop:
+``POKERState`` is a ``cdef class`` deriving from the core's ``StreamLearner``, with the
+reference's attribute and method names.  The printed method's drivers (Fig. 1:
+``add_chunk``, ``learn_ids``, ``fixed_bias``, ``adjust_bias``; Sec. 5: ``self_init``,
+``learn_selective``, ``_dobj``) are short methods mirroring the reference's.  What runs
+per **breakpoint** is compiled, with no Python object in the loop (``_follow_c``):
 
 - the rates of a piece (``_direction``): the sensitivities y_i (sum_j Q_ij dalpha_j)
   of every example, O(n |I_s|), from the kernel columns of I_s kept as C buffers (one
@@ -28,17 +28,23 @@ memory-bound at the sizes of the benchmarks: a hand loop over four columns at a 
 streams the kernel columns as fast as BLAS ``dgemv`` (docs, "Design notes") and keeps the
 reference's order, which BLAS does not.
 
-The departures from the printed method (``departures``, resolved by the reference state
-from :data:`refsvm.poker.departures.DEPARTURES`) are read by the engine from the state's
-dict when it is configured: per state, never from module globals.  The inherited
-per-chunk code reads them itself (the joint increment, the end of a chunk).
+The reference's methods that the paths call by name (``_follow``, ``_remove_from_S``,
+``_refresh``, ``_column``, ``_cache_put``, ...) are Python entries here; their compiled
+bodies are the ``cdef`` methods of the same name with ``_c`` (``_follow_c``, ...).  What
+is neither the printed method nor a path -- persistence, read-outs, the KKT check, the
+departures' once-per-chunk Python (the joint increment's driver, the decrement's, the end
+of a chunk, the exactness check, the polish, the bias centring) -- is the reference's own
+code, called on this state (class attributes at the end of the class: the reference's
+functions, which read and write the attribute names this class keeps): one code for both
+twins.
 
-The per-example arrays (y, alpha, g, p, d, ...) stay NumPy arrays of the Python state,
-shared with the inherited per-chunk code; the engine takes their data pointers at
-every entry.  I_s, its kernel columns, the inverse R, the cache and the scalars of the
-path (b, u, tau, t, the counters) live in the engine; the Python state reads and
-writes them through properties (``S``, ``R``, ``KS``, ``b``, ...), so the reference's
-code, ``get_state``, ``check`` and persistence see the reference's attributes.
+The departures (``departures``, resolved as the reference resolves them) are read into C
+when the state is made or loaded (``_configure``): per state, never from module globals.
+The per-example arrays (y, alpha, g, p, d, a0, kdiag, status) are NumPy arrays in the
+instance's dict, as the reference's, shared with that Python code; the compiled code takes
+their data pointers at every entry (``bind``).  I_s, its kernel columns, R, the cache and
+the scalars of the path (b, u, tau, t, the counters) are declared; ``S``, ``R``, ``KS``,
+``dependent`` and ``cache`` are properties that hand out the reference's forms.
 """
 import numpy as np
 cimport numpy as cnp
@@ -50,8 +56,8 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
 
-from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, bordered_drift, bordered_grow,
-                           rows_dot,
+from refsvm._core cimport (CKernel, EventChoice, RowStore, StreamLearner, bordered_beta,
+                           bordered_drift, bordered_grow, rows_dot,
                            bordered_max_abs, kernel_many, kernel_many4, refsvm_cols_matvec,
                            refsvm_cols_to_rows, refsvm_rows_to_cols,
                            bordered_pivot, bordered_shrink_scaled, bordered_start,
@@ -59,21 +65,27 @@ from refsvm._core cimport (CKernel, EventChoice, RowStore, bordered_beta, border
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, lu_inverse)
 
+from refsvm.core import stream as _stream
 from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
 from refsvm.poker import poker as _ref
-from refsvm.poker.poker import GONE, PENDING, SELECTIONS
+from refsvm.poker.departures.bias_centring import BiasCentring
+from refsvm.poker.departures.end_of_chunk import EndOfChunk
+from refsvm.poker.departures.joint_increment import JointIncrement
+from refsvm.poker.departures.unlearning import ChunkUnlearning
+from refsvm.poker.poker import GONE, PENDING, SELECTIONS, _Budget
+from refsvm.poker.storage import POKERStorage, init_state
 
 cnp.import_array()
 
 __all__ = ["POKERState", "SELECTIONS"]
 
 # the printed method's codes and tolerances, one definition (refsvm.poker.partition, read
-# through the reference); the departures' settings are read per state (``configure``)
+# through the reference); the departures' settings are read per state (``_configure``)
 cdef signed char C_IO = _ref.I_O, C_IS = _ref.I_S, C_IC = _ref.I_C
 cdef signed char C_FORCED = _ref.FORCED
-cdef int M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS, M_UNLEARN = _ref.UNLEARN
-cdef int M_JOINT = _ref.JOINT
+cdef int M_IDLE = _ref.IDLE, M_FIXED = _ref.FIXED, M_BIAS = _ref.BIAS
+cdef int M_UNLEARN = _ref.UNLEARN, M_JOINT = _ref.JOINT
 cdef int EV_END = _ref.EV_END, EV_LEAVE = _ref.EV_LEAVE, EV_JOIN = _ref.EV_JOIN
 cdef int EV_FLIP = _ref.EV_FLIP
 cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
@@ -196,36 +208,42 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
         a += nq
 
 
-cdef class _Engine:
-    """The breakpoint loop of POKER and the data it needs (see the module docstring)."""
+cdef class POKERState(StreamLearner):
+    """POKER state for one binary problem (compiled twin of
+    :class:`refsvm.poker.poker.POKERState`; see there for the parameters, ``departures``
+    among them, and the method)."""
 
-    # constants
-    cdef readonly double C, cache_size
-    cdef double aw              # the tie window of an alpha event (reference ``alpha_window``)
+    # the reference's attributes that are not declared here (the per-example arrays y,
+    # alpha, g, p, d, a0, kdiag, status; rows, F, KF, n_chunks, breakpoint_hook) are
+    # ordinary attributes, in the instance's dict
+    cdef dict __dict__
+    # the parameters
+    cdef public double C, cache_size
+    cdef readonly double aw     # the tie window of an alpha event (reference ``alpha_window``)
     cdef long long cache_bytes
-    cdef readonly long refresh_every
+    cdef public long refresh_every
     # the departures (refsvm.poker.departures.DEPARTURES) this state runs with
-    cdef readonly object departures
+    cdef public dict departures
     cdef bint refresh_on, duplicates_on, regularise_on
     cdef double drift_refresh, cond_refresh, small_pivot, doubt, shrink_eps
-    cdef RowStore store
-    cdef CKernel kern
-    # the scalars of the path (authoritative; the Python state's properties)
+    cdef public RowStore store
+    cdef public CKernel kernel
+    # the scalars of the path
     cdef public double b, u, tau, t, kmax
     cdef public long long n_iterations, n_exchanges, n_refresh, n_s_changes, budget
     cdef public bint fresh
     cdef public int phase
-    # the state's per-example arrays, bound at every entry
-    cdef Py_ssize_t n
-    cdef double* y
-    cdef double* alpha
-    cdef double* g
-    cdef double* p
-    cdef double* d
-    cdef double* a0
-    cdef double* kdiag
-    cdef signed char* status
-    cdef object state, hook, budget_exc
+    cdef public Py_ssize_t n
+    # the data of the per-example arrays, taken at every entry (``bind``)
+    cdef double* c_y
+    cdef double* c_alpha
+    cdef double* c_g
+    cdef double* c_p
+    cdef double* c_d
+    cdef double* c_a0
+    cdef double* c_kdiag
+    cdef signed char* c_status
+    cdef object hook            # the breakpoint hook of the path being followed
     # per-example work (capacity cap)
     cdef Py_ssize_t cap, nkr
     cdef Py_ssize_t nonunit      # how many of kr[:nkr] are not 1 (0: the scan reads no kr)
@@ -246,9 +264,9 @@ cdef class _Engine:
     cdef Py_ssize_t nblk
     # I_s, its kernel columns and R (row-major, leading dimension ld)
     cdef Py_ssize_t ns, caps, ld
-    cdef Py_ssize_t* S
+    cdef Py_ssize_t* c_S        # I_s in joining order (the property ``S``: a list)
     cdef double** cols
-    cdef double* R
+    cdef double* c_R            # the bordered inverse (the property ``R``: an array)
     cdef double* beta
     cdef double* m
     cdef double* z
@@ -269,8 +287,8 @@ cdef class _Engine:
     cdef bint b_only
     # the decrement (alpha_F driven to 0): ids, kernel columns (row-major n x nF), rates
     cdef Py_ssize_t nF
-    cdef Py_ssize_t* F
-    cdef double* KF
+    cdef Py_ssize_t* c_F        # the state's F and KF while a path runs
+    cdef double* c_KF
     cdef double* aF
     cdef double* yaF
     # KF y_F aF for every row, kept while F and y_F aF do not change (the same sums each
@@ -290,7 +308,7 @@ cdef class _Engine:
     cdef Py_ssize_t* clen
     cdef Py_ssize_t* ccap
     cdef signed char* cclean    # the cached column has no NaN (every id was in the problem)
-    cdef int** cref             # NULL, or the count of engines sharing the buffer (clone)
+    cdef int** cref             # NULL, or the count of states sharing the buffer (copies)
     cdef long long* cstamp
     cdef long long stamp
 
@@ -321,9 +339,9 @@ cdef class _Engine:
         self.cslot = NULL
         self.blk = NULL
         self.blist = NULL
-        self.S = NULL
+        self.c_S = NULL
         self.cols = NULL
-        self.R = NULL
+        self.c_R = NULL
         self.beta = NULL
         self.m = NULL
         self.z = NULL
@@ -335,8 +353,8 @@ cdef class _Engine:
         self.lu = NULL
         self.work = NULL
         self.ipiv = NULL
-        self.F = NULL
-        self.KF = NULL
+        self.c_F = NULL
+        self.c_KF = NULL
         self.aF = NULL
         self.yaF = NULL
         self.vF = NULL
@@ -350,27 +368,29 @@ cdef class _Engine:
         self.ccap = NULL
         self.cclean = NULL
         self.cstamp = NULL
-
-    def __init__(self):
         self.pool = <double**> malloc(POOL * sizeof(double*))
         if self.pool == NULL:
             _nomem()
         self._reserve_s(4)
         self._reserve(16)
 
-    def configure(self, double C, double cache_size, long refresh_every, RowStore store,
-                  CKernel kern, dict departures):
-        """The parameters of the state, and its resolved ``departures``: the settings of
-        the refresh, duplicates, regularise_fixed and column_cache departures."""
-        self.C = C
-        self.aw = _ref.alpha_window(C)
-        self.cache_size = cache_size
-        self.cache_bytes = <long long> (cache_size * 1048576.0) if departures["column_cache"] \
-            else 0
-        self.refresh_every = refresh_every
-        self.store = store
-        self.kern = kern
-        self.departures = departures
+    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
+                 coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
+        self.n_features = int(n_features)
+        self.sparse = bool(sparse)
+        self.store = RowStore(self.n_features, self.sparse)
+        init_state(self, CKernel(kernel, gamma, degree, coef0), C, cache_size, refresh_every,
+                   departures)
+        self._configure()
+
+    cdef int _configure(self) except -1:
+        """The settings read from the parameters and the resolved ``departures``: the tie
+        window, the cache's budget, the refresh, duplicates and regularise_fixed
+        departures."""
+        cdef dict departures = self.departures
+        self.aw = _ref.alpha_window(self.C)
+        self.cache_bytes = <long long> (self.cache_size * 1048576.0) \
+            if departures["column_cache"] else 0
         self.refresh_on = departures["refresh"]
         self.duplicates_on = departures["duplicates"]
         self.regularise_on = departures["regularise_fixed"]
@@ -379,6 +399,7 @@ cdef class _Engine:
         self.small_pivot = departures["small_pivot"]
         self.doubt = departures["doubt"]
         self.shrink_eps = departures["shrink_eps"]
+        return 0
 
     def __dealloc__(self):
         cdef Py_ssize_t j
@@ -413,8 +434,8 @@ cdef class _Engine:
         free(self.cslot)
         free(self.blk)
         free(self.blist)
-        free(self.S)
-        free(self.R)
+        free(self.c_S)
+        free(self.c_R)
         free(self.beta)
         free(self.m)
         free(self.z)
@@ -475,14 +496,14 @@ cdef class _Engine:
         newR = <double*> malloc(ld * ld * sizeof(double))
         if newR == NULL:
             _nomem()
-        if self.R != NULL:
+        if self.c_R != NULL:
             for i in range(self.ns + 1):
                 for j in range(self.ns + 1):
-                    newR[i * ld + j] = self.R[i * self.ld + j]
-            free(self.R)
-        self.R = newR
+                    newR[i * ld + j] = self.c_R[i * self.ld + j]
+            free(self.c_R)
+        self.c_R = newR
         self.ld = ld
-        _resize(<void**> &self.S, caps, sizeof(Py_ssize_t))
+        _resize(<void**> &self.c_S, caps, sizeof(Py_ssize_t))
         _resize(<void**> &self.cols, caps, sizeof(double*))
         _resize(<void**> &self.beta, ld, sizeof(double))
         _resize(<void**> &self.m, ld, sizeof(double))
@@ -516,25 +537,24 @@ cdef class _Engine:
         else:
             free(col)
 
-    cdef int bind(self, state) except -1:
-        """Take the data pointers of the state's per-example arrays (they are replaced
-        when they grow, so at every entry) and make room for its n examples."""
-        cdef Py_ssize_t i, n = state.n
+    cdef int bind(self) except -1:
+        """Take the data pointers of the per-example arrays (they are replaced when they
+        grow, so at every entry) and make room for the n examples."""
+        cdef Py_ssize_t i, n = self.n
         self._reserve(n)
-        self.n = n
-        self.y = <double*> self._data(state.y, n, np.float64)
-        self.alpha = <double*> self._data(state.alpha, n, np.float64)
-        self.g = <double*> self._data(state.g, n, np.float64)
-        self.p = <double*> self._data(state.p, n, np.float64)
-        self.d = <double*> self._data(state.d, n, np.float64)
-        self.a0 = <double*> self._data(state.a0, n, np.float64)
-        self.kdiag = <double*> self._data(state.kdiag, n, np.float64)
-        self.status = <signed char*> self._data(state.status, n, np.int8)
+        self.c_y = <double*> self._data(self.y, n, np.float64)
+        self.c_alpha = <double*> self._data(self.alpha, n, np.float64)
+        self.c_g = <double*> self._data(self.g, n, np.float64)
+        self.c_p = <double*> self._data(self.p, n, np.float64)
+        self.c_d = <double*> self._data(self.d, n, np.float64)
+        self.c_a0 = <double*> self._data(self.a0, n, np.float64)
+        self.c_kdiag = <double*> self._data(self.kdiag, n, np.float64)
+        self.c_status = <signed char*> self._data(self.status, n, np.int8)
         for i in range(self.nkr, n):
-            self.kr[i] = sqrt(fabs(self.kdiag[i]))
+            self.kr[i] = sqrt(fabs(self.c_kdiag[i]))
             self.nonunit += self.kr[i] != 1.0
-            self.y8[i] = 1 if self.y[i] == 1.0 else -1
-            self.nonpm += (self.y[i] != 1.0) & (self.y[i] != -1.0)
+            self.y8[i] = 1 if self.c_y[i] == 1.0 else -1
+            self.nonpm += (self.c_y[i] != 1.0) & (self.c_y[i] != -1.0)
         self.nkr = n
         return 0
 
@@ -545,15 +565,18 @@ cdef class _Engine:
             return <void*> self          # never read (n == 0)
         return cnp.PyArray_DATA(arr)
 
-    def clone(self, CKernel kern):
-        """An independent copy of everything the engine holds, with the kernel ``kern``
-        (its own evaluation count); the row store is shared (see
-        ``POKERState._trial_copy``)."""
-        cdef _Engine o = _Engine()
+    cdef int _clone_into(self, POKERState o) except -1:
+        """Copy into the fresh state ``o`` (made by ``__new__``) the declared data: the
+        parameters, the scalars, I_s, its columns and R, the marks and the cache (whose
+        columns are shared: see below); the row store is shared, ``o``'s kernel is its
+        own (``_trial_copy``)."""
         cdef Py_ssize_t j, a, L
         cdef double* buf
-        o.configure(self.C, self.cache_size, self.refresh_every, self.store, kern,
-                    self.departures)
+        o.n_features, o.sparse = self.n_features, self.sparse
+        o.C, o.cache_size, o.refresh_every = self.C, self.cache_size, self.refresh_every
+        o.departures, o.store = self.departures, self.store
+        o._configure()
+        o.n = self.n
         o.b, o.u, o.tau, o.t, o.kmax = self.b, self.u, self.tau, self.t, self.kmax
         o.n_iterations, o.n_exchanges = self.n_iterations, self.n_exchanges
         o.n_refresh, o.n_s_changes, o.budget = self.n_refresh, self.n_s_changes, self.budget
@@ -568,16 +591,16 @@ cdef class _Engine:
         for j in range(self.ns):
             o.cols[j] = o._pool_get()
             memcpy(o.cols[j], self.cols[j], self.cap * sizeof(double))
-            o.S[j] = self.S[j]
-            o.spos[self.S[j]] = j
+            o.c_S[j] = self.c_S[j]
+            o.spos[self.c_S[j]] = j
             o.ns = j + 1
         for a in range(self.ns + 1):
-            memcpy(o.R + a * o.ld, self.R + a * self.ld, (self.ns + 1) * sizeof(double))
+            memcpy(o.c_R + a * o.ld, self.c_R + a * self.ld, (self.ns + 1) * sizeof(double))
         for j in range(self.nblk):
             o._dep_add(self.blist[j])
         for j in range(self.ncache):
             # the cached columns are shared, not copied (a backup is made before every
-            # chunk; docs, "Design notes"): an engine that takes a shared column out
+            # chunk; docs, "Design notes"): a state that takes a shared column out
             # of its cache takes a copy (``_column``), one that drops it drops its share
             if self.cref[j] == NULL:
                 self.cref[j] = <int*> malloc(sizeof(int))
@@ -590,28 +613,26 @@ cdef class _Engine:
             self.cref[j][0] += 1
             o.cstamp[j] = self.cstamp[j]
         o.stamp = self.stamp
-        return o
+        return 0
 
-    def reserve(self, state):
-        self.bind(state)
-
-    def zero_rows(self, Py_ssize_t start, Py_ssize_t stop):
+    cdef int _zero_rows(self, Py_ssize_t start, Py_ssize_t stop) except -1:
         """New examples start..stop-1: 0 in every I_s column until they are activated."""
         cdef Py_ssize_t j, i
         self._reserve(stop)
         for j in range(self.ns):
             for i in range(start, stop):
                 self.cols[j][i] = 0.0
+        return 0
 
-    def forget_kr(self):
+    cdef void _forget_kr(self) noexcept:
         self.nkr = 0
         self.nonunit = 0
         self.nonpm = 0
 
     # ------------------------------------------------------------------ cache
     cdef bint _cache_release(self, Py_ssize_t sl) noexcept:
-        """Give up this engine's share of slot sl's buffer: True if it was the only
-        holder (the buffer is then this engine's to free or reuse)."""
+        """Give up this state's share of slot sl's buffer: True if it was the only
+        holder (the buffer is then this state's to free or reuse)."""
         cdef int* rc = self.cref[sl]
         self.cref[sl] = NULL
         if rc == NULL:
@@ -622,7 +643,7 @@ cdef class _Engine:
         free(rc)
         return True
 
-    cdef void _cache_drop(self, Py_ssize_t i) noexcept:
+    cdef void _cache_drop_c(self, Py_ssize_t i) noexcept:
         """Forget the cached column of i (if any); the last slot fills the hole."""
         cdef Py_ssize_t sl = self.cslot[i] if i < self.cap else -1, last
         if sl < 0:
@@ -670,26 +691,26 @@ cdef class _Engine:
         self.ncache += 1
         return 0
 
-    cdef int _cache_put(self, Py_ssize_t i, double* col) except -1:
+    cdef int _cache_put_c(self, Py_ssize_t i, double* col) except -1:
         """Keep the column of an example that left I_s (reference ``_cache_put``): the
         buffer (length cap) is taken over; NaN where an id is not in the problem; the
         oldest columns go first beyond cache_size."""
         cdef Py_ssize_t max_cols, j, oldest, n = self.n
-        self._cache_drop(i)
+        self._cache_drop_c(i)
         max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(n, 1)))
         if max_cols < 1:
             self._pool_put(col, self.cap)
             return 0
-        self._cache_insert(i, col, n, self.cap, _nan_off(col, self.status, n) == 0)
+        self._cache_insert(i, col, n, self.cap, _nan_off(col, self.c_status, n) == 0)
         while self.ncache > max_cols:
             oldest = 0
             for j in range(1, self.ncache):
                 if self.cstamp[j] < self.cstamp[oldest]:
                     oldest = j
-            self._cache_drop(self.cid[oldest])
+            self._cache_drop_c(self.cid[oldest])
         return 0
 
-    cdef double* _column(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
+    cdef double* _column_c(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
                          const double* pval=NULL, Py_ssize_t pm=0) except NULL:
         """k(x_l, x_i) for every id l < n into a buffer of length cap (reference
         ``_column``): the cached part (taken out of the cache), the pm values given
@@ -705,7 +726,7 @@ cdef class _Engine:
             L = self.clen[sl]
             clean = self.cclean[sl] and L == n   # every entry known: nothing to evaluate
             if self.cref[sl] != NULL and self.cref[sl][0] > 1:
-                col = self._pool_get()       # shared with a copy: this engine's own copy
+                col = self._pool_get()       # shared with a copy: this state's own copy
                 memcpy(col, self.ccol[sl], L * sizeof(double))
             elif self.ccap[sl] < self.cap:
                 _resize(<void**> &col, self.cap, sizeof(double))
@@ -724,16 +745,16 @@ cdef class _Engine:
             # values as one by one), then the entries the reference does not evaluate put
             # back -- I_s's from their columns, k(x_i, x_i), NaN off the problem -- and
             # only the evaluations it makes counted
-            kernel_many(self.kern, self.store, i, NULL, n, col)
-            m = _nan_off(col, self.status, n)
+            kernel_many(self.kernel, self.store, i, NULL, n, col)
+            m = _nan_off(col, self.c_status, n)
             for j in range(self.ns):
-                col[self.S[j]] = self.cols[j][i]
-            col[i] = self.kdiag[i]
-            self.kern.n_evals -= m + self.ns + 1
+                col[self.c_S[j]] = self.cols[j][i]
+            col[i] = self.c_kdiag[i]
+            self.kernel.n_evals -= m + self.ns + 1
             if m == 0:
                 self.col_clean = col         # no NaN: _add_to_S need not look
         elif clean:
-            col[i] = self.kdiag[i]
+            col[i] = self.c_kdiag[i]
             self.col_clean = col             # no NaN: _add_to_S need not look
         else:
             for l in range(L, n):
@@ -742,20 +763,20 @@ cdef class _Engine:
                 if isnan(col[pid[q]]):
                     col[pid[q]] = pval[q]
             for j in range(self.ns):
-                if isnan(col[self.S[j]]):
-                    col[self.S[j]] = self.cols[j][i]
-            col[i] = self.kdiag[i]
+                if isnan(col[self.c_S[j]]):
+                    col[self.c_S[j]] = self.cols[j][i]
+            col[i] = self.c_kdiag[i]
             m = 0
             for l in range(n):               # the rest of the problem: evaluated in one call
                 self.kidx[m] = l             # (no branch: kept when it counts)
-                m += (self.status[l] >= 0) & isnan(col[l])
-            kernel_many(self.kern, self.store, i, self.kidx, m, self.tmp)
+                m += (self.c_status[l] >= 0) & isnan(col[l])
+            kernel_many(self.kernel, self.store, i, self.kidx, m, self.tmp)
             for j in range(m):
                 col[self.kidx[j]] = self.tmp[j]
         return col
 
     # ------------------------------------------------------------------ factorisation
-    cdef bint _refresh(self) except -1:
+    cdef bint _refresh_c(self) except -1:
         """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
         reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
         cdef int nn = <int> (self.ns + 1)
@@ -766,12 +787,13 @@ cdef class _Engine:
             return False
         A[0] = 0.0
         for a in range(k):
-            ya = self.y[self.S[a]]
+            ya = self.c_y[self.c_S[a]]
             A[a + 1] = ya
             A[(a + 1) * nn] = ya
             for bb in range(k):
-                A[(a + 1) + (bb + 1) * nn] = (ya * self.y[self.S[bb]]) * self.cols[bb][self.S[a]]
-        if lu_inverse(A, nn, self.ipiv, self.work, self.R, ld):
+                A[(a + 1) + (bb + 1) * nn] = ((ya * self.c_y[self.c_S[bb]])
+                                              * self.cols[bb][self.c_S[a]])
+        if lu_inverse(A, nn, self.ipiv, self.work, self.c_R, ld):
             return False
         self.fresh = True
         self.n_refresh += 1
@@ -785,10 +807,10 @@ cdef class _Engine:
         self.n_s_changes += 1
         if self.refresh_on and self.refresh_every and self.ns \
                 and self.n_s_changes % self.refresh_every == 0:
-            drift = bordered_drift(self.R, self.ld, self.ns, self.y, self.S, self.cols,
+            drift = bordered_drift(self.c_R, self.ld, self.ns, self.c_y, self.c_S, self.cols,
                                    self.rp, self.work)
             if not drift <= self.drift_refresh:
-                self._refresh()
+                self._refresh_c()
         return 0
 
     cdef int _add_to_S(self, Py_ssize_t i, double* col, double kappa) except -1:
@@ -797,53 +819,53 @@ cdef class _Engine:
         cdef Py_ssize_t k = self.ns, l
         self._reserve_s(k + 1)
         if k == 0:
-            bordered_start(self.R, self.ld, self.y[i], self.kdiag[i])
+            bordered_start(self.c_R, self.ld, self.c_y[i], self.c_kdiag[i])
         else:
-            bordered_grow(self.R, self.ld, k + 1, self.beta, kappa)
+            bordered_grow(self.c_R, self.ld, k + 1, self.beta, kappa)
         if col != self.col_clean:
             for l in range(self.n):
                 if isnan(col[l]):
                     col[l] = 0.0
         self.col_clean = NULL
         self.cols[k] = col
-        self.S[k] = i
+        self.c_S[k] = i
         self.spos[i] = k
         self.ns = k + 1
-        self.status[i] = C_IS
-        self.g[i] = 0.0
+        self.c_status[i] = C_IS
+        self.c_g[i] = 0.0
         self.fresh = False
         self._s_changed()
         return 0
 
-    cdef int _remove_from_S(self, Py_ssize_t pos, signed char new_status) except -1:
+    cdef int _remove_from_S_c(self, Py_ssize_t pos, signed char new_status) except -1:
         """The member at ``pos`` leaves I_s (bordered_shrink; R afresh if it is refused,
         or after the shrink of an ill-conditioned inverse); its column goes to the cache."""
-        cdef Py_ssize_t s = self.S[pos], k = self.ns, a, ld = self.ld
+        cdef Py_ssize_t s = self.c_S[pos], k = self.ns, a, ld = self.ld
         cdef double mx = 0.0
         cdef bint ill = False, refused = False
         if k > 1:
-            mx = bordered_max_abs(self.R, ld, k + 1)
+            mx = bordered_max_abs(self.c_R, ld, k + 1)
             ill = self.refresh_on and mx * max(1.0, self.kmax) > self.cond_refresh
-        self._cache_put(s, self.cols[pos])
+        self._cache_put_c(s, self.cols[pos])
         if k > 1:
             # the scale of the shrink's singularity test is the mx just computed
-            refused = bordered_shrink_scaled(self.R, ld, k + 1, pos + 1, self.shrink_eps, mx,
+            refused = bordered_shrink_scaled(self.c_R, ld, k + 1, pos + 1, self.shrink_eps, mx,
                                              self.rp) != 0
         for a in range(pos, k - 1):
             self.cols[a] = self.cols[a + 1]
-            self.S[a] = self.S[a + 1]
-            self.spos[self.S[a]] = a
+            self.c_S[a] = self.c_S[a + 1]
+            self.spos[self.c_S[a]] = a
         self.ns = k - 1
         self.spos[s] = -1
-        self.status[s] = new_status
+        self.c_status[s] = new_status
         self.fresh = False
         if refused:
-            if not self._refresh():
+            if not self._refresh_c():
                 raise _ref.SingularActiveSetError("POKER: singular active set after a removal")
         else:
             self._s_changed()
             if ill and self.ns and not self.fresh:
-                self._refresh()
+                self._refresh_c()
         return 0
 
     cdef void _solve_fixed(self, const double* r, double* out) noexcept:
@@ -851,19 +873,19 @@ cdef class _Engine:
         cdef Py_ssize_t a, bb, k = self.ns, ld = self.ld
         cdef double s = 0.0, dtau
         for bb in range(k):
-            s += self.R[1 + bb] * r[bb]
-        dtau = -s / self.R[0]
-        rows_dot(self.R + ld + 1, ld, k, k, r, out)        # R_ss r, rows left to right
+            s += self.c_R[1 + bb] * r[bb]
+        dtau = -s / self.c_R[0]
+        rows_dot(self.c_R + ld + 1, ld, k, k, r, out)        # R_ss r, rows left to right
         for a in range(k):
-            out[a] = out[a] + dtau * self.R[(a + 1) * ld]
+            out[a] = out[a] + dtau * self.c_R[(a + 1) * ld]
 
     cdef bint _qss_singular(self) noexcept:
         cdef Py_ssize_t a, ld = self.ld
         cdef double vv = 0.0, v
         for a in range(self.ns):
-            v = self.R[(a + 1) * ld]
+            v = self.c_R[(a + 1) * ld]
             vv += v * v
-        return -self.R[0] <= EPS_PIVOT * self.kmax * vv
+        return -self.c_R[0] <= EPS_PIVOT * self.kmax * vv
 
     cdef void _dep_clear(self) noexcept:
         cdef Py_ssize_t j
@@ -888,15 +910,15 @@ cdef class _Engine:
         if not self.pend:
             return
         for i in range(self.n):
-            st = self.status[i]
+            st = self.c_status[i]
             if st != C_IS and st >= 0:
-                self.g[i] += self.gdot[i] * tp
+                self.c_g[i] += self.gdot[i] * tp
         self.pend = False
 
     cdef int _hook(self) except -1:
         if self.hook is not None:
             self._flush()
-            self.hook(self.state)
+            self.hook(self)
         return 0
 
     # ------------------------------------------------------------------ one breakpoint
@@ -906,7 +928,7 @@ cdef class _Engine:
         scan, ``_scan``)."""
         cdef Py_ssize_t n = self.n, k = self.ns, a, j, i, nF = self.nF, ld = self.ld
         cdef double sigma, s, h, acc
-        cdef double* R = self.R
+        cdef double* R = self.c_R
         self.b_only = False
         self.bdot = 0.0
         if mode == M_FIXED:
@@ -914,7 +936,7 @@ cdef class _Engine:
             self.t_end = 1.0 - self.u
             if k:
                 for a in range(k):
-                    self.rv[a] = -self.d[self.S[a]]
+                    self.rv[a] = -self.c_d[self.c_S[a]]
                 self._solve_fixed(self.rv, self.aS)
         elif mode == M_BIAS:
             # Eq. 4 along tau = y'alpha: [-db; dalpha_s] = R [sigma; 0]
@@ -930,11 +952,11 @@ cdef class _Engine:
                 s = 0.0
                 h = 0.0
                 for i in range(n):
-                    if self.status[i] >= 0:
-                        if self.alpha[i] == self.C:
-                            h += self.y[i]
-                        elif self.alpha[i] != 0.0:
-                            s += self.y[i] * self.alpha[i]
+                    if self.c_status[i] >= 0:
+                        if self.c_alpha[i] == self.C:
+                            h += self.c_y[i]
+                        elif self.c_alpha[i] != 0.0:
+                            s += self.c_y[i] * self.c_alpha[i]
                 self.tau = self.C * h + s
                 if fabs(self.tau) <= self.aw:
                     self.t_end = 0.0
@@ -948,19 +970,20 @@ cdef class _Engine:
             # rows and y'alpha = 0 kept
             self.t_end = 1.0 - self.t
             for j in range(nF):
-                self.aF[j] = -self.a0[self.F[j]] if mode == M_UNLEARN else self.a0[self.F[j]]
+                self.aF[j] = (-self.c_a0[self.c_F[j]] if mode == M_UNLEARN
+                              else self.c_a0[self.c_F[j]])
             s = 0.0
             for j in range(nF):
-                s += self.y[self.F[j]] * self.aF[j]
+                s += self.c_y[self.c_F[j]] * self.aF[j]
             h = -s
             for j in range(nF):
-                self.yaF[j] = self.y[self.F[j]] * self.aF[j]
+                self.yaF[j] = self.c_y[self.c_F[j]] * self.aF[j]
             if nF:
                 self._form_vF()
             self.rv[0] = h
             for a in range(k):
                 if nF:
-                    self.rv[a + 1] = -(self.y[self.S[a]] * self.vF[self.S[a]])
+                    self.rv[a + 1] = -(self.c_y[self.c_S[a]] * self.vF[self.c_S[a]])
                 else:
                     self.rv[a + 1] = 0.0
             if k:
@@ -976,12 +999,12 @@ cdef class _Engine:
                 self.bdot = 1.0 if h > 0 else -1.0
                 for j in range(nF):
                     self.aF[j] = 0.0
-                    self.yaF[j] = self.y[self.F[j]] * 0.0
+                    self.yaF[j] = self.c_y[self.c_F[j]] * 0.0
                 if nF:
                     self._form_vF()
         # the sensitivities, O(n |I_s|): every sum over I_s left to right
         for a in range(k):
-            self.z[a] = self.y[self.S[a]] * self.aS[a]
+            self.z[a] = self.c_y[self.c_S[a]] * self.aS[a]
         refsvm_cols_matvec(self.inner, self.cols, self.z, k, n, self.back)   # the core's sweep
         self.back = not self.back            # the next sweep the other way (the same sums)
         if nF:
@@ -990,10 +1013,10 @@ cdef class _Engine:
         # (the rates gdot = y inner - y bdot (+ d) are formed in the event scan)
         s = 0.0
         for a in range(k):
-            s += fabs(self.aS[a]) * self.kr[self.S[a]]
+            s += fabs(self.aS[a]) * self.kr[self.c_S[a]]
         acc = 0.0
         for j in range(nF):
-            acc += fabs(self.aF[j]) * self.kr[self.F[j]]
+            acc += fabs(self.aF[j]) * self.kr[self.c_F[j]]
         self.terms = s + acc
         return 0
 
@@ -1010,17 +1033,17 @@ cdef class _Engine:
         cdef Py_ssize_t i, c, n = self.n, ncand = 0, start = 0, nvec = 0
         cdef double gd, rt, ts, bd = self.bdot, base, terms = self.terms
         cdef double tmin = INFINITY, gmin = INFINITY
-        cdef double* y = self.y
+        cdef double* y = self.c_y
         cdef double* inner = self.inner
         cdef double* gdot = self.gdot
         cdef double* kr = self.kr
-        cdef double* d = self.d
-        cdef signed char* status = self.status
+        cdef double* d = self.c_d
+        cdef signed char* status = self.c_status
         cdef signed char* blk = self.blk
         cdef Py_ssize_t* cand = self.cand
         cdef double* cts = self.cts
         cdef signed char st
-        cdef double* g = self.g
+        cdef double* g = self.c_g
         cdef double tp = self.tpend
         cdef bint pend = self.pend
         base = fabs(bd)
@@ -1071,7 +1094,7 @@ cdef class _Engine:
         self.cgmin = gmin
         return ncand
 
-    cdef int _follow(self, int mode) except -1:
+    cdef int _follow_c(self, int mode) except -1:
         """Follow the path of ``mode`` to the end of its parameter (reference ``_follow``)."""
         cdef Py_ssize_t n = self.n, k, a, i, c, ncand, pos, who, it, max_iter
         cdef double athr, r, ts, tmin, w_end, t, gd, gmin, wmax, C = self.C
@@ -1107,9 +1130,9 @@ cdef class _Engine:
             for a in range(k):
                 r = self.aS[a]
                 if r > athr and r > 0:
-                    ts = (C - self.alpha[self.S[a]]) / r
+                    ts = (C - self.c_alpha[self.c_S[a]]) / r
                 elif r < -athr and r < 0:
-                    ts = (-self.alpha[self.S[a]]) / r
+                    ts = (-self.c_alpha[self.c_S[a]]) / r
                 else:
                     self.tsS[a] = INFINITY
                     self.wsS[a] = -1.0            # not moving: no event
@@ -1117,7 +1140,7 @@ cdef class _Engine:
                 ts = _max0(ts)
                 self.tsS[a] = ts
                 self.wsS[a] = self.aw / fabs(r)
-                event_smaller(&e, ts, EV_LEAVE, self.S[a])
+                event_smaller(&e, ts, EV_LEAVE, self.c_S[a])
             ncand = self._scan(fixed)    # the rates, the candidates and their steps
             if mode == M_JOINT:
                 ncand = self._scan_forced(ncand)
@@ -1136,7 +1159,7 @@ cdef class _Engine:
                 else:
                     for a in range(k):
                         if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):
-                            event_least_index(&e, EV_LEAVE, self.S[a])
+                            event_least_index(&e, EV_LEAVE, self.c_S[a])
                     # EPS_G / gmin bounds every window: a candidate beyond it is not tied
                     wmax = EPS_G / gmin if ncand else 0.0
                     for c in range(ncand):
@@ -1156,19 +1179,19 @@ cdef class _Engine:
                 raise _ref.SingularActiveSetError("POKER: unbounded piece (no event ends it)")
             if self.budget == 0:
                 self._flush()
-                raise self.budget_exc()
+                raise _Budget()
             # ---- move along the piece
             for a in range(k):
-                i = self.S[a]
-                self.alpha[i] = _clip(self.alpha[i] + self.aS[a] * t, C)
+                i = self.c_S[a]
+                self.c_alpha[i] = _clip(self.c_alpha[i] + self.aS[a] * t, C)
             if mode == M_UNLEARN and not self.b_only:
                 for c in range(self.nF):
-                    i = self.F[c]
-                    self.alpha[i] = _max0(self.alpha[i] + self.aF[c] * t)
+                    i = self.c_F[c]
+                    self.c_alpha[i] = _max0(self.c_alpha[i] + self.aF[c] * t)
             elif mode == M_JOINT and not self.b_only:
                 for c in range(self.nF):
-                    i = self.F[c]
-                    self.alpha[i] = _clip(self.alpha[i] + self.aF[c] * t, C)
+                    i = self.c_F[c]
+                    self.c_alpha[i] = _clip(self.c_alpha[i] + self.aF[c] * t, C)
             self.b += self.bdot * t
             # g_i += gdot_i t off I_s: left pending, done by the next scan (``_flush``)
             self.tpend = t
@@ -1192,29 +1215,30 @@ cdef class _Engine:
                 else:
                     self.t = 1.0
                     for c in range(self.nF):
-                        self.alpha[self.F[c]] = 0.0 if mode == M_UNLEARN else self.a0[self.F[c]]
+                        self.c_alpha[self.c_F[c]] = (0.0 if mode == M_UNLEARN
+                                                     else self.c_a0[self.c_F[c]])
                 self._hook()
                 return 0
             if kind == EV_LEAVE:
                 pos = self.spos[who]
                 if self.aS[pos] > 0:
-                    self.alpha[who] = C
+                    self.c_alpha[who] = C
                     new = C_IC
                 else:
-                    self.alpha[who] = 0.0
+                    self.c_alpha[who] = 0.0
                     new = C_IO
-                self._remove_from_S(pos, new)
-                self.g[who] = 0.0
+                self._remove_from_S_c(pos, new)
+                self.c_g[who] = 0.0
                 self.gdot[who] = 0.0             # nothing pending for it
                 self._dep_clear()
             else:
-                self.g[who] = 0.0
+                self.c_g[who] = 0.0
                 self.gdot[who] = 0.0
-                if self.status[who] == C_FORCED:
+                if self.c_status[who] == C_FORCED:
                     # joint increment: who leaves F at alpha = t c and joins I_s as an
                     # example off its bound (reference)
                     self._f_remove(who)
-                    self.status[who] = C_IC
+                    self.c_status[who] = C_IC
                 self._join(who, mode)
             self._hook()
         raise _ref.CyclingError("POKER: too many breakpoints (cycling?)")
@@ -1227,11 +1251,11 @@ cdef class _Engine:
         cdef Py_ssize_t c, i
         cdef double gd, rt, ts, base = fabs(self.bdot)
         for c in range(self.nF):
-            i = self.F[c]
+            i = self.c_F[c]
             gd = self.gdot[i]
             rt = EPS_RATE * ((self.kr[i] * self.terms + base) + 0.0)
             if gd > rt and self.blk[i] == 0:
-                ts = _max0(-self.g[i] / gd)
+                ts = _max0(-self.c_g[i] / gd)
                 self.cand[ncand] = i
                 self.cts[ncand] = ts
                 ncand += 1
@@ -1251,7 +1275,7 @@ cdef class _Engine:
         for i in range(n):
             acc = 0.0
             for j in range(nF):
-                acc = acc + self.KF[i * nF + j] * self.yaF[j]
+                acc = acc + self.c_KF[i * nF + j] * self.yaF[j]
             self.vF[i] = acc
         memcpy(self.vF_ya, self.yaF, nF * sizeof(double))
         self.vF_n = nF
@@ -1262,17 +1286,17 @@ cdef class _Engine:
         in place; reference ``np.delete``)."""
         cdef Py_ssize_t c, pos = -1, i, j, n = self.n, nF = self.nF
         for c in range(nF):
-            if self.F[c] == who:
+            if self.c_F[c] == who:
                 pos = c
                 break
         if pos < 0:
             raise _ref.PathError("POKER: joining member not in F (internal error)")
         for c in range(pos, nF - 1):
-            self.F[c] = self.F[c + 1]
+            self.c_F[c] = self.c_F[c + 1]
         for i in range(n):
             for j in range(nF):
                 if j != pos:
-                    self.KF[i * (nF - 1) + (j if j < pos else j - 1)] = self.KF[i * nF + j]
+                    self.c_KF[i * (nF - 1) + (j if j < pos else j - 1)] = self.c_KF[i * nF + j]
         self.nF = nF - 1
         self.vF_n = -1
         return 0
@@ -1280,8 +1304,8 @@ cdef class _Engine:
     cdef int _join(self, Py_ssize_t i, int mode) except -1:
         """Example i (in I_o or I_c, g_i = 0) joins I_s; a zero pivot (i dependent on
         I_s) goes through an exchange along the null direction (reference ``_join``)."""
-        cdef double* col = self._column(i)
-        cdef double sigma = 1.0 if self.status[i] == C_IO else -1.0
+        cdef double* col = self._column_c(i)
+        cdef double sigma = 1.0 if self.c_status[i] == C_IO else -1.0
         cdef double q_ii, kb = 0.0, kappa = 0.0, scale = 0.0, scale_b, s, athr, a, ts, tmin
         cdef double tflip
         cdef double C = self.C
@@ -1294,7 +1318,7 @@ cdef class _Engine:
             while True:
                 k = self.ns
                 self._reserve_s(k + 1)
-                q_ii = self.kdiag[i]
+                q_ii = self.c_kdiag[i]
                 if k == 0:
                     if not (mode == M_FIXED and q_ii <= EPS_PIVOT_ABS * self.kmax):
                         owned = False
@@ -1308,13 +1332,13 @@ cdef class _Engine:
                     pos = self._duplicate(i, col)
                     for j in range(k):
                         self.z[j] = 0.0
-                    self.z[pos] = -sigma * (self.y[i] * self.y[self.S[pos]])
+                    self.z[pos] = -sigma * (self.c_y[i] * self.c_y[self.c_S[pos]])
                 else:
-                    self.m[0] = self.y[i]
+                    self.m[0] = self.c_y[i]
                     for j in range(k):
-                        self.m[j + 1] = (self.y[self.S[j]] * self.y[i]) * col[self.S[j]]
+                        self.m[j + 1] = (self.c_y[self.c_S[j]] * self.c_y[i]) * col[self.c_S[j]]
                     for attempt in range(2):
-                        bordered_beta(self.R, self.ld, k + 1, self.m, self.beta)
+                        bordered_beta(self.c_R, self.ld, k + 1, self.m, self.beta)
                         kb = bordered_pivot(q_ii, self.m, self.beta, k + 1)
                         s = 0.0
                         for j in range(k + 1):
@@ -1338,13 +1362,13 @@ cdef class _Engine:
                         if (not self.refresh_on or not pivot_doubtful(kappa, scale, self.doubt)
                                 or attempt == 1 or self.fresh):
                             break
-                        if not self._refresh():               # doubtful: re-solve
+                        if not self._refresh_c():             # doubtful: re-solve
                             break
                     if not pivot_is_zero(kappa, scale, self.kmax, EPS_PIVOT, EPS_PIVOT_ABS):
                         owned = False
                         self._add_to_S(i, col, kb)
                         if self.refresh_on and kappa <= self.small_pivot * scale:
-                            self._refresh()                       # a small pivot: R afresh
+                            self._refresh_c()                     # a small pivot: R afresh
                         if not changed:
                             self._dep_clear()
                         return 0
@@ -1362,7 +1386,7 @@ cdef class _Engine:
                     athr = max(1.0, athr)
                 athr = EPS_ARATE * athr
                 # (alpha_i at 0 or C, or inside its box when it left F: the distance)
-                tflip = (C - self.alpha[i]) if sigma > 0 else self.alpha[i]
+                tflip = (C - self.c_alpha[i]) if sigma > 0 else self.c_alpha[i]
                 tmin = self._bound_steps(self.z, k, athr, tflip)
                 event_start(&e, tmin)
                 if event_tied(tflip, tmin, self.aw):
@@ -1370,39 +1394,40 @@ cdef class _Engine:
                 else:
                     for j in range(k):
                         if self.wsS[j] >= 0.0 and event_tied(self.tsS[j], tmin, self.wsS[j]):
-                            event_least_index(&e, EV_LEAVE, self.S[j])
+                            event_least_index(&e, EV_LEAVE, self.c_S[j])
                 kind = e.kind
                 who = e.index
                 if kind < 0:
                     raise _ref.PathError("POKER: exchange without an event (internal error)")
                 for j in range(k):
-                    self.alpha[self.S[j]] = _clip(self.alpha[self.S[j]] + self.z[j] * tmin, C)
+                    self.c_alpha[self.c_S[j]] = _clip(self.c_alpha[self.c_S[j]]
+                                                      + self.z[j] * tmin, C)
                 # the members whose event is tied with the one taken reach their bound
                 # with it (reference)
                 for j in range(k):
                     if self.wsS[j] >= 0.0 and event_tied(self.tsS[j], tmin, self.wsS[j]):
-                        self.alpha[self.S[j]] = C if self.z[j] > 0 else 0.0
+                        self.c_alpha[self.c_S[j]] = C if self.z[j] > 0 else 0.0
                 self.n_iterations += 1
                 self.n_exchanges += 1
                 if kind == EV_FLIP:
-                    self.alpha[i] = C if sigma > 0 else 0.0
-                    self.status[i] = C_IC if sigma > 0 else C_IO
-                    self.g[i] = 0.0
+                    self.c_alpha[i] = C if sigma > 0 else 0.0
+                    self.c_status[i] = C_IC if sigma > 0 else C_IO
+                    self.c_g[i] = 0.0
                     self.gdot[i] = 0.0
                     owned = False
-                    self._cache_put(i, col)
+                    self._cache_put_c(i, col)
                     self._dep_add(i)
                     return 0
-                self.alpha[i] += sigma * tmin
+                self.c_alpha[i] += sigma * tmin
                 pos = self.spos[who]
                 if self.z[pos] > 0:
-                    self.alpha[who] = C
+                    self.c_alpha[who] = C
                     new = C_IC
                 else:
-                    self.alpha[who] = 0.0
+                    self.c_alpha[who] = 0.0
                     new = C_IO
-                self._remove_from_S(pos, new)
-                self.g[who] = 0.0
+                self._remove_from_S_c(pos, new)
+                self.c_g[who] = 0.0
                 self.gdot[who] = 0.0
                 self._dep_clear()
                 self._dep_add(who)             # I_s changed: the older marks go
@@ -1416,9 +1441,9 @@ cdef class _Engine:
         """Position in I_s of the first member identical to i in feature space, or -1
         (reference ``_duplicate``)."""
         cdef Py_ssize_t j
-        cdef double q = self.kdiag[i]
+        cdef double q = self.c_kdiag[i]
         for j in range(self.ns):
-            if col[self.S[j]] == q and self.kdiag[self.S[j]] == q:
+            if col[self.c_S[j]] == q and self.c_kdiag[self.c_S[j]] == q:
                 return j
         return -1
 
@@ -1433,9 +1458,9 @@ cdef class _Engine:
         for j in range(k):
             a = rate[j]
             if a > athr:
-                ts = _max0((C - self.alpha[self.S[j]]) / a)
+                ts = _max0((C - self.c_alpha[self.c_S[j]]) / a)
             elif a < -athr:
-                ts = _max0(-self.alpha[self.S[j]] / a)
+                ts = _max0(-self.c_alpha[self.c_S[j]] / a)
             else:
                 self.wsS[j] = -1.0
                 rate[j] = 0.0
@@ -1457,14 +1482,14 @@ cdef class _Engine:
             if self.ns == 0 or not self._qss_singular():
                 return 0
             if not self.fresh:
-                self._refresh()
+                self._refresh_c()
                 if not self._qss_singular():
                     return 0
             k = self.ns
             ld = self.ld
             athr = 0.0
             for a in range(k):
-                self.rv[a] = self.R[(a + 1) * ld]
+                self.rv[a] = self.c_R[(a + 1) * ld]
                 if fabs(self.rv[a]) > athr:
                     athr = fabs(self.rv[a])
             athr = EPS_ARATE * athr
@@ -1474,73 +1499,74 @@ cdef class _Engine:
             event_start(&e, tmin)
             for a in range(k):
                 if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):
-                    event_least_index(&e, EV_LEAVE, self.S[a])
+                    event_least_index(&e, EV_LEAVE, self.c_S[a])
             who = e.index
             for a in range(k):
-                self.alpha[self.S[a]] = _clip(self.alpha[self.S[a]] + self.rv[a] * tmin, C)
+                self.c_alpha[self.c_S[a]] = _clip(self.c_alpha[self.c_S[a]] + self.rv[a] * tmin, C)
             pos = self.spos[who]
             new = C_IC if self.rv[pos] > 0 else C_IO
-            self.alpha[who] = C if new == C_IC else 0.0
-            self._remove_from_S(pos, new)
-            self.g[who] = 0.0
+            self.c_alpha[who] = C if new == C_IC else 0.0
+            self._remove_from_S_c(pos, new)
+            self.c_g[who] = 0.0
             self.n_iterations += 1
             self.n_exchanges += 1
             self._hook()
         return 0
 
-    # ------------------------------------------------------------------ Python entry points
-    def follow(self, state, int mode):
-        """The reference's ``_follow(mode)``, compiled."""
+    # ------------------------------------------------------------------ the paths' entries
+    def _follow(self, int mode):
+        """Follow the path of ``mode`` to its end (reference ``_follow``): ``_follow_c``
+        on the state's arrays, with the set F and its columns KF of a decrement or a
+        joint increment."""
         cdef cnp.ndarray KF
         cdef Py_ssize_t j, n
-        self.bind(state)
-        self.state = state
-        self.hook = state.breakpoint_hook
-        self.budget_exc = _ref._Budget
+        self.bind()
+        self.hook = self.breakpoint_hook
         self.nF = 0
         try:
             if mode == M_UNLEARN or mode == M_JOINT:
-                self._F_arr = np.array(state.F, dtype=np.intp)
+                self._F_arr = np.array(self.F, dtype=np.intp)
                 self.nF = self._F_arr.shape[0]
                 if self.nF:
                     # compacted in place as members leave F (``_f_remove``): no copy of
                     # an array the state hands over C-ordered (``_f_columns``'s)
-                    self._KF_arr = np.ascontiguousarray(state.KF, dtype=np.float64).reshape(-1)
+                    self._KF_arr = np.ascontiguousarray(self.KF, dtype=np.float64).reshape(-1)
                     KF = self._KF_arr
-                    self.F = <Py_ssize_t*> cnp.PyArray_DATA(self._F_arr)
-                    self.KF = <double*> cnp.PyArray_DATA(KF)
+                    self.c_F = <Py_ssize_t*> cnp.PyArray_DATA(self._F_arr)
+                    self.c_KF = <double*> cnp.PyArray_DATA(KF)
                     _resize(<void**> &self.aF, self.nF, sizeof(double))
                     _resize(<void**> &self.yaF, self.nF, sizeof(double))
                     _resize(<void**> &self.vF_ya, self.nF, sizeof(double))
                     _resize(<void**> &self.vF, self.n, sizeof(double))
             self.vF_n = -1
-            self._follow(mode)
+            self._follow_c(mode)
         finally:
             if (mode == M_JOINT or mode == M_UNLEARN) and self._F_arr is not None:
                 # F less the members that joined I_s on the way (``_f_remove``), also
                 # when the path stopped: F and KF stay consistent, as the reference's
                 n = self.n
-                state.F = self._F_arr[: self.nF].copy()
-                state.KF = (self._KF_arr[: n * self.nF].reshape(n, self.nF)
-                            if self.nF else np.zeros((0, 0)))
+                self.F = self._F_arr[: self.nF].copy()
+                self.KF = (self._KF_arr[: n * self.nF].reshape(n, self.nF)
+                           if self.nF else np.zeros((0, 0)))
             self._flush()
-            self.state = None
             self.hook = None
             self.nF = 0
             self._F_arr = None
             self._KF_arr = None
 
-    def remove(self, state, Py_ssize_t pos, int new_status):
-        self.bind(state)
+    def _remove_from_S(self, Py_ssize_t pos, int new_status):
+        """The member at ``pos`` leaves I_s (reference ``_remove_from_S``)."""
+        self.bind()
         if not 0 <= pos < self.ns:
             raise IndexError(pos)
-        self._remove_from_S(pos, <signed char> new_status)
+        self._remove_from_S_c(pos, <signed char> new_status)
 
-    def refresh(self, state):
-        self.bind(state)
-        return bool(self._refresh())
+    def _refresh(self):
+        """R afresh (reference ``_refresh``); False if M is singular."""
+        self.bind()
+        return bool(self._refresh_c())
 
-    def column(self, state, Py_ssize_t i, part=None):
+    def _column(self, Py_ssize_t i, part=None):
         """The reference's ``_column(i, part)`` (its cached column leaves the cache)."""
         cdef double* col
         cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(
@@ -1548,13 +1574,13 @@ cdef class _Engine:
         cdef const double[::1] pval = np.ascontiguousarray(
             part[1] if part is not None else np.zeros(0), dtype=np.float64)
         cdef Py_ssize_t q, pm = pid.shape[0]
-        self.bind(state)
+        self.bind()
         if pval.shape[0] != pm:
             raise ValueError("column: part must be (ids, values) of one length")
         for q in range(pm):
             if not 0 <= pid[q] < self.n:
                 raise IndexError(pid[q])
-        col = self._column(i, &pid[0] if pm else NULL, &pval[0] if pm else NULL, pm)
+        col = self._column_c(i, &pid[0] if pm else NULL, &pval[0] if pm else NULL, pm)
         out = np.empty(self.n)
         cdef double[::1] o = out
         if self.n:
@@ -1562,7 +1588,7 @@ cdef class _Engine:
         self._pool_put(col, self.cap)
         return out
 
-    def f_columns(self, state, F, sv_off, V):
+    def _f_columns(self, F, sv_off, V):
         """The reference's ``_f_columns``: the columns of F (row-major n x |F|, 0 off
         the problem), the values with sv_off taken from the rows of V, each column then
         handed to the cache (its buffer taken over).  Four consecutive members without a
@@ -1578,12 +1604,12 @@ cdef class _Engine:
         cdef double* gcol[4]
         cdef double* gout[4]
         cdef Py_ssize_t grp[4]
-        self.bind(state)
+        self.bind()
         n = self.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
             raise ValueError("f_columns: V must be |F| x |sv_off|")
         for c in range(nF):
-            if not 0 <= Fv[c] < n or self.status[Fv[c]] < 0:
+            if not 0 <= Fv[c] < n or self.c_status[Fv[c]] < 0:
                 raise IndexError(Fv[c])
         for l in range(pm):
             if not 0 <= pid[l] < n:
@@ -1600,7 +1626,7 @@ cdef class _Engine:
         cdef Py_ssize_t[::1] rv = rest
         for l in range(n):
             rv[nr] = l
-            nr += (self.status[l] >= 0) & (self.spos[l] < 0) & (offv[l] == 0)
+            nr += (self.c_status[l] >= 0) & (self.spos[l] < 0) & (offv[l] == 0)
         vals = np.empty((4, max(nr, 1)))
         cdef double[:, ::1] vv = vals
         c = 0
@@ -1610,7 +1636,7 @@ cdef class _Engine:
                 if self.cslot[Fv[c + a]] >= 0:
                     ng = 0                   # a cached part: member c on its own
             if ng == 0:
-                col = self._column(Fv[c], &pid[0] if pm else NULL,
+                col = self._column_c(Fv[c], &pid[0] if pm else NULL,
                                    &Vv[c, 0] if pm else NULL, pm)
                 self._f_column_out(K, c, Fv[c], col)
                 c += 1
@@ -1619,8 +1645,8 @@ cdef class _Engine:
                 grp[a] = Fv[c + a]
                 gcol[a] = self._pool_get()
                 gout[a] = &vv[a, 0]
-            kernel_many4(self.kern, self.store, grp, &rv[0], nr, gout)
-            self.kern.n_evals -= 4                       # k(x_j, x_j): not evaluated
+            kernel_many4(self.kernel, self.store, grp, &rv[0], nr, gout)
+            self.kernel.n_evals -= 4                       # k(x_j, x_j): not evaluated
             for a in range(4):
                 col = gcol[a]
                 for l in range(n):
@@ -1630,8 +1656,8 @@ cdef class _Engine:
                 for q in range(pm):
                     col[pid[q]] = Vv[c + a, q]
                 for q in range(self.ns):
-                    col[self.S[q]] = self.cols[q][grp[a]]
-                col[grp[a]] = self.kdiag[grp[a]]
+                    col[self.c_S[q]] = self.cols[q][grp[a]]
+                col[grp[a]] = self.c_kdiag[grp[a]]
             for a in range(4):
                 self._f_column_out(K, c + a, grp[a], gcol[a])
             c += 4
@@ -1646,23 +1672,27 @@ cdef class _Engine:
         for l in range(self.n):
             v = col[l]
             K[l, c] = 0.0 if isnan(v) else v
-        self._cache_put(j, col)
+        self._cache_put_c(j, col)
         return 0
 
-    def cache_put(self, state, Py_ssize_t i, col):
+    # ------------------------------------------------------------------ the column cache
+    def _cache_put(self, Py_ssize_t i, col):
+        """Keep the column of an example that left I_s (reference ``_cache_put``)."""
         cdef double* buf
         cdef const double[::1] c = np.ascontiguousarray(col, dtype=np.float64)
-        self.bind(state)
+        self.bind()
         buf = self._pool_get()
         if self.n:
             memcpy(buf, &c[0], min(self.n, c.shape[0]) * sizeof(double))
-        self._cache_put(i, buf)
+        self._cache_put_c(i, buf)
 
-    def cache_drop(self, Py_ssize_t i):
-        self._cache_drop(i)
+    def _cache_drop(self, Py_ssize_t i):
+        """Forget the cached column of i (reference ``_cache_drop``)."""
+        self._cache_drop_c(i)
 
-    def cache_arrays(self):
-        """ids (oldest first), lengths, the columns one after another."""
+    def _cache_arrays(self):
+        """The cache as arrays (reference ``_cache_arrays``): ids oldest first, lengths,
+        the columns one after another."""
         cdef Py_ssize_t sl, L
         cdef double[::1] o
         stamps = np.array([self.cstamp[sl] for sl in range(self.ncache)], dtype=np.int64)
@@ -1679,12 +1709,13 @@ cdef class _Engine:
             start += L
         return {"cache_ids": ids, "cache_len": lens, "cache_cols": cols}
 
-    def cache_load(self, ids, lengths, cols):
+    def _cache_load(self, ids, lengths, cols):
+        """The cache from the arrays of :meth:`_cache_arrays`."""
         cdef Py_ssize_t i, L, start = 0
         cdef double* buf
         cdef const double[::1] c = np.ascontiguousarray(cols, dtype=np.float64)
         while self.ncache:
-            self._cache_drop(self.cid[self.ncache - 1])
+            self._cache_drop_c(self.cid[self.ncache - 1])
         for i, L in zip(np.asarray(ids).tolist(), np.asarray(lengths).tolist()):
             self._reserve(max(i + 1, L))
             buf = <double*> malloc(max(L, 1) * sizeof(double))
@@ -1695,9 +1726,11 @@ cdef class _Engine:
             self._cache_insert(i, buf, L, L)
             start += L
 
-    def cache_dict(self):
-        """The cache as the reference holds it (an OrderedDict id -> column, oldest first)."""
-        arrs = self.cache_arrays()
+    @property
+    def cache(self):
+        """The column cache as the reference holds it (an OrderedDict id -> column, oldest
+        first; a copy)."""
+        arrs = self._cache_arrays()
         out = OrderedDict()
         start = 0
         for i, L in zip(arrs["cache_ids"].tolist(), arrs["cache_len"].tolist()):
@@ -1705,35 +1738,49 @@ cdef class _Engine:
             start += L
         return out
 
-    def get_S(self):
-        return [self.S[j] for j in range(self.ns)]
+    @cache.setter
+    def cache(self, value):
+        if len(value):
+            raise ValueError("set the cache through _cache_load")
+        self._cache_load([], [], np.zeros(0))
 
-    def set_S(self, state, S):
-        """I_s (load_state): the members in joining order; their columns are set by set_KS."""
+    # ------------------------------------------------------------------ I_s, R, KS
+    @property
+    def S(self):
+        """I_s, the members in joining order (a list; a copy)."""
+        return [self.c_S[j] for j in range(self.ns)]
+
+    @S.setter
+    def S(self, value):
+        """I_s (persistence): the members in joining order; their columns are set by KS."""
         cdef Py_ssize_t j
-        self.bind(state)
+        S = [int(s) for s in value]
+        self.bind()
         for j in range(self.ns):
-            self.spos[self.S[j]] = -1
+            self.spos[self.c_S[j]] = -1
             self._pool_put(self.cols[j], self.cap)
         self.ns = 0
         self._reserve_s(len(S))
         for j, s in enumerate(S):
-            self.S[j] = s
+            self.c_S[j] = s
             self.spos[s] = j
             self.cols[j] = self._pool_get()
             self.ns = j + 1
-        self.zero_rows(0, self.cap)
+        self._zero_rows(0, self.cap)
         self._dep_clear()
 
-    def get_R(self):
+    @property
+    def R(self):
+        """The bordered inverse (a copy)."""
         cdef Py_ssize_t a, nn = self.ns + 1 if self.ns else 0
         out = np.zeros((nn, nn))
         cdef double[:, ::1] o = out
         for a in range(nn):
-            memcpy(&o[a, 0], self.R + a * self.ld, nn * sizeof(double))
+            memcpy(&o[a, 0], self.c_R + a * self.ld, nn * sizeof(double))
         return out
 
-    def set_R(self, R):
+    @R.setter
+    def R(self, R):
         R = np.asarray(R, dtype=np.float64)
         cdef Py_ssize_t a, bb, nn = R.shape[0]
         if nn and nn != self.ns + 1:
@@ -1742,17 +1789,16 @@ cdef class _Engine:
         cdef const double[:, :] Rv = R
         for a in range(nn):
             for bb in range(nn):
-                self.R[a * self.ld + bb] = Rv[a, bb]
+                self.c_R[a * self.ld + bb] = Rv[a, bb]
 
-    def get_KS(self, Py_ssize_t n):
-        """KS[i, j] = k(x_i, x_S[j]) for i < n (0 for ids not in the problem)."""
-        out = np.zeros((n, self.ns))
-        cdef double[:, ::1] o = out
-        if n and self.ns:
-            refsvm_cols_to_rows(&o[0, 0], self.ns, self.cols, self.ns, min(n, self.cap))
-        return out
+    @property
+    def KS(self):
+        """KS[i, j] = k(x_i, x_S[j]) for the n examples (0 for ids not in the problem; a
+        copy)."""
+        return self._get_KS(self.n)
 
-    def set_KS(self, KS):
+    @KS.setter
+    def KS(self, KS):
         cdef const double[:, ::1] K = np.ascontiguousarray(KS, dtype=np.float64)
         if K.shape[1] < self.ns and K.shape[0] > 0:
             raise ValueError("KS does not match I_s")
@@ -1760,30 +1806,47 @@ cdef class _Engine:
             refsvm_rows_to_cols(self.cols, &K[0, 0], K.shape[1], self.ns,
                                 min(K.shape[0], self.cap))
 
-    def get_dependent(self):
+    def _get_KS(self, Py_ssize_t n):
+        out = np.zeros((n, self.ns))
+        cdef double[:, ::1] o = out
+        if n and self.ns:
+            refsvm_cols_to_rows(&o[0, 0], self.ns, self.cols, self.ns, min(n, self.cap))
+        return out
+
+    def _saved_KS_R(self, n):
+        """KS and R for ``save_state`` (reference ``_saved_KS_R``): the properties build
+        fresh arrays, no second copy."""
+        return {"KS": self._get_KS(n), "R": self.R}
+
+    @property
+    def dependent(self):
+        """The examples left dependent by an exchange (a list; a copy)."""
         return [self.blist[j] for j in range(self.nblk)]
 
-    def set_dependent(self, ids):
+    @dependent.setter
+    def dependent(self, ids):
         self._dep_clear()
         for i in ids:
             self._reserve(int(i) + 1)
             self._dep_add(int(i))
 
-    def activate(self, state, ids):
-        """KS rows of the pending ``ids`` (kernel values with every member), status I_o."""
+    # ------------------------------------------------------------------ storage and sums
+    def _activate(self, ids):
+        """KS rows of the pending ``ids`` (kernel values with every member), status I_o
+        (reference ``_activate``)."""
         cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
         cdef Py_ssize_t r, j, m = idx.shape[0]
         cdef double[::1] tmp = np.empty(max(m, 1))
-        self.bind(state)
+        self.bind()
         if m:
             for j in range(self.ns):      # one member against all the ids (k_rows's bits)
-                kernel_many(self.kern, self.store, self.S[j], &idx[0], m, &tmp[0])
+                kernel_many(self.kernel, self.store, self.c_S[j], &idx[0], m, &tmp[0])
                 for r in range(m):
                     self.cols[j][idx[r]] = tmp[r]
         for r in range(m):
-            self.status[idx[r]] = C_IO
+            self.c_status[idx[r]] = C_IO
 
-    def f_of(self, state, ids, bint values=False):
+    def _f_of(self, ids, bint values=False):
         """w'phi(x_j) for the new ids (reference ``_f_of``): the support vectors in id
         order, the kernel values with I_s from its columns for the ids in the problem
         (a pending pool id has no row there yet).  The other values of one id come from
@@ -1793,7 +1856,7 @@ cdef class _Engine:
         cdef const Py_ssize_t[::1] idx = np.ascontiguousarray(ids, dtype=np.intp)
         cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0, nsx = 0, q
         cdef double acc, comp, kv
-        self.bind(state)
+        self.bind()
         new = np.zeros(self.n, dtype=np.int8)
         cdef signed char[::1] isnew = new
         for r in range(m):
@@ -1803,9 +1866,9 @@ cdef class _Engine:
         cdef Py_ssize_t[::1] svv = sv
         cdef double[::1] cf = coef
         for l in range(self.n):
-            if self.alpha[l] > 0.0 and self.status[l] >= 0 and not isnew[l]:
+            if self.c_alpha[l] > 0.0 and self.c_status[l] >= 0 and not isnew[l]:
                 svv[nsv] = l
-                cf[nsv] = self.alpha[l] * self.y[l]
+                cf[nsv] = self.c_alpha[l] * self.c_y[l]
                 nsv += 1
         svx = np.empty(max(nsv, 1), dtype=np.intp)   # the support vectors off I_s
         cdef Py_ssize_t[::1] sxv = svx
@@ -1829,7 +1892,7 @@ cdef class _Engine:
         out = np.zeros(m)
         cdef double[::1] o = out
         for rr in range(m + 1):
-            if rr < m and self.status[idx[rr]] >= 0:
+            if rr < m and self.c_status[idx[rr]] >= 0:
                 grp[ng] = idx[rr]
                 grow[ng] = rr
                 ng += 1
@@ -1837,10 +1900,10 @@ cdef class _Engine:
                 for a in range(ng):
                     gout[a] = &Vv[grow[a], 0] if (values and nsx) else &kbv[a, 0]
                 if nsx and ng == 4:
-                    kernel_many4(self.kern, self.store, grp, &sxv[0], nsx, gout)
+                    kernel_many4(self.kernel, self.store, grp, &sxv[0], nsx, gout)
                 elif nsx:
                     for a in range(ng):
-                        kernel_many(self.kern, self.store, grp[a], &sxv[0], nsx, gout[a])
+                        kernel_many(self.kernel, self.store, grp[a], &sxv[0], nsx, gout[a])
                 for a in range(ng):
                     # its kernel values with I_s are in the columns; summed compensated
                     # in id order (reference)
@@ -1860,13 +1923,13 @@ cdef class _Engine:
                 ng = 0
         for r in range(m):
             j = idx[r]
-            if self.status[j] >= 0:
+            if self.c_status[j] >= 0:
                 continue
             acc = 0.0
             comp = 0.0                        # compensated (reference)
             kv_row = &kv_buf[0]
             if nsv:
-                kernel_many(self.kern, self.store, j, &svv[0], nsv, kv_row)
+                kernel_many(self.kernel, self.store, j, &svv[0], nsv, kv_row)
             q = 0
             for l in range(nsv):
                 neumaier_add(&acc, &comp, cf[l] * kv_row[l])
@@ -1878,97 +1941,41 @@ cdef class _Engine:
             return out, svx[:nsx].copy(), V
         return out
 
-    def kdiag_rows(self, Py_ssize_t start, Py_ssize_t stop):
+    def _kdiag_rows(self, Py_ssize_t start, Py_ssize_t stop):
         """k(x_i, x_i) of the stored rows start..stop-1 (counted)."""
         out = np.empty(stop - start)
         cdef double[::1] o = out
         cdef Py_ssize_t i
         for i in range(start, stop):
-            o[i - start] = self.kern.k_rows(self.store, i, i)
+            o[i - start] = self.kernel.k_rows(self.store, i, i)
         return out
 
 
-def _engine_property(name):
-    """An attribute of the reference state that the engine holds."""
-    return property(lambda self: getattr(self._eng, name),
-                    lambda self, v: setattr(self._eng, name, v))
 
+    def _class_sums(self, ids, at_c):
+        """F_r = sum_{j at c} c y_j k(x_ids[r], x_j), compensated (reference
+        ``_class_sums``; module function ``_class_sums``)."""
+        idx = np.ascontiguousarray(ids, dtype=np.intp)
+        ac = np.ascontiguousarray(at_c, dtype=np.intp)
+        cy = self.C * self.y[ac]
+        F = np.zeros(idx.shape[0])
+        Fc = np.zeros(idx.shape[0])
+        cdef const Py_ssize_t[::1] ids_v = idx
+        cdef const Py_ssize_t[::1] ac_v = ac
+        cdef const double[::1] cy_v = cy
+        cdef const double[::1] kd = self.kdiag
+        cdef double[::1] F_v = F
+        cdef double[::1] Fc_v = Fc
+        cdef double[::1] tmp = np.empty(4 * idx.shape[0])
+        cdef RowStore store = self.store
+        cdef CKernel kern = self.kernel
+        with nogil:
+            _class_sums(store, kern, ids_v, ac_v, cy_v, kd, F_v, Fc_v, tmp)
+        return F + Fc
 
-class POKERState(_ref.POKERState):
-    """POKER state for one binary problem (compiled twin; see
-    :class:`refsvm.poker.poker.POKERState` for the parameters, ``departures`` among
-    them, and the method)."""
-
-    def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
-                 coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
-        self._eng = _Engine()
-        super().__init__(n_features, sparse, C=C, kernel=kernel, gamma=gamma, degree=degree,
-                         coef0=coef0, cache_size=cache_size, refresh_every=refresh_every,
-                         departures=departures)
-        self.kernel = CKernel(kernel, gamma, degree, coef0)
-        self.store = RowStore(int(n_features), bool(sparse))
-        self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
-                            self.kernel, self.departures)
-
-    # ---- the engine's data, under the reference's names
-    b = _engine_property("b")
-    u = _engine_property("u")
-    tau = _engine_property("tau")
-    t = _engine_property("t")
-    kmax = _engine_property("kmax")
-    n_iterations = _engine_property("n_iterations")
-    n_exchanges = _engine_property("n_exchanges")
-    n_refresh = _engine_property("n_refresh")
-    n_s_changes = _engine_property("n_s_changes")
-    budget = _engine_property("budget")
-    fresh = _engine_property("fresh")
-    phase = _engine_property("phase")
-
-    @property
-    def S(self):
-        return self._eng.get_S()
-
-    @S.setter
-    def S(self, value):
-        self._eng.set_S(self, [int(s) for s in value])
-
-    @property
-    def R(self):
-        return self._eng.get_R()
-
-    @R.setter
-    def R(self, value):
-        self._eng.set_R(value)
-
-    @property
-    def KS(self):
-        return self._eng.get_KS(self.n)
-
-    @KS.setter
-    def KS(self, value):
-        self._eng.set_KS(value)
-
-    @property
-    def dependent(self):
-        return self._eng.get_dependent()
-
-    @dependent.setter
-    def dependent(self, value):
-        self._eng.set_dependent(value)
-
-    @property
-    def cache(self):
-        """The column cache as the reference holds it (a copy)."""
-        return self._eng.cache_dict()
-
-    @cache.setter
-    def cache(self, value):
-        if len(value):
-            raise ValueError("set the cache through _cache_load")
-        self._eng.cache_load([], [], np.zeros(0))
-
-    # ---- storage and kernel values on the compiled row store
     def _append_rows(self, X, y):
+        """Store the rows of X (2-D array or CSR) with labels y, pending; their ids
+        (reference ``_append_rows``): the rows in the compiled row store too."""
         m = X.shape[0]
         n0, n1 = self.n, self.n + X.shape[0]
         if len(self.store) > n0:
@@ -1992,14 +1999,15 @@ class POKERState(_ref.POKERState):
         self.status = grow_array(self.status, n1, GONE)
         self.status[n0:n1] = PENDING
         self.y[n0:n1] = np.asarray(y, dtype=np.float64)
-        self.kdiag[n0:n1] = self._eng.kdiag_rows(n0, n1)
+        self.kdiag[n0:n1] = self._kdiag_rows(n0, n1)
         for v in self.kdiag[n0:n1].tolist():
             self.kmax = max(self.kmax, abs(v))
         self.n = n1
-        self._eng.zero_rows(n0, n1)
+        self._zero_rows(n0, n1)
         return np.arange(n0, n1, dtype=np.intp)
 
     def _append(self, x, y):
+        """Store one example (reference ``_append``); its id."""
         if self.sparse:
             X = sp.csr_matrix((x.data, x.indices, [0, x.indices.shape[0]]),
                               shape=(1, self.n_features))
@@ -2007,124 +2015,20 @@ class POKERState(_ref.POKERState):
             X = np.asarray(x, dtype=np.float64).reshape(1, -1)
         return int(self._append_rows(X, [y])[0])
 
-    def _store_row(self, x):
-        raise NotImplementedError("the twin stores rows in _append_rows")
-
     def _k(self, Py_ssize_t a, Py_ssize_t b):
+        """k(x_a, x_b) of two stored ids, counted."""
         cdef CKernel kern = self.kernel
         cdef RowStore store = self.store
         return kern.k_rows(store, a, b)
 
     def _kernel_value(self, Py_ssize_t a, Py_ssize_t b):
+        """k(x_a, x_b), not counted (diagnostics)."""
         cdef CKernel kern = self.kernel
         cdef RowStore store = self.store
         n0 = kern.n_evals
         v = kern.k_rows(store, a, b)
         kern.n_evals = n0
         return v
-
-    def load_state(self, data):
-        self._eng.forget_kr()
-        super().load_state(data)
-        self.store = RowStore(int(self.n_features), bool(self.sparse))
-        self._eng.configure(self.C, self.cache_size, self.refresh_every, self.store,
-                            self.kernel, self.departures)
-        for x in self.rows:
-            if self.sparse:
-                nnz = x.indices.shape[0]
-                M = sp.csr_matrix((x.data, x.indices, np.array([0, nnz], dtype=np.int32)),
-                                  shape=(1, self.n_features))
-                M.indices = np.ascontiguousarray(M.indices, dtype=np.int32)
-                self.store.append(M, 0)
-            else:
-                self.store.append(np.ascontiguousarray(x, dtype=np.float64).reshape(1, -1), 0)
-        self._eng.reserve(self)
-
-    # ---- the breakpoint loop and what it touches: compiled
-    def _follow(self, mode):
-        self._eng.follow(self, mode)
-
-    def _remove_from_S(self, pos, new_status):
-        self._eng.remove(self, pos, new_status)
-
-    def _refresh(self):
-        return self._eng.refresh(self)
-
-    def _column(self, i, part=None):
-        return self._eng.column(self, i, part)
-
-    def _cache_put(self, i, col):
-        self._eng.cache_put(self, i, col)
-
-    def _cache_drop(self, i):
-        self._eng.cache_drop(i)
-
-    def _saved_KS_R(self, n):
-        # get_KS and get_R build fresh arrays: no second copy
-        return {"KS": self._eng.get_KS(n), "R": self._eng.get_R()}
-
-    def _cache_arrays(self):
-        return self._eng.cache_arrays()
-
-    def _cache_load(self, ids, lengths, cols):
-        self._eng.cache_load(ids, lengths, cols)
-
-    def _trial_copy(self):
-        """An independent copy (a dObj look-ahead, the estimator's backup before a
-        chunk) without the persistence round trip of ``copy.deepcopy``: the arrays, the
-        list of rows and the engine are copied, the row store is shared (a copy that
-        appends rows first drops those stored after its own n: ``_append_rows``)."""
-        trial = object.__new__(type(self))
-        trial.__dict__.update(self.__dict__)
-        trial.rows = list(self.rows)
-        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag", "status"):
-            setattr(trial, name, getattr(self, name).copy())
-        k = self.kernel
-        trial.kernel = CKernel(k.kind, k.gamma, k.degree, k.coef0)
-        trial.kernel.n_evals = k.n_evals
-        trial._eng = self._eng.clone(trial.kernel)
-        trial.breakpoint_hook = None
-        return trial
-
-    def _backup(self):
-        return self._trial_copy()
-
-    def _add_to_S(self, i, col, beta=None, kappa=None):
-        raise NotImplementedError("compiled: part of the breakpoint loop (_follow)")
-
-    def _join(self, i, mode):
-        raise NotImplementedError("compiled: part of the breakpoint loop (_follow)")
-
-    def _regularise_fixed(self):
-        raise NotImplementedError("compiled: part of the breakpoint loop (_follow)")
-
-    def _activate(self, ids):
-        self._eng.activate(self, ids)
-
-    def _f_of(self, ids, values=False):
-        return self._eng.f_of(self, ids, values)
-
-    def _f_columns(self, F, sv_off, V):
-        return self._eng.f_columns(self, F, sv_off, V)
-
-    def _class_sums(self, ids, at_c):
-        idx = np.ascontiguousarray(ids, dtype=np.intp)
-        ac = np.ascontiguousarray(at_c, dtype=np.intp)
-        cy = self.C * self.y[ac]
-        F = np.zeros(idx.shape[0])
-        Fc = np.zeros(idx.shape[0])
-        cdef const Py_ssize_t[::1] ids_v = idx
-        cdef const Py_ssize_t[::1] ac_v = ac
-        cdef const double[::1] cy_v = cy
-        cdef const double[::1] kd = self.kdiag
-        cdef double[::1] F_v = F
-        cdef double[::1] Fc_v = Fc
-        cdef double[::1] tmp = np.empty(4 * idx.shape[0])
-        cdef RowStore store = self.store
-        cdef CKernel kern = self.kernel
-        with nogil:
-            _class_sums(store, kern, ids_v, ac_v, cy_v, kd, F_v, Fc_v, tmp)
-        return F + Fc
 
     def decision_function(self, X):
         """f(x) = sum_j alpha_j y_j k(x_j, x) - b (compiled expansion, not counted)."""
@@ -2137,3 +2041,227 @@ class POKERState(_ref.POKERState):
         else:
             X = np.ascontiguousarray(X, dtype=np.float64)
         return self.store.expansion(self.kernel, coef, X) - self.b
+
+    # ------------------------------------------------------------------ copies, persistence
+    def _trial_copy(self):
+        """An independent copy (a dObj look-ahead, the estimator's backup before a
+        chunk) without the persistence round trip: the arrays, the list of rows and the
+        declared data are copied (``_clone_into``), the row store is shared (a copy that
+        appends rows first drops those stored after its own n: ``_append_rows``)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(vars(self))
+        cdef POKERState trial = new
+        trial.rows = list(self.rows)
+        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag", "status"):
+            setattr(trial, name, getattr(self, name).copy())
+        k = self.kernel
+        trial.kernel = CKernel(k.kind, k.gamma, k.degree, k.coef0)
+        trial.kernel.n_evals = k.n_evals
+        self._clone_into(trial)
+        trial.breakpoint_hook = None
+        return trial
+
+    def _backup(self):
+        """An independent copy to put back if a chunk fails (the estimator's)."""
+        return self._trial_copy()
+
+    def load_state(self, data):
+        """Restore what ``save_state`` returned (the reference's ``load_state``, then
+        the rows into the compiled row store)."""
+        self._forget_kr()
+        POKERStorage.load_state(self, data)
+        self.store = RowStore(self.n_features, self.sparse)
+        self._configure()
+        for x in self.rows:
+            if self.sparse:
+                nnz = x.indices.shape[0]
+                M = sp.csr_matrix((x.data, x.indices, np.array([0, nnz], dtype=np.int32)),
+                                  shape=(1, self.n_features))
+                M.indices = np.ascontiguousarray(M.indices, dtype=np.int32)
+                self.store.append(M, 0)
+            else:
+                self.store.append(np.ascontiguousarray(x, dtype=np.float64).reshape(1, -1), 0)
+        self.bind()
+
+    def __reduce__(self):
+        return POKERStorage.__reduce__(self)
+
+    # ------------------------------------------------------------------ Fig. 1: AltPOKER
+    def add_chunk(self, X, y, joint=False):
+        """AltPOKER (Fig. 1; reference ``add_chunk``): the rows of X with labels y, one
+        chunk.  Returns the number of violated points."""
+        self._refuse_joint(joint)                         # departure: joint increment
+        return self.learn_ids(self._append_rows(X, y).tolist(), joint=joint)
+
+    def learn_ids(self, ids, joint=False):
+        """AltPOKER (Fig. 1, lines 0-4) on stored pending examples ``ids`` (reference
+        ``learn_ids``)."""
+        cdef Py_ssize_t r, j, violated = 0
+        cdef double yj, s, b
+        cdef const double[::1] f
+        self._refuse_joint(joint)
+        ids = [int(i) for i in ids]
+        if not ids:
+            return 0
+        if not np.any(self.status[: self.n] >= 0):
+            # the first chunk of an empty model: SelfInit
+            self._self_init_ids(np.array(ids, dtype=np.intp))
+            return len(ids)
+        self._activate(ids)
+        if joint:
+            return self._learn_joint(ids)                 # departure: joint increment
+        # Fig. 1 line 1: alpha_j = 0, xi_j = 0, s_j = y_j (w'x_j - b) - 1
+        f = self._f_of(ids)
+        self.bind()
+        b = self.b
+        for r in range(len(ids)):
+            j = ids[r]
+            yj = self.c_y[j]
+            s = yj * (f[r] - b) - 1.0
+            if s >= 0.0:                                  # margin met: p_j = -1 - b y_j
+                self.c_g[j] = s
+                self.c_p[j] = -1.0 - b * yj
+                self.c_d[j] = 0.0
+            else:                                         # violated: s_j = 1 at u = 0
+                violated += 1
+                self.c_g[j] = 1.0
+                self.c_p[j] = -yj * f[r] + 1.0            # p_j = -(Q alpha)_j + 1
+                self.c_d[j] = -1.0 - yj * b - self.c_p[j]
+            self.c_status[j] = C_IO
+        # Fig. 1 line 3: if p != -e - b y, POKERfixedbias (u: 0 -> 1)
+        if violated:
+            # Fig. 1 line 0: p = -e - b y on the old points
+            old = np.flatnonzero(self.status[: self.n] >= 0)
+            old = old[~np.isin(old, ids)]
+            self.p[old] = -1.0 - self.b * self.y[old]
+            self.d[old] = 0.0
+            self.fixed_bias()
+        # Fig. 1 line 4: POKERadjustbias
+        self.adjust_bias()
+        self._end_chunk("AltPOKER")                       # departures: end of a chunk
+        return violated
+
+    def fixed_bias(self):
+        """POKERfixedbias (Fig. 1 line 3; Eq. 3): u from 0 to 1 with b fixed (reference
+        ``fixed_bias``)."""
+        self.u = 0.0
+        self._follow(M_FIXED)
+        self.d[: self.n] = 0.0
+
+    def adjust_bias(self):
+        """POKERadjustbias (Fig. 1 line 4; Sec. 3, Eq. 4): b moves until y'alpha = 0
+        (reference ``adjust_bias``)."""
+        self.tau = self._y_alpha()
+        if fabs(self.tau) > self.aw:
+            self._follow(M_BIAS)
+        self.tau = 0.0
+        self.phase = M_IDLE
+
+    # ------------------------------------------------------------------ Sec. 5: SelfInit POKER
+    def self_init(self, X, y):
+        """SelfInit POKER (Sec. 5; reference ``self_init``)."""
+        if any(self.status[: self.n] >= 0):
+            raise ValueError("self_init starts from an empty model")
+        ids = self._append_rows(X, y)
+        if ids.size:
+            self._self_init_ids(ids)
+
+    def _self_init_ids(self, ids):
+        """SelfInit on the stored pending ``ids`` (reference ``_self_init_ids``): the
+        trivial partition, b at the end of its range that keeps it optimal, then the
+        adjustable-bias method."""
+        self._activate(ids)
+        yy = self.y[ids]
+        # the class at c: the smaller one; +1 on a tie
+        cls = 1.0 if np.sum(yy > 0) <= np.sum(yy < 0) else -1.0
+        at_c = ids[yy == cls]
+        self.alpha[at_c] = self.C
+        self.status[at_c] = C_IC
+        F = self._class_sums(ids, at_c)                   # w'phi(x_i) = c sum_{at c} y_j k_ij
+        bounds = F - yy                                   # g_i = 0 at b = F_i - y_i
+        self.b = float(np.max(bounds)) if cls > 0 else float(np.min(bounds))
+        self.g[ids] = yy * (F - self.b) - 1.0
+        self.adjust_bias()
+        self._end_chunk("SelfInit")                       # departures: end of a chunk
+
+    # ------------------------------------------------------------------ Sec. 5: selective sampling
+    def _dobj(self, j, steps):
+        """dObj (Sec. 5; reference ``_dobj``): the change of the objective after
+        ``steps`` breakpoints of adding the pending example j, on a copy."""
+        trial = self._trial_copy()
+        trial.breakpoint_hook = None
+        trial.budget = steps
+        before = trial.dual_objective()
+        try:
+            trial.learn_ids([j])
+        except _Budget:
+            pass
+        self.kernel.n_evals = trial.kernel.n_evals
+        return trial.dual_objective() - before
+
+    def learn_selective(self, X, y, selection="maxslk", chunk_size=1, n_candidates=10,
+                        dobj_steps=3):
+        """AltPOKER with selective sampling over the pool (X, y) (Sec. 5; reference
+        ``learn_selective``: Cls2W, MaxSlk, ``+dobj``).  Returns the number of chunks."""
+        y = np.asarray(y, dtype=np.float64)
+        pool = self._append_rows(X, y)
+        if not np.any(self.status[: self.n] >= 0):
+            # the first chunk: the first example of each class
+            first = [int(pool[np.flatnonzero(y == c)[0]]) for c in (-1.0, 1.0) if np.any(y == c)]
+            self.learn_ids(first)
+            pool = np.setdiff1d(pool, first)
+        base, dobj = selection.split("+")[0], selection.endswith("+dobj")
+        meta = 1
+        while pool.size:
+            if base == "none":
+                pick = pool[:chunk_size]
+            else:
+                f = self._f_of(pool.tolist()) - self.b
+                slack = 1.0 - self.y[pool] * f
+                if slack.max() <= 0.0:
+                    pick = pool                           # nothing violates: the rest
+                else:
+                    key = -slack if base == "maxslk" else np.abs(f)
+                    order = np.argsort(key, kind="stable")
+                    order = order[slack[order] > 0.0]     # violators only
+                    if dobj:
+                        top = order[:n_candidates]
+                        gains = np.array([self._dobj(int(pool[r]), dobj_steps) for r in top])
+                        order = top[np.argsort(-gains, kind="stable")]
+                    pick = pool[order[:chunk_size]]
+            self.learn_ids(pick)
+            pool = np.setdiff1d(pool, pick)
+            meta += 1
+        return meta
+
+    # ------------------------------------------------------------------ shared with the reference
+    # What is neither the printed method nor the paths is the reference's own code,
+    # called on this state (it reads and writes the reference's attribute names, which
+    # this class keeps): one code for both twins.
+    # persistence, the stream API, the read-outs and the KKT check (refsvm.poker.storage)
+    init_params = POKERStorage.init_params
+    save_state = POKERStorage.save_state
+    step = POKERStorage.step
+    run = POKERStorage.run
+    run_checked = _stream.StreamLearner.run_checked
+    n_kernel_evals = POKERStorage.n_kernel_evals
+    dual_objective = POKERStorage.dual_objective
+    active_ids = POKERStorage.active_ids
+    support_ids = POKERStorage.support_ids
+    support = POKERStorage.support
+    get_state = POKERStorage.get_state
+    check = POKERStorage.check
+    _known = POKERStorage._known
+    _bordered = POKERStorage._bordered
+    _inverse_residual = POKERStorage._inverse_residual
+    _y_alpha = POKERStorage._y_alpha
+    # the departures' Python (refsvm.poker.departures): once per chunk or operation
+    _refuse_joint = JointIncrement._refuse_joint
+    _learn_joint = JointIncrement._learn_joint
+    unlearn = ChunkUnlearning.unlearn
+    _end_chunk = EndOfChunk._end_chunk
+    _check_end = EndOfChunk._check_end
+    exactness = EndOfChunk.exactness
+    _fresh_g = EndOfChunk._fresh_g
+    _polish = EndOfChunk._polish
+    _centre_bias = BiasCentring._centre_bias

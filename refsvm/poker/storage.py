@@ -25,7 +25,8 @@ from .departures import DEPARTURES
 from .partition import (BIAS, FIXED, FORCED, GONE, I_C, I_O, I_S, IDLE, JOINT, PENDING,
                         alpha_window)
 
-__all__ = ["POKERStorage", "neumaier_add"]   # neumaier_add: the core's, re-exported
+__all__ = ["POKERStorage", "init_state",
+           "neumaier_add"]   # neumaier_add: the core's, re-exported
 
 
 class POKERStorage(StreamLearner):
@@ -35,42 +36,8 @@ class POKERStorage(StreamLearner):
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
         super().__init__(n_features, sparse)
-        self.departures = resolve(DEPARTURES, departures)
-        self.refresh_every = int(refresh_every)
-        self.n_s_changes = 0
-        self.C = float(C)
-        self.kernel = Kernel(kernel, gamma, degree, coef0)
-        self.cache_size = float(cache_size)
-        self.cache = OrderedDict()            # id -> kernel column (length = n then)
-        self.rows = []
-        self.n = 0
-        self.y = np.zeros(0)
-        self.alpha = np.zeros(0)
-        self.g = np.zeros(0)                  # g = s - xi of the system being followed
-        self.p = np.zeros(0)                  # Eq. 3: p (fixed-bias path only)
-        self.d = np.zeros(0)                  # Eq. 3: d = -e - y b - p (idem)
-        self.a0 = np.zeros(0)                 # alpha at the start of a decrement
-        self.kdiag = np.zeros(0)
-        self.status = np.zeros(0, dtype=np.int8)
-        self.b = 0.0
-        self.S = []                           # I_s, in joining order
-        self.KS = np.zeros((0, 0))            # KS[i, j] = k(x_i, x_S[j])
-        self.R = np.zeros((0, 0))             # inverse of [[0, y_s'], [y_s, Q_ss]]
-        self.KF = np.zeros((0, 0))            # kernel columns of the removed set (decrement)
-        self.F = np.zeros(0, dtype=np.intp)
-        self.fresh = False
-        self.kmax = 0.0
-        self.phase = IDLE
-        self.u = 1.0                          # parameter of the fixed-bias path
-        self.tau = 0.0                        # y'alpha along the adjustable-bias path
-        self.t = 0.0                          # parameter of the decrement
-        self.dependent = []                   # left dependent by an exchange (see _join)
-        self.n_iterations = 0
-        self.n_exchanges = 0
-        self.n_refresh = 0
-        self.n_chunks = 0
-        self.budget = -1                      # breakpoints left (dObj), -1: no limit
-        self.breakpoint_hook = None
+        init_state(self, Kernel(kernel, gamma, degree, coef0), C, cache_size, refresh_every,
+                   departures)
 
     @property
     def aw(self):
@@ -158,7 +125,6 @@ class POKERStorage(StreamLearner):
             x = np.array(x, dtype=np.float64)
         i = self.n
         self.rows.append(x)
-        self._store_row(x)
         self.n += 1
         for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
             setattr(self, name, grow_array(getattr(self, name), self.n))
@@ -178,9 +144,6 @@ class POKERStorage(StreamLearner):
         """Store the rows of X (2-D array or CSR) with labels y; their ids (array)."""
         return np.array([self._append(get_row(X, r), float(y[r])) for r in range(X.shape[0])],
                         dtype=np.intp)
-
-    def _store_row(self, x):
-        """Keep a copy of the row for the kernel (the twin: in its compiled row store)."""
 
     def _k(self, a, b):
         """k(x_a, x_b) of two stored ids, counted."""
@@ -241,7 +204,7 @@ class POKERStorage(StreamLearner):
 
     def _saved_KS_R(self, n):
         """{"KS": the kernel columns of I_s for the n examples, "R": the bordered inverse},
-        copies of the state's own arrays (``save_state``; the twin's engine hands out
+        copies of the state's own arrays (``save_state``; the twin's properties build
         fresh arrays, so it does not copy them twice)."""
         return {"KS": self.KS[:n, : len(self.S)].copy(), "R": self.R.copy()}
 
@@ -424,3 +387,45 @@ class POKERStorage(StreamLearner):
         balance = 0.0 if self.phase in (FIXED, BIAS) else abs(math.fsum(self.y[act] * a))
         resid = self._inverse_residual() if self.S else 0.0
         return {"g_drift": drift, "kkt": kkt, "balance": balance, "inverse_residual": resid}
+
+
+def init_state(st, kernel, C, cache_size, refresh_every, departures):
+    """The state ``st`` before its first example, with ``kernel`` (both twins: the
+    compiled one passes its compiled kernel; its declared attributes take the same
+    assignments)."""
+    st.departures = resolve(DEPARTURES, departures)
+    st.refresh_every = int(refresh_every)
+    st.n_s_changes = 0
+    st.C = float(C)
+    st.kernel = kernel
+    st.cache_size = float(cache_size)
+    st.cache = OrderedDict()            # id -> kernel column (length = n then)
+    st.rows = []
+    st.n = 0
+    st.y = np.zeros(0)
+    st.alpha = np.zeros(0)
+    st.g = np.zeros(0)                  # g = s - xi of the system being followed
+    st.p = np.zeros(0)                  # Eq. 3: p (fixed-bias path only)
+    st.d = np.zeros(0)                  # Eq. 3: d = -e - y b - p (idem)
+    st.a0 = np.zeros(0)                 # alpha at the start of a decrement
+    st.kdiag = np.zeros(0)
+    st.status = np.zeros(0, dtype=np.int8)
+    st.b = 0.0
+    st.S = []                           # I_s, in joining order
+    st.KS = np.zeros((0, 0))            # KS[i, j] = k(x_i, x_S[j])
+    st.R = np.zeros((0, 0))             # inverse of [[0, y_s'], [y_s, Q_ss]]
+    st.KF = np.zeros((0, 0))            # kernel columns of the removed set (decrement)
+    st.F = np.zeros(0, dtype=np.intp)
+    st.fresh = False
+    st.kmax = 0.0
+    st.phase = IDLE
+    st.u = 1.0                          # parameter of the fixed-bias path
+    st.tau = 0.0                        # y'alpha along the adjustable-bias path
+    st.t = 0.0                          # parameter of the decrement
+    st.dependent = []                   # left dependent by an exchange (see _join)
+    st.n_iterations = 0
+    st.n_exchanges = 0
+    st.n_refresh = 0
+    st.n_chunks = 0
+    st.budget = -1                      # breakpoints left (dObj), -1: no limit
+    st.breakpoint_hook = None

@@ -4,7 +4,9 @@
 every setting below; the reference state and the compiled twin read them per instance
 from ``state.departures`` (``departures=None`` the defaults, ``"paper"`` Fig. 1 as
 printed, or a dict).  The modules of this package hold the code, each a mixin of
-:class:`refsvm.poker.poker.POKERState`:
+:class:`refsvm.poker.poker.POKERState`; the compiled twin has the paths' parts in C and
+calls the others (the end of a chunk, the bias centring, the drivers of the joint
+increment and of the decrement) on its own state, as plain functions:
 
 ===========================  =====================================  ==========================
 module                       departure (settings)                   docs section
