@@ -236,9 +236,13 @@ def test_selfinit_off_the_optimum_is_learned_by_incremental_svm(backend):
     assert_linear_dual_is_libsvm(X, y, C, est.support_, est.dual_coef_[0])
     r = est._states[0].check()
     assert max(r["kkt"], r["balance"], r["g_drift"]) <= 1e-8 * max(1.0, C), r
-    ids = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
+    ids = IncrementalSVM(C=C, kernel="linear", fit_method="selfinit", backend=backend).fit(X, y)
     assert ids.fit_paths_ == ["incremental"]
     np.testing.assert_allclose(est.decision_function(X), ids.decision_function(X), atol=1e-9)
+    # IncrementalSVM's default start, from LIBSVM's solution, ends this problem exactly
+    lib = IncrementalSVM(C=C, kernel="linear", backend=backend).fit(X, y)
+    assert lib.fit_paths_ == ["libsvm"]
+    np.testing.assert_allclose(est.decision_function(X), lib.decision_function(X), atol=1e-9)
     X2, y2, _ = zero_rows_stream(5)
     est.partial_fit(X2[:10], y2[:10])
     Xa, ya = np.vstack([X, X2[:10]]), np.concatenate([y, y2[:10]])
