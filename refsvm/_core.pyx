@@ -1727,9 +1727,10 @@ cdef class ColumnCache:
 
     cdef int take(self, Py_ssize_t i, Py_ssize_t width, double** col, Py_ssize_t* length,
                   bint* clean) except -1 nogil:
-        """i's cached column, handed over in a buffer of capacity >= ``width`` (adopt): the
-        entry goes.  A shared buffer is copied into a spare one (or a new one); a smaller
-        one grows.  Returns 1, or 0 when nothing is cached (``*col`` NULL)."""
+        """i's cached column, handed over in a buffer of capacity >= ``width`` (adopt; the
+        owner's spares, if any, have that capacity): the entry goes.  A shared buffer is
+        copied into a spare one (or a new one); a smaller one grows.  Returns 1, or 0 when
+        nothing is cached (``*col`` NULL)."""
         cdef Py_ssize_t sl = self.slot[i] if i < self.nids else -1
         cdef double* buf
         cdef void* p
@@ -1746,7 +1747,7 @@ cdef class ColumnCache:
                 self.nspare[0] -= 1
                 buf = self.spare[self.nspare[0]]
             else:
-                buf = <double*> malloc(width * sizeof(double))
+                buf = <double*> malloc(max(width, self.length[sl]) * sizeof(double))
                 if buf == NULL:
                     with gil:
                         raise MemoryError()
@@ -1898,3 +1899,69 @@ cdef class ColumnCache:
             self.insert(i, buf, L, L, False)
             start += L
 
+
+def column_cache_run(ops, long long budget, bint adopt=False):
+    """Run ``ops`` on a compiled ``ColumnCache`` (for the tests: the reference
+    :class:`refsvm.core.column_cache.ColumnCache` given the same operations keeps the same
+    entries).  ``ops``: ("put", i, column) (n = the column's length), ("take", i),
+    ("drop", i), ("cut", n), ("copy",) (the operations that follow go to a copy made by
+    ``copy_into``; the original keeps its entries).  Returns the columns taken (None
+    when nothing was cached) and the caches' ``arrays()``, the original's first."""
+    cdef ColumnCache cache = ColumnCache(adopt)
+    cdef ColumnCache other
+    cdef double* buf
+    cdef const double* seen
+    cdef double[::1] o
+    cdef Py_ssize_t L, n
+    cdef bint clean
+    cache.budget = budget
+    caches = [cache]
+    taken = []
+    for op in ops:
+        if op[0] == "put":
+            v = np.ascontiguousarray(op[2], dtype=np.float64)
+            n = v.shape[0]
+            o = v
+            buf = <double*> malloc(max(n, 1) * sizeof(double))
+            if buf == NULL:
+                raise MemoryError()
+            if n:
+                memcpy(buf, &o[0], n * sizeof(double))
+            cache.put(op[1], buf, n, n, False)
+            if not adopt:
+                free(buf)
+        elif op[0] == "take":
+            if adopt:
+                if cache.take(op[1], 1, &buf, &L, &clean):
+                    out = np.empty(L)
+                    o = out
+                    if L:
+                        memcpy(&o[0], buf, L * sizeof(double))
+                    free(buf)
+                    taken.append(out)
+                else:
+                    taken.append(None)
+            else:
+                seen = cache.peek(op[1], &L)
+                if seen == NULL:
+                    taken.append(None)
+                else:
+                    out = np.empty(L)
+                    o = out
+                    if L:
+                        memcpy(&o[0], seen, L * sizeof(double))
+                    taken.append(out)
+                    cache.drop(op[1])
+        elif op[0] == "drop":
+            cache.drop(op[1])
+        elif op[0] == "cut":
+            cache.cut(op[1])
+        elif op[0] == "copy":
+            other = ColumnCache(adopt)
+            other.budget = budget
+            cache.copy_into(other)
+            caches.append(other)
+            cache = other
+        else:
+            raise ValueError(op[0])
+    return taken, [c.arrays() for c in caches]

@@ -4,6 +4,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from refsvm.core import active_set as A
 
@@ -125,3 +126,55 @@ def test_column_cache_cut_and_arrays():
     again.drop(1)
     again.drop(7)                                # nothing cached: nothing to forget
     assert len(again) == 0 and again.arrays()[2].shape == (0,)
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_compiled_column_cache_keeps_the_reference_entries(adopt):
+    # the compiled ColumnCache (both forms: copies, IDSVM's twin; adopted and shared
+    # buffers, POKER's) given the reference's operations keeps the same entries
+    from refsvm.core.column_cache import ColumnCache
+
+    _core = pytest.importorskip("refsvm._core")
+    rng = np.random.default_rng(0)
+    budget = 8 * 6 * 4                           # 4 columns of 6 values
+    ops = []
+    for step in range(300):
+        i = int(rng.integers(12))
+        r = rng.random()
+        if r < 0.5:
+            n = int(rng.integers(4, 9))
+            col = rng.standard_normal(n)
+            col[rng.random(n) < 0.2] = np.nan
+            ops.append(("put", i, col))
+        elif r < 0.75:
+            ops.append(("take", i))
+        elif r < 0.9:
+            ops.append(("drop", i))
+        elif r < 0.97:
+            ops.append(("cut", int(rng.integers(3, 12))))
+        else:
+            ops.append(("copy",))
+    taken, arrays = _core.column_cache_run(ops, budget, adopt)
+    caches = [ColumnCache()]
+    ref_taken = []
+    for op in ops:
+        cache = caches[-1]
+        if op[0] == "put":
+            cache.put(op[1], op[2].copy(), budget)
+        elif op[0] == "take":
+            ref_taken.append(cache.take(op[1]))
+        elif op[0] == "drop":
+            cache.drop(op[1])
+        elif op[0] == "cut":
+            cache.cut(op[1])
+        else:
+            caches.append(ColumnCache.from_arrays(*cache.arrays()))
+    assert len(caches) > 1 and len(taken) == len(ref_taken)
+    for a, b in zip(taken, ref_taken):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(a, b)
+    assert len(arrays) == len(caches)
+    for got, ref in zip(arrays, caches):
+        for x, y in zip(got, ref.arrays()):
+            np.testing.assert_array_equal(x, y)
