@@ -854,3 +854,55 @@ cdef inline void neumaier_add(double* s, double* c, double x) noexcept nogil:
     cdef double small = x if ge else a
     c[0] += (big - t) + small
     s[0] = t
+
+
+# ---- the column cache (reference: refsvm/core/column_cache.py): the kernel columns of
+# examples that left the margin set, kept for their return, oldest out first within a
+# budget of bytes.  IDSVM's twin gives copies (the cache makes its own), POKER's twin hands
+# its buffers over (``adopt``) and shares them with its trial copies (``copy_into``).
+cdef class ColumnCache:
+    # admission: at most ``budget`` bytes of columns of the current length (0: none kept)
+    cdef public long long budget
+    cdef bint adopt             # put keeps the buffer it is given (else a copy of its values)
+    # example id -> its slot, or -1 (ids < nids)
+    cdef Py_ssize_t* slot
+    cdef Py_ssize_t nids
+    # the slots 0..n-1: the example, the column and its length (the number of examples
+    # when kept), the buffer's capacity, clean (no NaN mark: every id in the problem), the
+    # count of caches sharing the buffer (NULL: this one only) and the stamp (the oldest
+    # goes first)
+    cdef Py_ssize_t n, cap
+    cdef Py_ssize_t* id
+    cdef double** col
+    cdef Py_ssize_t* length
+    cdef Py_ssize_t* room
+    cdef signed char* clean
+    cdef int** shares
+    cdef long long* stamp
+    cdef long long clock
+    # adopt: the owner's spare buffers (capacity ``*width``, at most ``spare_max``): where
+    # a buffer goes when its entry goes, where a copy of a shared column comes from
+    cdef double** spare
+    cdef Py_ssize_t* nspare
+    cdef Py_ssize_t spare_max
+    cdef const Py_ssize_t* width
+
+    cdef void lend_spares(self, double** spare, Py_ssize_t* nspare, Py_ssize_t spare_max,
+                          const Py_ssize_t* width) noexcept nogil
+    cdef int reserve(self, Py_ssize_t nids) except -1 nogil
+    cdef bint has(self, Py_ssize_t i) noexcept nogil
+    cdef bint fits(self, Py_ssize_t n) noexcept nogil
+    cdef int put(self, Py_ssize_t i, double* col, Py_ssize_t n, Py_ssize_t room,
+                 bint clean) except -1 nogil
+    cdef int insert(self, Py_ssize_t i, double* col, Py_ssize_t length, Py_ssize_t room,
+                    bint clean) except -1 nogil
+    cdef const double* peek(self, Py_ssize_t i, Py_ssize_t* length) noexcept nogil
+    cdef int take(self, Py_ssize_t i, Py_ssize_t width, double** col, Py_ssize_t* length,
+                  bint* clean) except -1 nogil
+    cdef void drop(self, Py_ssize_t i) noexcept nogil
+    cdef void unlink(self, Py_ssize_t sl) noexcept nogil
+    cdef bint release(self, Py_ssize_t sl) noexcept nogil
+    cdef void dispose(self, double* col, Py_ssize_t room) noexcept nogil
+    cdef void cut(self, Py_ssize_t n) noexcept nogil
+    cdef void clear(self) noexcept nogil
+    cdef int copy_into(self, ColumnCache other) except -1

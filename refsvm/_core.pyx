@@ -1560,3 +1560,408 @@ def smallest_event_value(events, double tmax=float("inf")):
     for t, kind, index in events:
         event_smaller(&e, t, kind, index)
     return e.t, e.kind, e.index
+
+
+# ---------------------------------------------------------------- the column cache
+cdef class ColumnCache:
+    """The column cache of the exact active-set engine (Cauwenberghs-Poggio's increments
+    and POKER's paths; the reference: :class:`refsvm.core.column_cache.ColumnCache`): the
+    kernel columns of examples that left the margin set, kept for a later return, at most
+    ``budget`` bytes of columns of the current length, the oldest out first.
+
+    The entries are the owner's columns as it hands them over (IDSVM's twin: 0 for
+    unlearned examples; POKER's twin: NaN outside the problem, ``clean`` when there is
+    none).  With ``adopt`` false, ``put`` keeps a copy of the n values it is given and an
+    entry that goes frees it; with ``adopt`` true, ``put`` keeps the buffer itself
+    (capacity ``room``), ``take`` hands it back, an entry that goes gives its buffer to the
+    owner's spares (``lend_spares``) and ``copy_into`` shares the buffers with a copy (a
+    cache that takes a shared column gets a copy of it, one that drops it drops its
+    share).  The slots are unordered (a dropped slot is filled by the last); the stamps
+    give the age.  The per-example slot index grows with ``reserve`` (and ``insert``).
+
+    Examples
+    --------
+    >>> from refsvm._core import ColumnCache
+    >>> cache = ColumnCache()
+    >>> len(cache), cache.ids().tolist()
+    (0, [])
+    """
+
+    def __cinit__(self, bint adopt=False):
+        self.adopt = adopt
+        self.budget = 0
+        self.slot = NULL
+        self.nids = 0
+        self.n = 0
+        self.cap = 0
+        self.id = NULL
+        self.col = NULL
+        self.length = NULL
+        self.room = NULL
+        self.clean = NULL
+        self.shares = NULL
+        self.stamp = NULL
+        self.clock = 0
+        self.spare = NULL
+        self.nspare = NULL
+        self.spare_max = 0
+        self.width = NULL
+
+    def __dealloc__(self):
+        # the owner's spares are not touched (the owner may be gone already)
+        cdef Py_ssize_t sl
+        for sl in range(self.n):
+            if self.release(sl):
+                free(self.col[sl])
+        free(self.slot)
+        free(self.id)
+        free(self.col)
+        free(self.length)
+        free(self.room)
+        free(self.clean)
+        free(self.shares)
+        free(self.stamp)
+
+    cdef void lend_spares(self, double** spare, Py_ssize_t* nspare, Py_ssize_t spare_max,
+                          const Py_ssize_t* width) noexcept nogil:
+        """The owner's spare buffers (adopt): ``spare[:*nspare]``, at most ``spare_max``,
+        each of capacity ``*width`` (the owner's fields, read when used)."""
+        self.spare = spare
+        self.nspare = nspare
+        self.spare_max = spare_max
+        self.width = width
+
+    cdef int reserve(self, Py_ssize_t nids) except -1 nogil:
+        """Room for the ids < nids in the slot index."""
+        cdef Py_ssize_t i, old = self.nids
+        if nids <= old:
+            return 0
+        grow(<void**> &self.slot, &self.nids, nids, sizeof(Py_ssize_t))
+        for i in range(old, self.nids):
+            self.slot[i] = -1
+        return 0
+
+    cdef bint has(self, Py_ssize_t i) noexcept nogil:
+        """A column of i is cached."""
+        return i < self.nids and self.slot[i] >= 0
+
+    cdef bint fits(self, Py_ssize_t n) noexcept nogil:
+        """One column of n values fits in the budget (``put`` keeps one)."""
+        return self.budget // (8 * max(n, 1)) >= 1
+
+    cdef int put(self, Py_ssize_t i, double* col, Py_ssize_t n, Py_ssize_t room,
+                 bint clean) except -1 nogil:
+        """Keep i's column ``col`` (n values, the number of examples now) for a later
+        return: at most ``budget`` bytes of columns of length n, the oldest entries out
+        first.  A previous entry of i goes in any case; nothing is kept when not even one
+        column fits.  ``adopt``: the buffer (capacity ``room``) is kept, or goes to the
+        spares when it is not; else the cache keeps a copy of the n values."""
+        cdef Py_ssize_t max_cols, j, oldest
+        cdef double* cp
+        self.drop(i)
+        max_cols = <Py_ssize_t> (self.budget // (8 * max(n, 1)))
+        if max_cols < 1:
+            if self.adopt:
+                self.dispose(col, room)
+            return 0
+        if not self.adopt:
+            cp = <double*> malloc(max(n, 1) * sizeof(double))
+            if cp == NULL:
+                with gil:
+                    raise MemoryError()
+            memcpy(cp, col, n * sizeof(double))
+            col = cp
+            room = n
+        self.insert(i, col, n, room, clean)
+        while self.n > max_cols:
+            oldest = 0
+            for j in range(1, self.n):
+                if self.stamp[j] < self.stamp[oldest]:
+                    oldest = j
+            self.drop(self.id[oldest])
+        return 0
+
+    cdef int insert(self, Py_ssize_t i, double* col, Py_ssize_t length, Py_ssize_t room,
+                    bint clean) except -1 nogil:
+        """A new entry of i (not cached), the newest: the buffer ``col`` (capacity
+        ``room``, its first ``length`` values the column) is the cache's from now on."""
+        cdef Py_ssize_t sl = self.n, c
+        if i >= self.nids:
+            self.reserve(i + 1)
+        if sl == self.cap:
+            c = self.cap
+            grow(<void**> &self.id, &c, sl + 1, sizeof(Py_ssize_t))
+            c = self.cap
+            grow(<void**> &self.col, &c, sl + 1, sizeof(double*))
+            c = self.cap
+            grow(<void**> &self.length, &c, sl + 1, sizeof(Py_ssize_t))
+            c = self.cap
+            grow(<void**> &self.room, &c, sl + 1, sizeof(Py_ssize_t))
+            c = self.cap
+            grow(<void**> &self.clean, &c, sl + 1, sizeof(signed char))
+            c = self.cap
+            grow(<void**> &self.shares, &c, sl + 1, sizeof(int*))
+            c = self.cap
+            grow(<void**> &self.stamp, &c, sl + 1, sizeof(long long))
+            self.cap = c
+        self.id[sl] = i
+        self.col[sl] = col
+        self.length[sl] = length
+        self.room[sl] = room
+        self.clean[sl] = clean
+        self.shares[sl] = NULL
+        self.clock += 1
+        self.stamp[sl] = self.clock
+        self.slot[i] = sl
+        self.n = sl + 1
+        return 0
+
+    cdef const double* peek(self, Py_ssize_t i, Py_ssize_t* length) noexcept nogil:
+        """i's cached column and its length (NULL and 0 if none); it stays cached."""
+        cdef Py_ssize_t sl = self.slot[i] if i < self.nids else -1
+        if sl < 0:
+            length[0] = 0
+            return NULL
+        length[0] = self.length[sl]
+        return self.col[sl]
+
+    cdef int take(self, Py_ssize_t i, Py_ssize_t width, double** col, Py_ssize_t* length,
+                  bint* clean) except -1 nogil:
+        """i's cached column, handed over in a buffer of capacity >= ``width`` (adopt; the
+        owner's spares, if any, have that capacity): the entry goes.  A shared buffer is
+        copied into a spare one (or a new one); a smaller one grows.  Returns 1, or 0 when
+        nothing is cached (``*col`` NULL)."""
+        cdef Py_ssize_t sl = self.slot[i] if i < self.nids else -1
+        cdef double* buf
+        cdef void* p
+        col[0] = NULL
+        length[0] = 0
+        clean[0] = False
+        if sl < 0:
+            return 0
+        buf = self.col[sl]
+        length[0] = self.length[sl]
+        clean[0] = self.clean[sl]
+        if self.shares[sl] != NULL and self.shares[sl][0] > 1:
+            if self.nspare != NULL and self.nspare[0] > 0:
+                self.nspare[0] -= 1
+                buf = self.spare[self.nspare[0]]
+            else:
+                buf = <double*> malloc(max(width, self.length[sl]) * sizeof(double))
+                if buf == NULL:
+                    with gil:
+                        raise MemoryError()
+            memcpy(buf, self.col[sl], self.length[sl] * sizeof(double))
+        elif self.room[sl] < width:
+            p = realloc(buf, width * sizeof(double))
+            if p == NULL:
+                with gil:
+                    raise MemoryError()
+            buf = <double*> p
+            self.col[sl] = buf
+        self.release(sl)
+        self.unlink(sl)
+        col[0] = buf
+        return 1
+
+    cdef void drop(self, Py_ssize_t i) noexcept nogil:
+        """Forget i's cached column (if any)."""
+        cdef Py_ssize_t sl = self.slot[i] if i < self.nids else -1
+        if sl < 0:
+            return
+        if self.release(sl):
+            self.dispose(self.col[sl], self.room[sl])
+        self.unlink(sl)
+
+    cdef void unlink(self, Py_ssize_t sl) noexcept nogil:
+        """Slot sl leaves the cache (its buffer is the caller's concern); the last slot
+        fills the hole."""
+        cdef Py_ssize_t last = self.n - 1
+        self.slot[self.id[sl]] = -1
+        if sl != last:
+            self.id[sl] = self.id[last]
+            self.col[sl] = self.col[last]
+            self.length[sl] = self.length[last]
+            self.room[sl] = self.room[last]
+            self.clean[sl] = self.clean[last]
+            self.shares[sl] = self.shares[last]
+            self.stamp[sl] = self.stamp[last]
+            self.slot[self.id[sl]] = sl
+        self.n = last
+
+    cdef bint release(self, Py_ssize_t sl) noexcept nogil:
+        """Give up this cache's share of slot sl's buffer: True if it was the only holder
+        (the buffer is then this cache's to dispose of or hand over)."""
+        cdef int* rc = self.shares[sl]
+        self.shares[sl] = NULL
+        if rc == NULL:
+            return True
+        if rc[0] > 1:
+            rc[0] -= 1
+            return False
+        free(rc)
+        return True
+
+    cdef void dispose(self, double* col, Py_ssize_t room) noexcept nogil:
+        """A buffer no entry holds: to the owner's spares (adopt, of their capacity, while
+        there is room), else freed."""
+        if self.adopt and self.nspare != NULL and room == self.width[0] \
+                and self.nspare[0] < self.spare_max:
+            self.spare[self.nspare[0]] = col
+            self.nspare[0] += 1
+        else:
+            free(col)
+
+    cdef void cut(self, Py_ssize_t n) noexcept nogil:
+        """Keep only what concerns the first n examples: the entries of ids >= n go,
+        longer columns are cut to n values (their buffers kept)."""
+        cdef Py_ssize_t sl = self.n - 1
+        while sl >= 0:
+            if self.id[sl] >= n:
+                self.drop(self.id[sl])
+            elif self.length[sl] > n:
+                self.length[sl] = n
+            sl -= 1
+
+    cdef void clear(self) noexcept nogil:
+        """Every entry goes."""
+        while self.n:
+            self.drop(self.id[self.n - 1])
+
+    cdef int copy_into(self, ColumnCache other) except -1:
+        """``other`` (empty) gets every entry, in the same slots with the same stamps:
+        adopt, the buffers shared (counted); else copied."""
+        cdef Py_ssize_t j, L
+        cdef double* cp
+        other.reserve(self.nids)
+        for j in range(self.n):
+            L = self.length[j]
+            if self.adopt:
+                if self.shares[j] == NULL:
+                    self.shares[j] = <int*> malloc(sizeof(int))
+                    if self.shares[j] == NULL:
+                        raise MemoryError()
+                    self.shares[j][0] = 1
+                other.insert(self.id[j], self.col[j], L, self.room[j], self.clean[j])
+                other.shares[j] = self.shares[j]
+                self.shares[j][0] += 1
+            else:
+                cp = <double*> malloc(max(L, 1) * sizeof(double))
+                if cp == NULL:
+                    raise MemoryError()
+                memcpy(cp, self.col[j], L * sizeof(double))
+                other.insert(self.id[j], cp, L, L, self.clean[j])
+            other.stamp[j] = self.stamp[j]
+        other.clock = self.clock
+        return 0
+
+    # ---- from Python: the entries for persistence
+    def __len__(self):
+        return self.n
+
+    def _oldest_first(self):
+        stamps = np.array([self.stamp[sl] for sl in range(self.n)], dtype=np.int64)
+        return np.argsort(stamps, kind="stable").tolist()
+
+    def ids(self):
+        """The cached ids, oldest first."""
+        return np.array([self.id[sl] for sl in self._oldest_first()], dtype=np.intp)
+
+    def arrays(self):
+        """(ids oldest first, the columns' lengths, the columns end to end)."""
+        cdef Py_ssize_t sl, L, start = 0
+        cdef double[::1] o
+        order = self._oldest_first()
+        ids = np.array([self.id[sl] for sl in order], dtype=np.intp)
+        lens = np.array([self.length[sl] for sl in order], dtype=np.intp)
+        cols = np.empty(int(lens.sum()))
+        o = cols
+        for sl in order:
+            L = self.length[sl]
+            if L:
+                memcpy(&o[start], self.col[sl], L * sizeof(double))
+            start += L
+        return ids, lens, cols
+
+    def load(self, ids, lengths, values):
+        """The entries of :meth:`arrays` (every present one goes first), oldest first;
+        each column in a buffer of its length."""
+        cdef Py_ssize_t i, L, start = 0
+        cdef double* buf
+        cdef const double[::1] v = np.ascontiguousarray(values, dtype=np.float64)
+        self.clear()
+        for i, L in zip(np.asarray(ids).tolist(), np.asarray(lengths).tolist()):
+            buf = <double*> malloc(max(L, 1) * sizeof(double))
+            if buf == NULL:
+                raise MemoryError()
+            if L:
+                memcpy(buf, &v[start], L * sizeof(double))
+            self.insert(i, buf, L, L, False)
+            start += L
+
+
+def column_cache_run(ops, long long budget, bint adopt=False):
+    """Run ``ops`` on a compiled ``ColumnCache`` (for the tests: the reference
+    :class:`refsvm.core.column_cache.ColumnCache` given the same operations keeps the same
+    entries).  ``ops``: ("put", i, column) (n = the column's length), ("take", i),
+    ("drop", i), ("cut", n), ("copy",) (the operations that follow go to a copy made by
+    ``copy_into``; the original keeps its entries).  Returns the columns taken (None
+    when nothing was cached) and the caches' ``arrays()``, the original's first."""
+    cdef ColumnCache cache = ColumnCache(adopt)
+    cdef ColumnCache other
+    cdef double* buf
+    cdef const double* seen
+    cdef double[::1] o
+    cdef Py_ssize_t L, n
+    cdef bint clean
+    cache.budget = budget
+    caches = [cache]
+    taken = []
+    for op in ops:
+        if op[0] == "put":
+            v = np.ascontiguousarray(op[2], dtype=np.float64)
+            n = v.shape[0]
+            o = v
+            buf = <double*> malloc(max(n, 1) * sizeof(double))
+            if buf == NULL:
+                raise MemoryError()
+            if n:
+                memcpy(buf, &o[0], n * sizeof(double))
+            cache.put(op[1], buf, n, n, False)
+            if not adopt:
+                free(buf)
+        elif op[0] == "take":
+            if adopt:
+                if cache.take(op[1], 1, &buf, &L, &clean):
+                    out = np.empty(L)
+                    o = out
+                    if L:
+                        memcpy(&o[0], buf, L * sizeof(double))
+                    free(buf)
+                    taken.append(out)
+                else:
+                    taken.append(None)
+            else:
+                seen = cache.peek(op[1], &L)
+                if seen == NULL:
+                    taken.append(None)
+                else:
+                    out = np.empty(L)
+                    o = out
+                    if L:
+                        memcpy(&o[0], seen, L * sizeof(double))
+                    taken.append(out)
+                    cache.drop(op[1])
+        elif op[0] == "drop":
+            cache.drop(op[1])
+        elif op[0] == "cut":
+            cache.cut(op[1])
+        elif op[0] == "copy":
+            other = ColumnCache(adopt)
+            other.budget = budget
+            cache.copy_into(other)
+            caches.append(other)
+            cache = other
+        else:
+            raise ValueError(op[0])
+    return taken, [c.arrays() for c in caches]

@@ -200,3 +200,26 @@ def test_the_active_set_engine_lives_in_the_core():
             again = {d for d in defined if d.lstrip("_") in shared}
             assert not again, (f"{path.relative_to(ROOT)} defines {sorted(again)} again: "
                                "the core's active-set engine holds them")
+
+
+def test_the_column_cache_lives_in_the_core():
+    # one column cache for both exact families: refsvm/core/column_cache.py and, compiled,
+    # _core.pxd's ColumnCache.  The core's compiled classes and structs are declared there
+    # only (a twin holds them), and both references keep a core ColumnCache (their
+    # ``column_cache`` departure modules hand it the family's form of a column)
+    from refsvm.core.column_cache import ColumnCache
+    from refsvm.idsvm.incremental_svm import IncrementalSVMState
+    from refsvm.poker.poker import POKERState
+
+    core = set(re.findall(r"^(?:cdef class|ctypedef struct)\s+(\w+)",
+                          (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
+    assert "ColumnCache" in core
+    for family in EXACT_FAMILIES:
+        for path in _family_modules(family):
+            if path.suffix in (".pyx", ".pxd"):
+                again = set(re.findall(r"^(?:cdef class|ctypedef struct)\s+(\w+)",
+                                       path.read_text(encoding="utf-8"), re.M)) & core
+                assert not again, (f"{path.relative_to(ROOT)} declares {sorted(again)} "
+                                   "again: the core holds them")
+    assert isinstance(IncrementalSVMState(2).cache, ColumnCache)
+    assert isinstance(POKERState(2).cache, ColumnCache)

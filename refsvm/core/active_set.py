@@ -19,14 +19,13 @@ This module holds
 - :func:`limiting_event`: the event that ends a piece, among the priority events of the
   caller (the end of the parameter, the candidate's own bounds) and the events of the
   examples, by the least-index rule (the compiled twins: ``EventChoice``);
-- :func:`cache_keep`: the column cache's admission (a departure of both families,
-  ``column_cache``: the kernel columns of examples that left the margin set, oldest out
-  first, within a budget of bytes);
 - the error-free arithmetic of the checks and polishes in doubled precision (Knuth's
   two-sum, Dekker's split and product, Ogita-Rump-Oishi's Dot2, Neumaier's compensated
   sum, a correctly rounded dot product).  The compiled core (``_core.pxd``:
   ``two_sum_add``, ``dot2_add``, ``neumaier_add``) performs the same IEEE operations in
   the same order.
+
+The column cache both families keep is :mod:`refsvm.core.column_cache`.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ import numpy as np
 
 from .bordered import least_index_event
 
-__all__ = ["AT_ZERO", "IN_S", "AT_C", "GONE", "limiting_event", "cache_keep", "two_sum", "split", "two_product",
+__all__ = ["AT_ZERO", "IN_S", "AT_C", "GONE", "limiting_event", "two_sum", "split", "two_product",
            "dot2_add", "neumaier_add", "exact_sum"]
 
 # ---------------------------------------------------------------------- the partition
@@ -85,24 +84,6 @@ def limiting_event(priority, others=(), ts=(), ws=(), ids=(), kinds=(), fallback
                    for j in np.flatnonzero(ts <= tmin + ws)]
     kind, who = least_index_event(events, tmin, fallback=fallback)
     return tmin, kind, who
-
-
-# ---------------------------------------------------------------------- the column cache
-def cache_keep(cache, i, entry, n, budget_bytes, enabled=True):
-    """Keep ``entry`` (the kernel column of example i, n values, in the family's form) in
-    ``cache`` (an OrderedDict, oldest first) for a later return of i to the margin set:
-    at most ``budget_bytes`` of columns of length n, the oldest entries out first.  A
-    previous entry of i goes in any case; nothing is kept when not ``enabled`` or when
-    not even one column fits."""
-    cache.pop(i, None)
-    if not enabled:
-        return
-    max_cols = budget_bytes // (8 * max(n, 1))
-    if max_cols < 1:
-        return
-    cache[i] = entry
-    while len(cache) > max_cols:
-        cache.popitem(last=False)
 
 
 # ---------------------------------------------------------------------- doubled precision

@@ -25,7 +25,8 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (
-    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, grow, bordered_beta_sym,
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, ColumnCache, grow,
+    bordered_beta_sym,
     bordered_drift, bordered_symmetrize, rows_matvec,
     bordered_grow, kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
     bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
@@ -195,14 +196,9 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double** pool
     cdef Py_ssize_t npool
     cdef int* ipiv
-    # column cache (the departure ``column_cache``: refsvm/idsvm/departures/column_cache.py)
-    cdef long long cache_bytes, stamp
-    cdef Py_ssize_t ncache, capc
-    cdef Py_ssize_t* cslot       # per example: its slot in the cache, or -1
-    cdef double** ccol
-    cdef Py_ssize_t* cid
-    cdef Py_ssize_t* clen
-    cdef long long* cstamp
+    # column cache (the departure ``column_cache``: refsvm/idsvm/departures/column_cache.py;
+    # the core's, keeping copies of the columns it is given)
+    cdef ColumnCache cache
     cdef readonly double b, kscale
     cdef readonly long long n_increments, n_decrements, n_iterations, n_exchanges
     cdef readonly long long n_refresh_failed, n_pivot_refresh
@@ -279,14 +275,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.pool = NULL
         self.npool = 0
         self.ipiv = NULL
-        self.cslot = NULL
-        self.ccol = NULL
-        self.cid = NULL
-        self.clen = NULL
-        self.cstamp = NULL
-        self.ncache = 0
-        self.capc = 0
-        self.stamp = 0
+        self.cache = ColumnCache()
         self.n = 0
         self.cap = 0
         self.n_margin = 0
@@ -322,8 +311,8 @@ cdef class IncrementalSVMState(StreamLearner):
         self.steps_left = 0
         self.n_repairs = 0
         self.n_rollbacks = 0
-        self.cache_bytes = int(float(cache_size) * 2**20)
         self.cache_size = float(cache_size)
+        self.cache.budget = int(float(cache_size) * 2**20) if self.dep.column_cache else 0
         self.sparse = bool(sparse)
         self.C = float(C)
         self.tol = float(tol)
@@ -393,14 +382,6 @@ cdef class IncrementalSVMState(StreamLearner):
         self._pool_clear()
         free(self.pool)
         free(self.ipiv)
-        if self.ccol != NULL:
-            for j in range(self.ncache):
-                free(self.ccol[j])
-        free(self.ccol)
-        free(self.cid)
-        free(self.clen)
-        free(self.cstamp)
-        free(self.cslot)
 
     # ------------------------------------------------------------------ storage
     cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
@@ -440,10 +421,7 @@ cdef class IncrementalSVMState(StreamLearner):
         grow(<void**> &self.blk, &c, cap, sizeof(signed char))
         for i in range(self.cap, cap):
             self.blk[i] = 0
-        c = old
-        grow(<void**> &self.cslot, &c, cap, sizeof(Py_ssize_t))
-        for i in range(self.cap, cap):
-            self.cslot[i] = -1
+        self.cache.reserve(cap)
         for j in range(self.n_margin):
             c = old
             grow(<void**> &self.KS[j], &c, cap, sizeof(double))
@@ -554,66 +532,10 @@ cdef class IncrementalSVMState(StreamLearner):
             self.KS[j][c] = 0.0
         return c
 
-    cdef void _cache_drop(self, Py_ssize_t i) noexcept nogil:
-        """Forget the cached column of i (if any); the last slot fills the hole."""
-        cdef Py_ssize_t sl = self.cslot[i], last
-        if sl < 0:
-            return
-        free(self.ccol[sl])
-        last = self.ncache - 1
-        if sl != last:
-            self.ccol[sl] = self.ccol[last]
-            self.cid[sl] = self.cid[last]
-            self.clen[sl] = self.clen[last]
-            self.cstamp[sl] = self.cstamp[last]
-            self.cslot[self.cid[sl]] = sl
-        self.ncache = last
-        self.cslot[i] = -1
-
     cdef int _cache_put(self, Py_ssize_t i, const double* col) except -1 nogil:
-        """Keep the kernel column of i (length n); evict the oldest beyond the budget
-        (nothing with the departure ``column_cache`` off)."""
-        cdef Py_ssize_t max_cols, j, oldest
-        self._cache_drop(i)
-        if not self.dep.column_cache:
-            return 0
-        max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(self.n, 1)))
-        if max_cols < 1:
-            return 0
-        self._cache_insert(i, col, self.n)
-        while self.ncache > max_cols:
-            oldest = 0
-            for j in range(1, self.ncache):
-                if self.cstamp[j] < self.cstamp[oldest]:
-                    oldest = j
-            self._cache_drop(self.cid[oldest])
-        return 0
-
-    cdef int _cache_insert(self, Py_ssize_t i, const double* col, Py_ssize_t L) except -1 nogil:
-        cdef Py_ssize_t sl, c
-        cdef double* cp
-        if self.ncache == self.capc:
-            c = self.capc
-            grow(<void**> &self.ccol, &c, self.ncache + 1, sizeof(double*))
-            c = self.capc
-            grow(<void**> &self.cid, &c, self.ncache + 1, sizeof(Py_ssize_t))
-            c = self.capc
-            grow(<void**> &self.clen, &c, self.ncache + 1, sizeof(Py_ssize_t))
-            c = self.capc
-            grow(<void**> &self.cstamp, &c, self.ncache + 1, sizeof(long long))
-            self.capc = c
-        cp = <double*> malloc(max(L, 1) * sizeof(double))
-        if cp == NULL: _nomem()
-        memcpy(cp, col, L * sizeof(double))
-        sl = self.ncache
-        self.ccol[sl] = cp
-        self.cid[sl] = i
-        self.clen[sl] = L
-        self.stamp += 1
-        self.cstamp[sl] = self.stamp
-        self.cslot[i] = sl
-        self.ncache += 1
-        return 0
+        """Keep the kernel column of i (length n) in the cache (a copy); the oldest go
+        beyond the budget (none with the departure ``column_cache`` off)."""
+        return self.cache.put(i, <double*> col, self.n, self.n, False)
 
     cdef int _column(self, Py_ssize_t c, double* out, int mode) except -1 nogil:
         """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids).  mode 0: evaluate
@@ -623,13 +545,11 @@ cdef class IncrementalSVMState(StreamLearner):
         the values already known, a kernel evaluation.  The ids to evaluate are collected
         first without branching on their (unpredictable) set, then evaluated."""
         cdef Py_ssize_t i, j, L = 0, m = 0, n = self.n
-        cdef double* cached = NULL
+        cdef const double* cached = self.cache.peek(c, &L)
         cdef Py_ssize_t* idx = self.idx
         cdef signed char st
         cdef int skip
-        if self.cslot[c] >= 0:
-            cached = self.ccol[self.cslot[c]]
-            L = min(self.clen[self.cslot[c]], n)
+        L = min(L, n)
         if mode == 2:
             for i in range(n):
                 self.r[i] = 0.0          # r used as a "known" marker scratch
@@ -655,7 +575,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 if self.status[i] == GONE:
                     out[i] = 0.0
         out[c] = self.kdiag[c]
-        self._cache_drop(c)
+        self.cache.drop(c)
         return 0
 
     # ------------------------------------------------------------------ inverse R
@@ -1691,7 +1611,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """Back to the snapshot (refsvm/idsvm/departures/rollback.py): the columns of
         the old margin vectors still in S are kept, the others recomputed in the order of
         S (cache first); cached columns cut to the examples kept."""
-        cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.n, j, q, sl, s
+        cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.n, j, q, s
         cdef Py_ssize_t cur = self.n_margin
         cdef double** kept = <double**> malloc((ns + 1) * sizeof(double*))
         cdef double* col
@@ -1714,13 +1634,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 self.idx[j] = j
             self.store.keep(self.idx, n)
         self.n = n
-        sl = self.ncache - 1
-        while sl >= 0:
-            if self.cid[sl] >= n:
-                self._cache_drop(self.cid[sl])
-            elif self.clen[sl] > n:
-                self.clen[sl] = n
-            sl -= 1
+        self.cache.cut(n)
         memcpy(self.alpha, self.snap_alpha, n * sizeof(double))
         memcpy(self.g, self.snap_g, n * sizeof(double))
         memcpy(self.status, self.snap_status, n * sizeof(signed char))
@@ -1938,7 +1852,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 if rc < 2:
                     self.status[c] = GONE
                     self.ngone += 1
-                    self._cache_drop(c)
+                    self.cache.drop(c)
                     self.alpha[c] = 0.0
                     self.g[c] = 0.0
                     self._polish()
@@ -2040,9 +1954,8 @@ cdef class IncrementalSVMState(StreamLearner):
         return out
 
     def _cached_ids(self):
-        """Cached ids, oldest first (the order of the reference's OrderedDict)."""
-        ids = [(self.cstamp[j], self.cid[j]) for j in range(self.ncache)]
-        return np.array([i for _, i in sorted(ids)], dtype=np.intp)
+        """Cached ids, oldest first (the order of the reference's cache)."""
+        return self.cache.ids()
 
     def _s_order(self):
         return np.array([self.S[j] for j in range(self.n_margin)], dtype=np.intp)
@@ -2135,13 +2048,12 @@ cdef class IncrementalSVMState(StreamLearner):
     def save_state(self):
         """Everything learned, in the format both twins share
         (refsvm.idsvm.state_format.state_arrays)."""
-        ids = self._cached_ids()
+        ids, lengths, values = self.cache.arrays()
         return state_arrays(
             self.store.to_matrix(), self.sparse, alpha=self._array(0), g=self._array(1),
             y=self._array(2), kdiag=self._array(3), status=self._status(),
             S=self._s_order(), KS=self._ks(), Rinv=self._rinv(), b=self.b,
-            kscale=self.kscale, cache_ids=ids,
-            cache_columns=[self._cache_col(i) for i in ids],
+            kscale=self.kscale, cache_ids=ids, cache_columns=None, cache_flat=(lengths, values),
             counters=dict(n_increments=self.n_increments, n_decrements=self.n_decrements,
                           n_iterations=self.n_iterations, n_exchanges=self.n_exchanges,
                           n_refresh_failed=self.n_refresh_failed,
@@ -2151,16 +2063,9 @@ cdef class IncrementalSVMState(StreamLearner):
                           n_kernel_evals=self.kern.n_evals,
                           n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks))
 
-    def _cache_col(self, Py_ssize_t i):
-        cdef Py_ssize_t sl = self.cslot[i], j
-        out = np.empty(self.clen[sl])
-        for j in range(self.clen[sl]):
-            out[j] = self.ccol[sl][j]
-        return out
-
     def load_state(self, data):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
-        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns, start
+        cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns
         cdef double* colp
         if self.n:
             raise ValueError("load_state needs a freshly constructed state")
@@ -2213,12 +2118,7 @@ cdef class IncrementalSVMState(StreamLearner):
             bordered_symmetrize(self.Rinv, self.ld_rinv, ns + 1)
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
-        cdef const double[::1] values = np.ascontiguousarray(data["cache_values"], dtype=np.float64)
-        start = 0
-        for i, L in zip(np.asarray(data["cache_ids"]).tolist(),
-                        np.asarray(data["cache_lengths"]).tolist()):
-            self._cache_insert(i, &values[start] if L else NULL, L)
-            start += L
+        self.cache.load(data["cache_ids"], data["cache_lengths"], data["cache_values"])
         self.n_increments = int(data["n_increments"])
         self.n_decrements = int(data["n_decrements"])
         self.n_iterations = int(data["n_iterations"])

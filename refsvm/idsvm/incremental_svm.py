@@ -34,10 +34,9 @@ method as printed (the exactness check, a guard that only raises, stays on).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
+from ..core import column_cache
 from ..core.active_set import limiting_event
 from ..core.bordered import (
     bordered_beta, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
@@ -152,7 +151,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
         self.tol = float(tol)
         self.refresh_every = int(refresh_every)
         self.cache_bytes = int(float(cache_size) * 2**20)
-        self.cache = OrderedDict()                   # id -> (kernel column, its length)
+        self.cache = column_cache.ColumnCache()      # id -> kernel column (length = n then)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
         self.rows = []
         self.n = 0                                   # ids handed out so far
@@ -562,7 +561,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
     def _remove(self, c):
         self._unlearn_one(c)
         self.status[c] = GONE
-        self.cache.pop(c, None)
+        self.cache.drop(c)
         self.alpha[c] = 0.0
         self.g[c] = 0.0
 

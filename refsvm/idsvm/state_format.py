@@ -10,10 +10,9 @@ vectors, ``get_state``) and its persistence (``init_params``, ``save_state``,
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
+from ..core import column_cache
 from ..core.active_set import dot2_add, two_sum
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
@@ -257,7 +256,7 @@ class StateFormat:
             "n_pivot_refresh": self.n_pivot_refresh,
             "n_repairs": self.n_repairs,
             "n_rollbacks": self.n_rollbacks,
-            "cached": np.array(list(self.cache.keys()), dtype=np.intp),
+            "cached": self.cache.ids(),
             "n_refresh": self.n_refresh,
             "refined": bool(self.refined),
             "max_inverse_drift": self.max_inverse_drift,
@@ -276,13 +275,13 @@ class StateFormat:
     def save_state(self):
         """Everything learned, in the format both twins share (see :func:`state_arrays`)."""
         n, ns = self.n, len(self.S)
-        cache = list(self.cache.items())                 # oldest first
+        cache_ids, cache_lengths, cache_values = self.cache.arrays()     # oldest first
         return state_arrays(
             stack_rows(self.rows, self.n_features, self.sparse), self.sparse,
             alpha=self.alpha[:n], g=self.g[:n], y=self.y[:n], kdiag=self.kdiag[:n],
             status=self.status[:n], S=self.S, KS=self.KS[:n, :ns],
             Rinv=self.Rinv if ns else np.zeros((1, 1)), b=self.b, kscale=self.kscale,
-            cache_ids=[i for i, _ in cache], cache_columns=[col[:L] for _, (col, L) in cache],
+            cache_ids=cache_ids, cache_columns=None,
             counters=dict(n_increments=self.n_increments, n_decrements=self.n_decrements,
                           n_iterations=self.n_iterations, n_exchanges=self.n_exchanges,
                           n_refresh_failed=self.n_refresh_failed,
@@ -290,7 +289,8 @@ class StateFormat:
                           n_refresh=self.n_refresh, max_inverse_drift=self.max_inverse_drift,
                           fresh=self.fresh, refined=self.refined,
                           n_kernel_evals=self.kernel.n_evals,
-                          n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks))
+                          n_repairs=self.n_repairs, n_rollbacks=self.n_rollbacks),
+            cache_flat=(cache_lengths, cache_values))
 
     def load_state(self, data):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
@@ -311,13 +311,8 @@ class StateFormat:
         self.Rinv = symmetrize(data["Rinv"])
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
-        self.cache = OrderedDict()
-        lengths = np.asarray(data["cache_lengths"])
-        values = np.asarray(data["cache_values"], dtype=np.float64)
-        start = 0
-        for i, L in zip(np.asarray(data["cache_ids"]).tolist(), lengths.tolist()):
-            self.cache[int(i)] = (values[start:start + L].copy(), int(L))
-            start += L
+        self.cache = column_cache.ColumnCache.from_arrays(
+            data["cache_ids"], data["cache_lengths"], data["cache_values"])
         for name in COUNTERS:
             setattr(self, name, int(data[name] if name in data or name not in NEW_COUNTERS
                                     else 0))

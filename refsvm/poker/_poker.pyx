@@ -49,14 +49,14 @@ the scalars of the path (b, u, tau, t, the counters) are declared; ``S``, ``R``,
 import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
-from collections import OrderedDict
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
 
-from refsvm._core cimport (CKernel, EventChoice, RowStore, StreamLearner, bordered_beta,
+from refsvm._core cimport (CKernel, ColumnCache, EventChoice, RowStore, StreamLearner,
+                           bordered_beta,
                            bordered_drift, bordered_grow, rows_dot,
                            bordered_max_abs, kernel_many, kernel_many4, refsvm_cols_matvec,
                            refsvm_cols_to_rows, refsvm_rows_to_cols,
@@ -65,6 +65,7 @@ from refsvm._core cimport (CKernel, EventChoice, RowStore, StreamLearner, border
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, lu_inverse)
 
+from refsvm.core import column_cache as _column_cache
 from refsvm.core import stream as _stream
 from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
@@ -220,7 +221,6 @@ cdef class POKERState(StreamLearner):
     # the parameters
     cdef public double C, cache_size
     cdef readonly double aw     # the tie window of an alpha event (reference ``alpha_window``)
-    cdef long long cache_bytes
     cdef public long refresh_every
     # the departures (refsvm.poker.departures.DEPARTURES) this state runs with
     cdef public dict departures
@@ -258,7 +258,6 @@ cdef class POKERState(StreamLearner):
     cdef Py_ssize_t* cand       # ... and their ids
     cdef Py_ssize_t* kidx       # ids whose kernel value _column evaluates (values in tmp)
     cdef Py_ssize_t* spos       # position in I_s, or -1
-    cdef Py_ssize_t* cslot      # slot in the cache, or -1
     cdef signed char* blk       # left dependent by an exchange: no candidate (reference: dependent)
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk
@@ -300,17 +299,9 @@ cdef class POKERState(StreamLearner):
     # spare column buffers of length cap
     cdef double** pool
     cdef Py_ssize_t npool
-    # column cache: slots with the id, the length (n when stored), the buffer's capacity
-    # and a stamp (the oldest stamp is evicted first)
-    cdef Py_ssize_t ncache, capc
-    cdef double** ccol
-    cdef Py_ssize_t* cid
-    cdef Py_ssize_t* clen
-    cdef Py_ssize_t* ccap
-    cdef signed char* cclean    # the cached column has no NaN (every id was in the problem)
-    cdef int** cref             # NULL, or the count of states sharing the buffer (copies)
-    cdef long long* cstamp
-    cdef long long stamp
+    # column cache (the core's: it keeps the column buffers it is given, hands dropped
+    # ones to the pool, and shares them with a copy); ``cache`` is the reference's view
+    cdef ColumnCache ccache
 
     def __cinit__(self):
         self.cap = 0
@@ -322,9 +313,7 @@ cdef class POKERState(StreamLearner):
         self.nblk = 0
         self.nF = 0
         self.npool = 0
-        self.ncache = 0
-        self.capc = 0
-        self.stamp = 0
+        self.ccache = ColumnCache(True)
         self.budget = -1
         self.kr = NULL
         self.y8 = NULL
@@ -336,7 +325,6 @@ cdef class POKERState(StreamLearner):
         self.cand = NULL
         self.kidx = NULL
         self.spos = NULL
-        self.cslot = NULL
         self.blk = NULL
         self.blist = NULL
         self.c_S = NULL
@@ -361,16 +349,10 @@ cdef class POKERState(StreamLearner):
         self.vF_ya = NULL
         self.vF_n = -1
         self.pool = NULL
-        self.ccol = NULL
-        self.cref = NULL
-        self.cid = NULL
-        self.clen = NULL
-        self.ccap = NULL
-        self.cclean = NULL
-        self.cstamp = NULL
         self.pool = <double**> malloc(POOL * sizeof(double*))
         if self.pool == NULL:
             _nomem()
+        self.ccache.lend_spares(self.pool, &self.npool, POOL, &self.cap)
         self._reserve_s(4)
         self._reserve(16)
 
@@ -389,7 +371,7 @@ cdef class POKERState(StreamLearner):
         departures."""
         cdef dict departures = self.departures
         self.aw = _ref.alpha_window(self.C)
-        self.cache_bytes = <long long> (self.cache_size * 1048576.0) \
+        self.ccache.budget = <long long> (self.cache_size * 1048576.0) \
             if departures["column_cache"] else 0
         self.refresh_on = departures["refresh"]
         self.duplicates_on = departures["duplicates"]
@@ -406,22 +388,11 @@ cdef class POKERState(StreamLearner):
         if self.cols != NULL:
             for j in range(self.ns):
                 free(self.cols[j])
-        if self.ccol != NULL:
-            for j in range(self.ncache):
-                if self._cache_release(j):
-                    free(self.ccol[j])
         if self.pool != NULL:
             for j in range(self.npool):
                 free(self.pool[j])
         free(self.pool)
         free(self.cols)
-        free(self.ccol)
-        free(self.cid)
-        free(self.clen)
-        free(self.ccap)
-        free(self.cclean)
-        free(self.cref)
-        free(self.cstamp)
         free(self.kr)
         free(self.y8)
         free(self.gdot)
@@ -431,7 +402,6 @@ cdef class POKERState(StreamLearner):
         free(self.cand)
         free(self.kidx)
         free(self.spos)
-        free(self.cslot)
         free(self.blk)
         free(self.blist)
         free(self.c_S)
@@ -468,12 +438,11 @@ cdef class POKERState(StreamLearner):
         _resize(<void**> &self.cand, cap, sizeof(Py_ssize_t))
         _resize(<void**> &self.kidx, cap, sizeof(Py_ssize_t))
         _resize(<void**> &self.spos, cap, sizeof(Py_ssize_t))
-        _resize(<void**> &self.cslot, cap, sizeof(Py_ssize_t))
+        self.ccache.reserve(cap)
         _resize(<void**> &self.blk, cap, sizeof(signed char))
         _resize(<void**> &self.blist, cap, sizeof(Py_ssize_t))
         for i in range(old, cap):
             self.spos[i] = -1
-            self.cslot[i] = -1
             self.blk[i] = 0
         for j in range(self.ns):
             _resize(<void**> &self.cols[j], cap, sizeof(double))
@@ -598,21 +567,10 @@ cdef class POKERState(StreamLearner):
             memcpy(o.c_R + a * o.ld, self.c_R + a * self.ld, (self.ns + 1) * sizeof(double))
         for j in range(self.nblk):
             o._dep_add(self.blist[j])
-        for j in range(self.ncache):
-            # the cached columns are shared, not copied (a backup is made before every
-            # chunk; docs, "Design notes"): a state that takes a shared column out
-            # of its cache takes a copy (``_column``), one that drops it drops its share
-            if self.cref[j] == NULL:
-                self.cref[j] = <int*> malloc(sizeof(int))
-                if self.cref[j] == NULL:
-                    _nomem()
-                self.cref[j][0] = 1
-            o._cache_insert(self.cid[j], self.ccol[j], self.clen[j], self.ccap[j],
-                            self.cclean[j])
-            o.cref[j] = self.cref[j]
-            self.cref[j][0] += 1
-            o.cstamp[j] = self.cstamp[j]
-        o.stamp = self.stamp
+        # the cached columns are shared, not copied (a backup is made before every chunk;
+        # docs, "Design notes"): a state that takes a shared column out of its cache
+        # takes a copy (``_column``), one that drops it drops its share
+        self.ccache.copy_into(o.ccache)
         return 0
 
     cdef int _zero_rows(self, Py_ssize_t start, Py_ssize_t stop) except -1:
@@ -630,85 +588,17 @@ cdef class POKERState(StreamLearner):
         self.nonpm = 0
 
     # ------------------------------------------------------------------ cache
-    cdef bint _cache_release(self, Py_ssize_t sl) noexcept:
-        """Give up this state's share of slot sl's buffer: True if it was the only
-        holder (the buffer is then this state's to free or reuse)."""
-        cdef int* rc = self.cref[sl]
-        self.cref[sl] = NULL
-        if rc == NULL:
-            return True
-        if rc[0] > 1:
-            rc[0] -= 1
-            return False
-        free(rc)
-        return True
-
     cdef void _cache_drop_c(self, Py_ssize_t i) noexcept:
-        """Forget the cached column of i (if any); the last slot fills the hole."""
-        cdef Py_ssize_t sl = self.cslot[i] if i < self.cap else -1, last
-        if sl < 0:
-            return
-        if self._cache_release(sl):
-            self._pool_put(self.ccol[sl], self.ccap[sl])
-        self._cache_unlink(sl)
-
-    cdef void _cache_unlink(self, Py_ssize_t sl) noexcept:
-        cdef Py_ssize_t last = self.ncache - 1
-        self.cslot[self.cid[sl]] = -1
-        if sl != last:
-            self.ccol[sl] = self.ccol[last]
-            self.cid[sl] = self.cid[last]
-            self.clen[sl] = self.clen[last]
-            self.ccap[sl] = self.ccap[last]
-            self.cclean[sl] = self.cclean[last]
-            self.cref[sl] = self.cref[last]
-            self.cstamp[sl] = self.cstamp[last]
-            self.cslot[self.cid[sl]] = sl
-        self.ncache = last
-
-    cdef int _cache_insert(self, Py_ssize_t i, double* col, Py_ssize_t L,
-                           Py_ssize_t capacity, bint clean=False) except -1:
-        cdef Py_ssize_t sl
-        if self.ncache == self.capc:
-            self.capc = max(2 * self.capc, 16)
-            _resize(<void**> &self.ccol, self.capc, sizeof(double*))
-            _resize(<void**> &self.cid, self.capc, sizeof(Py_ssize_t))
-            _resize(<void**> &self.clen, self.capc, sizeof(Py_ssize_t))
-            _resize(<void**> &self.ccap, self.capc, sizeof(Py_ssize_t))
-            _resize(<void**> &self.cclean, self.capc, sizeof(signed char))
-            _resize(<void**> &self.cref, self.capc, sizeof(int*))
-            _resize(<void**> &self.cstamp, self.capc, sizeof(long long))
-        sl = self.ncache
-        self.ccol[sl] = col
-        self.cid[sl] = i
-        self.clen[sl] = L
-        self.ccap[sl] = capacity
-        self.cclean[sl] = clean
-        self.cref[sl] = NULL
-        self.stamp += 1
-        self.cstamp[sl] = self.stamp
-        self.cslot[i] = sl
-        self.ncache += 1
-        return 0
+        """Forget the cached column of i (if any); its buffer goes to the pool."""
+        self.ccache.drop(i)
 
     cdef int _cache_put_c(self, Py_ssize_t i, double* col) except -1:
         """Keep the column of an example that left I_s (reference ``_cache_put``): the
         buffer (length cap) is taken over; NaN where an id is not in the problem; the
-        oldest columns go first beyond cache_size."""
-        cdef Py_ssize_t max_cols, j, oldest, n = self.n
-        self._cache_drop_c(i)
-        max_cols = <Py_ssize_t> (self.cache_bytes // (8 * max(n, 1)))
-        if max_cols < 1:
-            self._pool_put(col, self.cap)
-            return 0
-        self._cache_insert(i, col, n, self.cap, _nan_off(col, self.c_status, n) == 0)
-        while self.ncache > max_cols:
-            oldest = 0
-            for j in range(1, self.ncache):
-                if self.cstamp[j] < self.cstamp[oldest]:
-                    oldest = j
-            self._cache_drop_c(self.cid[oldest])
-        return 0
+        oldest columns go first beyond cache_size (a buffer not kept goes to the pool)."""
+        cdef Py_ssize_t n = self.n
+        return self.ccache.put(i, col, n, self.cap,
+                               self.ccache.fits(n) and _nan_off(col, self.c_status, n) == 0)
 
     cdef double* _column_c(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
                          const double* pval=NULL, Py_ssize_t pm=0) except NULL:
@@ -717,22 +607,13 @@ cdef class POKERState(StreamLearner):
         (k(x_pid[q], x_i) = pval[q], the ``part`` of the reference), the entries known
         from I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the
         problem; NaN where unknown (ids not in the problem)."""
-        cdef Py_ssize_t sl = self.cslot[i], L = 0, l, j, m, n = self.n, q
+        cdef Py_ssize_t L = 0, l, j, m, n = self.n, q
         cdef double* col
         cdef bint whole, clean = False
         self.col_clean = NULL
-        if sl >= 0:
-            col = self.ccol[sl]
-            L = self.clen[sl]
-            clean = self.cclean[sl] and L == n   # every entry known: nothing to evaluate
-            if self.cref[sl] != NULL and self.cref[sl][0] > 1:
-                col = self._pool_get()       # shared with a copy: this state's own copy
-                memcpy(col, self.ccol[sl], L * sizeof(double))
-            elif self.ccap[sl] < self.cap:
-                _resize(<void**> &col, self.cap, sizeof(double))
-                self.ccol[sl] = col
-            self._cache_release(sl)
-            self._cache_unlink(sl)
+        # the cached part, in a buffer of length cap (a copy when a copy shares it)
+        if self.ccache.take(i, self.cap, &col, &L, &clean):
+            clean = clean and L == n         # every entry known: nothing to evaluate
         else:
             col = self._pool_get()
         whole = L == 0 and pm == 0
@@ -1633,7 +1514,7 @@ cdef class POKERState(StreamLearner):
         while c < nF:                        # in F's order, as the reference
             ng = 4 if c + 4 <= nF else 0
             for a in range(ng):
-                if self.cslot[Fv[c + a]] >= 0:
+                if self.ccache.has(Fv[c + a]):
                     ng = 0                   # a cached part: member c on its own
             if ng == 0:
                 col = self._column_c(Fv[c], &pid[0] if pm else NULL,
@@ -1693,50 +1574,21 @@ cdef class POKERState(StreamLearner):
     def _cache_arrays(self):
         """The cache as arrays (reference ``_cache_arrays``): ids oldest first, lengths,
         the columns one after another."""
-        cdef Py_ssize_t sl, L
-        cdef double[::1] o
-        stamps = np.array([self.cstamp[sl] for sl in range(self.ncache)], dtype=np.int64)
-        order = np.argsort(stamps, kind="stable").tolist()
-        ids = np.array([self.cid[sl] for sl in order], dtype=np.intp)
-        lens = np.array([self.clen[sl] for sl in order], dtype=np.intp)
-        cols = np.empty(int(lens.sum()))        # one copy of each column, in place
-        cdef Py_ssize_t start = 0
-        o = cols
-        for sl in order:
-            L = self.clen[sl]
-            if L:
-                memcpy(&o[start], self.ccol[sl], L * sizeof(double))
-            start += L
+        ids, lens, cols = self.ccache.arrays()
         return {"cache_ids": ids, "cache_len": lens, "cache_cols": cols}
 
     def _cache_load(self, ids, lengths, cols):
         """The cache from the arrays of :meth:`_cache_arrays`."""
-        cdef Py_ssize_t i, L, start = 0
-        cdef double* buf
-        cdef const double[::1] c = np.ascontiguousarray(cols, dtype=np.float64)
-        while self.ncache:
-            self._cache_drop_c(self.cid[self.ncache - 1])
+        self.ccache.clear()
         for i, L in zip(np.asarray(ids).tolist(), np.asarray(lengths).tolist()):
             self._reserve(max(i + 1, L))
-            buf = <double*> malloc(max(L, 1) * sizeof(double))
-            if buf == NULL:
-                _nomem()
-            if L:
-                memcpy(buf, &c[start], L * sizeof(double))
-            self._cache_insert(i, buf, L, L)
-            start += L
+        self.ccache.load(ids, lengths, cols)
 
     @property
     def cache(self):
-        """The column cache as the reference holds it (an OrderedDict id -> column, oldest
-        first; a copy)."""
-        arrs = self._cache_arrays()
-        out = OrderedDict()
-        start = 0
-        for i, L in zip(arrs["cache_ids"].tolist(), arrs["cache_len"].tolist()):
-            out[i] = arrs["cache_cols"][start:start + L]
-            start += L
-        return out
+        """The column cache as the reference holds it (a
+        :class:`refsvm.core.column_cache.ColumnCache`, a copy)."""
+        return _column_cache.ColumnCache.from_arrays(*self.ccache.arrays())
 
     @cache.setter
     def cache(self, value):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import copy
 import math
-from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..core import column_cache
 from ..core.active_set import exact_sum, neumaier_add, two_product
 from ..core.bordered import bordered_matrix, dot, grow_array, lu_inverse
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
@@ -176,7 +176,7 @@ class POKERStorage(StreamLearner):
         known from KS (l in I_s), those given in ``part`` (ids, values: evaluated for
         the score of a new example, ``_f_of``) and k(x_i, x_i) are not evaluated again."""
         n = self.n
-        cached = self.cache.pop(i, None)
+        cached = self.cache.take(i)
         L = 0 if cached is None else cached.shape[0]
         col = np.full(n, np.nan)
         if L:
@@ -399,7 +399,7 @@ def init_state(st, kernel, C, cache_size, refresh_every, departures):
     st.C = float(C)
     st.kernel = kernel
     st.cache_size = float(cache_size)
-    st.cache = OrderedDict()            # id -> kernel column (length = n then)
+    st.cache = column_cache.ColumnCache()   # id -> kernel column (length = n then)
     st.rows = []
     st.n = 0
     st.y = np.zeros(0)

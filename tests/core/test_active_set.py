@@ -4,6 +4,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from refsvm.core import active_set as A
 
@@ -88,16 +89,92 @@ def test_both_families_choose_by_limiting_event():
         == (0.5, JOIN, 1)
 
 
-def test_cache_keep_budget_and_order():
-    from collections import OrderedDict
+def test_column_cache_budget_and_order():
+    from refsvm.core.column_cache import ColumnCache
 
-    cache = OrderedDict()
+    def col(v, n=4):
+        return np.full(n, float(v))
+
+    cache = ColumnCache()
     for i in range(5):                           # 3 columns of 4 values fit in 100 bytes
-        A.cache_keep(cache, i, f"col{i}", 4, 100)
+        cache.put(i, col(i), 100)
     assert list(cache) == [2, 3, 4]
-    A.cache_keep(cache, 3, "again", 4, 100)      # a new entry of i replaces the old, newest
-    assert list(cache.items()) == [(2, "col2"), (4, "col4"), (3, "again")]
-    A.cache_keep(cache, 4, "off", 4, 100, enabled=False)   # off: i's entry goes, none kept
+    cache.put(3, col(-3), 100)                   # a new entry of i replaces the old, newest
+    assert [(i, c[0]) for i, c in cache.items()] == [(2, 2.0), (4, 4.0), (3, -3.0)]
+    cache.put(4, col(-4), 0)                     # off (no budget): i's entry goes, none kept
     assert list(cache) == [2, 3]
-    A.cache_keep(cache, 2, "big", 100, 100)      # not one column fits
+    cache.put(2, col(9, 100), 100)               # not one column fits
     assert list(cache) == [3]
+
+
+def test_column_cache_cut_and_arrays():
+    from refsvm.core.column_cache import ColumnCache
+
+    cache = ColumnCache()
+    cache.put(5, np.arange(6.0), 10**6)
+    cache.put(1, np.arange(2.0), 10**6)
+    cache.put(2, np.arange(4.0) + 10, 10**6)
+    cache.cut(3)                                 # id 5 goes, 2's column is cut to 3 values
+    assert list(cache) == [1, 2]
+    assert cache.take(2).tolist() == [10.0, 11.0, 12.0] and 2 not in cache
+    cache.put(0, np.full(3, np.nan), 10**6)
+    ids, lengths, values = cache.arrays()
+    assert ids.tolist() == [1, 0] and lengths.tolist() == [2, 3]
+    again = ColumnCache.from_arrays(ids, lengths, values)
+    assert [(i, c.tolist()) for i, c in again.items()][0] == (1, [0.0, 1.0])
+    assert np.isnan(again.take(0)).all() and len(again) == 1
+    again.drop(1)
+    again.drop(7)                                # nothing cached: nothing to forget
+    assert len(again) == 0 and again.arrays()[2].shape == (0,)
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_compiled_column_cache_keeps_the_reference_entries(adopt):
+    # the compiled ColumnCache (both forms: copies, IDSVM's twin; adopted and shared
+    # buffers, POKER's) given the reference's operations keeps the same entries
+    from refsvm.core.column_cache import ColumnCache
+
+    _core = pytest.importorskip("refsvm._core")
+    rng = np.random.default_rng(0)
+    budget = 8 * 6 * 4                           # 4 columns of 6 values
+    ops = []
+    for step in range(300):
+        i = int(rng.integers(12))
+        r = rng.random()
+        if r < 0.5:
+            n = int(rng.integers(4, 9))
+            col = rng.standard_normal(n)
+            col[rng.random(n) < 0.2] = np.nan
+            ops.append(("put", i, col))
+        elif r < 0.75:
+            ops.append(("take", i))
+        elif r < 0.9:
+            ops.append(("drop", i))
+        elif r < 0.97:
+            ops.append(("cut", int(rng.integers(3, 12))))
+        else:
+            ops.append(("copy",))
+    taken, arrays = _core.column_cache_run(ops, budget, adopt)
+    caches = [ColumnCache()]
+    ref_taken = []
+    for op in ops:
+        cache = caches[-1]
+        if op[0] == "put":
+            cache.put(op[1], op[2].copy(), budget)
+        elif op[0] == "take":
+            ref_taken.append(cache.take(op[1]))
+        elif op[0] == "drop":
+            cache.drop(op[1])
+        elif op[0] == "cut":
+            cache.cut(op[1])
+        else:
+            caches.append(ColumnCache.from_arrays(*cache.arrays()))
+    assert len(caches) > 1 and len(taken) == len(ref_taken)
+    for a, b in zip(taken, ref_taken):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(a, b)
+    assert len(arrays) == len(caches)
+    for got, ref in zip(arrays, caches):
+        for x, y in zip(got, ref.arrays()):
+            np.testing.assert_array_equal(x, y)

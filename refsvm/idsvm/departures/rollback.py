@@ -59,12 +59,7 @@ class Rollback:
         kept = {s: self.KS[:n, j].copy() for j, s in enumerate(self.S)}
         del self.rows[n:]
         self.n = n
-        for i in list(self.cache):
-            col, L = self.cache[i]
-            if i >= n:
-                del self.cache[i]
-            elif L > n:
-                self.cache[i] = (col[:n].copy(), n)
+        self.cache.cut(n)
         self.alpha[:n] = snap["alpha"]
         self.alpha[n:] = 0.0
         self.g[:n] = snap["g"]
