@@ -2009,87 +2009,16 @@ cdef class POKERState(StreamLearner):
         self.tau = 0.0
         self.phase = M_IDLE
 
-    # ------------------------------------------------------------------ Sec. 5: SelfInit POKER
-    def self_init(self, X, y):
-        """SelfInit POKER (Sec. 5; reference ``self_init``)."""
-        if any(self.status[: self.n] >= 0):
-            raise ValueError("self_init starts from an empty model")
-        ids = self._append_rows(X, y)
-        if ids.size:
-            self._self_init_ids(ids)
-
-    def _self_init_ids(self, ids):
-        """SelfInit on the stored pending ``ids`` (reference ``_self_init_ids``): the
-        trivial partition, b at the end of its range that keeps it optimal, then the
-        adjustable-bias method."""
-        self._activate(ids)
-        yy = self.y[ids]
-        # the class at c: the smaller one; +1 on a tie
-        cls = 1.0 if np.sum(yy > 0) <= np.sum(yy < 0) else -1.0
-        at_c = ids[yy == cls]
-        self.alpha[at_c] = self.C
-        self.status[at_c] = C_IC
-        F = self._class_sums(ids, at_c)                   # w'phi(x_i) = c sum_{at c} y_j k_ij
-        bounds = F - yy                                   # g_i = 0 at b = F_i - y_i
-        self.b = float(np.max(bounds)) if cls > 0 else float(np.min(bounds))
-        self.g[ids] = yy * (F - self.b) - 1.0
-        self.adjust_bias()
-        self._end_chunk("SelfInit")                       # departures: end of a chunk
-
-    # ------------------------------------------------------------------ Sec. 5: selective sampling
-    def _dobj(self, j, steps):
-        """dObj (Sec. 5; reference ``_dobj``): the change of the objective after
-        ``steps`` breakpoints of adding the pending example j, on a copy."""
-        trial = self._trial_copy()
-        trial.breakpoint_hook = None
-        trial.budget = steps
-        before = trial.dual_objective()
-        try:
-            trial.learn_ids([j])
-        except _Budget:
-            pass
-        self.kernel.n_evals = trial.kernel.n_evals
-        return trial.dual_objective() - before
-
-    def learn_selective(self, X, y, selection="maxslk", chunk_size=1, n_candidates=10,
-                        dobj_steps=3):
-        """AltPOKER with selective sampling over the pool (X, y) (Sec. 5; reference
-        ``learn_selective``: Cls2W, MaxSlk, ``+dobj``).  Returns the number of chunks."""
-        y = np.asarray(y, dtype=np.float64)
-        pool = self._append_rows(X, y)
-        if not np.any(self.status[: self.n] >= 0):
-            # the first chunk: the first example of each class
-            first = [int(pool[np.flatnonzero(y == c)[0]]) for c in (-1.0, 1.0) if np.any(y == c)]
-            self.learn_ids(first)
-            pool = np.setdiff1d(pool, first)
-        base, dobj = selection.split("+")[0], selection.endswith("+dobj")
-        meta = 1
-        while pool.size:
-            if base == "none":
-                pick = pool[:chunk_size]
-            else:
-                f = self._f_of(pool.tolist()) - self.b
-                slack = 1.0 - self.y[pool] * f
-                if slack.max() <= 0.0:
-                    pick = pool                           # nothing violates: the rest
-                else:
-                    key = -slack if base == "maxslk" else np.abs(f)
-                    order = np.argsort(key, kind="stable")
-                    order = order[slack[order] > 0.0]     # violators only
-                    if dobj:
-                        top = order[:n_candidates]
-                        gains = np.array([self._dobj(int(pool[r]), dobj_steps) for r in top])
-                        order = top[np.argsort(-gains, kind="stable")]
-                    pick = pool[order[:chunk_size]]
-            self.learn_ids(pick)
-            pool = np.setdiff1d(pool, pick)
-            meta += 1
-        return meta
-
     # ------------------------------------------------------------------ shared with the reference
     # What is neither the printed method nor the paths is the reference's own code,
     # called on this state (it reads and writes the reference's attribute names, which
     # this class keeps): one code for both twins.
+    # SelfInit and the selective sampling of Sec. 5: run once per call, on this state's
+    # methods (the paths in them are this class's)
+    self_init = _ref.POKERState.self_init
+    _self_init_ids = _ref.POKERState._self_init_ids
+    _dobj = _ref.POKERState._dobj
+    learn_selective = _ref.POKERState.learn_selective
     # persistence, the stream API, the read-outs and the KKT check (refsvm.poker.storage)
     init_params = POKERStorage.init_params
     save_state = POKERStorage.save_state
