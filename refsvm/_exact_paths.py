@@ -28,56 +28,61 @@ import numpy as np
 from ._validation import load_backend
 from .core.stream import run_states
 from .idsvm.departures.exactness import ExactnessError
-from .poker.partition import BIAS
+from .poker.partition import BIAS, FIXED
 
 __all__ = ["ExactnessError", "SelfInitStalled", "self_init_optimum", "incremental_path",
            "incremental_path_again"]
 
 
 class SelfInitStalled(RuntimeError):
-    """SelfInit's path stopped making progress (:class:`_StallWatch`): ``fit`` learns the
-    problem example by example instead."""
+    """A batch start's path stopped making progress (:class:`_StallWatch`): ``fit`` learns
+    the problem example by example instead."""
 
 
 class _StallWatch:
-    """The breakpoint hook ``fit`` puts on SelfInit's path: it raises
-    :class:`SelfInitStalled` as soon as the path stops progressing, instead of letting it
-    run to POKER's breakpoint budget of 50 (n + 10) and only then falling back to the
+    """The breakpoint hook ``fit`` puts on a batch start's paths (SelfInit's, and the
+    start from LIBSVM's, ``refsvm/_warm_start.py``): it raises :class:`SelfInitStalled` as
+    soon as the path being followed stops progressing, instead of letting it run to
+    POKER's breakpoint budget of 50 (n + 10) and only then falling back to the
     incremental pass.
 
-    SelfInit follows one parameter, tau = y'alpha, from its start to 0 (Sec. 5's
-    adjustable-bias method), and every piece of the path moves tau towards 0.  Where it
-    does not finish (pure label noise, 2,000 points, C = 10, gamma = 0.5: issue 40) the
-    path reaches a point where every piece has length zero -- the partition cycles among
-    degenerate exchanges, tau stays the same to the last bit -- and POKER's budget let it
-    cycle for 85,000 breakpoints (19 s, three times the whole incremental pass) before
-    raising.  The watch keeps the smallest |tau| seen and gives up when it has not fallen
-    for ``window + 2 |I_s|`` breakpoints in a row: a run of zero-length exchanges that
-    ends visits each member of I_s a few times at most.  What the path did before the stall
-    is lost (the incremental pass starts afresh): ``docs/defaults.rst`` has the measured
-    waste.
+    Each path follows one parameter to its end, and every piece of it moves the
+    parameter on: the adjustable-bias method (Sec. 3; all of SelfInit) tau = y'alpha to 0,
+    the fixed-bias method (Eq. 3) u to 1.  Where a path does not finish (pure label noise,
+    2,000 points, C = 10, gamma = 0.5) it reaches a point where every piece has length
+    zero -- the partition cycles among degenerate exchanges, the parameter stays the same
+    to the last bit -- and POKER's budget let SelfInit cycle for 85,000 breakpoints (19 s,
+    three times the whole incremental pass) before raising.  The watch keeps the best
+    value of the parameter seen (the smallest |tau|, the largest u) and gives up when it
+    has not improved for ``window + 2 |I_s|`` breakpoints in a row: a run of zero-length
+    exchanges that ends visits each member of I_s a few times at most.  Breakpoints of
+    other paths (the end polish) are not watched and restart the count.  What the path did
+    before the stall is lost (the incremental pass starts afresh): ``docs/defaults.rst``
+    has the measured waste.
 
     The hook changes no number of a path that ends (the compiled twin applies a pending
     move of g before calling it, the same operation it would apply in its next scan)."""
 
     def __init__(self, window=200):
         self.window = int(window)
+        self.phase = None
         self.best = np.inf
         self.since = 0
 
     def __call__(self, state):
-        if state.phase != BIAS:        # only the adjustable-bias path (not the end polish)
+        if state.phase not in (FIXED, BIAS):
             self.since = 0
             return
-        tau = abs(float(state.tau))
-        if tau < self.best * (1.0 - 1e-12):
-            self.best = tau
-            self.since = 0
+        # the parameter, smaller when further on: -u (fixed bias), |y'alpha| (bias)
+        value = -float(state.u) if state.phase == FIXED else abs(float(state.tau))
+        if state.phase != self.phase or value < self.best - 1e-12 * abs(self.best):
+            self.phase, self.best, self.since = state.phase, value, 0
             return
         self.since += 1
-        if self.since > self.window and self.since > self.window + 2 * len(state.S):
-            raise SelfInitStalled(
-                f"SelfInit: |y'alpha| = {tau:.6g} has not fallen in {self.since} breakpoints")
+        if self.since > self.window + 2 * len(state.S):
+            what = "u" if state.phase == FIXED else "|y'alpha|"
+            raise SelfInitStalled(f"{what} = {abs(value):.6g} has not moved on in "
+                                  f"{self.since} breakpoints")
 
 
 def _kernel_params(params):

@@ -30,8 +30,8 @@ Two things LIBSVM's solution may hold that the path cannot start from:
   feasible alpha with a regular margin set is a start: moving some alpha only changes p
   and d, so the path passes more breakpoints and ends at the same optimum.  Where the
   inverse of the kept part's bordered matrix is still not accurate, or a path stops
-  progressing (:class:`_Progress`), the start is given up and ``fit`` learns the
-  problem example by example.
+  progressing (:class:`refsvm._exact_paths._StallWatch`, SelfInit's watch), the start
+  is given up and ``fit`` learns the problem example by example.
 
 The end is checked like every other start: :func:`refsvm.idsvm.incremental_svm.
 state_arrays_from_optimum` accepts it only if it is exact to IncrementalSVM's tolerances.
@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact_paths import SelfInitStalled
+from ._exact_paths import SelfInitStalled, _StallWatch
 from ._validation import load_backend
 
 __all__ = ["libsvm_optimum"]
@@ -138,33 +138,6 @@ def _independent(Q):
     return keep
 
 
-class _Progress:
-    """The breakpoint hook of the start's paths: it raises :class:`SelfInitStalled` when
-    the parameter of the path being followed (u of the fixed-bias path, rising to 1;
-    |y'alpha| of the adjustable-bias path, falling to 0) has not moved for
-    ``window + 2 |I_s|`` breakpoints in a row -- a cycle of zero-length exchanges, as on
-    pure label noise, where POKER's budget of 50 (n + 10) breakpoints would run out only
-    after far more work than the incremental pass needs."""
-
-    def __init__(self, window=200):
-        self.window = int(window)
-        self.phase, self.best, self.since = None, np.inf, 0
-
-    def __call__(self, state):
-        from .poker.partition import BIAS, FIXED
-
-        if state.phase not in (FIXED, BIAS):
-            return
-        value = -float(state.u) if state.phase == FIXED else abs(float(state.tau))
-        if state.phase != self.phase or value < self.best - 1e-12 * abs(self.best):
-            self.phase, self.best, self.since = state.phase, value, 0
-            return
-        self.since += 1
-        if self.since > self.window + 2 * len(state.S):
-            raise SelfInitStalled(f"the start from LIBSVM made no progress in {self.since} "
-                                  "breakpoints")
-
-
 def _refine(path, reference, fresh):
     """The end made exact to round-off, or False: one step of iterative refinement of
     (b, alpha_S) on the bordered system's residuals (y'alpha and the margin vectors' g,
@@ -232,7 +205,7 @@ def libsvm_optimum(backend, params, X, y):
                              kernel=params["kernel"], gamma=params["gamma"],
                              degree=params["degree"], coef0=params["coef0"],
                              cache_size=params["cache_size"])
-    path.breakpoint_hook = _Progress()
+    path.breakpoint_hook = _StallWatch()
     ids = path._append_rows(X, y)
     path._activate(ids)
     n = ids.size
