@@ -241,6 +241,10 @@ def main(argv=None):
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
     rep.add_argument("--no-run", action="store_true",
                      help="run nothing: print the tables of the cells stored under --out")
+    rep.add_argument("--sample", type=float, metavar="FRACTION",
+                     help="run only this fraction of the cells not stored (a seeded draw "
+                          "from every data set and method); the rest's cost is estimated "
+                          "from them")
     rep.add_argument("--record", metavar="DIR",
                      help="also store the tables and claims for the docs under "
                           "DIR/PAPER (summary-MODE.json with commit, date, settings and "
@@ -287,7 +291,7 @@ def main(argv=None):
             reproduce(paper, items, mode=args.mode, n_jobs=args.n_jobs,
                       scheduler=args.scheduler, out=args.out, data_home=args.data_home,
                       fmt=args.format, only=args.only, progress=not args.no_progress,
-                      run=not args.no_run, record=args.record)
+                      run=not args.no_run, record=args.record, sample=args.sample)
         except ValueError as exc:
             parser.error(str(exc))
         except Interrupted as exc:

@@ -466,3 +466,34 @@ def test_record_writes_the_docs_copy(tmp_path):
     assert stored["tables"] == json.loads(json.dumps(s["tables"]))
     assert (folder / "report-quick.txt").read_text() == report_text(stored)
     assert (folder / "claims-quick.csv").read_text().startswith("id,claim,paper,ours")
+
+
+def test_sample_runs_a_seeded_share_of_every_stratum_and_estimates_the_rest(tmp_path):
+    """``sample``: ceil(f n) cells of each (item, data set, method), the same draw on a
+    rerun; the remaining cost of the protocol is then estimated from those cells."""
+    from refsvm.reproduce import wang_vucetic as wv
+    from refsvm.reproduce._runner import format_remaining, remaining_cost, sample_cells
+
+    cells = [c for c in wv.plan_table1("full", []) if c.dataset in ("gauss", "banana")]
+    drawn = sample_cells(cells, 0.01)
+    strata = {(c.dataset, c.method) for c in cells}
+    assert {(c.dataset, c.method) for c in drawn} == strata
+    assert len(drawn) == len(strata) * 2          # ceil(0.01 * 126) per stratum
+    assert [c.key for c in sample_cells(list(reversed(cells)), 0.01)] == \
+        [c.key for c in reversed(drawn)]
+    assert sample_cells(cells, 1.0) == cells
+    with pytest.raises(ValueError, match="sample"):
+        reproduce("bagnell", mode="quick", out=tmp_path, sample=0.0, progress=False,
+                  stream=open(os.devnull, "w"))
+    # stored sampled cells are the estimate's basis: the mean of their stratum
+    done = {c.key: {"wall_seconds": 2.0 if c.method == "LIBSVM" else 4.0} for c in drawn}
+    paper = get_paper("wang-vucetic")
+    rem = remaining_cost(paper, [paper.item("table1")], "default", done,
+                         keep=lambda c: c.dataset in ("gauss", "banana"))
+    (row,) = rem
+    assert row["stored"] == len(drawn) and row["cells_without_estimate"] == 0
+    n_libsvm = sum(c.method == "LIBSVM" for c in cells)
+    left_libsvm = n_libsvm - sum(c.method == "LIBSVM" for c in drawn)
+    left_other = (len(cells) - len(drawn)) - left_libsvm
+    assert row["estimate_seconds"] == pytest.approx(2.0 * left_libsvm + 4.0 * left_other)
+    assert "core-hours" in format_remaining(rem)[0]

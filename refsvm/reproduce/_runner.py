@@ -306,7 +306,7 @@ def _missing_datasets(cells, data_home):
 # ------------------------------------------------------------------------- the command
 def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
               out="reproduce-results", data_home=None, fmt="table", stream=None,
-              progress=True, draw=True, only=None, run=True, record=None):
+              progress=True, draw=True, only=None, run=True, record=None, sample=None):
     """Run (or resume) the cells of some items of a paper; print and write the results.
 
     Parameters
@@ -329,6 +329,12 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
         any); an unknown name raises ValueError.
     run : bool
         False: run nothing, report the stored cells (the others show as "not run").
+    sample : float, optional
+        Run only this fraction (0 < sample <= 1) of the cells not yet stored: a seeded
+        draw of ``ceil(sample * n)`` of the n cells of every (item, data set, method),
+        the same on every rerun (:func:`sample_cells`).  The stored cells are real cells
+        of the protocol (a later run without ``sample`` skips them), and the remaining
+        cost is estimated from them.
     record : path, optional
         Also store the results for the docs: ``record/<paper>/summary-<mode>.json`` (the
         tables and claims, with the commit, date, settings and machine under ``"meta"``),
@@ -349,6 +355,8 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     if fmt not in ("table", "csv", "json"):
         raise ValueError(f"format must be table, csv or json; got {fmt!r}")
+    if sample is not None and not (isinstance(sample, (int, float)) and 0.0 < sample <= 1.0):
+        raise ValueError(f"sample must be a fraction in (0, 1]; got {sample!r}")
     selected = [paper.item(i) for i in items] if items else list(paper.items)
     keep = _only_filter(paper, selected, mode, only)
     folder = Path(out) / paper.name
@@ -377,6 +385,8 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
             todo = [c for c in new if c.key not in done and c.dataset not in missing]
             if not run:
                 todo = []
+            elif sample is not None:
+                todo = sample_cells(todo, sample)
             skipped += sum(c.key in done for c in new)
             if not todo:
                 continue
@@ -431,6 +441,20 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     else:
         print(format_summary(summary), file=stream)
     return summary
+
+
+def sample_cells(cells, fraction):
+    """A seeded draw of ``ceil(fraction * n)`` of the n cells of every (item, data set,
+    method), in the cells' order: the same draw on every run, whatever else is stored
+    (each cell's rank is the CRC-32 of its key)."""
+    groups = {}
+    for c in cells:
+        groups.setdefault((c.item, c.dataset, c.method), []).append(c)
+    chosen = set()
+    for group in groups.values():
+        k = math.ceil(fraction * len(group))
+        chosen |= {c.key for c in sorted(group, key=lambda c: zlib.crc32(c.key.encode()))[:k]}
+    return [c for c in cells if c.key in chosen]
 
 
 def remaining_cost(paper, items, mode, done, keep=lambda c: True):
