@@ -468,19 +468,22 @@ def test_record_writes_the_docs_copy(tmp_path):
     assert (folder / "claims-quick.csv").read_text().startswith("id,claim,paper,ours")
 
 
-def test_sample_runs_a_seeded_share_of_every_stratum_and_estimates_the_rest(tmp_path):
-    """``sample``: ceil(f n) cells of each (item, data set, method), the same draw on a
-    rerun; the remaining cost of the protocol is then estimated from those cells."""
+def test_sample_runs_a_spread_share_of_every_stratum_and_estimates_the_rest(tmp_path):
+    """``sample``: ceil(f n) cells of each (item, data set, method), spread over the grid's
+    C values, the same draw on a rerun; the remaining cost of the protocol is then
+    estimated from those cells."""
     from refsvm.reproduce import wang_vucetic as wv
     from refsvm.reproduce._runner import format_remaining, remaining_cost, sample_cells
 
     cells = [c for c in wv.plan_table1("full", []) if c.dataset in ("gauss", "banana")]
-    drawn = sample_cells(cells, 0.01)
+    drawn = sample_cells(cells, 0.02)
     strata = {(c.dataset, c.method) for c in cells}
     assert {(c.dataset, c.method) for c in drawn} == strata
-    assert len(drawn) == len(strata) * 2          # ceil(0.01 * 126) per stratum
-    assert [c.key for c in sample_cells(list(reversed(cells)), 0.01)] == \
-        [c.key for c in reversed(drawn)]
+    assert len(drawn) == len(strata) * 3          # ceil(0.02 * 126) per stratum
+    for ds, method in strata:
+        Cs = {c.params["C"] for c in drawn if (c.dataset, c.method) == (ds, method)}
+        assert len(Cs) == 3 and min(Cs) <= 5 and max(Cs) >= 50, (ds, method, Cs)
+    assert [c.key for c in sample_cells(cells, 0.02)] == [c.key for c in drawn]
     assert sample_cells(cells, 1.0) == cells
     with pytest.raises(ValueError, match="sample"):
         reproduce("bagnell", mode="quick", out=tmp_path, sample=0.0, progress=False,

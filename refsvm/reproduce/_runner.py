@@ -330,9 +330,9 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     run : bool
         False: run nothing, report the stored cells (the others show as "not run").
     sample : float, optional
-        Run only this fraction (0 < sample <= 1) of the cells not yet stored: a seeded
-        draw of ``ceil(sample * n)`` of the n cells of every (item, data set, method),
-        the same on every rerun (:func:`sample_cells`).  The stored cells are real cells
+        Run only this fraction (0 < sample <= 1) of the protocol's cells: ``ceil(sample
+        * n)`` of the n cells of every (item, data set, method), spread over its grid,
+        the same on every rerun (:func:`sample_cells`); those stored are skipped.  The stored cells are real cells
         of the protocol (a later run without ``sample`` skips them), and the remaining
         cost is estimated from them.
     record : path, optional
@@ -382,11 +382,10 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
                 if name not in all_missing:
                     all_missing[name] = line
                     print(line, file=sys.stderr)
-            todo = [c for c in new if c.key not in done and c.dataset not in missing]
-            if not run:
-                todo = []
-            elif sample is not None:
+            todo = [c for c in new if c.dataset not in missing]
+            if sample is not None:
                 todo = sample_cells(todo, sample)
+            todo = [c for c in todo if c.key not in done] if run else []
             skipped += sum(c.key in done for c in new)
             if not todo:
                 continue
@@ -444,16 +443,20 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
 
 
 def sample_cells(cells, fraction):
-    """A seeded draw of ``ceil(fraction * n)`` of the n cells of every (item, data set,
-    method), in the cells' order: the same draw on every run, whatever else is stored
-    (each cell's rank is the CRC-32 of its key)."""
+    """ceil(fraction * n) of the n cells of every (item, data set, method), spread evenly
+    over the group in plan order (a grid's cells run from the smallest C to the largest:
+    every k-th cell from an offset seeded by the group's name), in the cells' order.
+    The draw depends only on the cells given: pass every cell of a plan, stored or not,
+    and a rerun draws the same."""
     groups = {}
     for c in cells:
         groups.setdefault((c.item, c.dataset, c.method), []).append(c)
     chosen = set()
-    for group in groups.values():
+    for name, group in groups.items():
         k = math.ceil(fraction * len(group))
-        chosen |= {c.key for c in sorted(group, key=lambda c: zlib.crc32(c.key.encode()))[:k]}
+        step = len(group) / k
+        offset = (zlib.crc32("|".join(name).encode()) % 997) / 997 * step
+        chosen |= {group[int(offset + i * step)].key for i in range(k)}
     return [c for c in cells if c.key in chosen]
 
 
