@@ -493,10 +493,12 @@ def test_sample_runs_a_spread_share_of_every_stratum_and_estimates_the_rest(tmp_
     paper = get_paper("wang-vucetic")
     rem = remaining_cost(paper, [paper.item("table1")], "default", done,
                          keep=lambda c: c.dataset in ("gauss", "banana"))
-    (row,) = rem
+    own, row = rem                     # the default protocol (nothing stored), then --full
+    assert own["mode"] == "default" and own["stored"] == 0 and row["mode"] == "full"
+    assert "this protocol" in format_remaining(rem, "default")[0]
     assert row["stored"] == len(drawn) and row["cells_without_estimate"] == 0
     n_libsvm = sum(c.method == "LIBSVM" for c in cells)
     left_libsvm = n_libsvm - sum(c.method == "LIBSVM" for c in drawn)
     left_other = (len(cells) - len(drawn)) - left_libsvm
     assert row["estimate_seconds"] == pytest.approx(2.0 * left_libsvm + 4.0 * left_other)
-    assert "core-hours" in format_remaining(rem)[0]
+    assert "core-hours" in format_remaining(rem, "default")[1]

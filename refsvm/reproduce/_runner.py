@@ -461,19 +461,22 @@ def sample_cells(cells, fraction):
 
 
 def remaining_cost(paper, items, mode, done, keep=lambda c: True):
-    """For each protocol larger than ``mode`` ("default", then "full" where it differs):
-    per item, the cells of its first stage (a grid's selection cells; the repeats at the
-    selected settings come after them), how many are stored, and an estimate of the rest
-    in core-seconds from the wall time of the *stored cells of that protocol* with the
-    same data set and method (none stored: no estimate)."""
+    """For ``mode`` itself when some of its cells are not stored (a run with ``sample``
+    or an interrupted one), and for each protocol larger than ``mode`` ("default", then
+    "full" where it differs): per item, the cells of its first stage (a grid's selection
+    cells; the repeats at the selected settings come after them), how many are stored,
+    and an estimate of the rest in core-seconds from the wall time of the *stored cells
+    of that protocol* with the same data set and method (none stored: no estimate)."""
     out = []
     seen = set()
-    for big in MODES[MODES.index(mode) + 1:]:
+    for big in MODES[MODES.index(mode):]:
         plans = {item.id: [c for c in item.plan(big, []) if keep(c)] for item in items}
         keys = frozenset(c.key for cs in plans.values() for c in cs)
         if keys in seen:   # "full" is the default protocol for this paper
             continue
         seen.add(keys)
+        if big == mode and all(k in done for k in keys):
+            continue
         for item in items:
             cells = plans[item.id]
             stored = [c for c in cells if c.key in done]
@@ -496,12 +499,14 @@ def remaining_cost(paper, items, mode, done, keep=lambda c: True):
     return out
 
 
-def format_remaining(remaining):
-    """One line per larger protocol: the cells not stored and the estimate."""
+def format_remaining(remaining, mode=None):
+    """One line per protocol (``mode``'s own, when it is not finished, then the larger
+    ones): the cells not stored and the estimate."""
     lines = []
     for big in dict.fromkeys(r["mode"] for r in remaining):
         rows = [r for r in remaining if r["mode"] == big]
-        flag = "--full" if big == "full" else "default protocol (no --quick)"
+        flag = ("this protocol" if big == mode else
+                "--full" if big == "full" else "default protocol (no --quick)")
         left = [r for r in rows if r["stored"] < r["cells"]]
         if not left:
             lines.append(f"  {flag}: every cell stored")
@@ -741,8 +746,8 @@ def format_summary(summary, run_lines=True):
     else:
         print("", file=buf)
     if summary.get("remaining"):
-        print("remaining cost of the larger protocols:", file=buf)
-        for line in format_remaining(summary["remaining"]):
+        print("remaining cost of the protocols:", file=buf)
+        for line in format_remaining(summary["remaining"], summary.get("mode")):
             print(line, file=buf)
     if summary.get("claims"):
         print(format_claims(summary["claims"], summary["mode"]), end="", file=buf)
