@@ -432,7 +432,7 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     if record is not None:
         record_results(summary, Path(record) / paper.name, mode,
                        dict(items=[it.id for it in selected], only=list(only or []),
-                            n_jobs=n_jobs, scheduler=bool(scheduler)))
+                            n_jobs=n_jobs, scheduler=bool(scheduler), sample=sample))
     if fmt == "json":
         print(json.dumps(summary, indent=1), file=stream)
     elif fmt == "csv":
