@@ -462,19 +462,24 @@ def sample_cells(cells, fraction):
 
 def remaining_cost(paper, items, mode, done, keep=lambda c: True):
     """For ``mode`` itself when some of its cells are not stored (a run with ``sample``
-    or an interrupted one), and for each protocol larger than ``mode`` ("default", then
-    "full" where it differs): per item, the cells of its first stage (a grid's selection
-    cells; the repeats at the selected settings come after them), how many are stored,
+    or an interrupted one: every cell its stored records plan), and for each protocol
+    larger than ``mode`` ("default", then "full" where it differs): per item, the cells
+    of its first stage (a grid's selection cells; the repeats at the selected settings
+    come after them), how many are stored,
     and an estimate of the rest in core-seconds from the wall time of the *stored cells
     of that protocol* with the same data set and method (none stored: no estimate)."""
     out = []
     seen = set()
+    records = list(done.values())
     for big in MODES[MODES.index(mode):]:
-        plans = {item.id: [c for c in item.plan(big, []) if keep(c)] for item in items}
+        # the run's own protocol with its second stage (the repeats at the settings its
+        # stored selections chose); a larger one's first stage
+        plans = {item.id: [c for c in item.plan(big, records if big == mode else [])
+                           if keep(c)] for item in items}
         keys = frozenset(c.key for cs in plans.values() for c in cs)
-        if keys in seen:   # "full" is the default protocol for this paper
+        if keys <= seen:   # "full" is the default protocol for this paper
             continue
-        seen.add(keys)
+        seen |= keys
         if big == mode and all(k in done for k in keys):
             continue
         for item in items:
@@ -495,7 +500,8 @@ def remaining_cost(paper, items, mode, done, keep=lambda c: True):
             out.append({"mode": big, "item": item.id, "cells": len(cells),
                         "stored": len(stored), "estimate_seconds": est,
                         "cells_without_estimate": unknown,
-                        "grid": any(c.setting.startswith("select") for c in cells)})
+                        "grid": any(c.setting.startswith("select") and c.key not in done
+                                    for c in cells)})
     return out
 
 

@@ -432,7 +432,9 @@ def _plan(item, methods, mode, records):
                 hp = {}
             else:
                 chooser = method.split(" ")[0]  # the paper form takes RKPAm-1's choice
-                sel = Cell(NAME, item, ds, chooser, f"select:{mode}" + suffix, 0,
+                # --full is this paper's default protocol: the same selection cells
+                proto = "default" if mode == "full" else mode
+                sel = Cell(NAME, item, ds, chooser, f"select:{proto}" + suffix, 0,
                            f"{MOD}:run_select", dict(mode=mode))
                 if chooser == method:
                     cells.append(sel)
