@@ -53,7 +53,7 @@ from ...core.active_set import two_sum
 from ...core.bordered import bordered_beta, bordered_max_abs
 from ...core.exactness import balance, dot2_sum, g_exact, partition_violation, refine
 from ...core.kernels import kernel_block, stack_rows
-from ..partition import FIXED, I_C, I_O, I_S, PathError
+from ..partition import FIXED, I_O, I_S, PathError
 
 __all__ = ["EndOfChunk"]
 
@@ -83,7 +83,7 @@ class EndOfChunk:
         st, g = self.status[:n], self.g[:n]
         tol = self.departures["end_balance_tol"] * self.C * max(1, int(np.sum(act)))
         gtol = 1e-6 * (1.0 + self.kmax * self.C)
-        bad = ((st == I_O) & (g < -gtol)) | ((st == I_C) & (g > gtol))
+        bad = partition_violation(st, g, margin=False) > gtol
         if not abs(tau) <= tol or bool(np.any(bad & act)):
             raise error(
                 f"{what} ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
