@@ -39,6 +39,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from .core.active_set import AT_C, AT_ZERO, IN_S
+from .core.exactness import partition_violation
+from .core.kernels import kernel_block
+
 __all__ = ["KERNEL_BUDGET", "RESIDUAL_TOL", "check_init_params", "check_state",
            "state_class_names"]
 
@@ -369,31 +373,12 @@ def _limit(params):
 # --------------------------------------------------------------------------- kernels
 def _kernel_block(params, A, B):
     """k(a_i, b_j) for the rows of A and B (dense or CSR), and a scale of the round-off
-    of each value."""
-    kind = params.get("kernel", "rbf")
-    gamma = float(params.get("gamma", 1.0))
-    degree = int(params.get("degree", 3))
-    coef0 = float(params.get("coef0", 0.0))
+    of each value (the core's ``kernel_block``, the RBF distances clamped at 0)."""
     if sp.issparse(A):
         A, B = _compact(A, B)
-    dots = A @ B.T
-    dots = dots.toarray() if sp.issparse(dots) else np.asarray(dots)
-    na = np.asarray(A.multiply(A).sum(axis=1)).ravel() if sp.issparse(A) else \
-        np.einsum("ij,ij->i", A, A)
-    nb = np.asarray(B.multiply(B).sum(axis=1)).ravel() if sp.issparse(B) else \
-        np.einsum("ij,ij->i", B, B)
-    mag = np.sqrt(np.outer(na, nb))
-    with np.errstate(over="ignore", invalid="ignore"):
-        if kind == "linear":
-            return dots, mag
-        if kind == "poly":
-            base = gamma * dots + coef0
-            val = base ** degree
-            err = np.abs(degree * base ** max(degree - 1, 0)) * (gamma * mag + abs(coef0))
-            return val, err
-        d2 = np.maximum(na[:, None] + nb[None, :] - 2.0 * dots, 0.0)
-        val = np.exp(-gamma * d2)
-        return val, gamma * (na[:, None] + nb[None, :]) * np.maximum(val, 1e-300) + 1.0
+    return kernel_block(A, B, params.get("kernel", "rbf"), float(params.get("gamma", 1.0)),
+                        int(params.get("degree", 3)), float(params.get("coef0", 0.0)),
+                        clamp=True, scale=True)
 
 
 def _compact(A, B):
@@ -432,7 +417,7 @@ def _check_kernel_values(r, key, kept, computed, err):
 
 
 # --------------------------------------------------------------------------- the states
-REST, MARGIN, ERROR = 0, 1, 2
+REST, MARGIN, ERROR = AT_ZERO, IN_S, AT_C
 
 
 def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, counters,
@@ -520,9 +505,7 @@ def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, coun
         if not np.all(np.abs(g[check] - gt) <= G_TOL * scale):
             r.fail("g", "is not y f - 1 of the saved alpha and b")
         st = status[check]
-        viol = np.where(st == REST, np.maximum(-gt, 0.0),
-                        np.where(st == ERROR, np.maximum(gt, 0.0),
-                                 np.where(st == MARGIN, np.abs(gt), 0.0)))
+        viol = np.maximum(partition_violation(st, gt), 0.0)
         if np.any(viol > KKT_TOL * scale):
             r.fail("alpha", f"the KKT conditions fail (violation {viol.max():.3g}, "
                             f"tolerance {KKT_TOL:g} in margin units)")

@@ -180,12 +180,14 @@ def test_the_exact_families_do_not_import_each_other(family):
 
 
 def test_the_active_set_engine_lives_in_the_core():
-    # what the engine shares (refsvm/core/active_set.py, bordered.py; compiled in _core.pxd)
-    # is defined there only: neither exact family defines it again as a module-level
-    # function, under its name or with a leading underscore (a state's method may wrap it)
-    from refsvm.core import active_set, bordered
+    # what the engine shares (refsvm/core/active_set.py, bordered.py, exactness.py; compiled
+    # in _core.pxd) is defined there only: neither exact family defines it again as a
+    # module-level function, under its name or with a leading underscore (a state's method
+    # may wrap it)
+    from refsvm.core import active_set, bordered, exactness
 
-    shared = {n for n in active_set.__all__ + bordered.__all__ if n.islower()}
+    shared = {n for n in active_set.__all__ + bordered.__all__ + exactness.__all__
+              if n.islower()}
     shared |= set(re.findall(r"^cdef inline \w+\*? (\w+)\(",
                              (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
     for family in EXACT_FAMILIES:

@@ -25,7 +25,8 @@ This module holds
   ``two_sum_add``, ``dot2_add``, ``neumaier_add``) performs the same IEEE operations in
   the same order.
 
-The column cache both families keep is :mod:`refsvm.core.column_cache`.
+The column cache both families keep is :mod:`refsvm.core.column_cache`; their exactness
+check and polish, built on these sums, are :mod:`refsvm.core.exactness`.
 """
 
 from __future__ import annotations

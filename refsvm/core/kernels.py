@@ -167,6 +167,56 @@ def _as_sparse(x):
     return SparseRow(nz.astype(np.int32), x[nz])
 
 
+def kernel_block(A, B, kind="rbf", gamma=1.0, degree=3, coef0=0.0, clamp=False,
+                 scale=False):
+    """k(a_i, b_j) for the rows of A and B (2-D arrays, or CSR matrices) by NumPy's
+    matrix product, uncounted: for checks of a state, not for the algorithms (the
+    products are not summed in index order, so a value may differ from
+    :class:`Kernel`'s in the last bits).
+
+    The squared distance of the RBF kernel is (||a||^2 + ||b||^2) - 2 <a, b>; where that
+    is not above (||a||^2 + ||b||^2) / 4 it is summed directly from the difference of the
+    rows (as :func:`sqdist`), or with ``clamp`` only clamped at 0 (cheaper; the scale
+    below then bounds the error).  Any ``kind`` but "linear" and "poly" is the RBF kernel.
+    ``scale``: also return a scale of the round-off of each value, (values, scale):
+    sqrt(||a||^2 ||b||^2) for the linear kernel, |degree base^(degree-1)| (gamma
+    sqrt(||a||^2 ||b||^2) + |coef0|) for the polynomial one (base = gamma <a, b> + coef0),
+    gamma (||a||^2 + ||b||^2) max(k, 1e-300) + 1 for the RBF kernel."""
+    AB = A @ B.T
+    AB = AB.toarray() if sp.issparse(AB) else np.asarray(AB)
+    if kind == "linear" and not scale:
+        return AB
+    if kind == "poly" and not scale:
+        return (gamma * AB + coef0) ** degree
+    sa = np.asarray(A.multiply(A).sum(axis=1)).ravel() if sp.issparse(A) \
+        else np.einsum("ij,ij->i", A, A)
+    sb = np.asarray(B.multiply(B).sum(axis=1)).ravel() if sp.issparse(B) \
+        else np.einsum("ij,ij->i", B, B)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if kind == "linear":
+            return AB, np.sqrt(np.outer(sa, sb))
+        if kind == "poly":
+            base = gamma * AB + coef0
+            err = np.abs(degree * base ** max(degree - 1, 0)) * (
+                gamma * np.sqrt(np.outer(sa, sb)) + abs(coef0))
+            return base ** degree, err
+        s = sa[:, None] + sb[None, :]
+        d2 = s - 2.0 * AB
+        if clamp:
+            d2 = np.maximum(d2, 0.0)
+        else:
+            ii, jj = np.nonzero(~(d2 > 0.25 * s))
+            for lo in range(0, ii.size, 4096):
+                i, j = ii[lo:lo + 4096], jj[lo:lo + 4096]
+                diff = A[i] - B[j]
+                d2[i, j] = (np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+                            if sp.issparse(diff) else np.einsum("ij,ij->i", diff, diff))
+        val = np.exp(-gamma * d2)
+        if not scale:
+            return val
+        return val, gamma * s * np.maximum(val, 1e-300) + 1.0
+
+
 def add_scaled(w, scale, x):
     """w += scale * x in place (dense w; dense or sparse x)."""
     if isinstance(x, SparseRow):

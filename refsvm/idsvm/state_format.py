@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import column_cache
-from ..core.active_set import dot2_add, two_sum
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
 from ..core.bordered import symmetrize
 from ..core.departures import resolve
+from ..core.exactness import balance, g_dot2, partition_of, partition_violation
 from ..core.kernels import get_row, rows_from_state, rows_to_state, stack_rows
 from .constants import ERROR, GONE, MARGIN, REST
 from .departures import DEPARTURES
@@ -28,32 +28,19 @@ __all__ = ["COUNTERS", "StateFormat", "kkt_diagnostics", "state_arrays",
 
 def kkt_diagnostics(K, alpha, y, g_kept, b, C, act, sv):
     """The diagnostics of ``check()``, shared by both twins: g of the active examples
-    ``act`` recomputed from alpha and b alone (``K[r, j] = k(x_act[r], x_sv[j])``, Dot2
-    over the support vectors ``sv`` in id order, then y_i b and -1, so that the
-    recomputation adds no round-off of its own even at C = 1e12), and against it
+    ``act`` recomputed from alpha and b alone (``K[r, j] = k(x_act[r], x_sv[j])``; the
+    core's :func:`~refsvm.core.exactness.g_dot2`: Dot2 over the support vectors ``sv`` in
+    id order, then y_i b and -1, so that the recomputation adds no round-off of its own
+    even at C = 1e12), and against it
 
     - ``g_drift``: max |g_kept - g| (how far the kept g has drifted);
     - ``kkt``: the true KKT violation in margin units, independent of the kept g and of
       the sets: max over active i of -g_i (alpha_i = 0), |g_i| (0 < alpha_i < C),
-      g_i (alpha_i = C), clipped at 0;
+      g_i (alpha_i = C), clipped at 0 (the partition the alphas imply);
     - ``h``: |sum_i y_i alpha_i| (Sum2) and ``h_rel`` = h / C."""
-    yi = y[act]
-    p = np.zeros(act.size)
-    s = np.zeros(act.size)
-    for j, i in enumerate(sv.tolist()):
-        p, s = dot2_add(p, s, yi * (alpha[i] * y[i]), K[:, j])
-    p, q = two_sum(p, yi * b)
-    s = s + q
-    p, q = two_sum(p, np.full(p.shape, -1.0))
-    g = p + (s + q)
-    a = alpha[act]
-    viol = np.where(a <= 0.0, np.maximum(-g, 0.0),
-                    np.where(a >= C, np.maximum(g, 0.0), np.abs(g)))
-    hp = hs = 0.0
-    for i in act.tolist():
-        hp, q = two_sum(hp, y[i] * alpha[i])
-        hs += q
-    h = abs(hp + hs)
+    g = g_dot2(alpha[sv] * y[sv], K, y[act], b)
+    viol = np.maximum(partition_violation(partition_of(alpha[act], C), g), 0.0)
+    h = abs(balance(y[act], alpha[act]))
     return {"g_drift": float(np.max(np.abs(g - g_kept[act]))) if act.size else 0.0,
             "h": h, "h_rel": h / C, "kkt": float(viol.max()) if act.size else 0.0}
 

@@ -4,26 +4,26 @@ values, persistence, the read-outs and the KKT check (Fine & Scheinberg's paths 
 
 The exact sums the state's checks use (Neumaier's compensated sum, Dekker's error-free
 products, so that a g recomputed at c = 1e12 is correctly rounded) are the core's
-(:mod:`refsvm.core.active_set`).
+(:mod:`refsvm.core.active_set`), and so are g afresh, the balance and the KKT violation
+of a partition that :meth:`POKERStorage.check` reports (:mod:`refsvm.core.exactness`).
 """
 
 from __future__ import annotations
 
 import copy
-import math
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..core import column_cache
-from ..core.active_set import exact_sum, neumaier_add, two_product
+from ..core.active_set import neumaier_add
+from ..core.exactness import balance, g_exact, kkt_violation
 from ..core.bordered import bordered_matrix, dot, grow_array, lu_inverse
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.departures import resolve
 from ..core.stream import StreamLearner
 from .departures import DEPARTURES
-from .partition import (BIAS, FIXED, FORCED, GONE, I_C, I_O, I_S, IDLE, JOINT, PENDING,
-                        alpha_window)
+from .partition import BIAS, FIXED, FORCED, GONE, I_O, IDLE, JOINT, PENDING, alpha_window
 
 __all__ = ["POKERStorage", "init_state",
            "neumaier_add"]   # neumaier_add: the core's, re-exported
@@ -364,29 +364,24 @@ class POKERStorage(StreamLearner):
         # its own round-off as drift (docs/fine_scheinberg.rst, "Extreme C")
         ya, yv = self.alpha[sv] * self.y[sv], self.y[act]
         if self.phase == FIXED:
-            const = [[self.p[i], *np.concatenate(two_product(np.array([self.u]), self.d[i:i + 1]))]
-                     for i in act]
+            g = g_exact(ya, Ka, yv, fixed=(self.p[act], self.u, self.d[act]))
         else:
-            const = [[-1.0, -yv[r] * self.b] for r in range(act.size)]
-        g = np.array([exact_sum(ya, Ka[r], yv[r], const[r]) for r in range(act.size)])
+            g = g_exact(ya, Ka, yv, self.b, bias_sign=-1.0)
         st = self.status[act]
         a = self.alpha[act]
         # (the members of F of a decrement are leaving: no conditions; of a joint
         # increment: g <= 0 and alpha = t c)
         free = st != FORCED if self.phase != JOINT else np.ones(act.size, dtype=bool)
-        viol = np.zeros(act.size)
+        other = None
         if self.phase == JOINT:
-            viol = np.where(st == FORCED, np.maximum(g, 0.0)
-                            + np.abs(a - self.a0[act] * self.t), viol)
-        viol = np.where(st == I_O, np.maximum(-g, 0.0) + np.abs(a), viol)
-        viol = np.where(st == I_C, np.maximum(g, 0.0) + np.abs(a - self.C), viol)
-        viol = np.where(st == I_S, np.abs(g), viol)
-        viol = np.maximum(viol, np.maximum(-a, 0.0) + np.maximum(a - self.C, 0.0))
+            other = np.where(st == FORCED, np.maximum(g, 0.0)
+                             + np.abs(a - self.a0[act] * self.t), 0.0)
+        viol = kkt_violation(st, g, a, self.C, other)
         kkt = float(np.max(viol[free])) if free.any() else 0.0
         drift = float(np.max(np.abs(g - self.g[act])[free])) if free.any() else 0.0
-        balance = 0.0 if self.phase in (FIXED, BIAS) else abs(math.fsum(self.y[act] * a))
+        h = 0.0 if self.phase in (FIXED, BIAS) else abs(balance(self.y[act], a, exact=True))
         resid = self._inverse_residual() if self.S else 0.0
-        return {"g_drift": drift, "kkt": kkt, "balance": balance, "inverse_residual": resid}
+        return {"g_drift": drift, "kkt": kkt, "balance": h, "inverse_residual": resid}
 
 
 def init_state(st, kernel, C, cache_size, refresh_every, departures):

@@ -17,9 +17,9 @@ Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 
 import numpy as np
 
-from ...core.active_set import two_sum
 from ...core.bordered import dot as _dot
-from ..constants import EPS_MACH, ERROR, MARGIN, REST
+from ...core.exactness import balance, partition_violation
+from ..constants import EPS_MACH
 
 __all__ = ["ExactnessCheck", "ExactnessError"]
 
@@ -40,13 +40,12 @@ class ExactnessCheck:
 
     def _worst_violation(self):
         """(id, violation) of the example that violates its KKT condition most on the kept
-        g: -g in R, g in E, |g| in S (learned examples only; the least id on ties)."""
+        g: -g in R, g in E, |g| in S (learned examples only; the least id on ties; the
+        core's :func:`~refsvm.core.exactness.partition_violation`)."""
         n = self.n
         if not n:
             return -1, 0.0
-        st, g = self.status[:n], self.g[:n]
-        v = np.where(st == REST, -g, np.where(st == ERROR, g, np.where(st == MARGIN,
-                                                                         np.abs(g), -np.inf)))
+        v = partition_violation(self.status[:n], self.g[:n])
         i = int(np.argmax(v))
         return i, float(v[i])
 
@@ -64,11 +63,7 @@ class ExactnessCheck:
         act = self.status[:n] >= 0
         htol = d["kkt_tol"] * amax
         if extreme:
-            hp = hs = 0.0                                # Sum2, ids ascending (as _polish)
-            for i in np.flatnonzero(act).tolist():
-                hp, q = two_sum(hp, self.y[i] * self.alpha[i])
-                hs += q
-            h = abs(hp + hs)
+            h = abs(balance(self.y[:n][act], self.alpha[:n][act]))    # Sum2 (as _polish)
             htol = min(htol, d["h_ulps"] * EPS_MACH * mass)
         else:
             h = abs(_dot(self.y[:n][act], self.alpha[:n][act]))

@@ -21,15 +21,17 @@ Above C k_max = ``polish_above`` therefore:
   ``kkt_ulps`` for the check (``h_ulps`` eps sum alpha for h), and those on alpha by
   ``alpha_ulps`` ulps of alpha_max (:meth:`Polish._g_tol`, :meth:`Polish._a_tol`).
 
-Below ``polish_above`` (every ordinary C) nothing changes.  Docs:
+Below ``polish_above`` (every ordinary C) nothing changes.  The sums in doubled
+precision and the Newton step are the core's (:mod:`refsvm.core.exactness`: ``g_dot2``,
+``balance``, ``refine``); the windows and tolerances are this family's.  Docs:
 ``docs/cauwenberghs_poggio.rst``, "Extreme C: the end-of-operation polish" and "Extreme
 C: tolerances in margin units".
 """
 
 import numpy as np
 
-from ...core.active_set import dot2_add, two_sum
 from ...core.bordered import bordered_beta
+from ...core.exactness import balance, dot2_sum, g_dot2, refine
 from ..constants import EPS_MACH, ERROR
 
 __all__ = ["Polish"]
@@ -94,52 +96,44 @@ class Polish:
         w = self.departures["snap_ulps"] * EPS_MACH * max(self._scales()[0], self._amax0)
         self._snap(w)
         y = self.y[act]
-        pe = np.zeros(act.size)                          # Dot2 over the error vectors
-        se = np.zeros(act.size)
-        for j in np.flatnonzero(st == ERROR):
-            col = self._column(int(j), self._known_from_S(int(j)))
-            self._cache_put(int(j), col)
-            pe, se = dot2_add(pe, se, y * (self.alpha[j] * self.y[j]), col[act])
+        E = np.flatnonzero(st == ERROR)
+
+        def error_columns():
+            """The kernel columns of the error vectors on the learned examples, ids
+            ascending (from the column cache; the entries missing are evaluated)."""
+            for j in E.tolist():
+                col = self._column(j, self._known_from_S(j))
+                self._cache_put(j, col)
+                yield col[act]
+
+        pe, se = dot2_sum(self.alpha[E] * self.y[E], error_columns(), y)   # Dot2 over E
+        S = np.array(self.S, dtype=np.intp)
 
         def exact_g(rows):
             """g of act[rows]: the sum over E continued over S, y_i b and -1."""
-            p, s, yr = pe[rows], se[rows], y[rows]
-            ids = act[rows]
-            for pos, j in enumerate(self.S):
-                p, s = dot2_add(p, s, yr * (self.alpha[j] * self.y[j]), self.KS[ids, pos])
-            p, q = two_sum(p, yr * self.b)
-            s = s + q
-            p, q = two_sum(p, np.full(p.shape, -1.0))
-            s = s + q
-            return p + s
+            return g_dot2(self.alpha[S] * self.y[S], self.KS[act[rows], :S.size], y[rows],
+                          self.b, start=(pe[rows], se[rows]))
 
-        if self.S:
-            S = np.array(self.S, dtype=np.intp)
+        if S.size:
             rows = np.searchsorted(act, S)
 
             def residual():
                 """[h; g_S] and its size max(k_max |h|, max|g_S|) (h by Sum2, ids
                 ascending; h is in units of alpha, g in units of k alpha)."""
-                hp = hs = 0.0
-                for i in act.tolist():
-                    hp, q = two_sum(hp, self.y[i] * self.alpha[i])
-                    hs += q
                 r = np.empty(S.size + 1)
-                r[0] = hp + hs
+                r[0] = balance(self.y[act], self.alpha[act])
                 r[1:] = exact_g(rows)
                 return r, max(self.kscale * abs(r[0]), float(np.max(np.abs(r[1:]))))
 
             r, size = residual()
-            sol = bordered_beta(self.Rinv, r)            # -R [h; g_S]
-            new = self.alpha[S] + sol[1:]
             amax = max(self._scales()[0], self._amax0)     # (the scale of the operation)
             # (a step that leaves the box by no more than the snap window w is clipped
             # into it: margin vectors at alpha = 0 or C exactly, as after a snap)
-            if (size > 0.0 and np.all((new >= -w) & (new <= self.C + w))
-                    and not np.any(np.abs(sol[1:]) > self.departures["kkt_tol"] * amax)):
+            step = refine(lambda v: bordered_beta(self.Rinv, v), r, self.alpha[S], self.b,
+                          self.C, window=w, max_step=self.departures["kkt_tol"] * amax)
+            if size > 0.0 and step is not None:
                 old, b = self.alpha[S].copy(), self.b
-                self.alpha[S] = np.minimum(np.maximum(new, 0.0), self.C)
-                self.b += sol[0]
+                self.alpha[S], self.b = step
                 if residual()[1] >= size:
                     # no better: R is too far from M^-1 (S nearly singular) to help
                     self.alpha[S] = old

@@ -37,6 +37,10 @@ and ``h_ulps`` eps sum alpha.  It changes no number; the estimator
 each chunk, each unlearning, IncrementalSVM's path carried over), and an end that fails
 it is refined once (``end_repair``: the polish below, at any c) and checked again, then
 learned by the next path of the ladder or rolled back with ``ExactnessError``.
+
+g afresh, the balance, the KKT violation of the partition, the Newton step and the kernel
+block are the core's (:mod:`refsvm.core.exactness`, ``refsvm.core.kernels.kernel_block``),
+with POKER's sign of the bias (f = w'phi - b); the levels and the errors are POKER's.
 """
 
 from __future__ import annotations
@@ -45,10 +49,11 @@ import math
 
 import numpy as np
 
-from ...core.active_set import dot2_add, exact_sum, two_sum
-from ...core.kernels import stack_rows
-from ...core.bordered import bordered_max_abs, matvec
-from ..partition import FIXED, I_C, I_O, I_S, PathError
+from ...core.active_set import two_sum
+from ...core.bordered import bordered_beta, bordered_max_abs
+from ...core.exactness import balance, dot2_sum, g_exact, partition_violation, refine
+from ...core.kernels import kernel_block, stack_rows
+from ..partition import FIXED, I_O, I_S, PathError
 
 __all__ = ["EndOfChunk"]
 
@@ -78,7 +83,7 @@ class EndOfChunk:
         st, g = self.status[:n], self.g[:n]
         tol = self.departures["end_balance_tol"] * self.C * max(1, int(np.sum(act)))
         gtol = 1e-6 * (1.0 + self.kmax * self.C)
-        bad = ((st == I_O) & (g < -gtol)) | ((st == I_C) & (g > gtol))
+        bad = partition_violation(st, g, margin=False) > gtol
         if not abs(tau) <= tol or bool(np.any(bad & act)):
             raise error(
                 f"{what} ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
@@ -119,10 +124,10 @@ class EndOfChunk:
         if self.C * kmax > d["ulps_ck"]:
             gtol = min(gtol, d["kkt_ulps"] * EPS_MACH * (1.0 + abs(b) + kmax * mass))
             htol = min(htol, d["h_ulps"] * EPS_MACH * mass)
-        h = abs(math.fsum((y * a).tolist()))
+        h = abs(balance(y, a, exact=True))
         # the kept g of I_o and I_c (or g afresh): on the right side of 0
         g = self._fresh_g(act, gtol) if fresh else self.g[act]
-        v = np.where(st == I_O, -g, np.where(st == I_C, g, -np.inf))
+        v = partition_violation(st, g, margin=False)
         who = int(np.argmax(v))
         worst, where = float(v[who]), "g afresh" if fresh else "kept g"
         k = len(self.S)
@@ -137,8 +142,8 @@ class EndOfChunk:
             # the plain products are within `bound` of the exact g (a dot product of m
             # terms errs by at most (m + 2) eps times the sum of its terms' sizes)
             bound = (sv.size + 3) * EPS_MACH * 1.01 * (np.abs(ya) @ np.abs(K) + abs(b) + 1.0)
-            for p in np.flatnonzero(np.abs(gs) + bound > gtol):
-                gs[p] = exact_sum(ya, K[:, p], ys[p], [-1.0, -ys[p] * b])
+            doubt = np.flatnonzero(np.abs(gs) + bound > gtol)
+            gs[doubt] = g_exact(ya, K[:, doubt].T, ys[doubt], b, bias_sign=-1.0)
             p = int(np.argmax(np.abs(gs)))
             if abs(gs[p]) > worst:
                 worst, who, where = float(abs(gs[p])), int(np.searchsorted(act, S[p])), "I_s"
@@ -152,9 +157,10 @@ class EndOfChunk:
 
     def _fresh_g(self, act, gtol):
         """g of the examples ``act`` (ids ascending) from the stored rows, alpha and b:
-        the kernel values by numpy (uncounted; within a few ulps of the state's own),
-        the sums plain where their error bound decides the sign test at level ``gtol``,
-        else in doubled precision (Dot2, Ogita, Rump & Oishi), 512 rows at a time."""
+        the kernel values by numpy (the core's ``kernel_block``: uncounted; within a few
+        ulps of the state's own), the sums plain where their error bound decides the sign
+        test at level ``gtol``, else in doubled precision (Dot2, Ogita, Rump & Oishi), 512
+        rows at a time."""
         n = self.n
         sv = act[self.alpha[act] > 0.0]
         out = np.empty(act.size)
@@ -166,19 +172,18 @@ class EndOfChunk:
         B = X[sv]
         b = float(self.b)
         st = self.status[act]
+        k = self.kernel
         for lo in range(0, act.size, 512):
             rows = act[lo:lo + 512]
-            K = _gram(self.kernel, X[rows], B)
+            K = kernel_block(X[rows], B, k.kind, k.gamma, k.degree, k.coef0)
             y = self.y[rows]
             g = y * (K @ coef - b) - 1.0
             bound = (sv.size + 3) * EPS_MACH * 1.01 * (np.abs(K) @ np.abs(coef) + abs(b) + 1.0)
             side = np.where(st[lo:lo + 512] == I_O, -g, g)
             doubt = np.flatnonzero((side + bound > gtol) & (side - bound <= gtol))
             if doubt.size:
-                p, e = np.zeros(doubt.size), np.zeros(doubt.size)
-                Kd = K[doubt]
-                for c in range(sv.size):
-                    p, e = dot2_add(p, e, np.full(doubt.size, coef[c]), Kd[:, c])
+                p, e = dot2_sum(coef, K[doubt], start=(np.zeros(doubt.size),
+                                                       np.zeros(doubt.size)))
                 p, q = two_sum(p, np.full(doubt.size, -b))
                 g[doubt] = y[doubt] * (p + (e + q)) - 1.0
             out[lo:lo + 512] = g
@@ -204,12 +209,13 @@ class EndOfChunk:
         rows = {}
 
         def exact_g(i, sv, ya):
+            """g_i correctly rounded (the kernel values of row i kept for the next call)."""
             if i not in rows:
                 rows[i] = {}
             known = rows[i]
             kv = np.array([known.setdefault(int(j), self.kdiag[i] if j == i
                                             else self._k(int(i), int(j))) for j in sv])
-            return exact_sum(ya, kv, self.y[i], [-1.0, -self.y[i] * self.b])
+            return g_exact(ya, kv[None, :], self.y[i:i + 1], self.b, bias_sign=-1.0)[0]
 
         if self.S and self.phase != FIXED:
             # one step of iterative refinement of (b, alpha_s) on the exact residuals
@@ -217,41 +223,15 @@ class EndOfChunk:
             S = np.array(self.S, dtype=np.intp)
             sv = act[self.alpha[act] > 0.0]
             ya = self.alpha[sv] * self.y[sv]
-            r = np.array([math.fsum(self.y[act] * self.alpha[act])]
+            r = np.array([balance(self.y[act], self.alpha[act], exact=True)]
                          + [exact_g(int(i), sv, ya) for i in S])
-            sol = -matvec(self.R, r)
-            new = self.alpha[S] + sol[1:]
-            if np.all((new >= 0.0) & (new <= self.C)):
-                self.alpha[S] = new
-                self.b -= sol[0]
+            step = refine(lambda v: bordered_beta(self.R, v), r, self.alpha[S], self.b,
+                          self.C, bias_sign=-1.0)
+            if step is not None:
+                self.alpha[S], self.b = step
         sv = act[self.alpha[act] > 0.0]
         ya = self.alpha[sv] * self.y[sv]
         for i in act:
             if self.status[i] == I_S:
                 continue                              # on its margin: g = 0 by definition
             self.g[i] = exact_g(int(i), sv, ya)
-
-
-def _gram(kernel, A, B):
-    """k(a, b) for the rows of A and B (dense arrays or CSR) by numpy, uncounted: the
-    squared distances of the RBF kernel from the norms, and directly where that is not
-    accurate (as :func:`refsvm.core.kernels.sqdist`)."""
-    AB = A @ B.T
-    AB = AB.toarray() if hasattr(AB, "toarray") else np.asarray(AB)
-    if kernel.kind == "linear":
-        return AB
-    if kernel.kind == "poly":
-        return (kernel.gamma * AB + kernel.coef0) ** kernel.degree
-    sa = np.asarray(A.multiply(A).sum(axis=1)).ravel() if hasattr(A, "multiply") \
-        else np.einsum("ij,ij->i", A, A)
-    sb = np.asarray(B.multiply(B).sum(axis=1)).ravel() if hasattr(B, "multiply") \
-        else np.einsum("ij,ij->i", B, B)
-    s = sa[:, None] + sb[None, :]
-    d2 = s - 2.0 * AB
-    ii, jj = np.nonzero(~(d2 > 0.25 * s))
-    for lo in range(0, ii.size, 4096):
-        i, j = ii[lo:lo + 4096], jj[lo:lo + 4096]
-        diff = A[i] - B[j]
-        d2[i, j] = (np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
-                    if hasattr(diff, "multiply") else np.einsum("ij,ij->i", diff, diff))
-    return np.exp(-kernel.gamma * d2)

@@ -1,0 +1,163 @@
+"""The exactness check and the polish of the exact active-set engine, in readable Python:
+what Cauwenberghs & Poggio's increments (:mod:`refsvm.idsvm`) and POKER's paths
+(:mod:`refsvm.poker`) share when they judge or mend the end of an operation.
+
+At C = 1e12 an alpha of order C is stored an ulp of C (1.2e-4) off, and g = y f - 1 is a
+sum of products alpha_j k_ij of order C that cancel to O(1): a plain sum reports its own
+round-off.  So both families compute g afresh in doubled precision from the stored
+alpha, y, bias and kernel values, judge the partition on it, and mend the margin set by
+a Newton step against the bordered matrix.  This module holds
+
+- g afresh: :func:`g_dot2` (Dot2 of Ogita, Rump & Oishi: as if summed in twice the
+  working precision, vectorised over the rows; :func:`dot2_sum` is its sum over the
+  terms) and :func:`g_exact` (correctly rounded, row by row), for either sign of the bias
+  (``bias_sign``: +1 for C&P's f = w'phi + b, -1 for POKER's f = w'phi - b) and, in
+  :func:`g_exact`, for POKER's fixed-bias path (g = y w'phi + p + u d);
+- the balance y'alpha (:func:`balance`: Sum2 or correctly rounded);
+- the KKT conditions of a partition: margin set (``IN_S``) g = 0 and 0 <= alpha <= C,
+  the rest (``AT_ZERO``) g >= 0 and alpha = 0, the errors (``AT_C``) g <= 0 and
+  alpha = C (:func:`partition_violation` on g alone, :func:`kkt_violation` with the box;
+  :func:`partition_of`: the partition the alphas imply);
+- the Newton step of the polish (:func:`refine`): one step of iterative refinement of
+  (b, alpha_S) on the residuals [y'alpha; g_S] of the bordered system, through a solve
+  of M = [[0, y_S'], [y_S, Q_SS]] the caller gives.
+
+Each family keeps its sign convention, its tolerances, its error types and which of its
+sums are plain and which doubled.  The compiled IDSVM twin performs the Dot2 and Sum2
+sums of :func:`g_dot2` and :func:`balance` with the core's ``dot2_add`` and
+``two_sum_add`` (``_core.pxd``) in the same order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .active_set import AT_C, AT_ZERO, IN_S, dot2_add, exact_sum, two_product, two_sum
+
+__all__ = ["dot2_sum", "g_dot2", "g_exact", "balance", "partition_of", "partition_violation",
+           "kkt_violation", "refine"]
+
+
+# ---------------------------------------------------------------------- g afresh
+def dot2_sum(coef, columns, y=None, start=None):
+    """sum_j c_j columns_j over the rows, by Dot2 (each term error-free, the sum as if in
+    twice the working precision): returns (p, s), the sum being p + s.
+
+    ``columns``: a 2-D block (its columns, K[r, j] = k(x_r, x_j)) or an iterable of 1-D
+    columns (a generator that fetches them as they are summed); ``coef``: one coefficient
+    per column, the terms taken in that order; ``y``: a factor per row of every term
+    (y_r c_j k_rj; exact when y = +-1); ``start``: the (p, s) of the terms summed before
+    (without it, zeros of the size of ``y``)."""
+    if isinstance(columns, np.ndarray) and columns.ndim == 2:
+        columns = columns.T
+    if start is None:
+        p = np.zeros(np.shape(y))
+        s = np.zeros(np.shape(y))
+    else:
+        p, s = start
+    for c, col in zip(coef, columns):
+        p, s = dot2_add(p, s, c if y is None else y * c, col)
+    return p, s
+
+
+def g_dot2(coef, columns, y, b, bias_sign=1.0, start=None):
+    """g_r = y_r (sum_j c_j k_rj + bias_sign b) - 1 for every row, in doubled precision
+    (Dot2): the terms of :func:`dot2_sum` (``start``: those summed before), then y_r b
+    (times ``bias_sign``: +1 for C&P's f = w'phi + b, -1 for POKER's f = w'phi - b) and
+    -1 added error-free, one rounding at the end.  ``coef``: c_j = alpha_j y_j."""
+    p, s = dot2_sum(coef, columns, y, start)
+    p, q = two_sum(p, y * (bias_sign * b))
+    s = s + q
+    p, q = two_sum(p, np.full(np.shape(p), -1.0))
+    s = s + q
+    return p + s
+
+
+def g_exact(coef, K, y, b=0.0, bias_sign=1.0, fixed=None):
+    """g_r = y_r sum_j c_j K[r, j] + bias_sign y_r b - 1 for every row r, correctly
+    rounded (error-free products, ``math.fsum``: :func:`refsvm.core.active_set.exact_sum`);
+    ``bias_sign`` as in :func:`g_dot2`.  ``fixed`` = (p, u, d): POKER's fixed-bias path
+    instead, g_r = y_r sum_j c_j K[r, j] + p_r + u d_r (u d_r split error-free; no bias,
+    no -1).  ``K``: one row per example judged, one column per coefficient."""
+    K = np.asarray(K, dtype=np.float64)
+    out = np.empty(K.shape[0])
+    if fixed is not None:
+        pr, u, d = fixed
+        hi, lo = two_product(np.full(K.shape[0], u), np.asarray(d, dtype=np.float64))
+        for r in range(K.shape[0]):
+            out[r] = exact_sum(coef, K[r], y[r], [pr[r], hi[r], lo[r]])
+        return out
+    for r in range(K.shape[0]):
+        out[r] = exact_sum(coef, K[r], y[r], [-1.0, bias_sign * y[r] * b])
+    return out
+
+
+# ---------------------------------------------------------------------- the balance
+def balance(y, alpha, exact=False):
+    """y'alpha over the examples given (ids ascending): by Sum2 (Knuth's two-sum, left to
+    right, the errors summed apart, as the compiled twin's ``two_sum_add``), or correctly
+    rounded (``math.fsum``) when ``exact``."""
+    terms = (np.asarray(y) * np.asarray(alpha)).tolist()
+    if exact:
+        return math.fsum(terms)
+    p = s = 0.0
+    for t in terms:
+        p, q = two_sum(p, t)
+        s += q
+    return p + s
+
+
+# ---------------------------------------------------------------------- the KKT conditions
+def partition_of(alpha, C):
+    """The partition the alphas imply: ``AT_ZERO`` where alpha <= 0, ``AT_C`` where
+    alpha >= C, ``IN_S`` between (and where alpha is NaN)."""
+    return np.where(alpha <= 0.0, AT_ZERO, np.where(alpha >= C, AT_C, IN_S))
+
+
+def partition_violation(status, g, margin=True):
+    """How far each example is on the wrong side of its set's condition on g: -g in the
+    rest (g >= 0), g in the errors (g <= 0), |g| in the margin set (g = 0), -inf outside
+    the three sets (and in the margin set when not ``margin``: its kept g is 0 by
+    definition).  Negative where the condition holds strictly; np.maximum(v, 0) is the
+    violation, argmax the worst example (the least id on ties)."""
+    inner = np.where(status == IN_S, np.abs(g), -np.inf) if margin else -np.inf
+    return np.where(status == AT_ZERO, -g, np.where(status == AT_C, g, inner))
+
+
+def kkt_violation(status, g, alpha, C, other=None):
+    """The KKT violation of every example of a partition, in the units of g and alpha:
+    in the rest max(-g, 0) + |alpha|, in the errors max(g, 0) + |alpha - C|, in the margin
+    set |g|, elsewhere ``other`` (0 if None); then at least the box violation
+    max(-alpha, 0) + max(alpha - C, 0)."""
+    v = np.zeros(np.shape(g)) if other is None else other
+    v = np.where(status == AT_ZERO, np.maximum(-g, 0.0) + np.abs(alpha), v)
+    v = np.where(status == AT_C, np.maximum(g, 0.0) + np.abs(alpha - C), v)
+    v = np.where(status == IN_S, np.abs(g), v)
+    return np.maximum(v, np.maximum(-alpha, 0.0) + np.maximum(alpha - C, 0.0))
+
+
+# ---------------------------------------------------------------------- the polish
+def refine(solve, r, alpha_S, b, C, bias_sign=1.0, window=None, max_step=np.inf):
+    """One step of iterative refinement of (b, alpha_S) on the residuals ``r`` = [y'alpha;
+    g_S] of the bordered system (Eq. 3 of C&P): [db; dalpha_S] = ``solve(r)`` = -M^-1 r
+    (``refsvm.core.bordered.bordered_beta`` with the kept inverse R of M).
+
+    Returns (alpha_S + dalpha_S, b + bias_sign db) (``bias_sign`` as in :func:`g_dot2`:
+    POKER's bias is -b of C&P's), or None when the step is refused: an alpha_s leaves
+    [0, C] (by more than ``window``, and within it is clipped into the box; None: any
+    step out of the box is refused and nothing is clipped), or moves by more than
+    ``max_step``."""
+    sol = solve(r)
+    new = alpha_S + sol[1:]
+    if window is None:
+        if not np.all((new >= 0.0) & (new <= C)):
+            return None
+    else:
+        if not np.all((new >= -window) & (new <= C + window)):
+            return None
+        new = np.minimum(np.maximum(new, 0.0), C)
+    if np.any(np.abs(sol[1:]) > max_step):
+        return None
+    return new, b + bias_sign * sol[0]
