@@ -333,7 +333,6 @@ cdef class IncrementalSVMState(StreamLearner):
         self._reserve_n(16)
 
     def __dealloc__(self):
-        cdef Py_ssize_t j
         free(self.y)
         free(self.alpha)
         free(self.g)
@@ -371,7 +370,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` examples in every per-example buffer (refsvm._core.grow:
         capacity max(need, 2 cap, 16))."""
-        cdef Py_ssize_t cap, j, i, c, old = self.cap
+        cdef Py_ssize_t cap, i, c, old = self.cap
         if need <= self.cap:
             return 0
         cap = max(need, 2 * self.cap, 16)
@@ -413,7 +412,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _reserve_s(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` margin vectors (R of size need + 1) and the scratch; M keeps
         its entries at R's new leading dimension."""
-        cdef Py_ssize_t ld, old_ld = self.ms.ld, i, j, c, old = 0   # (grow: at least the size asked for)
+        cdef Py_ssize_t ld, old_ld = self.ms.ld, i, j, c, old = 0   # (grow: at least need)
         cdef double* new_m
         if need <= self.caps:
             return 0

@@ -294,7 +294,6 @@ cdef class POKERState(StreamLearner):
     cdef double* vF_ya
     cdef Py_ssize_t vF_n
     cdef object _F_arr, _KF_arr
-    # spare column buffers of length cap
     # column cache (the core's: it keeps the column buffers it is given, hands dropped
     # ones to the pool, and shares them with a copy); ``cache`` is the reference's view
     cdef ColumnCache ccache
@@ -371,7 +370,6 @@ cdef class POKERState(StreamLearner):
         return 0
 
     def __dealloc__(self):
-        cdef Py_ssize_t j
         free(self.kr)
         free(self.y8)
         free(self.gdot)
@@ -402,7 +400,7 @@ cdef class POKERState(StreamLearner):
     # ------------------------------------------------------------------ storage
     cdef int _reserve(self, Py_ssize_t need) except -1:
         """Room for ``need`` examples in the per-example buffers and the I_s columns."""
-        cdef Py_ssize_t cap, i, j, old = self.cap
+        cdef Py_ssize_t cap, i, old = self.cap
         if need <= old:
             return 0
         cap = max(need, 2 * old, 16)
