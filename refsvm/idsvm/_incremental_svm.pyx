@@ -695,11 +695,8 @@ cdef class IncrementalSVMState(StreamLearner):
 
     # ------------------------------------------------------------------ sensitivities
     cdef void _form_m(self, Py_ssize_t i) noexcept nogil:
-        """m = [y_i; Q_Si] into self.m."""
-        cdef Py_ssize_t a
-        self.m[0] = self.y[i]
-        for a in range(self.ms.ns):
-            self.m[a + 1] = (self.y[self.ms.S[a]] * self.y[i]) * self.ms.KS[a][i]
+        """m = [y_i; Q_Si] into self.m (the margin set's ``m_of``)."""
+        self.ms.m_of(i, self.y, self.m)
 
     cdef double _resid_scale(self) noexcept nogil:
         """max|m| + max(1, k_max) sum|beta|: a bound of max(|M||beta| + |m|), the scale of
