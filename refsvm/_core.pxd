@@ -906,3 +906,35 @@ cdef class ColumnCache:
     cdef void cut(self, Py_ssize_t n) noexcept nogil
     cdef void clear(self) noexcept nogil
     cdef int copy_into(self, ColumnCache other) except -1
+
+
+# ---- the margin set (reference: refsvm/core/margin_set.py): S, its kernel columns and the
+# bordered inverse R, for both exact families (IDSVM's twin and POKER's twin hold one).
+cdef class MarginSet:
+    # S in joining order (ns members, room for caps), KS[j] the kernel column of S[j] (a
+    # buffer of cap values, one per example), R the inverse of [[0, y_S'], [y_S, Q_SS]]
+    # (row-major, leading dimension ld = caps + 2: bordered_grow writes one row beyond)
+    cdef Py_ssize_t ns, caps, ld, cap
+    cdef Py_ssize_t* S
+    cdef double** KS
+    cdef double* R
+    cdef double* rp             # bordered_shrink's work row
+    # spare column buffers (capacity cap, at most maxpool): a member's column comes from here
+    cdef double** pool
+    cdef Py_ssize_t npool, maxpool
+
+    cdef int reserve(self, Py_ssize_t need) except -1 nogil
+    cdef int reserve_rows(self, Py_ssize_t cap) except -1 nogil
+    cdef void zero_rows(self, Py_ssize_t start, Py_ssize_t stop) noexcept nogil
+    cdef double* pool_get(self) except NULL nogil
+    cdef void pool_put(self, double* col, Py_ssize_t capacity) noexcept nogil
+    cdef void pool_clear(self) noexcept nogil
+    cdef int start(self, Py_ssize_t i, double a, double q, double* col) except -1 nogil
+    cdef int grow(self, Py_ssize_t i, double* beta, double kappa, double* col) except -1 nogil
+    cdef bint remove(self, Py_ssize_t pos, double eps, double scale) noexcept nogil
+    cdef double max_abs(self) noexcept nogil
+    cdef void known(self, Py_ssize_t i, double* out) noexcept nogil
+    cdef void m_of(self, Py_ssize_t i, const double* y, double* m) noexcept nogil
+    cdef int inverse(self, const double* y, double* A, int* ipiv, double* work,
+                     double* out, Py_ssize_t ldo) noexcept nogil
+    cdef int copy_into(self, MarginSet o) except -1 nogil

@@ -1965,3 +1965,319 @@ def column_cache_run(ops, long long budget, bint adopt=False):
         else:
             raise ValueError(op[0])
     return taken, [c.arrays() for c in caches]
+
+
+# ---------------------------------------------------------------- the margin set
+cdef Py_ssize_t POOL = 8          # spare column buffers a margin set keeps
+
+
+cdef int _resize(void** buf, Py_ssize_t n, size_t itemsize) except -1 nogil:
+    """``*buf`` reallocated to n items (at least 1); MemoryError on failure."""
+    cdef void* p = realloc(buf[0], max(n, 1) * itemsize)
+    if p == NULL:
+        with gil:
+            raise MemoryError()
+    buf[0] = p
+    return 0
+
+
+cdef class MarginSet:
+    """The margin set of the exact active-set engine (the reference:
+    :class:`refsvm.core.margin_set.MarginSet`): S in joining order, its kernel columns KS
+    (one buffer of ``cap`` values per member) and R, the inverse of
+    [[0, y_S'], [y_S, Q_SS]] (row-major, leading dimension ``ld``), grown by rank one
+    (Eq. 8 of C&P, ``start``/``grow``), shrunk (Eq. 9, ``remove``) or formed afresh
+    (``inverse``); the spare column buffers (``pool_get``/``pool_put``).  IDSVM's and
+    POKER's twins hold one and read its buffers in their loops; each keeps its own
+    status codes, events and scratch.
+
+    Examples
+    --------
+    >>> from refsvm._core import MarginSet
+    >>> MarginSet().ids()
+    []
+    """
+
+    def __cinit__(self):
+        self.ns = 0
+        self.caps = 0
+        self.ld = 1
+        self.cap = 0
+        self.S = NULL
+        self.KS = NULL
+        self.R = NULL
+        self.rp = NULL
+        self.npool = 0
+        self.maxpool = POOL
+        self.pool = <double**> malloc(POOL * sizeof(double*))
+        if self.pool == NULL:
+            raise MemoryError()
+        self.reserve(4)
+
+    def __dealloc__(self):
+        cdef Py_ssize_t j
+        if self.KS != NULL:
+            for j in range(self.ns):
+                free(self.KS[j])
+        self.pool_clear()
+        free(self.pool)
+        free(self.KS)
+        free(self.S)
+        free(self.R)
+        free(self.rp)
+
+    cdef int reserve(self, Py_ssize_t need) except -1 nogil:
+        """Room for ``need`` members (R of size need + 1): capacity max(need, 2 caps, 4),
+        R copied to its new leading dimension caps + 2."""
+        cdef Py_ssize_t caps, ld, a, b
+        cdef double* newR
+        if need <= self.caps:
+            return 0
+        caps = max(need, 2 * self.caps, 4)
+        ld = caps + 2
+        newR = <double*> malloc(ld * ld * sizeof(double))
+        if newR == NULL:
+            with gil:
+                raise MemoryError()
+        if self.R != NULL:
+            for a in range(self.ns + 1):
+                for b in range(self.ns + 1):
+                    newR[a * ld + b] = self.R[a * self.ld + b]
+            free(self.R)
+        else:
+            newR[0] = 0.0
+        self.R = newR
+        self.ld = ld
+        _resize(<void**> &self.S, caps, sizeof(Py_ssize_t))
+        _resize(<void**> &self.KS, caps, sizeof(double*))
+        _resize(<void**> &self.rp, ld, sizeof(double))
+        self.caps = caps
+        return 0
+
+    cdef int reserve_rows(self, Py_ssize_t cap) except -1 nogil:
+        """Room for ``cap`` examples in every column (the new rows 0); the spare buffers,
+        of the old length, are freed."""
+        cdef Py_ssize_t j, i, old = self.cap
+        if cap <= old:
+            return 0
+        for j in range(self.ns):
+            _resize(<void**> &self.KS[j], cap, sizeof(double))
+            for i in range(old, cap):
+                self.KS[j][i] = 0.0
+        self.pool_clear()
+        self.cap = cap
+        return 0
+
+    cdef void zero_rows(self, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+        """The examples start..stop-1 have no kernel values yet: 0 in every column."""
+        cdef Py_ssize_t j, i
+        for j in range(self.ns):
+            for i in range(start, stop):
+                self.KS[j][i] = 0.0
+
+    cdef double* pool_get(self) except NULL nogil:
+        """A column buffer of capacity cap: a spare one, or a new one."""
+        cdef double* col
+        if self.npool > 0:
+            self.npool -= 1
+            return self.pool[self.npool]
+        col = <double*> malloc(max(self.cap, 1) * sizeof(double))
+        if col == NULL:
+            with gil:
+                raise MemoryError()
+        return col
+
+    cdef void pool_put(self, double* col, Py_ssize_t capacity) noexcept nogil:
+        """Keep a column buffer of ``capacity`` values as a spare (at most maxpool of the
+        current capacity; any other is freed)."""
+        if capacity == self.cap and self.npool < self.maxpool:
+            self.pool[self.npool] = col
+            self.npool += 1
+        else:
+            free(col)
+
+    cdef void pool_clear(self) noexcept nogil:
+        cdef Py_ssize_t j
+        for j in range(self.npool):
+            free(self.pool[j])
+        self.npool = 0
+
+    cdef int start(self, Py_ssize_t i, double a, double q, double* col) except -1 nogil:
+        """S = {i}: R = [[0, a], [a, q]]^-1 (``bordered_start``; a = y_i, q = Q_ii); ``col``
+        (capacity cap) becomes i's column."""
+        self.reserve(1)
+        bordered_start(self.R, self.ld, a, q)
+        self.KS[0] = col
+        self.S[0] = i
+        self.ns = 1
+        return 0
+
+    cdef int grow(self, Py_ssize_t i, double* beta, double kappa, double* col) except -1 nogil:
+        """i joins S: R <- [[R, 0], [0, 0]] + [beta; 1][beta; 1]' / kappa (Eq. 8,
+        ``bordered_grow``; beta = -R m has room for ns + 2 entries); ``col`` (capacity cap)
+        becomes i's column."""
+        cdef Py_ssize_t k = self.ns
+        self.reserve(k + 1)
+        bordered_grow(self.R, self.ld, k + 1, beta, kappa)
+        self.KS[k] = col
+        self.S[k] = i
+        self.ns = k + 1
+        return 0
+
+    cdef bint remove(self, Py_ssize_t pos, double eps, double scale) noexcept nogil:
+        """The member at ``pos`` leaves S (its column buffer is the caller's: take it
+        first): R_ab <- R_ab - R_ap R_pb / R_pp (Eq. 9, ``bordered_shrink_scaled`` with
+        ``scale`` = max|R|, :meth:`max_abs`), row and column pos + 1 dropped.  Returns
+        True when the downdate was refused (|R_pp| <= eps scale): S and KS have shrunk, R
+        has not; the caller forms it afresh."""
+        cdef Py_ssize_t a, k = self.ns
+        cdef bint refused = False
+        if k == 1:
+            self.R[0] = 0.0
+        else:
+            refused = bordered_shrink_scaled(self.R, self.ld, k + 1, pos + 1, eps, scale,
+                                             self.rp) != 0
+        for a in range(pos, k - 1):
+            self.KS[a] = self.KS[a + 1]
+            self.S[a] = self.S[a + 1]
+        self.ns = k - 1
+        return refused
+
+    cdef double max_abs(self) noexcept nogil:
+        """max |R_ab| (``bordered_max_abs``): the scale of the shrink's singularity test."""
+        return bordered_max_abs(self.R, self.ld, self.ns + 1)
+
+    cdef void known(self, Py_ssize_t i, double* out) noexcept nogil:
+        """out[s] <- k(x_i, x_s) for every member s, read from KS."""
+        cdef Py_ssize_t j
+        for j in range(self.ns):
+            out[self.S[j]] = self.KS[j][i]
+
+    cdef void m_of(self, Py_ssize_t i, const double* y, double* m) noexcept nogil:
+        """m <- [y_i; Q_Si], Q_Si = (y_s y_i) KS[s][i] (example i's column of M)."""
+        cdef Py_ssize_t a
+        m[0] = y[i]
+        for a in range(self.ns):
+            m[a + 1] = (y[self.S[a]] * y[i]) * self.KS[a][i]
+
+    cdef int inverse(self, const double* y, double* A, int* ipiv, double* work,
+                     double* out, Py_ssize_t ldo) noexcept nogil:
+        """out (leading dimension ldo) <- M^-1 by getrf + getri (``lu_inverse``) of
+        M = [[0, y_S'], [y_S, Q_SS]] formed from KS in A (column-major, as the reference's
+        ``lu_inverse`` hands it to LAPACK; (ns + 1)^2 doubles, ``ipiv`` and ``work`` ns + 1
+        each).  Returns 0; 1 when M is singular, 2 when getri fails (out untouched)."""
+        cdef int nn = <int> (self.ns + 1)
+        cdef Py_ssize_t a, bb, k = self.ns
+        cdef double ya
+        A[0] = 0.0
+        for a in range(k):
+            ya = y[self.S[a]]
+            A[a + 1] = ya
+            A[(a + 1) * nn] = ya
+            for bb in range(k):
+                A[(a + 1) + (bb + 1) * nn] = (ya * y[self.S[bb]]) * self.KS[bb][self.S[a]]
+        return lu_inverse(A, nn, ipiv, work, out, ldo)
+
+    cdef int copy_into(self, MarginSet o) except -1 nogil:
+        """``o`` (empty, with room for cap >= this cap rows) <- S, the columns (copies)
+        and R."""
+        cdef Py_ssize_t j, a
+        o.reserve(max(self.ns, 1))
+        for j in range(self.ns):
+            o.KS[j] = o.pool_get()
+            memcpy(o.KS[j], self.KS[j], self.cap * sizeof(double))
+            o.S[j] = self.S[j]
+            o.ns = j + 1
+        for a in range(self.ns + 1):
+            memcpy(o.R + a * o.ld, self.R + a * self.ld, (self.ns + 1) * sizeof(double))
+        return 0
+
+    # ---- read-outs and a driver (tests: the twin of the reference's MarginSet)
+    def ids(self):
+        """S, in joining order (a list)."""
+        return [self.S[j] for j in range(self.ns)]
+
+    def inverse_array(self):
+        """R as a (ns + 1) x (ns + 1) array."""
+        cdef Py_ssize_t a, b, nn = self.ns + 1
+        out = np.empty((nn, nn))
+        cdef double[:, ::1] o = out
+        for a in range(nn):
+            for b in range(nn):
+                o[a, b] = self.R[a * self.ld + b]
+        return out
+
+    def columns(self, Py_ssize_t n):
+        """KS for the first n examples (n x ns)."""
+        cdef Py_ssize_t i, j
+        out = np.zeros((n, self.ns))
+        cdef double[:, ::1] o = out
+        for j in range(self.ns):
+            for i in range(min(n, self.cap)):
+                o[i, j] = self.KS[j][i]
+        return out
+
+
+def margin_set_run(ops, y):
+    """Drive a compiled :class:`MarginSet` through ``ops`` (a test of the engine against
+    the reference's, which takes the same calls): ("rows", cap), ("zero", start, stop),
+    ("start", i, q, col), ("grow", i, q, col): beta = -R m, kappa = q + m' beta (with
+    ``bordered_beta_sym`` and ``bordered_pivot``, the twins' functions), ("remove", pos,
+    eps): its result, and the refused inverse formed afresh (``inverse``, made exactly
+    symmetric).  Returns (the results of the removes, S, R, KS of the examples)."""
+    cdef MarginSet ms = MarginSet()
+    cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    cdef double[::1] cv
+    cdef double* col
+    cdef double* beta
+    cdef double* m
+    cdef double* A
+    cdef double* work
+    cdef double** rows
+    cdef int* ipiv
+    cdef Py_ssize_t i, nn, n = yv.shape[0]
+    cdef double kappa
+    results = []
+    for op in ops:
+        if op[0] == "rows":
+            ms.reserve_rows(op[1])
+        elif op[0] == "zero":
+            ms.zero_rows(op[1], op[2])
+        elif op[0] in ("start", "grow"):
+            i = op[1]
+            cv = np.ascontiguousarray(op[3], dtype=np.float64)
+            col = ms.pool_get()
+            memcpy(col, &cv[0], cv.shape[0] * sizeof(double))
+            if op[0] == "start":
+                ms.start(i, yv[i], op[2], col)
+                continue
+            nn = ms.ns + 1
+            beta = <double*> malloc((nn + 1) * sizeof(double))
+            m = <double*> malloc((nn + 1) * sizeof(double))
+            rows = <double**> malloc(nn * sizeof(double*))
+            ms.m_of(i, &yv[0], m)
+            bordered_beta_sym(ms.R, ms.ld, nn, m, beta, rows)
+            kappa = bordered_pivot(op[2], m, beta, nn)
+            ms.grow(i, beta, kappa, col)
+            free(beta)
+            free(m)
+            free(rows)
+        elif op[0] == "remove":
+            ms.pool_put(ms.KS[op[1]], ms.cap)
+            refused = ms.remove(op[1], op[2], ms.max_abs())
+            results.append(bool(refused))
+            if refused and ms.ns:
+                nn = ms.ns + 1
+                A = <double*> malloc(nn * nn * sizeof(double))
+                work = <double*> malloc(nn * sizeof(double))
+                ipiv = <int*> malloc(nn * sizeof(int))
+                info = ms.inverse(&yv[0], A, ipiv, work, ms.R, ms.ld)
+                free(A)
+                free(work)
+                free(ipiv)
+                if info:
+                    raise np.linalg.LinAlgError("singular bordered matrix")
+                bordered_symmetrize(ms.R, ms.ld, nn)
+        else:
+            raise ValueError(op[0])
+    return results, ms.ids(), ms.inverse_array(), ms.columns(n)

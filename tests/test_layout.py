@@ -225,3 +225,25 @@ def test_the_column_cache_lives_in_the_core():
                                    "again: the core holds them")
     assert isinstance(IncrementalSVMState(2).cache, ColumnCache)
     assert isinstance(POKERState(2).cache, ColumnCache)
+
+
+def test_the_margin_set_lives_in_the_core():
+    # one margin set (S, its kernel columns KS, the bordered inverse R, their growth and
+    # shrinking) for both exact families: refsvm/core/margin_set.py and, compiled,
+    # _core.pxd's MarginSet (no twin declares it again: the test above); each reference
+    # holds one (``margin``) and reads S, KS and R through it
+    from refsvm.core.margin_set import MarginSet
+    from refsvm.idsvm.incremental_svm import IncrementalSVMState
+    from refsvm.poker.poker import POKERState
+
+    core = set(re.findall(r"^cdef class\s+(\w+)",
+                          (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
+    assert "MarginSet" in core
+    for family in EXACT_FAMILIES:
+        for path in _family_modules(family):
+            if path.suffix == ".py":
+                assert not re.search(r"^class MarginSet\b", path.read_text(encoding="utf-8"),
+                                     re.M), f"{path.relative_to(ROOT)} defines MarginSet again"
+    for st in (IncrementalSVMState(2), POKERState(2)):
+        assert isinstance(st.margin, MarginSet)
+        assert st.S is st.margin.S and st.KS is st.margin.KS

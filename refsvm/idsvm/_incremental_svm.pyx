@@ -6,10 +6,12 @@ after every increment and decrement up to round-off.  The whole stream of
 :meth:`IncrementalSVMState.run` runs without the GIL.
 
 Layout: the examples in a :class:`refsvm._core.RowStore`; per example y,
-alpha, g, k(x, x) and the set code; the kernel column k(x_i, x_s) of every
-margin vector s (one malloc'd column each, indexed by example id); the
-inverse ``Rinv`` of the bordered matrix, row-major with leading dimension ``ld_rinv``;
-the margin-set size |S| is ``n_margin``.
+alpha, g, k(x, x) and the set code; the margin set ``ms``, the core's
+:class:`refsvm._core.MarginSet`: S, the kernel column k(x_i, x_s) of every margin
+vector s (one malloc'd column each, indexed by example id), the inverse R of the
+bordered matrix (row-major, leading dimension ``ms.ld``), |S| = ``ms.ns``, the spare
+column buffers.  The twin keeps beside it the bordered matrix ``Mb`` (same leading
+dimension), from which it forms R afresh.
 
 The printed method's constants come from ``refsvm/idsvm/constants.py`` (read when this
 module is imported); the departures' settings from the state's ``departures``
@@ -25,11 +27,11 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (
-    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, ColumnCache, grow,
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, ColumnCache, MarginSet, grow,
     bordered_beta_sym,
     bordered_drift, bordered_symmetrize, rows_matvec,
-    bordered_grow, kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
-    bordered_pivot, bordered_shrink, bordered_start, event_least_index, event_smaller,
+    kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
+    bordered_pivot, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
 from cpython.exc cimport PyErr_CheckSignals
@@ -161,10 +163,8 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* kroot          # sqrt |k(x, x)| (per-example scale of the rates)
     cdef signed char* status
     # margin set, its kernel columns and the inverse of the bordered matrix
-    cdef Py_ssize_t n_margin, caps, ld_rinv   # |S|, its capacity, Rinv's leading dimension
-    cdef Py_ssize_t* S
-    cdef double** KS
-    cdef double* Rinv
+    cdef MarginSet ms           # S, its kernel columns KS, R and the spare column buffers
+    cdef Py_ssize_t caps        # the room of the scratch below (members of S)
     # work buffers
     cdef double* beta
     cdef double* m
@@ -185,7 +185,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef Py_ssize_t* saved      # ... and the marks (blist) before its join
     cdef Py_ssize_t nsaved, capsaved
     cdef double* lu
-    cdef double* Mb             # the bordered matrix M (as Rinv: row-major, ld_rinv)
+    cdef double* Mb             # the bordered matrix M (as R: row-major, ms.ld)
     cdef double* rho            # the residual M beta + m (see _refine) ...
     cdef double* dbeta          # ... and the correction -Rinv rho
     cdef double* rp             # row p of R while S[p - 1] leaves S
@@ -193,8 +193,6 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* gs             # g of the margin vectors (see _move_g)
     cdef Py_ssize_t ngone       # unlearned examples
     # spare kernel-column buffers of length cap (columns that left S), reused for joins
-    cdef double** pool
-    cdef Py_ssize_t npool
     cdef int* ipiv
     # column cache (the departure ``column_cache``: refsvm/idsvm/departures/column_cache.py;
     # the core's, keeping copies of the columns it is given)
@@ -235,9 +233,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.kdiag = NULL
         self.kroot = NULL
         self.status = NULL
-        self.S = NULL
-        self.KS = NULL
-        self.Rinv = NULL
+        self.ms = MarginSet()
         self.beta = NULL
         self.m = NULL
         self.w = NULL
@@ -272,15 +268,11 @@ cdef class IncrementalSVMState(StreamLearner):
         self.rows = NULL
         self.gs = NULL
         self.ngone = 0
-        self.pool = NULL
-        self.npool = 0
         self.ipiv = NULL
         self.cache = ColumnCache()
         self.n = 0
         self.cap = 0
-        self.n_margin = 0
         self.caps = 0
-        self.ld_rinv = 1
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0, max_steps=0,
@@ -341,19 +333,12 @@ cdef class IncrementalSVMState(StreamLearner):
         self._reserve_n(16)
 
     def __dealloc__(self):
-        cdef Py_ssize_t j
-        if self.KS != NULL:
-            for j in range(self.n_margin):
-                free(self.KS[j])
-        free(self.KS)
         free(self.y)
         free(self.alpha)
         free(self.g)
         free(self.kdiag)
         free(self.kroot)
         free(self.status)
-        free(self.S)
-        free(self.Rinv)
         free(self.beta)
         free(self.m)
         free(self.w)
@@ -379,15 +364,13 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.snap_R)
         free(self.rp)
         free(self.gs)
-        self._pool_clear()
-        free(self.pool)
         free(self.ipiv)
 
     # ------------------------------------------------------------------ storage
     cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
         """Room for ``need`` examples in every per-example buffer (refsvm._core.grow:
         capacity max(need, 2 cap, 16))."""
-        cdef Py_ssize_t cap, j, i, c, old = self.cap
+        cdef Py_ssize_t cap, i, c, old = self.cap
         if need <= self.cap:
             return 0
         cap = max(need, 2 * self.cap, 16)
@@ -422,77 +405,29 @@ cdef class IncrementalSVMState(StreamLearner):
         for i in range(self.cap, cap):
             self.blk[i] = 0
         self.cache.reserve(cap)
-        for j in range(self.n_margin):
-            c = old
-            grow(<void**> &self.KS[j], &c, cap, sizeof(double))
-            for i in range(self.cap, cap):
-                self.KS[j][i] = 0.0
-        self._pool_clear()             # spare buffers of the old length
+        self.ms.reserve_rows(cap)      # S's columns (the spares of the old length go)
         self.cap = cap
         return 0
 
-    cdef double* _pool_get(self) except NULL nogil:
-        """A kernel-column buffer of length cap (entries n.. cap - 1 are set by _store_row
-        before they are read): a spare one, or a new one."""
-        cdef double* col
-        if self.npool > 0:
-            self.npool -= 1
-            return self.pool[self.npool]
-        col = <double*> malloc(self.cap * sizeof(double))
-        if col == NULL: _nomem()
-        return col
-
-    cdef void _pool_put(self, double* col) noexcept nogil:
-        """Keep the column buffer of a margin vector that left S (at most 8 spares)."""
-        if self.pool == NULL:
-            self.pool = <double**> malloc(8 * sizeof(double*))
-            if self.pool == NULL:
-                free(col)
-                return
-        if self.npool < 8:
-            self.pool[self.npool] = col
-            self.npool += 1
-        else:
-            free(col)
-
-    cdef void _pool_clear(self) noexcept nogil:
-        cdef Py_ssize_t j
-        for j in range(self.npool):
-            free(self.pool[j])
-        self.npool = 0
-
     cdef int _reserve_s(self, Py_ssize_t need) except -1 nogil:
-        """Room for ``need`` margin vectors (R of size need + 1)."""
-        cdef Py_ssize_t caps, ld, i, j, c, old = 0   # (grow: at least the size asked for)
-        cdef double* new_rinv
+        """Room for ``need`` margin vectors (R of size need + 1) and the scratch; M keeps
+        its entries at R's new leading dimension."""
+        cdef Py_ssize_t ld, old_ld = self.ms.ld, i, j, c, old = 0   # (grow: at least need)
         cdef double* new_m
         if need <= self.caps:
             return 0
-        caps = max(need, 2 * self.caps, 4)
-        ld = caps + 1
-        new_rinv = <double*> malloc(ld * ld * sizeof(double))
-        if new_rinv == NULL: _nomem()
+        self.ms.reserve(need)
+        ld = self.ms.ld
         new_m = <double*> malloc(ld * ld * sizeof(double))
-        if new_m == NULL:
-            free(new_rinv)
-            _nomem()
-        if self.Rinv != NULL:
-            for i in range(self.n_margin + 1):
-                for j in range(self.n_margin + 1):
-                    new_rinv[i * ld + j] = self.Rinv[i * self.ld_rinv + j]
-                    new_m[i * ld + j] = self.Mb[i * self.ld_rinv + j]
-            free(self.Rinv)
+        if new_m == NULL: _nomem()
+        if self.Mb != NULL:
+            for i in range(self.ms.ns + 1):
+                for j in range(self.ms.ns + 1):
+                    new_m[i * ld + j] = self.Mb[i * old_ld + j]
             free(self.Mb)
         else:
-            new_rinv[0] = 0.0
             new_m[0] = 0.0
-        self.Rinv = new_rinv
         self.Mb = new_m
-        self.ld_rinv = ld
-        c = old
-        grow(<void**> &self.S, &c, caps, sizeof(Py_ssize_t))
-        c = old
-        grow(<void**> &self.KS, &c, caps, sizeof(double*))
         c = old
         grow(<void**> &self.beta, &c, ld, sizeof(double))
         c = old
@@ -513,7 +448,7 @@ cdef class IncrementalSVMState(StreamLearner):
         grow(<void**> &self.lu, &c, ld * ld, sizeof(double))
         c = old
         grow(<void**> &self.ipiv, &c, ld, sizeof(int))
-        self.caps = caps
+        self.caps = self.ms.caps
         return 0
 
     cdef Py_ssize_t _store_row(self, double yc) except -1 nogil:
@@ -527,9 +462,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.kdiag[c] = 0.0
         self.kroot[c] = 0.0
         self.status[c] = OUT
-        cdef Py_ssize_t j
-        for j in range(self.n_margin):
-            self.KS[j][c] = 0.0
+        self.ms.zero_rows(c, c + 1)
         return c
 
     cdef int _cache_put(self, Py_ssize_t i, const double* col) except -1 nogil:
@@ -553,9 +486,9 @@ cdef class IncrementalSVMState(StreamLearner):
         if mode == 2:
             for i in range(n):
                 self.r[i] = 0.0          # r used as a "known" marker scratch
-            for j in range(self.n_margin):
-                out[self.S[j]] = self.KS[j][c]
-                self.r[self.S[j]] = 1.0
+            for j in range(self.ms.ns):
+                out[self.ms.S[j]] = self.ms.KS[j][c]
+                self.r[self.ms.S[j]] = 1.0
         if L > 0:
             memcpy(out, cached, L * sizeof(double))
         for i in range(L, n):
@@ -582,27 +515,24 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _grow_inverse(self, Py_ssize_t i, double kappa, const double* col,
                            bint from_empty) except -1 nogil:
         """Add i to S (Eq. 8); beta^(i) must be in self.beta (unless from_empty)."""
-        cdef Py_ssize_t ns = self.n_margin
+        cdef Py_ssize_t ns = self.ms.ns
         cdef double* newcol
         self._reserve_s(ns + 1)
-        if ns == 0:
-            # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
-            bordered_start(self.Rinv, self.ld_rinv, self.y[i], self.kdiag[i])
-        else:
-            bordered_grow(self.Rinv, self.ld_rinv, ns + 1, self.beta, kappa)
         # the column: the work buffer it is in becomes S's (a spare one replaces it)
         if col == <const double*> self.col:
             newcol = self.col
-            self.col = self._pool_get()
+            self.col = self.ms.pool_get()
         elif col == <const double*> self.col2:
             newcol = self.col2
-            self.col2 = self._pool_get()
+            self.col2 = self.ms.pool_get()
         else:
-            newcol = self._pool_get()
+            newcol = self.ms.pool_get()
             memcpy(newcol, col, self.n * sizeof(double))
-        self.KS[ns] = newcol
-        self.S[ns] = i
-        self.n_margin = ns + 1
+        if ns == 0:
+            # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
+            self.ms.start(i, self.y[i], self.kdiag[i], newcol)
+        else:
+            self.ms.grow(i, self.beta, kappa, newcol)
         self._border(ns)
         self.status[i] = MARGIN
         self.fresh = False
@@ -612,33 +542,26 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef void _border(self, Py_ssize_t a) noexcept nogil:
         """Row and column a + 1 of the bordered matrix M (those of the margin vector
         S[a]), entries as in _bordered."""
-        cdef Py_ssize_t bb, ld = self.ld_rinv, ns = self.n_margin, sa = self.S[a]
+        cdef Py_ssize_t bb, ld = self.ms.ld, ns = self.ms.ns, sa = self.ms.S[a]
         cdef double ya = self.y[sa]
         cdef double* M = self.Mb
         M[0] = 0.0
         M[a + 1] = ya
         M[(a + 1) * ld] = ya
         for bb in range(ns):
-            M[(a + 1) * ld + bb + 1] = (ya * self.y[self.S[bb]]) * self.KS[bb][sa]
-            M[(bb + 1) * ld + a + 1] = (self.y[self.S[bb]] * ya) * self.KS[a][self.S[bb]]
+            M[(a + 1) * ld + bb + 1] = (ya * self.y[self.ms.S[bb]]) * self.ms.KS[bb][sa]
+            M[(bb + 1) * ld + a + 1] = (self.y[self.ms.S[bb]] * ya) * self.ms.KS[a][self.ms.S[bb]]
 
     cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
         """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
-        cdef Py_ssize_t ns = self.n_margin, a, q, ld
+        cdef Py_ssize_t ns = self.ms.ns, a, q, ld
         cdef double mx
-        cdef bint rebuild = False
-        if ns == 1:
-            self.Rinv[0] = 0.0
-        else:
-            # a nearly singular reduced matrix is inverted afresh below
-            rebuild = bordered_shrink(self.Rinv, self.ld_rinv, ns + 1, pos + 1, EPS_RATE, self.rp)
-        self._pool_put(self.KS[pos])
-        for a in range(pos, ns - 1):
-            self.KS[a] = self.KS[a + 1]
-            self.S[a] = self.S[a + 1]
-        self.n_margin = ns - 1
+        cdef bint rebuild
+        self.ms.pool_put(self.ms.KS[pos], self.ms.cap)
+        # a nearly singular reduced matrix is inverted afresh below
+        rebuild = self.ms.remove(pos, EPS_RATE, self.ms.max_abs())
         # M without row and column pos + 1
-        ld = self.ld_rinv
+        ld = self.ms.ld
         for a in range(ns + 1):
             if a == pos + 1:
                 continue
@@ -649,7 +572,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     (ns - pos - 1) * sizeof(double))
         self.fresh = False
         if ns > 1 and rebuild:
-            self._invert_bordered(self.Rinv, &mx)
+            self._invert_bordered(self.ms.R, &mx)
             self.fresh = True
         self._s_changed()
         return 0
@@ -658,8 +581,8 @@ cdef class IncrementalSVMState(StreamLearner):
         """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
         leading dimension ldr); scale <- max |entry| of the inverse.  A singular matrix
         raises, or (soft) returns 1 leaving out untouched."""
-        cdef int nn = <int> (self.n_margin + 1), info
-        cdef Py_ssize_t a, bb, ld = self.ld_rinv
+        cdef int nn = <int> (self.ms.ns + 1), info
+        cdef Py_ssize_t a, bb, ld = self.ms.ld
         cdef double* A = self.lu
         cdef double* work
         for a in range(nn):
@@ -691,21 +614,21 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double drift
         cdef double* u
         self.n_s_changes += 1
-        if self.dep.drift_refresh and self.refresh_every and self.n_margin and self.n_s_changes % self.refresh_every == 0:
-            u = <double*> malloc(2 * (self.n_margin + 1) * sizeof(double))
+        if self.dep.drift_refresh and self.refresh_every and self.ms.ns and self.n_s_changes % self.refresh_every == 0:
+            u = <double*> malloc(2 * (self.ms.ns + 1) * sizeof(double))
             if u == NULL: _nomem()
-            drift = bordered_drift(self.Rinv, self.ld_rinv, self.n_margin, self.y, self.S,
-                                   self.KS, u, u + self.n_margin + 1)
+            drift = bordered_drift(self.ms.R, self.ms.ld, self.ms.ns, self.y, self.ms.S,
+                                   self.ms.KS, u, u + self.ms.ns + 1)
             free(u)
             if not drift <= self.dep.drift_tol:
                 self._refresh()
         return 0
 
     cdef double _refresh(self) except -1 nogil:
-        cdef Py_ssize_t nn = self.n_margin + 1, a, bb, ld = self.ld_rinv
+        cdef Py_ssize_t nn = self.ms.ns + 1, a, bb, ld = self.ms.ld
         cdef double scale = 0.0, d, drift = 0.0
         cdef double* fresh
-        if self.n_margin == 0:
+        if self.ms.ns == 0:
             return 0.0
         fresh = <double*> malloc(ld * ld * sizeof(double))
         if fresh == NULL: _nomem()
@@ -716,10 +639,10 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0.0
         for a in range(nn):
             for bb in range(nn):
-                d = fabs(fresh[a * ld + bb] - self.Rinv[a * ld + bb])
+                d = fabs(fresh[a * ld + bb] - self.ms.R[a * ld + bb])
                 if d > drift:
                     drift = d
-                self.Rinv[a * ld + bb] = fresh[a * ld + bb]
+                self.ms.R[a * ld + bb] = fresh[a * ld + bb]
         free(fresh)
         drift = drift / scale if scale > 0 else 0.0
         if drift > self.max_inverse_drift:
@@ -732,9 +655,9 @@ cdef class IncrementalSVMState(StreamLearner):
         """R recomputed from the cached columns unless fresh already (a doubtful pivot);
         returns whether R changed (refsvm/idsvm/departures/refinement.py, ``_fresh_inverse``)."""
         cdef double scale
-        if self.fresh or self.n_margin == 0:
+        if self.fresh or self.ms.ns == 0:
             return False
-        if self._invert_bordered(self.Rinv, &scale, True):
+        if self._invert_bordered(self.ms.R, &scale, True):
             return False
         self.fresh = True
         self.n_pivot_refresh += 1
@@ -743,47 +666,44 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double _pivot_bound(self, Py_ssize_t i) noexcept nogil:
         """The O(k) upper bound of _pivot_scale (refsvm._core.pivot_bound: border y_S,
         roots sqrt|k(x_s, x_s)|)."""
-        return pivot_bound(self.kdiag[i], self.beta, self.n_margin, self.y, self.kroot, self.S)
+        return pivot_bound(self.kdiag[i], self.beta, self.ms.ns, self.y, self.kroot, self.ms.S)
 
     cdef double _pivot_scale(self, Py_ssize_t i) noexcept nogil:
         """|Q_ii| + |beta|' |M| |beta| for beta = self.beta, M the bordered matrix (built
         row-major in the scratch buffer lu; refsvm._core.pivot_round_off_scale)."""
-        return pivot_round_off_scale(self.kdiag[i], self.beta, self.Mb, self.ld_rinv,
-                                     self.n_margin + 1)
+        return pivot_round_off_scale(self.kdiag[i], self.beta, self.Mb, self.ms.ld,
+                                     self.ms.ns + 1)
 
     cdef void _bordered(self, double* M) noexcept nogil:
         """M <- [[0, y_S'], [y_S, Q_SS]] (row-major, leading dimension k + 1), Q_ab =
         (y_a y_b) k(x_a, x_b) read from the cached columns."""
-        cdef Py_ssize_t a, bb, ns = self.n_margin, nn = self.n_margin + 1, sa
+        cdef Py_ssize_t a, bb, ns = self.ms.ns, nn = self.ms.ns + 1, sa
         cdef double ya
         M[0] = 0.0
         for bb in range(ns):
-            M[bb + 1] = self.y[self.S[bb]]
+            M[bb + 1] = self.y[self.ms.S[bb]]
         for a in range(ns):
-            sa = self.S[a]
+            sa = self.ms.S[a]
             ya = self.y[sa]
             M[(a + 1) * nn] = ya
             for bb in range(ns):
-                M[(a + 1) * nn + bb + 1] = (ya * self.y[self.S[bb]]) * self.KS[bb][sa]
+                M[(a + 1) * nn + bb + 1] = (ya * self.y[self.ms.S[bb]]) * self.ms.KS[bb][sa]
 
     cdef double _pivot(self, Py_ssize_t i) noexcept nogil:
         """kappa_i = Q_ii + m' beta (m, beta of i in self.m, self.beta)."""
-        return bordered_pivot(self.kdiag[i], self.m, self.beta, self.n_margin + 1)
+        return bordered_pivot(self.kdiag[i], self.m, self.beta, self.ms.ns + 1)
 
     # ------------------------------------------------------------------ sensitivities
     cdef void _form_m(self, Py_ssize_t i) noexcept nogil:
-        """m = [y_i; Q_Si] into self.m."""
-        cdef Py_ssize_t a
-        self.m[0] = self.y[i]
-        for a in range(self.n_margin):
-            self.m[a + 1] = (self.y[self.S[a]] * self.y[i]) * self.KS[a][i]
+        """m = [y_i; Q_Si] into self.m (the margin set's ``m_of``)."""
+        self.ms.m_of(i, self.y, self.m)
 
     cdef double _resid_scale(self) noexcept nogil:
         """max|m| + max(1, k_max) sum|beta|: a bound of max(|M||beta| + |m|), the scale of
         the residual's terms, as |M_ab| <= max(1, k_max) (self.m, self.beta)."""
         cdef Py_ssize_t a
         cdef double mmax = 0.0, bsum = 0.0
-        for a in range(self.n_margin + 1):
+        for a in range(self.ms.ns + 1):
             if fabs(self.m[a]) > mmax:
                 mmax = fabs(self.m[a])
             bsum += fabs(self.beta[a])
@@ -793,12 +713,12 @@ cdef class IncrementalSVMState(StreamLearner):
         """m = [y_i; Q_Si], beta = -R m (Eq. 5); refined (the departure ``refine``, the
         reference's ``_refined_beta``)."""
         self._form_m(i)
-        bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
+        bordered_beta_sym(self.ms.R, self.ms.ld, self.ms.ns + 1, self.m, self.beta,
                           self.rows)
         if not self.dep.refine:
             return 0
         if self._refine() > self.dep.refactor_above and self._fresh_inverse():
-            bordered_beta_sym(self.Rinv, self.ld_rinv, self.n_margin + 1, self.m, self.beta,
+            bordered_beta_sym(self.ms.R, self.ms.ld, self.ms.ns + 1, self.m, self.beta,
                               self.rows)
             self._refine()
         return 0
@@ -810,12 +730,12 @@ cdef class IncrementalSVMState(StreamLearner):
         (_residual) after a pass that needed a correction (``refined``); R refactorised
         and the whole once more when refinement does not converge (the departure
         ``refine``: refsvm/idsvm/departures/refinement.py)."""
-        cdef Py_ssize_t nn = self.n_margin + 1, a, it = 0, attempt
+        cdef Py_ssize_t nn = self.ms.ns + 1, a, it = 0, attempt
         cdef double rmax = 0.0, smax, acc
         cdef bint explicit
         for attempt in range(2):
             if attempt:
-                bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.m, self.beta, self.rows)
+                bordered_beta_sym(self.ms.R, self.ms.ld, nn, self.m, self.beta, self.rows)
             smax = self._resid_scale()
             if smax == 0.0:
                 self._rates(c, col, sign)
@@ -828,10 +748,10 @@ cdef class IncrementalSVMState(StreamLearner):
                     self._rates(c, col, sign)
                     acc = 0.0
                     for a in range(nn - 1):
-                        acc += self.y[self.S[a]] * self.beta[a + 1]
+                        acc += self.y[self.ms.S[a]] * self.beta[a + 1]
                     self.rho[0] = acc + self.y[c]
                     for a in range(nn - 1):
-                        self.rho[a + 1] = sign * self.r[self.S[a]]
+                        self.rho[a + 1] = sign * self.r[self.ms.S[a]]
                 if self._correct(smax, it == self.dep.refine, &rmax):
                     break
                 explicit = False
@@ -863,14 +783,14 @@ cdef class IncrementalSVMState(StreamLearner):
         """One step of the refinement of beta: rmax = max|rho| (self.rho, the residual M
         beta + m); 1 when it is at most refine_tol smax or this was the ``last`` check, else
         beta <- beta - Rinv rho and 0 (_refine, _refined_rates)."""
-        cdef Py_ssize_t nn = self.n_margin + 1, a
+        cdef Py_ssize_t nn = self.ms.ns + 1, a
         rmax[0] = 0.0
         for a in range(nn):
             if fabs(self.rho[a]) > rmax[0]:
                 rmax[0] = fabs(self.rho[a])
         if rmax[0] <= self.dep.refine_tol * smax or last:
             return 1
-        bordered_beta_sym(self.Rinv, self.ld_rinv, nn, self.rho, self.dbeta, self.rows)
+        bordered_beta_sym(self.ms.R, self.ms.ld, nn, self.rho, self.dbeta, self.rows)
         for a in range(nn):
             self.beta[a] = self.beta[a] + self.dbeta[a]
         return 0
@@ -879,8 +799,8 @@ cdef class IncrementalSVMState(StreamLearner):
         """rho = M beta + m, as the reference's matvec(M.T, beta) + m: M's rows (contiguous)
         taken as the columns of M' (M is symmetric up to the kernel's round-off), each sum
         from 0 left to right, vectorised across the entries (the core's rows_matvec)."""
-        cdef Py_ssize_t nn = self.n_margin + 1, a
-        rows_matvec(self.rho, self.Mb, self.ld_rinv, nn, self.beta, self.rows)
+        cdef Py_ssize_t nn = self.ms.ns + 1, a
+        rows_matvec(self.rho, self.Mb, self.ms.ld, nn, self.beta, self.rows)
         for a in range(nn):
             self.rho[a] = self.rho[a] + self.m[a]
 
@@ -893,13 +813,13 @@ cdef class IncrementalSVMState(StreamLearner):
         where the CPU has it, its row blocks walked the other way at every other step to
         meet the parts of the columns still cached; the same sweep as POKER's
         sensitivities), then gamma."""
-        cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j
+        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
         for j in range(ns):
-            self.w[j] = self.beta[j + 1] * self.y[self.S[j]]
-        refsvm_cols_matvec(r, self.KS, self.w, ns, n, self.back)
+            self.w[j] = self.beta[j + 1] * self.y[self.ms.S[j]]
+        refsvm_cols_matvec(r, self.ms.KS, self.w, ns, n, self.back)
         self.back = not self.back           # the next sweep the other way (the same sums)
         for i in range(n):
             r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
@@ -918,8 +838,8 @@ cdef class IncrementalSVMState(StreamLearner):
             if self.steps_left <= 0:
                 return 2                    # the budget is spent (see _snapshot)
             self.steps_left -= 1
-            self.poll_work += <double> self.n * <double> (self.n_margin + 1)
-            self.op_work += <double> self.n * <double> (self.n_margin + 1)
+            self.poll_work += <double> self.n * <double> (self.ms.ns + 1)
+            self.op_work += <double> self.n * <double> (self.ms.ns + 1)
             if self.poll_work >= POLL_WORK and self._answer_signals():
                 return RC_SIGNAL            # Ctrl-C: rolled back, then raised
             self.n_iterations += 1
@@ -936,7 +856,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """beta (self.beta), the rates r (self.r) and the pivot scale (self.cscale); rb =
         the rate of b, rtb and rt0 the terms of the rates' round-off level EPS_GAMMA
         (sqrt(k_ii) rtb + rt0) (refsvm.idsvm.incremental_svm._sensitivities)."""
-        cdef Py_ssize_t i, pos, n = self.n, ns = self.n_margin
+        cdef Py_ssize_t i, pos, n = self.n, ns = self.ms.ns
         cdef double kappa, bsum
         if ns == 0:
             rb[0] = sign * self.y[c]
@@ -946,7 +866,7 @@ cdef class IncrementalSVMState(StreamLearner):
             rt0[0] = 0.0
             return 0
         self._form_m(c)
-        bordered_beta_sym(self.Rinv, self.ld_rinv, ns + 1, self.m, self.beta, self.rows)  # Eq. 5
+        bordered_beta_sym(self.ms.R, self.ms.ld, ns + 1, self.m, self.beta, self.rows)  # Eq. 5
         if self.dep.refine:
             self._refined_rates(c, col, sign)   # refsvm/idsvm/departures/refinement.py
         else:
@@ -961,7 +881,7 @@ cdef class IncrementalSVMState(StreamLearner):
         rb[0] = sign * self.beta[0]
         bsum = 0.0
         for pos in range(ns):
-            bsum += fabs(self.beta[pos + 1]) * self.kroot[self.S[pos]]
+            bsum += fabs(self.beta[pos + 1]) * self.kroot[self.ms.S[pos]]
         rtb[0] = self.kroot[c] + bsum
         rt0[0] = fabs(self.beta[0])
         return 0
@@ -971,7 +891,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """The largest increment that changes no membership and its event: pass 1 the
         smallest step, pass 2 the first event (fixed order) within its window eps/|rate|
         of it (refsvm.idsvm.incremental_svm._limiting_event)."""
-        cdef Py_ssize_t ns = self.n_margin
+        cdef Py_ssize_t ns = self.ms.ns
         self._scales(c)
         self._events(c, sign, ns, rtb, rt0, INFINITY, ev)
         if ev.kind >= 0:
@@ -986,7 +906,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef void _increment(self, Py_ssize_t c, double sign, double t, double rb) noexcept nogil:
         """alpha_c, alpha_S, b and every g outside S move by the increment t (Eqs. 3-7)."""
-        cdef Py_ssize_t pos, s, ns = self.n_margin
+        cdef Py_ssize_t pos, s, ns = self.ms.ns
         if ns > 0:
             self.alpha[c] += sign * t
             if self.alpha[c] < 0.0:
@@ -994,7 +914,7 @@ cdef class IncrementalSVMState(StreamLearner):
             elif self.alpha[c] > self.C:
                 self.alpha[c] = self.C
             for pos in range(ns):
-                s = self.S[pos]
+                s = self.ms.S[pos]
                 self.alpha[s] += (sign * self.beta[pos + 1]) * t
                 # a step chosen among round-off ties may overshoot a bound by an ulp
                 if self.alpha[s] < 0.0:
@@ -1018,7 +938,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 self.alpha[c] = 0.0
                 self.status[c] = REST
                 self._cache_put(c, col)
-            elif self.n_margin == 0:
+            elif self.ms.ns == 0:
                 self._grow_inverse(c, 0.0, col, True)
             else:
                 kappa = self.r[c] * sign
@@ -1068,7 +988,7 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _leave_margin(self, Py_ssize_t pos, bint to_error) except -1 nogil:
         """S[pos] leaves S at a bound: alpha = C (E) or 0 (R)."""
-        cdef Py_ssize_t s = self.S[pos]
+        cdef Py_ssize_t s = self.ms.S[pos]
         cdef int new
         if to_error:
             self.alpha[s] = self.C
@@ -1076,7 +996,7 @@ cdef class IncrementalSVMState(StreamLearner):
         else:
             self.alpha[s] = 0.0
             new = REST
-        self._cache_put(s, self.KS[pos])
+        self._cache_put(s, self.ms.KS[pos])
         self._shrink_inverse(pos)
         self.status[s] = new
         return 0
@@ -1085,17 +1005,17 @@ cdef class IncrementalSVMState(StreamLearner):
         """g_i += r_i t for every example outside S that is not unlearned (Eqs. 3-7).
         Without unlearned examples: every g in one branch-free (vectorised) loop, then
         the margin vectors' g put back as they were (the same result)."""
-        cdef Py_ssize_t i, j, n = self.n, ns = self.n_margin
+        cdef Py_ssize_t i, j, n = self.n, ns = self.ms.ns
         cdef double* g = self.g
         cdef double* r = self.r
         cdef signed char st
         if self.ngone == 0:
             for j in range(ns):
-                self.gs[j] = g[self.S[j]]
+                self.gs[j] = g[self.ms.S[j]]
             for i in range(n):
                 g[i] = g[i] + r[i] * t
             for j in range(ns):
-                g[self.S[j]] = self.gs[j]
+                g[self.ms.S[j]] = self.gs[j]
             return
         for i in range(n):
             st = self.status[i]
@@ -1145,7 +1065,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 event_take(e, EV_C_ZERO, c)
                 return
         for pos in range(ns):
-            s = self.S[pos]
+            s = self.ms.S[pos]
             a = sign * self.beta[pos + 1]
             if a > EPS_RATE:
                 t = (self.C - self.alpha[s]) / a
@@ -1276,8 +1196,8 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef Py_ssize_t _s_pos(self, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t j
-        for j in range(self.n_margin):
-            if self.S[j] == i:
+        for j in range(self.ms.ns):
+            if self.ms.S[j] == i:
                 return j
         return -1
 
@@ -1299,7 +1219,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef bint have_col = False
         cdef signed char st
         while True:
-            if self.n_margin == 0:
+            if self.ms.ns == 0:
                 if not have_col:
                     self._column(i, self.col2, 0)
                 self._grow_inverse(i, 0.0, self.col2, True)
@@ -1319,7 +1239,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 self._column(i, self.col2, 2)
                 have_col = True
             d = 1.0 if self.status[i] == REST else -1.0
-            ns = self.n_margin
+            ns = self.ms.ns
             # the smallest step (alpha_i's own bound C last), then the first event within
             # its window of it (refsvm.idsvm.incremental_svm._first_event)
             self._scales(-1)
@@ -1330,7 +1250,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 room = 0.0
             event_start(&ev, room)
             for pos in range(ns):
-                s = self.S[pos]
+                s = self.ms.S[pos]
                 a = d * self.beta[pos + 1]
                 if a > EPS_RATE:
                     t = (self.C - self.alpha[s]) / a
@@ -1345,7 +1265,7 @@ cdef class IncrementalSVMState(StreamLearner):
             # the tied margin vector with the least id (refsvm.idsvm.incremental_svm._join)
             event_start(&ev, best_t)
             for pos in range(ns):
-                s = self.S[pos]
+                s = self.ms.S[pos]
                 a = d * self.beta[pos + 1]
                 if a > EPS_RATE:
                     t = (self.C - self.alpha[s]) / a
@@ -1361,7 +1281,7 @@ cdef class IncrementalSVMState(StreamLearner):
             t = best_t
             self.alpha[i] += d * t
             for pos in range(ns):
-                s = self.S[pos]
+                s = self.ms.S[pos]
                 self.alpha[s] += (d * self.beta[pos + 1]) * t
                 if self.alpha[s] < 0.0:
                     self.alpha[s] = 0.0
@@ -1380,7 +1300,7 @@ cdef class IncrementalSVMState(StreamLearner):
                     self.status[i] = REST
                 self._cache_put(i, self.col2)
                 return i
-            dep = self.S[best_pos]
+            dep = self.ms.S[best_pos]
             self._leave_margin(best_pos, d * self.beta[best_pos + 1] > 0)
 
     cdef int _centre_bias(self) except -1 nogil:
@@ -1388,7 +1308,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef bint has_lo = False, has_hi = False
         cdef Py_ssize_t i
         cdef signed char st
-        if self.n_margin or not self.dep.centre_bias:
+        if self.ms.ns or not self.dep.centre_bias:
             return 0
         for i in range(self.n):
             st = self.status[i]
@@ -1421,9 +1341,9 @@ cdef class IncrementalSVMState(StreamLearner):
         order, y_i b and -1 (the reference's ``exact_g`` in ``_polish``)."""
         cdef double p = pe[i], s = se[i], yi = self.y[i]
         cdef Py_ssize_t pos, j
-        for pos in range(self.n_margin):
-            j = self.S[pos]
-            dot2_add(&p, &s, yi * (self.alpha[j] * self.y[j]), self.KS[pos][i])
+        for pos in range(self.ms.ns):
+            j = self.ms.S[pos]
+            dot2_add(&p, &s, yi * (self.alpha[j] * self.y[j]), self.ms.KS[pos][i])
         two_sum_add(&p, &s, yi * self.b)
         two_sum_add(&p, &s, -1.0)
         return p + s
@@ -1439,8 +1359,8 @@ cdef class IncrementalSVMState(StreamLearner):
                 two_sum_add(&p, &s, self.y[i] * self.alpha[i])
         r[0] = p + s
         size = self.kscale * fabs(r[0])
-        for pos in range(self.n_margin):
-            r[pos + 1] = self._exact_g(self.S[pos], pe, se)
+        for pos in range(self.ms.ns):
+            r[pos + 1] = self._exact_g(self.ms.S[pos], pe, se)
             if fabs(r[pos + 1]) > size:
                 size = fabs(r[pos + 1])
         return size
@@ -1450,7 +1370,7 @@ cdef class IncrementalSVMState(StreamLearner):
         iterative refinement of (b, alpha_S) on residuals summed in twice the working
         precision, then every g so (refsvm/idsvm/departures/polish.py, ``_polish``: the same
         operations per element, the same order of terms)."""
-        cdef Py_ssize_t n = self.n, ns = self.n_margin, i, j, pos
+        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j, pos
         cdef double* pe
         cdef double* se
         cdef double a, size, b0, w, amax
@@ -1484,13 +1404,13 @@ cdef class IncrementalSVMState(StreamLearner):
                         dot2_add(&pe[i], &se[i], self.y[i] * a, self.col2[i])
             if ns:
                 size = self._polish_residual(pe, se, self.rho)
-                bordered_beta_sym(self.Rinv, self.ld_rinv, ns + 1, self.rho, self.dbeta,
+                bordered_beta_sym(self.ms.R, self.ms.ld, ns + 1, self.rho, self.dbeta,
                                   self.rows)
                 ok = size > 0.0
                 self._scales(-1)
                 amax = max(self.amax, self.snap_amax)     # (the scale of the operation)
                 for pos in range(ns):
-                    a = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
+                    a = self.alpha[self.ms.S[pos]] + self.dbeta[pos + 1]
                     if not (a >= -w and a <= self.C + w) or \
                             fabs(self.dbeta[pos + 1]) > self.dep.kkt_tol * amax:
                         ok = False
@@ -1498,13 +1418,13 @@ cdef class IncrementalSVMState(StreamLearner):
                 if ok:
                     b0 = self.b
                     for pos in range(ns):     # (the old alpha_S in m, free at this point)
-                        self.m[pos] = self.alpha[self.S[pos]]
-                        a = self.alpha[self.S[pos]] + self.dbeta[pos + 1]
-                        self.alpha[self.S[pos]] = min(max(a, 0.0), self.C)
+                        self.m[pos] = self.alpha[self.ms.S[pos]]
+                        a = self.alpha[self.ms.S[pos]] + self.dbeta[pos + 1]
+                        self.alpha[self.ms.S[pos]] = min(max(a, 0.0), self.C)
                     self.b += self.dbeta[0]
                     if self._polish_residual(pe, se, self.dbeta) >= size:
                         for pos in range(ns):  # no better: R too far from M^-1
-                            self.alpha[self.S[pos]] = self.m[pos]
+                            self.alpha[self.ms.S[pos]] = self.m[pos]
                         self.b = b0
                 self._snap(w)
             for i in range(n):
@@ -1520,8 +1440,8 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t pos, j
         if not self.dep.snap_ulps:
             return
-        for pos in range(self.n_margin):
-            j = self.S[pos]
+        for pos in range(self.ms.ns):
+            j = self.ms.S[pos]
             if self.alpha[j] <= w:
                 self.alpha[j] = 0.0
             elif self.alpha[j] >= self.C - w:
@@ -1543,7 +1463,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef int _snapshot(self, Py_ssize_t keep) except -1 nogil:
         """Start an operation: its step budget, and what it rolls back to (the first
         ``keep`` examples, the margin set, R, b)."""
-        cdef Py_ssize_t ns = self.n_margin, nn = self.n_margin + 1, a, j, c
+        cdef Py_ssize_t ns = self.ms.ns, nn = self.ms.ns + 1, a, j, c
         self.steps_left = self.max_steps if self.max_steps > 0 else \
             STEPS_PER_EXAMPLE * (self.n + 10)
         self.op_work = 0.0
@@ -1565,10 +1485,10 @@ cdef class IncrementalSVMState(StreamLearner):
         memcpy(self.snap_g, self.g, keep * sizeof(double))
         memcpy(self.snap_status, self.status, keep * sizeof(signed char))
         for j in range(ns):
-            self.snap_S[j] = self.S[j]
+            self.snap_S[j] = self.ms.S[j]
         for a in range(nn):
             for j in range(nn):
-                self.snap_R[a * nn + j] = self.Rinv[a * self.ld_rinv + j]
+                self.snap_R[a * nn + j] = self.ms.R[a * self.ms.ld + j]
         self._scales(-1)
         self.snap_amax = self.amax
         self.snap_mass = self.mass
@@ -1612,22 +1532,22 @@ cdef class IncrementalSVMState(StreamLearner):
         the old margin vectors still in S are kept, the others recomputed in the order of
         S (cache first); cached columns cut to the examples kept."""
         cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.n, j, q, s
-        cdef Py_ssize_t cur = self.n_margin
+        cdef Py_ssize_t cur = self.ms.ns
         cdef double** kept = <double**> malloc((ns + 1) * sizeof(double*))
         cdef double* col
         if kept == NULL: _nomem()
         for j in range(ns):
             kept[j] = NULL
             for q in range(cur):
-                if self.S[q] == self.snap_S[j] and self.KS[q] != NULL:
-                    kept[j] = self.KS[q]
-                    self.KS[q] = NULL
+                if self.ms.S[q] == self.snap_S[j] and self.ms.KS[q] != NULL:
+                    kept[j] = self.ms.KS[q]
+                    self.ms.KS[q] = NULL
                     break
         for q in range(cur):
-            if self.KS[q] != NULL:
-                self._pool_put(self.KS[q])
-                self.KS[q] = NULL
-        self.n_margin = 0
+            if self.ms.KS[q] != NULL:
+                self.ms.pool_put(self.ms.KS[q], self.ms.cap)
+                self.ms.KS[q] = NULL
+        self.ms.ns = 0
         # the examples after the first n (the one being learned) go
         if old_n > n:
             for j in range(n):
@@ -1652,19 +1572,19 @@ cdef class IncrementalSVMState(StreamLearner):
             if kept[j] != NULL:
                 col = kept[j]
             else:
-                col = self._pool_get()
+                col = self.ms.pool_get()
                 self._column(s, col, 0)
-            self.KS[j] = col
-            self.S[j] = s
+            self.ms.KS[j] = col
+            self.ms.S[j] = s
         free(kept)
-        self.n_margin = ns
+        self.ms.ns = ns
         for j in range(ns):
             self._border(j)
         for j in range(ns + 1):
             for q in range(ns + 1):
-                self.Rinv[j * self.ld_rinv + q] = self.snap_R[j * (ns + 1) + q]
+                self.ms.R[j * self.ms.ld + q] = self.snap_R[j * (ns + 1) + q]
         if ns == 0:
-            self.Rinv[0] = 0.0
+            self.ms.R[0] = 0.0
         self.fresh = self.snap_fresh
         self.refined = self.snap_refined
         self.n_s_changes = self.snap_nsc
@@ -1784,8 +1704,8 @@ cdef class IncrementalSVMState(StreamLearner):
             self.col[i] = kv
             f += self.alpha[i] * self.y[i] * kv
         self.g[c] = self.y[c] * f - 1.0
-        for j in range(self.n_margin):
-            self.KS[j][c] = self.col[self.S[j]]
+        for j in range(self.ms.ns):
+            self.ms.KS[j][c] = self.col[self.ms.S[j]]
         cdef int rc
         if self.g[c] >= -self.tol:                  # on or beyond its margin: R
             self.status[c] = REST
@@ -1828,7 +1748,7 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0
         if st == MARGIN:
             pos = self._s_pos(c)
-            memcpy(self.col, self.KS[pos], self.n * sizeof(double))
+            memcpy(self.col, self.ms.KS[pos], self.n * sizeof(double))
             self._shrink_inverse(pos)
         else:
             self._column(c, self.col, 2)
@@ -1945,12 +1865,12 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def _rinv(self):
         cdef Py_ssize_t a, bb
-        if self.n_margin == 0:
+        if self.ms.ns == 0:
             return np.zeros((1, 1))
-        out = np.empty((self.n_margin + 1, self.n_margin + 1))
+        out = np.empty((self.ms.ns + 1, self.ms.ns + 1))
         cdef double[:, ::1] o = out
-        for a in range(self.n_margin + 1):
-            memcpy(&o[a, 0], self.Rinv + a * self.ld_rinv, (self.n_margin + 1) * sizeof(double))
+        for a in range(self.ms.ns + 1):
+            memcpy(&o[a, 0], self.ms.R + a * self.ms.ld, (self.ms.ns + 1) * sizeof(double))
         return out
 
     def _cached_ids(self):
@@ -1958,13 +1878,13 @@ cdef class IncrementalSVMState(StreamLearner):
         return self.cache.ids()
 
     def _s_order(self):
-        return np.array([self.S[j] for j in range(self.n_margin)], dtype=np.intp)
+        return np.array([self.ms.S[j] for j in range(self.ms.ns)], dtype=np.intp)
 
     def _ks(self):
-        out = np.zeros((self.n, self.n_margin))
+        out = np.zeros((self.n, self.ms.ns))
         cdef double[:, ::1] o = out
-        if self.n and self.n_margin:
-            refsvm_cols_to_rows(&o[0, 0], self.n_margin, self.KS, self.n_margin, self.n)
+        if self.n and self.ms.ns:
+            refsvm_cols_to_rows(&o[0, 0], self.ms.ns, self.ms.KS, self.ms.ns, self.n)
         return out
 
     def support_ids(self):
@@ -2023,14 +1943,14 @@ cdef class IncrementalSVMState(StreamLearner):
         K = np.array([[kern.value(rows[int(i)], rows[int(j)]) for j in sv] for i in act])
         out = kkt_diagnostics(K.reshape(act.size, sv.size), alpha, y, gg, self.b, self.C,
                               act, sv)
-        if self.n_margin:
+        if self.ms.ns:
             S = self._s_order()
             ys = y[S]
-            M = np.zeros((self.n_margin + 1, self.n_margin + 1))
+            M = np.zeros((self.ms.ns + 1, self.ms.ns + 1))
             M[0, 1:] = ys
             M[1:, 0] = ys
             M[1:, 1:] = np.outer(ys, ys) * self._ks()[S]
-            rdrift = float(np.max(np.abs(M @ self._rinv() - np.eye(self.n_margin + 1))))
+            rdrift = float(np.max(np.abs(M @ self._rinv() - np.eye(self.ms.ns + 1))))
         else:
             rdrift = 0.0
         out["inverse_residual"] = rdrift
@@ -2103,19 +2023,19 @@ cdef class IncrementalSVMState(StreamLearner):
                 raise MemoryError()
             for i in range(min(n, self.cap), self.cap):
                 colp[i] = 0.0
-            self.KS[j] = colp
-            self.S[j] = S[j]
-            self.n_margin = j + 1
+            self.ms.KS[j] = colp
+            self.ms.S[j] = S[j]
+            self.ms.ns = j + 1
         if n and ns:
-            refsvm_rows_to_cols(self.KS, &KS[0, 0], ns, ns, min(n, self.cap))
+            refsvm_rows_to_cols(self.ms.KS, &KS[0, 0], ns, ns, min(n, self.cap))
         for j in range(ns):
             self._border(j)
         cdef const double[:, ::1] Rinv = np.ascontiguousarray(data["Rinv"], dtype=np.float64)
         if ns:
             for i in range(ns + 1):
                 for j in range(ns + 1):
-                    self.Rinv[i * self.ld_rinv + j] = Rinv[i, j]
-            bordered_symmetrize(self.Rinv, self.ld_rinv, ns + 1)
+                    self.ms.R[i * self.ms.ld + j] = Rinv[i, j]
+            bordered_symmetrize(self.ms.R, self.ms.ld, ns + 1)
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
         self.cache.load(data["cache_ids"], data["cache_lengths"], data["cache_values"])

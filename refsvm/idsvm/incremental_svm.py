@@ -39,14 +39,14 @@ import numpy as np
 from ..core import column_cache
 from ..core.active_set import limiting_event
 from ..core.bordered import (
-    bordered_beta, bordered_grow, bordered_matrix, bordered_pivot, bordered_shrink,
-    bordered_start, lu_inverse, pivot_bound, pivot_doubtful,
-    pivot_is_zero, pivot_round_off_scale, symmetrize,
+    bordered_pivot, pivot_bound, pivot_doubtful, pivot_is_zero,
+    pivot_round_off_scale, symmetrize,
 )
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
 from ..core.departures import resolve
 from ..core.kernels import Kernel
+from ..core.margin_set import MarginSet, delegated
 from ..core.stream import StreamLearner
 from .constants import (  # noqa: F401 - the printed method's constants, re-exported
     EPS_ALPHA, EPS_DOUBT, EPS_G, EPS_GAMMA, EPS_MACH, EPS_PIVOT_ABS, EPS_PIVOT_SCALE,
@@ -138,6 +138,10 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
     array([-1.   ,  1.   , -0.615,  1.   ])
     """
 
+    S = delegated("S")                               # margin vectors, in joining order
+    KS = delegated("KS")                             # KS[i, j] = k(x_i, x_{S[j]})
+    Rinv = delegated("R")                            # R: inverse of [[0, y_S'], [y_S, Q_SS]]
+
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, tol=1e-12, refresh_every=100, cache_size=200.0, max_steps=0,
                  departures=None):
@@ -161,9 +165,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
         self.kdiag = np.zeros(0)                     # k(x_i, x_i)
         self.status = np.zeros(0, dtype=np.int8)     # the partition R, S, E (Eq. 2)
         self.b = 0.0
-        self.S = []                                  # margin vectors, in joining order
-        self.KS = np.zeros((0, 0))                   # KS[i, j] = k(x_i, x_{S[j]})
-        self.Rinv = np.zeros((1, 1))                 # R: inverse of [[0, y_S'], [y_S, Q_SS]]
+        self.margin = MarginSet(empty=1)             # S, KS and R (R 1 x 1 while S is empty)
         self.kscale = 0.0                            # max k(x_i, x_i): scale of the rates
         for name in COUNTERS:                        # n_increments, n_iterations, ...
             setattr(self, name, 0)
@@ -175,17 +177,11 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
     # ------------------------------------------------------------------ R (Eqs. 8-9)
     def _grow_inverse(self, i, beta_i, kappa, col):
         """Add example i to S: R <- [[R, 0], [0, 0]] + [beta; 1][beta; 1]^T / kappa  (Eq. 8)."""
-        ns = len(self.S)
-        if ns == 0:
+        if not self.S:
             # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
-            self.Rinv = bordered_start(self.y[i], self.kdiag[i])
+            self.margin.start(i, self.y[i], self.kdiag[i], col)
         else:
-            self.Rinv = bordered_grow(self.Rinv, beta_i, kappa)
-        KS = np.zeros((self.KS.shape[0], ns + 1))
-        KS[:, :ns] = self.KS[:, :ns]
-        KS[: self.n, ns] = col
-        self.KS = KS
-        self.S.append(i)
+            self.margin.grow(i, beta_i, kappa, col)
         self.status[i] = MARGIN
         self.fresh = False
         self._s_changed()
@@ -194,29 +190,21 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
         """Remove the margin vector at position ``pos`` of S:
         R_ij <- R_ij - R_ik R_kj / R_kk  (Eq. 9), row and column k dropped; a (nearly)
         zero pivot R_kk: R inverted afresh from the kernel columns instead."""
-        ns = len(self.S)
-        if ns == 1:
-            self.Rinv = np.zeros((1, 1))
-        else:
-            R = bordered_shrink(self.Rinv, pos + 1, EPS_RATE)
-        self.KS = np.delete(self.KS, pos, axis=1)
-        del self.S[pos]
+        refused = self.margin.remove(pos, EPS_RATE)
         self.fresh = False
-        if ns > 1 and R is None:
+        if refused:
             self.Rinv = self._invert_bordered()
             self.fresh = True
-        elif ns > 1:
-            self.Rinv = R
         self._s_changed()
 
     def _bordered(self):
         """The bordered matrix [[0, y_S^T], [y_S, Q_SS]] from the cached columns."""
-        return bordered_matrix(self.y, self.KS, self.S)
+        return self.margin.bordered(self.y)
 
     def _invert_bordered(self):
         """Its inverse by LU (LinAlgError when singular), made exactly symmetric: the
         rank-one updates keep it so, and the twin reads R's rows as its columns."""
-        return symmetrize(lu_inverse(self._bordered()))
+        return symmetrize(self.margin.inverse(self.y))
 
     def _pivot_bound(self, i, beta):
         """An O(k) upper bound of ``_pivot_scale`` (positive semi-definite kernel)."""
@@ -231,16 +219,12 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
     # ------------------------------------------------------------------ Eqs. 5-7
     def _m_of(self, i):
         """m = [y_i; Q_Si] (the cached columns of S at i)."""
-        S = np.array(self.S, dtype=np.intp)
-        m = np.empty(len(S) + 1)
-        m[0] = self.y[i]
-        m[1:] = self.y[S] * self.y[i] * self.KS[i, : len(S)]
-        return m
+        return self.margin.m_of(i, self.y)
 
     def _beta(self, i):
         """beta^(i) = -R [y_i; Q_Si]  (Eq. 5); returns (beta, m)."""
         m = self._m_of(i)
-        beta_i = bordered_beta(self.Rinv, m)
+        beta_i = self.margin.beta(m)
         if self.departures["refine"]:
             beta_i = self._refined_beta(i, m, beta_i)              # departures/refinement.py
         return beta_i, m
@@ -266,7 +250,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
             return None, y[:n] * rb, np.zeros(0), rb, np.zeros(n), kscale_c
         S = np.array(self.S, dtype=np.intp)
         m = self._m_of(c)
-        beta = bordered_beta(self.Rinv, m)                              # Eq. 5
+        beta = self.margin.beta(m)                                      # Eq. 5
         if self.departures["refine"]:
             beta, gamma = self._refined_rates(c, col, m, beta)    # departures/refinement.py
         else:

@@ -25,10 +25,7 @@ class Storage:
         self.n += 1
         for name, fill in (("y", 0), ("alpha", 0), ("g", 0), ("kdiag", 0), ("status", GONE)):
             setattr(self, name, grow_array(getattr(self, name), self.n, fill))
-        if self.KS.shape[0] < self.n:
-            KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
-            KS[: self.KS.shape[0]] = self.KS
-            self.KS = KS
+        self.margin.reserve_rows(self.y.shape[0])
         self.y[c] = y
         self.alpha[c] = 0.0
         self.status[c] = OUT
@@ -55,4 +52,4 @@ class Storage:
 
     def _known_from_S(self, i):
         """k(x_i, x_s) for the margin vectors s, read from their cached columns."""
-        return {s: self.KS[i, j] for j, s in enumerate(self.S)}
+        return self.margin.known(i)

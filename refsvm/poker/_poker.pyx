@@ -13,8 +13,8 @@ per **breakpoint** is compiled, with no Python object in the loop (``_follow_c``
 - the next breakpoint by the core's least-index choice (``EventChoice``: pass 1 the
   smallest step, pass 2 the least id among the tied events, the end of the parameter
   first);
-- the move along the piece and the partition update: the core's bordered-inverse
-  updates (``bordered_start/grow/shrink/beta/pivot``) and pivot tests
+- the move along the piece and the partition update: the core's margin set
+  (``start``, ``grow``, ``remove``, ``inverse``), ``bordered_beta/pivot`` and pivot tests
   (``pivot_doubtful``, ``pivot_is_zero``), the exchange of a zero-pivot join, a fresh
   inverse by LAPACK getrf/getri (``scipy.linalg.cython_lapack``), the kernel column of
   a joining example through the core's ``RowStore``/``CKernel`` and a column cache
@@ -42,8 +42,10 @@ The departures (``departures``, resolved as the reference resolves them) are rea
 when the state is made or loaded (``_configure``): per state, never from module globals.
 The per-example arrays (y, alpha, g, p, d, a0, kdiag, status) are NumPy arrays in the
 instance's dict, as the reference's, shared with that Python code; the compiled code takes
-their data pointers at every entry (``bind``).  I_s, its kernel columns, R, the cache and
-the scalars of the path (b, u, tau, t, the counters) are declared; ``S``, ``R``, ``KS``,
+their data pointers at every entry (``bind``).  I_s, its kernel columns and R are the
+core's margin set ``ms`` (:class:`refsvm._core.MarginSet`, whose spare column buffers the
+cache borrows); it, the cache and the scalars of the path (b, u, tau, t, the counters) are
+declared; ``S``, ``R``, ``KS``,
 ``dependent`` and ``cache`` are properties that hand out the reference's forms.
 """
 import numpy as np
@@ -55,15 +57,13 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
 
-from refsvm._core cimport (CKernel, ColumnCache, EventChoice, RowStore, StreamLearner,
-                           bordered_beta,
-                           bordered_drift, bordered_grow, rows_dot,
-                           bordered_max_abs, kernel_many, kernel_many4, refsvm_cols_matvec,
-                           refsvm_cols_to_rows, refsvm_rows_to_cols,
-                           bordered_pivot, bordered_shrink_scaled, bordered_start,
+from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStore,
+                           StreamLearner, bordered_beta, bordered_drift, rows_dot,
+                           kernel_many, kernel_many4, refsvm_cols_matvec,
+                           refsvm_cols_to_rows, refsvm_rows_to_cols, bordered_pivot,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
-                           pivot_is_zero, neumaier_add, lu_inverse)
+                           pivot_is_zero, neumaier_add)
 
 from refsvm.core import column_cache as _column_cache
 from refsvm.core import stream as _stream
@@ -92,7 +92,6 @@ cdef int EV_FLIP = _ref.EV_FLIP
 cdef double EPS_G = _ref.EPS_G, EPS_RATE = _ref.EPS_RATE
 cdef double EPS_ARATE = _ref.EPS_ARATE, EPS_PIVOT = _ref.EPS_PIVOT
 cdef double EPS_PIVOT_ABS = _ref.EPS_PIVOT_ABS
-cdef Py_ssize_t POOL = 8          # spare column buffers kept
 cdef bint _VECTOR_SCAN = True     # the event scan eight at a time where the CPU can
 
 
@@ -261,11 +260,10 @@ cdef class POKERState(StreamLearner):
     cdef signed char* blk       # left dependent by an exchange: no candidate (reference: dependent)
     cdef Py_ssize_t* blist
     cdef Py_ssize_t nblk
-    # I_s, its kernel columns and R (row-major, leading dimension ld)
-    cdef Py_ssize_t ns, caps, ld
-    cdef Py_ssize_t* c_S        # I_s in joining order (the property ``S``: a list)
-    cdef double** cols
-    cdef double* c_R            # the bordered inverse (the property ``R``: an array)
+    # I_s, its kernel columns, R and the spare column buffers: the core's margin set (the
+    # properties ``S``, ``KS``, ``R`` read it); caps: the room of the scratch below
+    cdef MarginSet ms
+    cdef Py_ssize_t caps
     cdef double* beta
     cdef double* m
     cdef double* z
@@ -273,7 +271,7 @@ cdef class POKERState(StreamLearner):
     cdef double* tsS
     cdef double* wsS
     cdef double* rv             # [h; rhs] of the decrement, v of the regularisation
-    cdef double* rp             # bordered_shrink's work row
+    cdef double* rp             # bordered_drift's work row
     cdef double* lu
     cdef double* work
     cdef int* ipiv
@@ -296,9 +294,6 @@ cdef class POKERState(StreamLearner):
     cdef double* vF_ya
     cdef Py_ssize_t vF_n
     cdef object _F_arr, _KF_arr
-    # spare column buffers of length cap
-    cdef double** pool
-    cdef Py_ssize_t npool
     # column cache (the core's: it keeps the column buffers it is given, hands dropped
     # ones to the pool, and shares them with a copy); ``cache`` is the reference's view
     cdef ColumnCache ccache
@@ -306,13 +301,11 @@ cdef class POKERState(StreamLearner):
     def __cinit__(self):
         self.cap = 0
         self.nkr = 0
-        self.ns = 0
+        self.ms = MarginSet()
         self.caps = 0
-        self.ld = 1
         self.n = 0
         self.nblk = 0
         self.nF = 0
-        self.npool = 0
         self.ccache = ColumnCache(True)
         self.budget = -1
         self.kr = NULL
@@ -327,9 +320,6 @@ cdef class POKERState(StreamLearner):
         self.spos = NULL
         self.blk = NULL
         self.blist = NULL
-        self.c_S = NULL
-        self.cols = NULL
-        self.c_R = NULL
         self.beta = NULL
         self.m = NULL
         self.z = NULL
@@ -348,11 +338,7 @@ cdef class POKERState(StreamLearner):
         self.vF = NULL
         self.vF_ya = NULL
         self.vF_n = -1
-        self.pool = NULL
-        self.pool = <double**> malloc(POOL * sizeof(double*))
-        if self.pool == NULL:
-            _nomem()
-        self.ccache.lend_spares(self.pool, &self.npool, POOL, &self.cap)
+        self.ccache.lend_spares(self.ms.pool, &self.ms.npool, self.ms.maxpool, &self.ms.cap)
         self._reserve_s(4)
         self._reserve(16)
 
@@ -384,15 +370,6 @@ cdef class POKERState(StreamLearner):
         return 0
 
     def __dealloc__(self):
-        cdef Py_ssize_t j
-        if self.cols != NULL:
-            for j in range(self.ns):
-                free(self.cols[j])
-        if self.pool != NULL:
-            for j in range(self.npool):
-                free(self.pool[j])
-        free(self.pool)
-        free(self.cols)
         free(self.kr)
         free(self.y8)
         free(self.gdot)
@@ -404,8 +381,6 @@ cdef class POKERState(StreamLearner):
         free(self.spos)
         free(self.blk)
         free(self.blist)
-        free(self.c_S)
-        free(self.c_R)
         free(self.beta)
         free(self.m)
         free(self.z)
@@ -425,7 +400,7 @@ cdef class POKERState(StreamLearner):
     # ------------------------------------------------------------------ storage
     cdef int _reserve(self, Py_ssize_t need) except -1:
         """Room for ``need`` examples in the per-example buffers and the I_s columns."""
-        cdef Py_ssize_t cap, i, j, old = self.cap
+        cdef Py_ssize_t cap, i, old = self.cap
         if need <= old:
             return 0
         cap = max(need, 2 * old, 16)
@@ -444,36 +419,17 @@ cdef class POKERState(StreamLearner):
         for i in range(old, cap):
             self.spos[i] = -1
             self.blk[i] = 0
-        for j in range(self.ns):
-            _resize(<void**> &self.cols[j], cap, sizeof(double))
-            for i in range(old, cap):
-                self.cols[j][i] = 0.0
-        for j in range(self.npool):
-            free(self.pool[j])
-        self.npool = 0
+        self.ms.reserve_rows(cap)        # I_s's columns (the spares of the old length go)
         self.cap = cap
         return 0
 
     cdef int _reserve_s(self, Py_ssize_t need) except -1:
-        """Room for ``need`` members of I_s (R of size need + 1)."""
-        cdef Py_ssize_t caps, ld, i, j
-        cdef double* newR
+        """Room for ``need`` members of I_s (R of size need + 1) and the scratch."""
+        cdef Py_ssize_t ld
         if need <= self.caps:
             return 0
-        caps = max(need, 2 * self.caps, 4)
-        ld = caps + 2                       # bordered_grow writes one row/column beyond
-        newR = <double*> malloc(ld * ld * sizeof(double))
-        if newR == NULL:
-            _nomem()
-        if self.c_R != NULL:
-            for i in range(self.ns + 1):
-                for j in range(self.ns + 1):
-                    newR[i * ld + j] = self.c_R[i * self.ld + j]
-            free(self.c_R)
-        self.c_R = newR
-        self.ld = ld
-        _resize(<void**> &self.c_S, caps, sizeof(Py_ssize_t))
-        _resize(<void**> &self.cols, caps, sizeof(double*))
+        self.ms.reserve(need)
+        ld = self.ms.ld
         _resize(<void**> &self.beta, ld, sizeof(double))
         _resize(<void**> &self.m, ld, sizeof(double))
         _resize(<void**> &self.z, ld, sizeof(double))
@@ -485,26 +441,8 @@ cdef class POKERState(StreamLearner):
         _resize(<void**> &self.lu, ld * ld, sizeof(double))
         _resize(<void**> &self.work, ld, sizeof(double))
         _resize(<void**> &self.ipiv, ld, sizeof(int))
-        self.caps = caps
+        self.caps = self.ms.caps
         return 0
-
-    cdef double* _pool_get(self) except NULL:
-        """A column buffer of length cap."""
-        cdef double* col
-        if self.npool > 0:
-            self.npool -= 1
-            return self.pool[self.npool]
-        col = <double*> malloc(self.cap * sizeof(double))
-        if col == NULL:
-            _nomem()
-        return col
-
-    cdef void _pool_put(self, double* col, Py_ssize_t capacity) noexcept:
-        if capacity == self.cap and self.npool < POOL:
-            self.pool[self.npool] = col
-            self.npool += 1
-        else:
-            free(col)
 
     cdef int bind(self) except -1:
         """Take the data pointers of the per-example arrays (they are replaced when they
@@ -551,20 +489,15 @@ cdef class POKERState(StreamLearner):
         o.n_refresh, o.n_s_changes, o.budget = self.n_refresh, self.n_s_changes, self.budget
         o.fresh, o.phase = self.fresh, self.phase
         o._reserve(self.cap)
-        o._reserve_s(max(self.ns, 1))
+        o._reserve_s(max(self.ms.ns, 1))
         memcpy(o.kr, self.kr, self.nkr * sizeof(double))
         memcpy(o.y8, self.y8, self.nkr * sizeof(signed char))
         o.nkr = self.nkr
         o.nonunit = self.nonunit
         o.nonpm = self.nonpm
-        for j in range(self.ns):
-            o.cols[j] = o._pool_get()
-            memcpy(o.cols[j], self.cols[j], self.cap * sizeof(double))
-            o.c_S[j] = self.c_S[j]
-            o.spos[self.c_S[j]] = j
-            o.ns = j + 1
-        for a in range(self.ns + 1):
-            memcpy(o.c_R + a * o.ld, self.c_R + a * self.ld, (self.ns + 1) * sizeof(double))
+        self.ms.copy_into(o.ms)
+        for j in range(self.ms.ns):
+            o.spos[self.ms.S[j]] = j
         for j in range(self.nblk):
             o._dep_add(self.blist[j])
         # the cached columns are shared, not copied (a backup is made before every chunk;
@@ -575,11 +508,8 @@ cdef class POKERState(StreamLearner):
 
     cdef int _zero_rows(self, Py_ssize_t start, Py_ssize_t stop) except -1:
         """New examples start..stop-1: 0 in every I_s column until they are activated."""
-        cdef Py_ssize_t j, i
         self._reserve(stop)
-        for j in range(self.ns):
-            for i in range(start, stop):
-                self.cols[j][i] = 0.0
+        self.ms.zero_rows(start, stop)
         return 0
 
     cdef void _forget_kr(self) noexcept:
@@ -615,10 +545,10 @@ cdef class POKERState(StreamLearner):
         if self.ccache.take(i, self.cap, &col, &L, &clean):
             clean = clean and L == n         # every entry known: nothing to evaluate
         else:
-            col = self._pool_get()
+            col = self.ms.pool_get()
         whole = L == 0 and pm == 0
-        for j in range(self.ns if whole else 0):
-            if isnan(self.cols[j][i]):
+        for j in range(self.ms.ns if whole else 0):
+            if isnan(self.ms.KS[j][i]):
                 whole = False
                 break
         if whole:
@@ -628,10 +558,10 @@ cdef class POKERState(StreamLearner):
             # only the evaluations it makes counted
             kernel_many(self.kernel, self.store, i, NULL, n, col)
             m = _nan_off(col, self.c_status, n)
-            for j in range(self.ns):
-                col[self.c_S[j]] = self.cols[j][i]
+            for j in range(self.ms.ns):
+                col[self.ms.S[j]] = self.ms.KS[j][i]
             col[i] = self.c_kdiag[i]
-            self.kernel.n_evals -= m + self.ns + 1
+            self.kernel.n_evals -= m + self.ms.ns + 1
             if m == 0:
                 self.col_clean = col         # no NaN: _add_to_S need not look
         elif clean:
@@ -643,9 +573,9 @@ cdef class POKERState(StreamLearner):
             for q in range(pm):
                 if isnan(col[pid[q]]):
                     col[pid[q]] = pval[q]
-            for j in range(self.ns):
-                if isnan(col[self.c_S[j]]):
-                    col[self.c_S[j]] = self.cols[j][i]
+            for j in range(self.ms.ns):
+                if isnan(col[self.ms.S[j]]):
+                    col[self.ms.S[j]] = self.ms.KS[j][i]
             col[i] = self.c_kdiag[i]
             m = 0
             for l in range(n):               # the rest of the problem: evaluated in one call
@@ -658,23 +588,11 @@ cdef class POKERState(StreamLearner):
 
     # ------------------------------------------------------------------ factorisation
     cdef bint _refresh_c(self) except -1:
-        """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (column-major, as the
-        reference's ``lu_inverse`` hands it to LAPACK); False if M is singular."""
-        cdef int nn = <int> (self.ns + 1)
-        cdef Py_ssize_t a, bb, ld = self.ld, k = self.ns
-        cdef double* A = self.lu
-        cdef double ya
-        if self.ns == 0:
+        """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (the margin set's
+        ``inverse``); False if M is singular."""
+        if self.ms.ns == 0:
             return False
-        A[0] = 0.0
-        for a in range(k):
-            ya = self.c_y[self.c_S[a]]
-            A[a + 1] = ya
-            A[(a + 1) * nn] = ya
-            for bb in range(k):
-                A[(a + 1) + (bb + 1) * nn] = ((ya * self.c_y[self.c_S[bb]])
-                                              * self.cols[bb][self.c_S[a]])
-        if lu_inverse(A, nn, self.ipiv, self.work, self.c_R, ld):
+        if self.ms.inverse(self.c_y, self.lu, self.ipiv, self.work, self.ms.R, self.ms.ld):
             return False
         self.fresh = True
         self.n_refresh += 1
@@ -686,9 +604,9 @@ cdef class POKERState(StreamLearner):
         ``drift_refresh`` (departure ``refresh``)."""
         cdef double drift
         self.n_s_changes += 1
-        if self.refresh_on and self.refresh_every and self.ns \
+        if self.refresh_on and self.refresh_every and self.ms.ns \
                 and self.n_s_changes % self.refresh_every == 0:
-            drift = bordered_drift(self.c_R, self.ld, self.ns, self.c_y, self.c_S, self.cols,
+            drift = bordered_drift(self.ms.R, self.ms.ld, self.ms.ns, self.c_y, self.ms.S, self.ms.KS,
                                    self.rp, self.work)
             if not drift <= self.drift_refresh:
                 self._refresh_c()
@@ -697,21 +615,18 @@ cdef class POKERState(StreamLearner):
     cdef int _add_to_S(self, Py_ssize_t i, double* col, double kappa) except -1:
         """i joins I_s (bordered_start, or bordered_grow with beta in self.beta); its
         column buffer (NaN -> 0) becomes I_s's."""
-        cdef Py_ssize_t k = self.ns, l
+        cdef Py_ssize_t k = self.ms.ns, l
         self._reserve_s(k + 1)
-        if k == 0:
-            bordered_start(self.c_R, self.ld, self.c_y[i], self.c_kdiag[i])
-        else:
-            bordered_grow(self.c_R, self.ld, k + 1, self.beta, kappa)
         if col != self.col_clean:
             for l in range(self.n):
                 if isnan(col[l]):
                     col[l] = 0.0
         self.col_clean = NULL
-        self.cols[k] = col
-        self.c_S[k] = i
+        if k == 0:
+            self.ms.start(i, self.c_y[i], self.c_kdiag[i], col)
+        else:
+            self.ms.grow(i, self.beta, kappa, col)
         self.spos[i] = k
-        self.ns = k + 1
         self.c_status[i] = C_IS
         self.c_g[i] = 0.0
         self.fresh = False
@@ -721,22 +636,17 @@ cdef class POKERState(StreamLearner):
     cdef int _remove_from_S_c(self, Py_ssize_t pos, signed char new_status) except -1:
         """The member at ``pos`` leaves I_s (bordered_shrink; R afresh if it is refused,
         or after the shrink of an ill-conditioned inverse); its column goes to the cache."""
-        cdef Py_ssize_t s = self.c_S[pos], k = self.ns, a, ld = self.ld
+        cdef Py_ssize_t s = self.ms.S[pos], k = self.ms.ns, a
         cdef double mx = 0.0
         cdef bint ill = False, refused = False
         if k > 1:
-            mx = bordered_max_abs(self.c_R, ld, k + 1)
+            mx = self.ms.max_abs()
             ill = self.refresh_on and mx * max(1.0, self.kmax) > self.cond_refresh
-        self._cache_put_c(s, self.cols[pos])
-        if k > 1:
-            # the scale of the shrink's singularity test is the mx just computed
-            refused = bordered_shrink_scaled(self.c_R, ld, k + 1, pos + 1, self.shrink_eps, mx,
-                                             self.rp) != 0
+        self._cache_put_c(s, self.ms.KS[pos])
+        # the scale of the shrink's singularity test is the mx just computed
+        refused = self.ms.remove(pos, self.shrink_eps, mx)
         for a in range(pos, k - 1):
-            self.cols[a] = self.cols[a + 1]
-            self.c_S[a] = self.c_S[a + 1]
-            self.spos[self.c_S[a]] = a
-        self.ns = k - 1
+            self.spos[self.ms.S[a]] = a
         self.spos[s] = -1
         self.c_status[s] = new_status
         self.fresh = False
@@ -745,28 +655,28 @@ cdef class POKERState(StreamLearner):
                 raise _ref.SingularActiveSetError("POKER: singular active set after a removal")
         else:
             self._s_changed()
-            if ill and self.ns and not self.fresh:
+            if ill and self.ms.ns and not self.fresh:
                 self._refresh_c()
         return 0
 
     cdef void _solve_fixed(self, const double* r, double* out) noexcept:
         """out with Q_ss out = r (b fixed): out = R_ss r + dtau R_s0, dtau = -R_0s r / R_00."""
-        cdef Py_ssize_t a, bb, k = self.ns, ld = self.ld
+        cdef Py_ssize_t a, bb, k = self.ms.ns, ld = self.ms.ld
         cdef double s = 0.0, dtau
         for bb in range(k):
-            s += self.c_R[1 + bb] * r[bb]
-        dtau = -s / self.c_R[0]
-        rows_dot(self.c_R + ld + 1, ld, k, k, r, out)        # R_ss r, rows left to right
+            s += self.ms.R[1 + bb] * r[bb]
+        dtau = -s / self.ms.R[0]
+        rows_dot(self.ms.R + ld + 1, ld, k, k, r, out)        # R_ss r, rows left to right
         for a in range(k):
-            out[a] = out[a] + dtau * self.c_R[(a + 1) * ld]
+            out[a] = out[a] + dtau * self.ms.R[(a + 1) * ld]
 
     cdef bint _qss_singular(self) noexcept:
-        cdef Py_ssize_t a, ld = self.ld
+        cdef Py_ssize_t a, ld = self.ms.ld
         cdef double vv = 0.0, v
-        for a in range(self.ns):
-            v = self.c_R[(a + 1) * ld]
+        for a in range(self.ms.ns):
+            v = self.ms.R[(a + 1) * ld]
             vv += v * v
-        return -self.c_R[0] <= EPS_PIVOT * self.kmax * vv
+        return -self.ms.R[0] <= EPS_PIVOT * self.kmax * vv
 
     cdef void _dep_clear(self) noexcept:
         cdef Py_ssize_t j
@@ -807,9 +717,9 @@ cdef class POKERState(StreamLearner):
         """The rates of the piece (reference ``_direction``): aS, bdot, inner, t_end,
         b_only, aF, terms (the rates gdot and their round-off bound are formed in the
         scan, ``_scan``)."""
-        cdef Py_ssize_t n = self.n, k = self.ns, a, j, i, nF = self.nF, ld = self.ld
+        cdef Py_ssize_t n = self.n, k = self.ms.ns, a, j, i, nF = self.nF, ld = self.ms.ld
         cdef double sigma, s, h, acc
-        cdef double* R = self.c_R
+        cdef double* R = self.ms.R
         self.b_only = False
         self.bdot = 0.0
         if mode == M_FIXED:
@@ -817,7 +727,7 @@ cdef class POKERState(StreamLearner):
             self.t_end = 1.0 - self.u
             if k:
                 for a in range(k):
-                    self.rv[a] = -self.c_d[self.c_S[a]]
+                    self.rv[a] = -self.c_d[self.ms.S[a]]
                 self._solve_fixed(self.rv, self.aS)
         elif mode == M_BIAS:
             # Eq. 4 along tau = y'alpha: [-db; dalpha_s] = R [sigma; 0]
@@ -864,7 +774,7 @@ cdef class POKERState(StreamLearner):
             self.rv[0] = h
             for a in range(k):
                 if nF:
-                    self.rv[a + 1] = -(self.c_y[self.c_S[a]] * self.vF[self.c_S[a]])
+                    self.rv[a + 1] = -(self.c_y[self.ms.S[a]] * self.vF[self.ms.S[a]])
                 else:
                     self.rv[a + 1] = 0.0
             if k:
@@ -885,8 +795,8 @@ cdef class POKERState(StreamLearner):
                     self._form_vF()
         # the sensitivities, O(n |I_s|): every sum over I_s left to right
         for a in range(k):
-            self.z[a] = self.c_y[self.c_S[a]] * self.aS[a]
-        refsvm_cols_matvec(self.inner, self.cols, self.z, k, n, self.back)   # the core's sweep
+            self.z[a] = self.c_y[self.ms.S[a]] * self.aS[a]
+        refsvm_cols_matvec(self.inner, self.ms.KS, self.z, k, n, self.back)   # the core's sweep
         self.back = not self.back            # the next sweep the other way (the same sums)
         if nF:
             for i in range(n):
@@ -894,7 +804,7 @@ cdef class POKERState(StreamLearner):
         # (the rates gdot = y inner - y bdot (+ d) are formed in the event scan)
         s = 0.0
         for a in range(k):
-            s += fabs(self.aS[a]) * self.kr[self.c_S[a]]
+            s += fabs(self.aS[a]) * self.kr[self.ms.S[a]]
         acc = 0.0
         for j in range(nF):
             acc += fabs(self.aF[j]) * self.kr[self.c_F[j]]
@@ -992,7 +902,7 @@ cdef class POKERState(StreamLearner):
             if PyErr_CheckSignals() == -1:
                 self._flush()
                 return -1
-            k = self.ns
+            k = self.ms.ns
             self._direction(mode)
             # ---- pass 1: the smallest step (Sec. 3: "b can increase until one of the
             # four types of inequality constraints becomes active")
@@ -1011,9 +921,9 @@ cdef class POKERState(StreamLearner):
             for a in range(k):
                 r = self.aS[a]
                 if r > athr and r > 0:
-                    ts = (C - self.c_alpha[self.c_S[a]]) / r
+                    ts = (C - self.c_alpha[self.ms.S[a]]) / r
                 elif r < -athr and r < 0:
-                    ts = (-self.c_alpha[self.c_S[a]]) / r
+                    ts = (-self.c_alpha[self.ms.S[a]]) / r
                 else:
                     self.tsS[a] = INFINITY
                     self.wsS[a] = -1.0            # not moving: no event
@@ -1021,7 +931,7 @@ cdef class POKERState(StreamLearner):
                 ts = _max0(ts)
                 self.tsS[a] = ts
                 self.wsS[a] = self.aw / fabs(r)
-                event_smaller(&e, ts, EV_LEAVE, self.c_S[a])
+                event_smaller(&e, ts, EV_LEAVE, self.ms.S[a])
             ncand = self._scan(fixed)    # the rates, the candidates and their steps
             if mode == M_JOINT:
                 ncand = self._scan_forced(ncand)
@@ -1040,7 +950,7 @@ cdef class POKERState(StreamLearner):
                 else:
                     for a in range(k):
                         if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):
-                            event_least_index(&e, EV_LEAVE, self.c_S[a])
+                            event_least_index(&e, EV_LEAVE, self.ms.S[a])
                     # EPS_G / gmin bounds every window: a candidate beyond it is not tied
                     wmax = EPS_G / gmin if ncand else 0.0
                     for c in range(ncand):
@@ -1063,7 +973,7 @@ cdef class POKERState(StreamLearner):
                 raise _Budget()
             # ---- move along the piece
             for a in range(k):
-                i = self.c_S[a]
+                i = self.ms.S[a]
                 self.c_alpha[i] = _clip(self.c_alpha[i] + self.aS[a] * t, C)
             if mode == M_UNLEARN and not self.b_only:
                 for c in range(self.nF):
@@ -1197,7 +1107,7 @@ cdef class POKERState(StreamLearner):
         cdef EventChoice e
         try:
             while True:
-                k = self.ns
+                k = self.ms.ns
                 self._reserve_s(k + 1)
                 q_ii = self.c_kdiag[i]
                 if k == 0:
@@ -1213,13 +1123,13 @@ cdef class POKERState(StreamLearner):
                     pos = self._duplicate(i, col)
                     for j in range(k):
                         self.z[j] = 0.0
-                    self.z[pos] = -sigma * (self.c_y[i] * self.c_y[self.c_S[pos]])
+                    self.z[pos] = -sigma * (self.c_y[i] * self.c_y[self.ms.S[pos]])
                 else:
                     self.m[0] = self.c_y[i]
                     for j in range(k):
-                        self.m[j + 1] = (self.c_y[self.c_S[j]] * self.c_y[i]) * col[self.c_S[j]]
+                        self.m[j + 1] = (self.c_y[self.ms.S[j]] * self.c_y[i]) * col[self.ms.S[j]]
                     for attempt in range(2):
-                        bordered_beta(self.c_R, self.ld, k + 1, self.m, self.beta)
+                        bordered_beta(self.ms.R, self.ms.ld, k + 1, self.m, self.beta)
                         kb = bordered_pivot(q_ii, self.m, self.beta, k + 1)
                         s = 0.0
                         for j in range(k + 1):
@@ -1275,19 +1185,19 @@ cdef class POKERState(StreamLearner):
                 else:
                     for j in range(k):
                         if self.wsS[j] >= 0.0 and event_tied(self.tsS[j], tmin, self.wsS[j]):
-                            event_least_index(&e, EV_LEAVE, self.c_S[j])
+                            event_least_index(&e, EV_LEAVE, self.ms.S[j])
                 kind = e.kind
                 who = e.index
                 if kind < 0:
                     raise _ref.PathError("POKER: exchange without an event (internal error)")
                 for j in range(k):
-                    self.c_alpha[self.c_S[j]] = _clip(self.c_alpha[self.c_S[j]]
+                    self.c_alpha[self.ms.S[j]] = _clip(self.c_alpha[self.ms.S[j]]
                                                       + self.z[j] * tmin, C)
                 # the members whose event is tied with the one taken reach their bound
                 # with it (reference)
                 for j in range(k):
                     if self.wsS[j] >= 0.0 and event_tied(self.tsS[j], tmin, self.wsS[j]):
-                        self.c_alpha[self.c_S[j]] = C if self.z[j] > 0 else 0.0
+                        self.c_alpha[self.ms.S[j]] = C if self.z[j] > 0 else 0.0
                 self.n_iterations += 1
                 self.n_exchanges += 1
                 if kind == EV_FLIP:
@@ -1316,15 +1226,15 @@ cdef class POKERState(StreamLearner):
                 # i is now strictly inside its box: it joins the smaller I_s (retry)
         finally:
             if owned:
-                self._pool_put(col, self.cap)
+                self.ms.pool_put(col, self.cap)
 
     cdef Py_ssize_t _duplicate(self, Py_ssize_t i, const double* col) noexcept:
         """Position in I_s of the first member identical to i in feature space, or -1
         (reference ``_duplicate``)."""
         cdef Py_ssize_t j
         cdef double q = self.c_kdiag[i]
-        for j in range(self.ns):
-            if col[self.c_S[j]] == q and self.c_kdiag[self.c_S[j]] == q:
+        for j in range(self.ms.ns):
+            if col[self.ms.S[j]] == q and self.c_kdiag[self.ms.S[j]] == q:
                 return j
         return -1
 
@@ -1339,9 +1249,9 @@ cdef class POKERState(StreamLearner):
         for j in range(k):
             a = rate[j]
             if a > athr:
-                ts = _max0((C - self.c_alpha[self.c_S[j]]) / a)
+                ts = _max0((C - self.c_alpha[self.ms.S[j]]) / a)
             elif a < -athr:
-                ts = _max0(-self.c_alpha[self.c_S[j]] / a)
+                ts = _max0(-self.c_alpha[self.ms.S[j]] / a)
             else:
                 self.wsS[j] = -1.0
                 rate[j] = 0.0
@@ -1359,18 +1269,18 @@ cdef class POKERState(StreamLearner):
         cdef double athr, r, ts, tmin, C = self.C
         cdef signed char new
         cdef EventChoice e
-        for rep in range(self.ns + 1):
-            if self.ns == 0 or not self._qss_singular():
+        for rep in range(self.ms.ns + 1):
+            if self.ms.ns == 0 or not self._qss_singular():
                 return 0
             if not self.fresh:
                 self._refresh_c()
                 if not self._qss_singular():
                     return 0
-            k = self.ns
-            ld = self.ld
+            k = self.ms.ns
+            ld = self.ms.ld
             athr = 0.0
             for a in range(k):
-                self.rv[a] = self.c_R[(a + 1) * ld]
+                self.rv[a] = self.ms.R[(a + 1) * ld]
                 if fabs(self.rv[a]) > athr:
                     athr = fabs(self.rv[a])
             athr = EPS_ARATE * athr
@@ -1380,10 +1290,10 @@ cdef class POKERState(StreamLearner):
             event_start(&e, tmin)
             for a in range(k):
                 if self.wsS[a] >= 0.0 and event_tied(self.tsS[a], tmin, self.wsS[a]):
-                    event_least_index(&e, EV_LEAVE, self.c_S[a])
+                    event_least_index(&e, EV_LEAVE, self.ms.S[a])
             who = e.index
             for a in range(k):
-                self.c_alpha[self.c_S[a]] = _clip(self.c_alpha[self.c_S[a]] + self.rv[a] * tmin, C)
+                self.c_alpha[self.ms.S[a]] = _clip(self.c_alpha[self.ms.S[a]] + self.rv[a] * tmin, C)
             pos = self.spos[who]
             new = C_IC if self.rv[pos] > 0 else C_IO
             self.c_alpha[who] = C if new == C_IC else 0.0
@@ -1438,7 +1348,7 @@ cdef class POKERState(StreamLearner):
     def _remove_from_S(self, Py_ssize_t pos, int new_status):
         """The member at ``pos`` leaves I_s (reference ``_remove_from_S``)."""
         self.bind()
-        if not 0 <= pos < self.ns:
+        if not 0 <= pos < self.ms.ns:
             raise IndexError(pos)
         self._remove_from_S_c(pos, <signed char> new_status)
 
@@ -1466,7 +1376,7 @@ cdef class POKERState(StreamLearner):
         cdef double[::1] o = out
         if self.n:
             memcpy(&o[0], col, self.n * sizeof(double))
-        self._pool_put(col, self.cap)
+        self.ms.pool_put(col, self.cap)
         return out
 
     def _f_columns(self, F, sv_off, V):
@@ -1524,7 +1434,7 @@ cdef class POKERState(StreamLearner):
                 continue
             for a in range(4):
                 grp[a] = Fv[c + a]
-                gcol[a] = self._pool_get()
+                gcol[a] = self.ms.pool_get()
                 gout[a] = &vv[a, 0]
             kernel_many4(self.kernel, self.store, grp, &rv[0], nr, gout)
             self.kernel.n_evals -= 4                       # k(x_j, x_j): not evaluated
@@ -1536,8 +1446,8 @@ cdef class POKERState(StreamLearner):
                     col[rv[r]] = vv[a, r]
                 for q in range(pm):
                     col[pid[q]] = Vv[c + a, q]
-                for q in range(self.ns):
-                    col[self.c_S[q]] = self.cols[q][grp[a]]
+                for q in range(self.ms.ns):
+                    col[self.ms.S[q]] = self.ms.KS[q][grp[a]]
                 col[grp[a]] = self.c_kdiag[grp[a]]
             for a in range(4):
                 self._f_column_out(K, c + a, grp[a], gcol[a])
@@ -1562,7 +1472,7 @@ cdef class POKERState(StreamLearner):
         cdef double* buf
         cdef const double[::1] c = np.ascontiguousarray(col, dtype=np.float64)
         self.bind()
-        buf = self._pool_get()
+        buf = self.ms.pool_get()
         if self.n:
             memcpy(buf, &c[0], min(self.n, c.shape[0]) * sizeof(double))
         self._cache_put_c(i, buf)
@@ -1600,7 +1510,7 @@ cdef class POKERState(StreamLearner):
     @property
     def S(self):
         """I_s, the members in joining order (a list; a copy)."""
-        return [self.c_S[j] for j in range(self.ns)]
+        return [self.ms.S[j] for j in range(self.ms.ns)]
 
     @S.setter
     def S(self, value):
@@ -1608,40 +1518,40 @@ cdef class POKERState(StreamLearner):
         cdef Py_ssize_t j
         S = [int(s) for s in value]
         self.bind()
-        for j in range(self.ns):
-            self.spos[self.c_S[j]] = -1
-            self._pool_put(self.cols[j], self.cap)
-        self.ns = 0
+        for j in range(self.ms.ns):
+            self.spos[self.ms.S[j]] = -1
+            self.ms.pool_put(self.ms.KS[j], self.cap)
+        self.ms.ns = 0
         self._reserve_s(len(S))
         for j, s in enumerate(S):
-            self.c_S[j] = s
+            self.ms.S[j] = s
             self.spos[s] = j
-            self.cols[j] = self._pool_get()
-            self.ns = j + 1
+            self.ms.KS[j] = self.ms.pool_get()
+            self.ms.ns = j + 1
         self._zero_rows(0, self.cap)
         self._dep_clear()
 
     @property
     def R(self):
         """The bordered inverse (a copy)."""
-        cdef Py_ssize_t a, nn = self.ns + 1 if self.ns else 0
+        cdef Py_ssize_t a, nn = self.ms.ns + 1 if self.ms.ns else 0
         out = np.zeros((nn, nn))
         cdef double[:, ::1] o = out
         for a in range(nn):
-            memcpy(&o[a, 0], self.c_R + a * self.ld, nn * sizeof(double))
+            memcpy(&o[a, 0], self.ms.R + a * self.ms.ld, nn * sizeof(double))
         return out
 
     @R.setter
     def R(self, R):
         R = np.asarray(R, dtype=np.float64)
         cdef Py_ssize_t a, bb, nn = R.shape[0]
-        if nn and nn != self.ns + 1:
+        if nn and nn != self.ms.ns + 1:
             raise ValueError("R does not match I_s")
         self._reserve_s(max(nn - 1, 1))
         cdef const double[:, :] Rv = R
         for a in range(nn):
             for bb in range(nn):
-                self.c_R[a * self.ld + bb] = Rv[a, bb]
+                self.ms.R[a * self.ms.ld + bb] = Rv[a, bb]
 
     @property
     def KS(self):
@@ -1652,17 +1562,17 @@ cdef class POKERState(StreamLearner):
     @KS.setter
     def KS(self, KS):
         cdef const double[:, ::1] K = np.ascontiguousarray(KS, dtype=np.float64)
-        if K.shape[1] < self.ns and K.shape[0] > 0:
+        if K.shape[1] < self.ms.ns and K.shape[0] > 0:
             raise ValueError("KS does not match I_s")
-        if K.shape[0] and self.ns:
-            refsvm_rows_to_cols(self.cols, &K[0, 0], K.shape[1], self.ns,
+        if K.shape[0] and self.ms.ns:
+            refsvm_rows_to_cols(self.ms.KS, &K[0, 0], K.shape[1], self.ms.ns,
                                 min(K.shape[0], self.cap))
 
     def _get_KS(self, Py_ssize_t n):
-        out = np.zeros((n, self.ns))
+        out = np.zeros((n, self.ms.ns))
         cdef double[:, ::1] o = out
-        if n and self.ns:
-            refsvm_cols_to_rows(&o[0, 0], self.ns, self.cols, self.ns, min(n, self.cap))
+        if n and self.ms.ns:
+            refsvm_cols_to_rows(&o[0, 0], self.ms.ns, self.ms.KS, self.ms.ns, min(n, self.cap))
         return out
 
     def _saved_KS_R(self, n):
@@ -1691,10 +1601,10 @@ cdef class POKERState(StreamLearner):
         cdef double[::1] tmp = np.empty(max(m, 1))
         self.bind()
         if m:
-            for j in range(self.ns):      # one member against all the ids (k_rows's bits)
-                kernel_many(self.kernel, self.store, self.c_S[j], &idx[0], m, &tmp[0])
+            for j in range(self.ms.ns):      # one member against all the ids (k_rows's bits)
+                kernel_many(self.kernel, self.store, self.ms.S[j], &idx[0], m, &tmp[0])
                 for r in range(m):
-                    self.cols[j][idx[r]] = tmp[r]
+                    self.ms.KS[j][idx[r]] = tmp[r]
         for r in range(m):
             self.c_status[idx[r]] = C_IO
 
@@ -1766,7 +1676,7 @@ cdef class POKERState(StreamLearner):
                     q = 0
                     for l in range(nsv):
                         if self.spos[svv[l]] >= 0:
-                            kv = self.cols[self.spos[svv[l]]][j]
+                            kv = self.ms.KS[self.spos[svv[l]]][j]
                         else:
                             kv = kv_row[q]
                             q += 1

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.bordered import (bordered_beta, bordered_grow, bordered_pivot, bordered_shrink,
-                             bordered_start, dot, least_index_event, matvec, pivot_is_zero)
+from ..core.bordered import bordered_pivot, dot, least_index_event, matvec, pivot_is_zero
+from ..core.margin_set import delegated
 from .departures.bias_centring import BiasCentring
 from .departures.column_cache import ColumnCache
 from .departures.duplicates import Duplicates
@@ -127,6 +127,10 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
     >>> [int(v) for v in np.sign(st.decision_function(X))]
     [-1, -1, 1, 1]
     """
+
+    S = delegated("S")                  # I_s, in joining order
+    KS = delegated("KS")                # KS[i, j] = k(x_i, x_S[j])
+    R = delegated("R")                  # inverse of [[0, y_s'], [y_s, Q_ss]]
 
     # ------------------------------------------------------------------ Fig. 1: AltPOKER
     def add_chunk(self, X, y, joint=False):
@@ -410,7 +414,7 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
         kappa = q_ii - m'M^-1 m for the bordered matrix; with b fixed (Eq. 3) the pivot
         of Q_ss, q_ii - Q_is z with Q_ss z = Q_si.  The scale is |q_ii| + |m|'|R m|."""
         q_ii = self.kdiag[i]
-        beta = bordered_beta(self.R, m)                   # beta = -R m
+        beta = self.margin.beta(m)                        # beta = -R m
         kb = bordered_pivot(q_ii, m, beta)                # q - m'M^-1 m
         if mode == FIXED:
             z = self._solve_fixed(m[1:])                  # Q_ss z = Q_si
@@ -475,18 +479,10 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
     def _add_to_S(self, i, col, beta=None, kappa=None):
         """i joins I_s: R grows by the bordered rank-one update (Eq. 8 of C&P;
         bordered_start when I_s is empty)."""
-        k = len(self.S)
-        if k == 0:
-            self.R = bordered_start(self.y[i], self.kdiag[i])
+        if not self.S:
+            self.margin.start(i, self.y[i], self.kdiag[i], self._known(col))
         else:
-            self.R = bordered_grow(self.R, beta, kappa)
-        if self.KS.shape[1] <= k:
-            KS = np.zeros((self.KS.shape[0], max(2 * k, 8)))
-            KS[:, :k] = self.KS[:, :k]
-            self.KS = KS
-        self.KS[:, k] = 0.0
-        self.KS[: self.n, k] = self._known(col)
-        self.S.append(i)
+            self.margin.grow(i, beta, kappa, self._known(col))
         self.status[i] = I_S
         self.g[i] = 0.0
         self.fresh = False
@@ -496,20 +492,15 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
         """The member at ``pos`` leaves I_s: R shrinks by the rank-one downdate
         (bordered_shrink; R afresh where that is refused as numerically singular)."""
         s = self.S[pos]
-        k = len(self.S)
         ill = self._shrink_ill()                          # departure: refresh
         self._cache_put(s, self.KS[: self.n, pos])        # departure: column cache
-        R = (bordered_shrink(self.R, pos + 1, self.departures["shrink_eps"]) if k > 1
-             else np.zeros((0, 0)))
-        self.KS[:, pos: k - 1] = self.KS[:, pos + 1: k]
-        del self.S[pos]
+        refused = self.margin.remove(pos, self.departures["shrink_eps"])
         self.status[s] = new_status
         self.fresh = False
-        if R is None:
+        if refused:
             if not self._refresh():
                 raise SingularActiveSetError("POKER: singular active set after a removal")
         else:
-            self.R = R
             self._s_changed()
             self._refresh_after_shrink(ill)
 

@@ -18,8 +18,9 @@ import scipy.sparse as sp
 from ..core import column_cache
 from ..core.active_set import neumaier_add
 from ..core.exactness import balance, g_exact, kkt_violation
-from ..core.bordered import bordered_matrix, dot, grow_array, lu_inverse
+from ..core.bordered import bordered_matrix, dot, grow_array
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
+from ..core.margin_set import MarginSet
 from ..core.departures import resolve
 from ..core.stream import StreamLearner
 from .departures import DEPARTURES
@@ -36,6 +37,7 @@ class POKERStorage(StreamLearner):
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
         super().__init__(n_features, sparse)
+        self.margin = MarginSet(empty=0)  # I_s, KS and R (S, KS, R: its attributes)
         init_state(self, Kernel(kernel, gamma, degree, coef0), C, cache_size, refresh_every,
                    departures)
 
@@ -129,10 +131,7 @@ class POKERStorage(StreamLearner):
         for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
             setattr(self, name, grow_array(getattr(self, name), self.n))
         self.status = grow_array(self.status, self.n, GONE)
-        if self.KS.shape[0] < self.n:
-            KS = np.zeros((self.y.shape[0], self.KS.shape[1]))
-            KS[: self.KS.shape[0]] = self.KS
-            self.KS = KS
+        self.margin.reserve_rows(self.y.shape[0])
         self.y[i] = y
         self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
         self.status[i] = PENDING
@@ -185,14 +184,14 @@ class POKERStorage(StreamLearner):
             for l, v in zip(*part):
                 if np.isnan(col[l]):
                     col[l] = v
-        pos = {s: j for j, s in enumerate(self.S)}
+        known = self.margin.known(i)                      # from KS: l in I_s
         for l in range(n):
             if self.status[l] < 0 or not np.isnan(col[l]):
                 continue
             if l == i:
                 col[l] = self.kdiag[i]
-            elif l in pos:
-                col[l] = self.KS[i, pos[l]]
+            elif l in known:
+                col[l] = known[l]
             else:
                 col[l] = self._k(l, i)
         col[i] = self.kdiag[i]
@@ -218,7 +217,7 @@ class POKERStorage(StreamLearner):
         if not self.S:
             return False
         try:
-            self.R = lu_inverse(self._bordered())
+            self.R = self.margin.inverse(self.y)
         except np.linalg.LinAlgError:
             return False
         self.fresh = True
