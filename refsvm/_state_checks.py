@@ -421,9 +421,10 @@ REST, MARGIN, ERROR = AT_ZERO, IN_S, AT_C
 
 
 def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, counters,
-                  floats, bools, bias_sign):
+                  floats, bools, bias_sign, empty_r):
     """IncrementalSVMState and POKERState: one layout, two spellings (``bias_sign``: f is
-    K (y alpha) + b in one and K (y alpha) - b in the other)."""
+    K (y alpha) + b in one and K (y alpha) - b in the other; ``empty_r``: the size of R
+    while the margin set is empty, 1 x 1 in one and 0 x 0 in the other)."""
     C = float(p.get("C", 1.0))
     n = r.integer(n_key)
     X = r.rows(rows_key + "_" if p.sparse else rows_key, n, p.d, p.sparse, _limit(p),
@@ -443,7 +444,7 @@ def _bordered_svm(r, p, *, n_key, rows_key, rinv_key, cache_keys, statuses, coun
     if not np.array_equal(np.sort(S), np.flatnonzero(status == MARGIN)):
         r.fail("S", "must hold exactly the examples whose status is the margin set")
     KS = r.array("KS", "f", (n, ns))
-    R = r.array(rinv_key, "f", (ns + 1, ns + 1) if ns else (1, 1))
+    R = r.array(rinv_key, "f", (ns + 1, ns + 1) if ns else (empty_r, empty_r))
     ids_key, len_key, val_key = cache_keys
     cids = r.ids(ids_key, n)
     clen = r.array(len_key, "i", (cids.shape[0],), lo=0, hi=n)
@@ -547,7 +548,7 @@ def _incremental_svm(r, p):
                   "n_refresh_failed", "n_pivot_refresh", "n_s_changes", "n_refresh",
                   "n_kernel_evals", "n_repairs", "n_rollbacks"),
         floats=(("kscale", 0.0), ("max_inverse_drift", 0.0)), bools=("fresh", "refined"),
-        bias_sign=1.0)
+        bias_sign=1.0, empty_r=1)
 
 
 def _poker(r, p):
@@ -556,7 +557,7 @@ def _poker(r, p):
         cache_keys=("cache_ids", "cache_len", "cache_cols"), statuses=(-2, -1, 0, 1, 2, 3),
         counters=("n_iterations", "n_exchanges", "n_refresh", "n_chunks", "n_kernel_evals",
                   "n_s_changes"),
-        floats=(("kmax", 0.0),), bools=("fresh",), bias_sign=-1.0)
+        floats=(("kmax", 0.0),), bools=("fresh",), bias_sign=-1.0, empty_r=0)
 
 
 def _kernel_pa(r, p):

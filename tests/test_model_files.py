@@ -439,3 +439,49 @@ def test_a_state_unpickled_on_its_own_is_checked(backend):
     np.testing.assert_array_equal(twin.decision_function(X), state.decision_function(X))
     again = pickle.loads(pickle.dumps(state))
     np.testing.assert_array_equal(again.decision_function(X), state.decision_function(X))
+
+
+@pytest.mark.parametrize("backend", ["cython", "python"])
+@pytest.mark.parametrize("family", ["POKER", "IncrementalSVM"])
+def test_a_state_with_an_empty_margin_set_round_trips(family, backend):
+    """A state whose margin set is empty (before any example, or after one chunk that put
+    every example at a bound) pickles and unpickles, and its R must have the family's
+    empty shape (POKER 0 x 0, IncrementalSVM 1 x 1): the other shape is refused."""
+    import pickle
+
+    from refsvm.idsvm import _incremental_svm, incremental_svm
+    from refsvm.poker import _poker, poker
+
+    mod = {("POKER", "python"): poker, ("POKER", "cython"): _poker,
+           ("IncrementalSVM", "python"): incremental_svm,
+           ("IncrementalSVM", "cython"): _incremental_svm}[family, backend]
+    cls = mod.POKERState if family == "POKER" else mod.IncrementalSVMState
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [-1.0, 0.5]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    state = cls(2, C=1.0, gamma=0.5)
+    for learn in (None, X[:1]):
+        if learn is not None:
+            if family == "POKER":
+                state.add_chunk(learn, y[:1])
+            else:
+                state.step(learn[0], y[0])
+        func, (klass, params, data) = state.__reduce__()
+        data = dict(data)
+        assert len(data["S"]) == 0
+        again = pickle.loads(pickle.dumps(state))
+        assert len(again.__reduce__()[1][2]["S"]) == 0
+        key = "R" if family == "POKER" else "Rinv"
+        size = 0 if family == "POKER" else 1
+        assert np.shape(data[key]) == (size, size)
+        data[key] = np.zeros((1 - size, 1 - size))
+        with pytest.raises(ValueError, match=f"{key}: has shape"):
+            func(klass, params, data)
+    # both copies go on learning alike
+    if family == "POKER":
+        state.add_chunk(X[1:], y[1:])
+        again.add_chunk(X[1:], y[1:])
+    else:
+        for x, t in zip(X[1:], y[1:]):
+            state.step(x, t)
+            again.step(x, t)
+    np.testing.assert_array_equal(again.decision_function(X), state.decision_function(X))
