@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._exact_paths import SelfInitStalled, _StallWatch
+from .core.exactness import refine
 from ._validation import load_backend
 
 __all__ = ["libsvm_optimum"]
@@ -155,11 +156,11 @@ def _refine(path, reference, fresh):
         KS = np.asarray(path.KS)[:, : S.size]
         gs = path.y[S] * (ya @ KS[sv] - path.b) - 1.0
         r = np.concatenate([[float(np.sum(path.y[act] * path.alpha[act]))], gs])
-        sol = -(np.asarray(path.R) @ r)
-        new = path.alpha[S] + sol[1:]
-        if np.all((new >= 0.0) & (new <= path.C)):
-            path.alpha[S] = new
-            path.b = float(path.b - sol[0])
+        R = np.asarray(path.R)
+        step = refine(lambda v: -(R @ v), r, path.alpha[S], path.b, path.C, bias_sign=-1.0)
+        if step is not None:                       # refused when an alpha leaves [0, C]
+            path.alpha[S], b = step
+            path.b = float(b)
     if fresh:
         amax = float(np.max(path.alpha[act])) if act.size else 0.0
         gtol = path.departures["kkt_tol"] * (1.0 + float(path.kmax) * amax)
