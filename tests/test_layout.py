@@ -204,6 +204,12 @@ def test_the_active_set_engine_lives_in_the_core():
                                "the core's active-set engine holds them")
 
 
+def _core_declarations(path=None):
+    """The compiled classes and structs declared in ``path`` (the core's ``_core.pxd``)."""
+    text = (PKG / "_core.pxd" if path is None else path).read_text(encoding="utf-8")
+    return set(re.findall(r"^(?:cdef class|ctypedef struct)\s+(\w+)", text, re.M))
+
+
 def test_the_column_cache_lives_in_the_core():
     # one column cache for both exact families: refsvm/core/column_cache.py and, compiled,
     # _core.pxd's ColumnCache.  The core's compiled classes and structs are declared there
@@ -213,14 +219,12 @@ def test_the_column_cache_lives_in_the_core():
     from refsvm.idsvm.incremental_svm import IncrementalSVMState
     from refsvm.poker.poker import POKERState
 
-    core = set(re.findall(r"^(?:cdef class|ctypedef struct)\s+(\w+)",
-                          (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
+    core = _core_declarations()
     assert "ColumnCache" in core
     for family in EXACT_FAMILIES:
         for path in _family_modules(family):
             if path.suffix in (".pyx", ".pxd"):
-                again = set(re.findall(r"^(?:cdef class|ctypedef struct)\s+(\w+)",
-                                       path.read_text(encoding="utf-8"), re.M)) & core
+                again = _core_declarations(path) & core
                 assert not again, (f"{path.relative_to(ROOT)} declares {sorted(again)} "
                                    "again: the core holds them")
     assert isinstance(IncrementalSVMState(2).cache, ColumnCache)
@@ -236,9 +240,7 @@ def test_the_margin_set_lives_in_the_core():
     from refsvm.idsvm.incremental_svm import IncrementalSVMState
     from refsvm.poker.poker import POKERState
 
-    core = set(re.findall(r"^cdef class\s+(\w+)",
-                          (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
-    assert "MarginSet" in core
+    assert "MarginSet" in _core_declarations()
     for family in EXACT_FAMILIES:
         for path in _family_modules(family):
             if path.suffix == ".py":
