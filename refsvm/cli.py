@@ -242,9 +242,9 @@ def main(argv=None):
     rep.add_argument("--no-run", action="store_true",
                      help="run nothing: print the tables of the cells stored under --out")
     rep.add_argument("--sample", type=float, metavar="FRACTION",
-                     help="run only this fraction of the cells not stored (a seeded draw "
-                          "from every data set and method); the rest's cost is estimated "
-                          "from them")
+                     help="run only this fraction of the protocol's cells (of every data "
+                          "set and method, spread over its grid, the same on a rerun); the "
+                          "rest's cost is estimated from them")
     rep.add_argument("--record", metavar="DIR",
                      help="also store the tables and claims for the docs under "
                           "DIR/PAPER (summary-MODE.json with commit, date, settings and "

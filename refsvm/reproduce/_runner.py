@@ -332,9 +332,9 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     sample : float, optional
         Run only this fraction (0 < sample <= 1) of the protocol's cells: ``ceil(sample
         * n)`` of the n cells of every (item, data set, method), spread over its grid,
-        the same on every rerun (:func:`sample_cells`); those stored are skipped.  The stored cells are real cells
-        of the protocol (a later run without ``sample`` skips them), and the remaining
-        cost is estimated from them.
+        the same on every rerun (:func:`sample_cells`); those stored are skipped.  They
+        are real cells of the protocol (a later run without ``sample`` skips them too),
+        and the remaining cost is estimated from them.
     record : path, optional
         Also store the results for the docs: ``record/<paper>/summary-<mode>.json`` (the
         tables and claims, with the commit, date, settings and machine under ``"meta"``),
@@ -465,9 +465,9 @@ def remaining_cost(paper, items, mode, done, keep=lambda c: True):
     or an interrupted one: every cell its stored records plan), and for each protocol
     larger than ``mode`` ("default", then "full" where it differs): per item, the cells
     of its first stage (a grid's selection cells; the repeats at the selected settings
-    come after them), how many are stored,
-    and an estimate of the rest in core-seconds from the wall time of the *stored cells
-    of that protocol* with the same data set and method (none stored: no estimate)."""
+    come after them), how many are stored, and an estimate of the rest in core-seconds
+    from the wall time of the *stored cells of that protocol* with the same data set and
+    method (none stored: no estimate)."""
     out = []
     seen = set()
     records = list(done.values())
