@@ -85,11 +85,10 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         dropping those farthest from the boundary -- by default at most ``max(m, #SV)``
         of them (the departure ``budget_per_sv``, 1 by default: the budget grows with the
         number of support vectors, so that I holds at most 2 #SV + m examples).  None:
-        keep all.  The budget of the paper (m alone, 100 as in its Fig. 5) was the
-        default until issue 40; it is the speed option
-        ``departures={"budget_per_sv": 0}``, and it drops examples the model needs on
-        noisy data: on Haykin's Gauss at C = 10 it loses two to three points of test
-        accuracy against LIBSVM (``docs/defaults.rst`` has the measured table, every row
+        keep all.  The budget of the paper (m alone, 100 as in its Fig. 5) is the
+        speed option ``departures={"budget_per_sv": 0}``, and it drops examples the
+        model needs on noisy data: on Haykin's Gauss at C = 10 it loses two to three
+        points of test accuracy against LIBSVM (``docs/defaults.rst`` has the measured table, every row
         of ``shared/data`` and the generated ones).  Memory: the index set I holds at
         most ``max(m, budget_per_sv #SV) + #SV`` examples and their kernel rows among I,
         i.e. ``O(#SV · |I|)`` doubles (``benchmarks/bench_soak.py`` asserts the bound;

@@ -8,8 +8,8 @@ them wait in I for the boundary to come back to them, and the model drops them a
 with too few support vectors.  Stream that shows it: Haykin's Gauss
 (:func:`refsvm.datasets.make_gauss`, 10,000 training / 10,000 test examples), gamma = 0.5,
 C = 10, ``max_non_sv=100``: 80.0 % test accuracy with 120 support vectors, against 82.3 %
-for LIBSVM and 82.2 % with every example kept (issue 40; ``docs/wang_vucetic.rst``,
-"Defaults on real data").
+for LIBSVM and 82.2 % with every example kept (``docs/wang_vucetic.rst``, "Defaults on
+real data").
 
 What it does instead.  The budget is ``max(m, floor(budget_per_sv * #SV))``: I keeps at
 least as many waiting examples per support vector, so that the cost of a pass over I stays
