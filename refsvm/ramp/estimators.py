@@ -88,8 +88,8 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         keep all.  The budget of the paper (m alone, 100 as in its Fig. 5) is the
         speed option ``departures={"budget_per_sv": 0}``, and it drops examples the
         model needs on noisy data: on Haykin's Gauss at C = 10 it loses two to three
-        points of test accuracy against LIBSVM (``docs/defaults.rst`` has the measured table, every row
-        of ``shared/data`` and the generated ones).  Memory: the index set I holds at
+        points of test accuracy against LIBSVM (``docs/defaults.rst`` has the measured
+        table, every row of ``shared/data`` and the generated ones).  Memory: the index set I holds at
         most ``max(m, budget_per_sv #SV) + #SV`` examples and their kernel rows among I,
         i.e. ``O(#SV · |I|)`` doubles (``benchmarks/bench_soak.py`` asserts the bound;
         ``docs/reliability.rst`` gives the figures).
