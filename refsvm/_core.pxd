@@ -350,8 +350,8 @@ cdef inline void row_axpy(double* w, double a, const int* idx, const double* val
     read of the row (``row_dot``, from the start) touched last are still in the L1 cache,
     and a backward walk uses them before they are evicted, where a forward walk over a
     row whose entries of w exceed L1 (1,000 nonzeros: 1,000 cache lines) misses on
-    nearly every one, LRU having evicted each just before its turn (sparse PA-I pass of
-    issue 14: 36.6 -> 34.8 ms).  The indices of a row are distinct (canonical CSR), so
+    nearly every one, LRU having evicted each just before its turn (``docs/benchmarks.rst``
+    has the measurement).  The indices of a row are distinct (canonical CSR), so
     the order changes no value."""
     cdef Py_ssize_t p
     if idx == NULL:
