@@ -60,6 +60,8 @@ cdef extern from "refsvm_rkpa.h":
                               double* out) noexcept nogil
     void refsvm_rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m,
                                     double* dot, double* sq) noexcept nogil
+    void refsvm_rkpa_dot_abs(const double* z, const double* phi, Py_ssize_t m, double* dot,
+                             double* abs_sum) noexcept nogil
     void refsvm_rkpa_syr_batch(double* S, Py_ssize_t m, const double* D, const double* W,
                                Py_ssize_t p, double* wa) noexcept nogil
     void refsvm_rkpa_ldl_update_batch(double* U, Py_ssize_t m, double* X, double* T,

@@ -334,9 +334,11 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_states(self, X, Y):
         """Passes of ``fit`` over the data; sets ``n_epochs_``."""
-        rng = check_random_state(getattr(self, "random_state", None))
+        rng = None  # made for the first shuffled pass only (seeding a RandomState is not free)
         self.n_epochs_ = 0
         for epoch in range(self._n_passes()):
+            if rng is None and getattr(self, "shuffle", False):
+                rng = check_random_state(getattr(self, "random_state", None))
             order = self._order(X.shape[0], rng)
             # the first pass checks every row as it reads it (see _fused_input_check)
             check = self.__dict__.pop("_pending_check", None)
@@ -433,18 +435,21 @@ class BaseOnlineClassifier(ClassifierMixin, BaseEstimator):
         (and the range of CSR column indices) to the learning pass
         (``_fused_input_check``).
 
-        Deferred, X and y that scikit-learn's validation would pass through unchanged
+        X and y that scikit-learn's validation would pass through unchanged
         (``_plain_xy``: a C-contiguous float64 array or CSR matrix, a 1-D numeric y) skip
         it: only the checks it would make on them are made (feature names and count; y
-        finite, through the extremes that ``unique_labels`` reads anyway), so a fast
+        finite, through the extremes that ``unique_labels`` reads anyway), and the type
+        of target is judged on the distinct labels (``check_target_labels``), so a fast
         estimator spends microseconds, not a millisecond, before its pass."""
         check_sparse_structure(X, index_range=not defer)
-        if defer and _plain_xy(X, y):
+        if _plain_xy(X, y):
             self._check_n_features_plain(X, y, reset)
             labels = unique_labels(y)
             if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
                 # NaN or infinity in y: scikit-learn's validation words the error
                 X, y = validate_data(self, X, y, reset=reset, y_numeric=False, **_ARRAY_CHECKS)
+            if not defer:
+                check_magnitude(X, self._value_limit(X.shape[1]))
         else:
             X, y = validate_data(self, X, y, reset=reset, y_numeric=False, **_ARRAY_CHECKS)
             if not defer:

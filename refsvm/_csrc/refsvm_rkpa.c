@@ -19,6 +19,11 @@
 
 #if REFSVM_GNUC
 typedef double rkpa_v4 __attribute__((vector_size(32), aligned(8)));
+/* the bits of four doubles, and the masks of their comparisons */
+typedef uint64_t rkpa_u4 __attribute__((vector_size(32), aligned(8)));
+typedef int64_t rkpa_m4 __attribute__((vector_size(32), aligned(8)));
+/* a double in every lane */
+#define rkpa_bc(c) ((rkpa_v4) {(c), (c), (c), (c)})
 /* one of the packed (p, beta) pairs of a column, in every lane */
 #define RKPA_BC(q) ({ const double v_ = cs[q]; (rkpa_v4) {v_, v_, v_, v_}; })
 #define RKPA_LDL4(u, xv, q) do { xv = xv - RKPA_BC(2 * (q)) * u; \
@@ -74,6 +79,11 @@ REFSVM_API void refsvm_rkpa_matmat(const double* A, Py_ssize_t n_in, Py_ssize_t 
 REFSVM_API void refsvm_rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m,
                                            double* dot, double* sq) {
     REFSVM_RKPA_PICK(dot_and_sqnorm, (v, k, m, dot, sq));
+}
+
+REFSVM_API void refsvm_rkpa_dot_abs(const double* z, const double* phi, Py_ssize_t m,
+                                    double* dot, double* abs_sum) {
+    REFSVM_RKPA_PICK(dot_abs, (z, phi, m, dot, abs_sum));
 }
 
 REFSVM_API void refsvm_rkpa_dots_csr(const double* AT, Py_ssize_t m, const int* xi,

@@ -26,6 +26,10 @@ REFSVM_API void refsvm_rkpa_matmat(const double* A, Py_ssize_t n_in, Py_ssize_t 
 /* (sum_i v[i] k[i], sum_i k[i]^2) in four lanes */
 REFSVM_API void refsvm_rkpa_dot_and_sqnorm(const double* v, const double* k, Py_ssize_t m,
                                            double* dot, double* sq);
+/* (sum_i z[i] phi[i], sum_i |z[i] phi[i]|), each in four lanes (a fixed order, not the
+   order i = 0 .. m-1; in the x86-64-v3 body a product may be fused into its sum) */
+REFSVM_API void refsvm_rkpa_dot_abs(const double* z, const double* phi, Py_ssize_t m,
+                                    double* dot, double* abs_sum);
 /* out[i] = sum_nz AT[xi m + i] xv (a CSR row) */
 REFSVM_API void refsvm_rkpa_dots_csr(const double* AT, Py_ssize_t m, const int* xi,
                                      const double* xv, Py_ssize_t nnz, double* out);

@@ -11,7 +11,51 @@
 static REFSVM_VEC_ATTR void REFSVM_VEC(exp)(double *REFSVM_RESTRICT v, Py_ssize_t n) {
     const double log2e = 1.4426950408889634, shift = 6755399441055744.0;
     const double ln2hi = 6.93147180369123816490e-01, ln2lo = 1.90821492927058770002e-10;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t i = 0;
+#if REFSVM_GNUC
+    /* sixteen entries at a time, four vectors taken through each step together: the
+       polynomial is a chain of 13 dependent multiply-adds per entry, and four
+       independent chains side by side keep the multiply-add units busy.  Each entry
+       gets the operations of the loop below, in its order (the same bits). */
+    for (; i + 16 <= n; i += 16) {
+        rkpa_v4 x0[4], x[4], t[4], r[4], p[4];
+        int q;
+        for (q = 0; q < 4; q++) {
+            x0[q] = *(const rkpa_v4 *) (v + i + 4 * q);
+            const rkpa_m4 lo = x0[q] < -708.0;
+            x[q] = (rkpa_v4) ((lo & (rkpa_m4) rkpa_bc(-708.0)) | (~lo & (rkpa_m4) x0[q]));
+            const rkpa_m4 hi = x[q] > 709.0;
+            x[q] = (rkpa_v4) ((hi & (rkpa_m4) rkpa_bc(709.0)) | (~hi & (rkpa_m4) x[q]));
+            t[q] = x[q] * log2e + shift;
+        }
+        for (q = 0; q < 4; q++) {
+            const rkpa_v4 k = t[q] - shift;
+            r[q] = (x[q] - k * ln2hi) - k * ln2lo;
+            p[q] = rkpa_bc(1.0 / 6227020800.0);
+        }
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 479001600.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 39916800.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 3628800.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 362880.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 40320.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 5040.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 720.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 120.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 24.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 6.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 0.5;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0;
+        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0;
+        for (q = 0; q < 4; q++) {
+            rkpa_u4 b = (rkpa_u4) t[q];
+            b = (b + (uint64_t)(1023 - 0x4338000000000000LL)) << 52;
+            const rkpa_v4 y = p[q] * (rkpa_v4) b;
+            const rkpa_m4 under = x0[q] < -708.0;
+            *(rkpa_v4 *) (v + i + 4 * q) = (rkpa_v4) (~under & (rkpa_m4) y);
+        }
+    }
+#endif
+    for (; i < n; i++) {
         double x0 = v[i];
         double x = x0 < -708.0 ? -708.0 : x0;
         x = x > 709.0 ? 709.0 : x;
@@ -102,8 +146,9 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matvec)(const double *REFSVM_RESTRICT A, 
    (fused in the x86-64-v3 body) from 0, as matvec does, so that a row gets the same bits
    whichever of the two computes it and whatever rows share its tile.  Tiles of 4 rows x
    12 outputs (twelve accumulators: enough independent chains to cover the latency of
-   the multiply-adds), then 4 x 4, then single outputs: A streams by once per 4 rows
-   instead of once per row (a 100 x 100 A does not fit in L1). */
+   the multiply-adds), then the outputs left over in fours by tiles of 8 rows x 4 (eight
+   chains; 4 x 4 for the last four rows), then single outputs: A streams by once per 4
+   rows instead of once per row (a 100 x 100 A does not fit in L1). */
 #define RKPA_MM_BCAST(xr) const rkpa_v4 b = {xr[j], xr[j], xr[j], xr[j]}
 static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, Py_ssize_t n_in, Py_ssize_t m,
                          const double *const *xs, Py_ssize_t n_rows,
@@ -111,12 +156,13 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, 
     Py_ssize_t r = 0;
 #if REFSVM_GNUC
     Py_ssize_t i, j;
+    const Py_ssize_t m12 = m - m % 12, m4 = m - m % 4, n4 = n_rows - n_rows % 4;
     const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
     for (; r + 4 <= n_rows; r += 4) {
         const double *REFSVM_RESTRICT x0 = xs[r], *REFSVM_RESTRICT x1 = xs[r + 1];
         const double *REFSVM_RESTRICT x2 = xs[r + 2], *REFSVM_RESTRICT x3 = xs[r + 3];
         double *o0 = out + r * m, *o1 = o0 + m, *o2 = o1 + m, *o3 = o2 + m;
-        for (i = 0; i + 12 <= m; i += 12) {
+        for (i = 0; i < m12; i += 12) {
             rkpa_v4 a00 = zero, a01 = zero, a02 = zero, a10 = zero, a11 = zero, a12 = zero;
             rkpa_v4 a20 = zero, a21 = zero, a22 = zero, a30 = zero, a31 = zero, a32 = zero;
             for (j = 0; j < n_in; j++) {
@@ -133,21 +179,7 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, 
             memcpy(o2 + i, &a20, 32); memcpy(o2 + i + 4, &a21, 32); memcpy(o2 + i + 8, &a22, 32);
             memcpy(o3 + i, &a30, 32); memcpy(o3 + i + 4, &a31, 32); memcpy(o3 + i + 8, &a32, 32);
         }
-        for (; i + 4 <= m; i += 4) {
-            rkpa_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
-            for (j = 0; j < n_in; j++) {
-                const rkpa_v4 p0 = *(const rkpa_v4 *) (A + j * m + i);
-                { RKPA_MM_BCAST(x0); a0 = a0 + b * p0; }
-                { RKPA_MM_BCAST(x1); a1 = a1 + b * p0; }
-                { RKPA_MM_BCAST(x2); a2 = a2 + b * p0; }
-                { RKPA_MM_BCAST(x3); a3 = a3 + b * p0; }
-            }
-            memcpy(o0 + i, &a0, 32);
-            memcpy(o1 + i, &a1, 32);
-            memcpy(o2 + i, &a2, 32);
-            memcpy(o3 + i, &a3, 32);
-        }
-        for (; i < m; i++) {
+        for (i = m4; i < m; i++) {
             double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0;
             for (j = 0; j < n_in; j++) {
                 const double aj = A[j * m + i];
@@ -160,6 +192,49 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, 
             o1[i] = c1;
             o2[i] = c2;
             o3[i] = c3;
+        }
+    }
+    /* the outputs m12 .. m4 of the rows above */
+    for (r = 0; r + 8 <= n4; r += 8) {
+        const double *const *x = xs + r;
+        for (i = m12; i < m4; i += 4) {
+            rkpa_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+            rkpa_v4 a4 = zero, a5 = zero, a6 = zero, a7 = zero;
+            for (j = 0; j < n_in; j++) {
+                const rkpa_v4 p0 = *(const rkpa_v4 *) (A + j * m + i);
+                { RKPA_MM_BCAST(x[0]); a0 = a0 + b * p0; }
+                { RKPA_MM_BCAST(x[1]); a1 = a1 + b * p0; }
+                { RKPA_MM_BCAST(x[2]); a2 = a2 + b * p0; }
+                { RKPA_MM_BCAST(x[3]); a3 = a3 + b * p0; }
+                { RKPA_MM_BCAST(x[4]); a4 = a4 + b * p0; }
+                { RKPA_MM_BCAST(x[5]); a5 = a5 + b * p0; }
+                { RKPA_MM_BCAST(x[6]); a6 = a6 + b * p0; }
+                { RKPA_MM_BCAST(x[7]); a7 = a7 + b * p0; }
+            }
+            double *o = out + r * m + i;
+            memcpy(o, &a0, 32); memcpy(o + m, &a1, 32);
+            memcpy(o + 2 * m, &a2, 32); memcpy(o + 3 * m, &a3, 32);
+            memcpy(o + 4 * m, &a4, 32); memcpy(o + 5 * m, &a5, 32);
+            memcpy(o + 6 * m, &a6, 32); memcpy(o + 7 * m, &a7, 32);
+        }
+    }
+    for (; r < n4; r += 4) {
+        const double *REFSVM_RESTRICT x0 = xs[r], *REFSVM_RESTRICT x1 = xs[r + 1];
+        const double *REFSVM_RESTRICT x2 = xs[r + 2], *REFSVM_RESTRICT x3 = xs[r + 3];
+        double *o0 = out + r * m, *o1 = o0 + m, *o2 = o1 + m, *o3 = o2 + m;
+        for (i = m12; i < m4; i += 4) {
+            rkpa_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+            for (j = 0; j < n_in; j++) {
+                const rkpa_v4 p0 = *(const rkpa_v4 *) (A + j * m + i);
+                { RKPA_MM_BCAST(x0); a0 = a0 + b * p0; }
+                { RKPA_MM_BCAST(x1); a1 = a1 + b * p0; }
+                { RKPA_MM_BCAST(x2); a2 = a2 + b * p0; }
+                { RKPA_MM_BCAST(x3); a3 = a3 + b * p0; }
+            }
+            memcpy(o0 + i, &a0, 32);
+            memcpy(o1 + i, &a1, 32);
+            memcpy(o2 + i, &a2, 32);
+            memcpy(o3 + i, &a3, 32);
         }
     }
 #endif
@@ -182,6 +257,32 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(dot_and_sqnorm)(const double *REFSVM_REST
     for (; i < m; i++) { d0 += v[i] * k[i]; s0 += k[i] * k[i]; }
     *dot = (d0 + d1) + (d2 + d3);
     *sq = (s0 + s1) + (s2 + s3);
+}
+
+/* (sum_i z[i] phi[i], sum_i |z[i] phi[i]|) in four lanes: the passive test's first try
+   (refsvm_rkpa.h) */
+static REFSVM_VEC_ATTR void REFSVM_VEC(dot_abs)(const double *REFSVM_RESTRICT z, const double *REFSVM_RESTRICT phi,
+                          Py_ssize_t m, double *dot, double *abs_sum) {
+    double d[4] = {0.0, 0.0, 0.0, 0.0}, a[4] = {0.0, 0.0, 0.0, 0.0};
+    Py_ssize_t i = 0;
+#if REFSVM_GNUC
+    const rkpa_m4 magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    rkpa_v4 dv = {0.0, 0.0, 0.0, 0.0}, av = dv;
+    for (; i + 4 <= m; i += 4) {
+        const rkpa_v4 t = *(const rkpa_v4 *) (z + i) * *(const rkpa_v4 *) (phi + i);
+        dv = dv + t;
+        av = av + (rkpa_v4) ((rkpa_m4) t & magnitude);
+    }
+    memcpy(d, &dv, 32);
+    memcpy(a, &av, 32);
+#endif
+    for (; i < m; i++) {
+        const double t = z[i] * phi[i];
+        d[0] += t;
+        a[0] += fabs(t);
+    }
+    *dot = (d[0] + d[1]) + (d[2] + d[3]);
+    *abs_sum = (a[0] + a[1]) + (a[2] + a[3]);
 }
 
 /* out[i] = sum_nz AT[xi m + i] xv (a CSR row) */

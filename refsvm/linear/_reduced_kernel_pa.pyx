@@ -63,7 +63,7 @@ import numpy as np
 cimport numpy as cnp
 import scipy.sparse as sp
 
-from refsvm._core cimport CKernel, RowStore, StreamLearner, kernel_row_many
+from refsvm._core cimport CKernel, RowStore, StreamLearner, kernel_many, kernel_row_many
 from refsvm.core.departures import resolve
 from refsvm.linear._passive_aggressive cimport LinearModel, PAmState, PAState
 from refsvm.linear.departures import DEPARTURES
@@ -73,7 +73,8 @@ cnp.import_array()
 
 # the hand-written C of this twin: refsvm/_csrc/refsvm_rkpa.c
 from refsvm._clib cimport (
-    REFSVM_RKPA_NB as RKPA_NB, refsvm_rkpa_dot_and_sqnorm as _rkpa_dot_and_sqnorm,
+    REFSVM_RKPA_NB as RKPA_NB, refsvm_rkpa_dot_abs as _rkpa_dot_abs,
+    refsvm_rkpa_dot_and_sqnorm as _rkpa_dot_and_sqnorm,
     refsvm_rkpa_dots_csr as _rkpa_dots_csr, refsvm_rkpa_exp as _rkpa_exp,
     refsvm_rkpa_expanded as _rkpa_expanded, refsvm_rkpa_ldl_solve as _rkpa_ldl_solve,
     refsvm_rkpa_ldl_update_batch as _rkpa_ldl_update_batch,
@@ -137,6 +138,26 @@ cdef inline double _sqnorm(const double* x, Py_ssize_t d) noexcept nogil:
     for j in range(d):
         xn += x[j] * x[j]
     return xn
+
+
+cdef inline void _sqnorm4(const double* const* xs, Py_ssize_t d, double* xn) noexcept nogil:
+    """‖x‖² of the four rows xs[0..3], each summed in order as by ``_sqnorm`` (the same
+    bits): four independent chains in one loop instead of one chain after the other."""
+    cdef Py_ssize_t j
+    cdef const double* x0 = xs[0]
+    cdef const double* x1 = xs[1]
+    cdef const double* x2 = xs[2]
+    cdef const double* x3 = xs[3]
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    for j in range(d):
+        s0 += x0[j] * x0[j]
+        s1 += x1[j] * x1[j]
+        s2 += x2[j] * x2[j]
+        s3 += x3[j] * x3[j]
+    xn[0] = s0
+    xn[1] = s1
+    xn[2] = s2
+    xn[3] = s3
 
 
 def _exp(x):
@@ -204,13 +225,17 @@ cdef class ReducedKernelMap:
         self.store = RowStore(d, sp.issparse(reduced))
         for i in range(m):
             self.store.append(reduced, i)
-        # K(Ã, Ã), one evaluation per pair i <= j
+        # K(Ã, Ã), one evaluation per pair i <= j: column j's k(ã_i, ã_j), i <= j, in one
+        # call (``kernel_many``: the values of ``k_rows(store, i, j)`` bit for bit)
         K = np.empty((m, m))
         cdef double[:, ::1] Kv = K
-        for i in range(m):
-            for j in range(i, m):
-                Kv[i, j] = self.kernel.k_rows(self.store, i, j)
-                Kv[j, i] = Kv[i, j]
+        col = np.empty(max(m, 1))
+        cdef double* cv = _buffer(col)
+        for j in range(m):
+            kernel_many(self.kernel, self.store, j, NULL, j + 1, cv)
+            for i in range(j + 1):
+                Kv[i, j] = cv[i]
+                Kv[j, i] = cv[i]
         self.reduced_gram = K
         # K̃ = K(Ã, Ã) + εI = P Λ Pᵀ (BLAS on one thread: at m̃ ~ 100 its threads only
         # wait for each other, 30x slower on a loaded machine)
@@ -307,7 +332,8 @@ cdef class ReducedKernelMap:
         pointers).  The cross products of the block in one ``_rkpa_matmat`` (Ãᵀ read once
         per four rows), which gives each row the bits of ``_dense_row``'s matvec: the values
         of a row never depend on the block it is in."""
-        cdef Py_ssize_t r, m = self.n_reduced, d = self.n_features
+        cdef Py_ssize_t r, q, m = self.n_reduced, d = self.n_features
+        cdef double xn[4]
         if not self.blocked or (self.kind == RBF and d <= DIRECT_FEATURES):
             for r in range(n_rows):
                 self._kernel_row(NULL, Xd + rows[r] * d, d, K + r * m)
@@ -317,10 +343,20 @@ cdef class ReducedKernelMap:
             xs[r] = Xd + rows[r] * d
         _rkpa_matmat(self.reduced_t_data, d, m, xs, n_rows, K)
         if self.kind == RBF:
-            for r in range(n_rows):  # (exp row by row, as _dense_row: the same bits)
+            # (exp row by row, as _dense_row: the same bits; ‖x‖² four rows at a time)
+            r = 0
+            while r + 4 <= n_rows:
+                _sqnorm4(xs + r, d, xn)
+                for q in range(4):
+                    _rkpa_expanded(self.reduced_sqnorms_data, m, xn[q], self.gamma,
+                                   K + (r + q) * m)
+                    _rkpa_exp(K + (r + q) * m, m)
+                r += 4
+            while r < n_rows:
                 _rkpa_expanded(self.reduced_sqnorms_data, m, _sqnorm(xs[r], d), self.gamma,
                                K + r * m)
                 _rkpa_exp(K + r * m, m)
+                r += 1
         else:
             for r in range(n_rows):
                 self._finish(K + r * m, m)
@@ -548,7 +584,28 @@ cdef class ReducedKernelPAState(StreamLearner):
                        fit_intercept=True, departures=self.departures)
 
     cdef bint _passive(self, const double* phi, double y) noexcept nogil:
-        """ℓ ≤ passive_rtol·(1 + |b| + Σ|z_i φ_i|): the reference's ``is_passive``."""
+        """ℓ ≤ passive_rtol·(1 + |b| + Σ|z_i φ_i|): the reference's ``is_passive``, with
+        the sums in order (``_passive_in_order``).  The sums are first taken in four
+        lanes (``_rkpa_dot_abs``: four independent chains instead of one): any order of
+        summation of the m̃ products (rounded or fused into the sum) is within
+        2 (m̃ + 1) ε Σ|z_i φ_i| of any other, so when the lanes' test
+        clears the threshold by more than 1024 (m̃ + 2) ε (1 + rtol)(1 + |b| + Σ|z_i φ_i|)
+        -- far more than both computations' round-off together -- the in-order test gives
+        the same answer; only a loss that close to the threshold (or a value that is not
+        finite) is tested in order."""
+        cdef Py_ssize_t m = self.feature_map.n_reduced
+        cdef double s, a, gap, bound, b = self.pa.b, rtol = self.passive_rtol
+        _rkpa_dot_abs(self.pa.w_data, phi, m, &s, &a)
+        gap = (1.0 - y * (s + b)) - rtol * (1.0 + fabs(b) + a)
+        bound = 1024.0 * (m + 2) * 2.220446049250313e-16 * (1.0 + rtol) * (1.0 + fabs(b) + a)
+        if gap > bound:
+            return False
+        if gap < -bound:
+            return True
+        return self._passive_in_order(phi, y)
+
+    cdef bint _passive_in_order(self, const double* phi, double y) noexcept nogil:
+        """The passive test with both sums in order, i = 1 .. m̃."""
         cdef Py_ssize_t i
         cdef double s = 0.0, a = 0.0, t, b = self.pa.b
         cdef double* z = self.pa.w_data
