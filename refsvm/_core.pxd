@@ -938,3 +938,37 @@ cdef class MarginSet:
     cdef int inverse(self, const double* y, double* A, int* ipiv, double* work,
                      double* out, Py_ssize_t ldo) noexcept nogil
     cdef int copy_into(self, MarginSet o) except -1 nogil
+
+
+# ---- the polish of the exact active-set engine (reference: refsvm/core/exactness.py,
+# ``margin_g``, ``polish_residual``, ``polish_newton``, ``snap_margin``): g afresh in
+# doubled precision (Dot2 over the error vectors, then over S in its order, then y_i b and
+# -1), the residual [h; g_S] of the bordered system, one Newton step of (b, alpha_S)
+# through the margin set's R (kept only inside the box and when the residual drops), and
+# the snap of ulp residues to a bound.  ``status``: the learned examples are those with
+# status >= 0; ``bias_sign``: +1 for C&P's f = w'phi + b, -1 for POKER's f = w'phi - b.
+# What a family does around them (when to polish, its windows, where its kernel columns
+# come from) stays with the family.
+cdef void polish_add_column(double* pe, double* se, const signed char* status,
+                            const double* y, double a, const double* col,
+                            Py_ssize_t n) noexcept nogil
+cdef double margin_g(MarginSet ms, Py_ssize_t i, const double* alpha, const double* y,
+                     double b, double bias_sign, double p, double s) noexcept nogil
+cdef double polish_balance(const signed char* status, const double* y,
+                           const double* alpha, Py_ssize_t n) noexcept nogil
+cdef double polish_residual(MarginSet ms, const signed char* status, const double* alpha,
+                            const double* y, double b, double bias_sign, double kscale,
+                            const double* pe, const double* se, Py_ssize_t n,
+                            double* r) noexcept nogil
+cdef void polish_step(MarginSet ms, const double* r, double* step,
+                      double** rows) noexcept nogil
+cdef bint polish_refine(MarginSet ms, double* alpha, double* b, const double* step,
+                        double C, double bias_sign, double window, double max_step,
+                        double* old) noexcept nogil
+cdef void polish_undo(MarginSet ms, double* alpha, double* b, const double* old) noexcept nogil
+cdef bint polish_newton(MarginSet ms, const signed char* status, double* alpha,
+                        const double* y, double* b, double bias_sign, double C,
+                        double kscale, const double* pe, const double* se, Py_ssize_t n,
+                        double window, double max_step, double* r, double* step,
+                        double* old, double** rows) noexcept nogil
+cdef void snap_margin(MarginSet ms, double* alpha, double C, double w) noexcept nogil

@@ -10,7 +10,7 @@ in the same order of summation where it matters (the RBF squared distance comes 
 the norms and the inner product, ``refsvm.core.kernels.sqdist``: the same bits for a
 dense row and its CSR form).
 """
-from libc.math cimport exp, fabs, pow
+from libc.math cimport exp, fabs, pow, INFINITY
 from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy
 
@@ -2227,6 +2227,12 @@ def margin_set_run(ops, y):
     symmetric).  Returns (the results of the removes, S, R, KS of the examples)."""
     cdef MarginSet ms = MarginSet()
     cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    results = _margin_set_ops(ms, ops, yv)
+    return results, ms.ids(), ms.inverse_array(), ms.columns(yv.shape[0])
+
+
+cdef list _margin_set_ops(MarginSet ms, ops, const double[::1] yv):
+    """``ops`` (see :func:`margin_set_run`) applied to ``ms``; the results of the removes."""
     cdef double[::1] cv
     cdef double* col
     cdef double* beta
@@ -2280,4 +2286,201 @@ def margin_set_run(ops, y):
                 bordered_symmetrize(ms.R, ms.ld, nn)
         else:
             raise ValueError(op[0])
-    return results, ms.ids(), ms.inverse_array(), ms.columns(n)
+    return results
+
+
+# ---------------------------------------------------------------- the polish
+# (reference: refsvm/core/exactness.py, the same operations in the same order)
+cdef void polish_add_column(double* pe, double* se, const signed char* status,
+                            const double* y, double a, const double* col,
+                            Py_ssize_t n) noexcept nogil:
+    """One error vector's terms of g by Dot2: (pe_i, se_i) += y_i a col_i for every learned
+    example i (a = alpha_j y_j, col the kernel column of j; the reference's ``dot2_sum``)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if status[i] >= 0:
+            dot2_add(&pe[i], &se[i], y[i] * a, col[i])
+
+
+cdef double margin_g(MarginSet ms, Py_ssize_t i, const double* alpha, const double* y,
+                     double b, double bias_sign, double p, double s) noexcept nogil:
+    """g_i afresh: the Dot2 sum (p, s) of the terms before (the error vectors) continued
+    over S in its order (y_i alpha_j y_j KS_j[i]), then y_i (bias_sign b) and -1 added
+    error-free, one rounding at the end (the reference's ``margin_g``)."""
+    cdef double yi = y[i]
+    cdef Py_ssize_t pos, j
+    for pos in range(ms.ns):
+        j = ms.S[pos]
+        dot2_add(&p, &s, yi * (alpha[j] * y[j]), ms.KS[pos][i])
+    two_sum_add(&p, &s, yi * (bias_sign * b))
+    two_sum_add(&p, &s, -1.0)
+    return p + s
+
+
+cdef double polish_balance(const signed char* status, const double* y,
+                           const double* alpha, Py_ssize_t n) noexcept nogil:
+    """h = y'alpha over the learned examples, ids ascending, by Sum2 (the reference's
+    ``balance``)."""
+    cdef double p = 0.0, s = 0.0
+    cdef Py_ssize_t i
+    for i in range(n):
+        if status[i] >= 0:
+            two_sum_add(&p, &s, y[i] * alpha[i])
+    return p + s
+
+
+cdef double polish_residual(MarginSet ms, const signed char* status, const double* alpha,
+                            const double* y, double b, double bias_sign, double kscale,
+                            const double* pe, const double* se, Py_ssize_t n,
+                            double* r) noexcept nogil:
+    """r = [h; g_S] (``polish_balance``, ``margin_g`` from the error vectors' sums pe, se);
+    returns its size max(kscale |h|, max|g_S|) (the reference's ``polish_residual``)."""
+    cdef double size
+    cdef Py_ssize_t pos, i
+    r[0] = polish_balance(status, y, alpha, n)
+    size = kscale * fabs(r[0])
+    for pos in range(ms.ns):
+        i = ms.S[pos]
+        r[pos + 1] = margin_g(ms, i, alpha, y, b, bias_sign, pe[i], se[i])
+        if fabs(r[pos + 1]) > size:
+            size = fabs(r[pos + 1])
+    return size
+
+
+cdef void polish_step(MarginSet ms, const double* r, double* step,
+                      double** rows) noexcept nogil:
+    """The Newton step [db; dalpha_S] = -R r through the margin set's R: by rows
+    (``bordered_beta``) when ``rows`` is NULL, else by ``bordered_beta_sym`` (the same
+    bits for an exactly symmetric R; ``rows`` holds |S| + 1 pointers)."""
+    if rows == NULL:
+        bordered_beta(ms.R, ms.ld, ms.ns + 1, r, step)
+    else:
+        bordered_beta_sym(ms.R, ms.ld, ms.ns + 1, r, step, rows)
+
+
+cdef bint polish_refine(MarginSet ms, double* alpha, double* b, const double* step,
+                        double C, double bias_sign, double window, double max_step,
+                        double* old) noexcept nogil:
+    """The step taken (the reference's ``refine``): alpha_S += dalpha_S, b += bias_sign db,
+    the old values in old = [b; alpha_S]; refused (False, nothing changed) when an alpha_s
+    leaves [0, C] (by more than ``window`` when it is >= 0, and within it clipped into
+    the box; any step out of the box when it is < 0) or a |dalpha_s| is above
+    ``max_step``."""
+    cdef Py_ssize_t pos, ns = ms.ns
+    cdef double a
+    for pos in range(ns):
+        a = alpha[ms.S[pos]] + step[pos + 1]
+        if window < 0.0:
+            if not (a >= 0.0 and a <= C):
+                return False
+        elif not (a >= -window and a <= C + window):
+            return False
+        if fabs(step[pos + 1]) > max_step:
+            return False
+    old[0] = b[0]
+    for pos in range(ns):
+        old[pos + 1] = alpha[ms.S[pos]]
+        a = alpha[ms.S[pos]] + step[pos + 1]
+        if window >= 0.0:
+            a = min(max(a, 0.0), C)
+        alpha[ms.S[pos]] = a
+    b[0] = b[0] + bias_sign * step[0]
+    return True
+
+
+cdef void polish_undo(MarginSet ms, double* alpha, double* b, const double* old) noexcept nogil:
+    """(b, alpha_S) back to old = [b; alpha_S] (``polish_refine``'s)."""
+    cdef Py_ssize_t pos
+    for pos in range(ms.ns):
+        alpha[ms.S[pos]] = old[pos + 1]
+    b[0] = old[0]
+
+
+cdef bint polish_newton(MarginSet ms, const signed char* status, double* alpha,
+                        const double* y, double* b, double bias_sign, double C,
+                        double kscale, const double* pe, const double* se, Py_ssize_t n,
+                        double window, double max_step, double* r, double* step,
+                        double* old, double** rows) noexcept nogil:
+    """One step of iterative refinement of (b, alpha_S) on the residual [h; g_S] summed in
+    doubled precision (the reference's ``polish_newton``): kept (True) only if
+    ``polish_refine`` takes it and the residual summed again is smaller, else undone.
+    ``r``, ``step``, ``old``: |S| + 1 values each (``step`` holds the second residual
+    afterwards); ``rows`` as in ``polish_step``."""
+    cdef double size = polish_residual(ms, status, alpha, y, b[0], bias_sign, kscale,
+                                       pe, se, n, r)
+    polish_step(ms, r, step, rows)
+    if not size > 0.0 or not polish_refine(ms, alpha, b, step, C, bias_sign, window,
+                                           max_step, old):
+        return False
+    if polish_residual(ms, status, alpha, y, b[0], bias_sign, kscale, pe, se, n,
+                       step) >= size:
+        polish_undo(ms, alpha, b, old)       # no better: R too far from M^-1
+        return False
+    return True
+
+
+cdef void snap_margin(MarginSet ms, double* alpha, double C, double w) noexcept nogil:
+    """alpha_s within w of 0 or C goes to that bound, S in its order (the reference's
+    ``snap_margin``)."""
+    cdef Py_ssize_t pos, j
+    for pos in range(ms.ns):
+        j = ms.S[pos]
+        if alpha[j] <= w:
+            alpha[j] = 0.0
+        elif alpha[j] >= C - w:
+            alpha[j] = C
+
+
+def polish_run(ops, y, K, alpha, double b, status, double C, double kscale,
+               double bias_sign=1.0, window=None, double max_step=INFINITY,
+               bint snap=False, bint sym=True, int error_code=2):
+    """Drive the compiled polish on a margin set built by ``ops`` (as
+    :func:`margin_set_run`; a test against the reference's pieces on the same state):
+    the snap (``snap``: with width ``window``), the error vectors' terms (examples of
+    status ``error_code``, their kernel columns from K), the Newton step (``window``
+    None: any step out of the box refused, nothing clipped; ``sym``: the step by
+    ``bordered_beta_sym``), the snap again, and g afresh for every learned example.
+    Returns (alpha, b, g, whether the step was kept)."""
+    cdef MarginSet ms = MarginSet()
+    cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    cdef Py_ssize_t n = yv.shape[0], i, j
+    cdef const double[:, ::1] Kc = np.ascontiguousarray(np.asarray(K, dtype=np.float64).T)
+    a_out = np.array(alpha, dtype=np.float64)
+    cdef double[::1] av = a_out
+    st = np.ascontiguousarray(status, dtype=np.int8)
+    cdef const signed char[::1] sv = st
+    cdef double w = -1.0 if window is None else float(window)
+    g = np.zeros(n)
+    cdef double[::1] gv = g
+    pe_arr = np.zeros(n)
+    se_arr = np.zeros(n)
+    cdef double[::1] pe = pe_arr
+    cdef double[::1] se = se_arr
+    _margin_set_ops(ms, ops, yv)
+    cdef Py_ssize_t nn = ms.ns + 1
+    r_arr, step_arr, old_arr = np.zeros(nn), np.zeros(nn), np.zeros(nn)
+    cdef double[::1] r = r_arr
+    cdef double[::1] step = step_arr
+    cdef double[::1] old = old_arr
+    cdef double** rows = <double**> malloc(nn * sizeof(double*))
+    cdef bint kept = False
+    if rows == NULL:
+        raise MemoryError()
+    try:
+        if snap:
+            snap_margin(ms, &av[0], C, w)
+        for j in range(n):
+            if sv[j] == error_code:
+                polish_add_column(&pe[0], &se[0], &sv[0], &yv[0], av[j] * yv[j], &Kc[j, 0], n)
+        if ms.ns:
+            kept = polish_newton(ms, &sv[0], &av[0], &yv[0], &b, bias_sign, C, kscale,
+                                 &pe[0], &se[0], n, w, max_step, &r[0], &step[0], &old[0],
+                                 rows if sym else NULL)
+            if snap:
+                snap_margin(ms, &av[0], C, w)
+        for i in range(n):
+            if sv[i] >= 0:
+                gv[i] = margin_g(ms, i, &av[0], &yv[0], b, bias_sign, pe[i], se[i])
+    finally:
+        free(rows)
+    return a_out, b, g, bool(kept)

@@ -188,7 +188,7 @@ def test_the_active_set_engine_lives_in_the_core():
 
     shared = {n for n in active_set.__all__ + bordered.__all__ + exactness.__all__
               if n.islower()}
-    shared |= set(re.findall(r"^cdef inline \w+\*? (\w+)\(",
+    shared |= set(re.findall(r"^cdef (?:inline )?\w+\*? (\w+)\(",
                              (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
     for family in EXACT_FAMILIES:
         for path in _family_modules(family):
@@ -202,6 +202,39 @@ def test_the_active_set_engine_lives_in_the_core():
             again = {d for d in defined if d.lstrip("_") in shared}
             assert not again, (f"{path.relative_to(ROOT)} defines {sorted(again)} again: "
                                "the core's active-set engine holds them")
+
+
+#: The polish's operations the core holds (``_core.pxd``; their reference in
+#: ``refsvm/core/exactness.py``), and the names under which a twin once wrote its own.
+POLISH_IN_CORE = ("polish_add_column", "margin_g", "polish_balance", "polish_residual",
+                  "polish_step", "polish_refine", "polish_undo", "polish_newton", "snap_margin")
+POLISH_ONCE_PER_TWIN = ("_exact_g", "_polish_residual", "_snap", "_worst_violation_g")
+
+
+def test_one_compiled_polish_for_both_twins():
+    # g afresh by Dot2, the residual [h; g_S], the Newton step through the margin set's R and
+    # the snap are compiled once, in the core; the twins call them (IDSVM's twin the whole
+    # polish, POKER's the Newton step: its residuals are correctly rounded, in Python) and
+    # define none of them again, as a function or as a method
+    pxd = (PKG / "_core.pxd").read_text(encoding="utf-8")
+    from refsvm.core import exactness
+    for name in POLISH_IN_CORE:
+        assert re.search(rf"^cdef \w+\*? {name}\(", pxd, re.M), f"_core.pxd lacks {name}"
+        if name not in ("polish_add_column", "polish_balance", "polish_step", "polish_refine",
+                        "polish_undo"):
+            assert name in exactness.__all__, f"refsvm.core.exactness lacks {name}"
+    uses = {"idsvm/_incremental_svm.pyx": ("polish_add_column", "polish_newton", "margin_g",
+                                           "snap_margin", "polish_balance"),
+            "poker/_poker.pyx": ("polish_step", "polish_refine")}
+    for rel, names in uses.items():
+        text = (PKG / rel).read_text(encoding="utf-8")
+        cimported = set(re.findall(r"\w+", " ".join(re.findall(
+            r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
+        for name in names:
+            assert name in cimported, f"refsvm/{rel} does not cimport the core's {name}"
+        again = {m for m in re.findall(r"^\s*c?p?def\s+[\w*\s]*?\b(\w+)\(", text, re.M)
+                 if m in POLISH_ONCE_PER_TWIN or m.lstrip("_") in POLISH_IN_CORE}
+        assert not again, f"refsvm/{rel} defines {sorted(again)}: the core's polish holds them"
 
 
 def _core_declarations(path=None):

@@ -20,12 +20,20 @@ a Newton step against the bordered matrix.  This module holds
   :func:`partition_of`: the partition the alphas imply);
 - the Newton step of the polish (:func:`refine`): one step of iterative refinement of
   (b, alpha_S) on the residuals [y'alpha; g_S] of the bordered system, through a solve
-  of M = [[0, y_S'], [y_S, Q_SS]] the caller gives.
+  of M = [[0, y_S'], [y_S, Q_SS]] the caller gives;
+- the polish over the engine's margin set (:class:`~refsvm.core.margin_set.MarginSet`):
+  g afresh by Dot2 over the error vectors then over S in its order (:func:`margin_g`),
+  the residual [h; g_S] and its size (:func:`polish_residual`), the Newton step through
+  the margin set's R kept only when the residual drops (:func:`polish_newton`), and the
+  snap of ulp residues to a bound (:func:`snap_margin`).
 
 Each family keeps its sign convention, its tolerances, its error types and which of its
-sums are plain and which doubled.  The compiled IDSVM twin performs the Dot2 and Sum2
-sums of :func:`g_dot2` and :func:`balance` with the core's ``dot2_add`` and
-``two_sum_add`` (``_core.pxd``) in the same order.
+sums are plain and which doubled.  The compiled core (``_core.pxd``, "the polish of the
+exact active-set engine") performs the polish's operations in the same order, over its
+``MarginSet`` and plain arrays: ``polish_add_column``, ``margin_g``, ``polish_balance``,
+``polish_residual``, ``polish_step``, ``polish_refine`` (with ``polish_undo``),
+``polish_newton`` and ``snap_margin``, the bits of these functions
+(``tests/core/test_polish.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +45,8 @@ import numpy as np
 from .active_set import AT_C, AT_ZERO, IN_S, dot2_add, exact_sum, two_product, two_sum
 
 __all__ = ["dot2_sum", "g_dot2", "g_exact", "balance", "partition_of", "partition_violation",
-           "kkt_violation", "refine"]
+           "kkt_violation", "refine", "margin_g", "polish_residual", "polish_newton",
+           "snap_margin"]
 
 
 # ---------------------------------------------------------------------- g afresh
@@ -161,3 +170,56 @@ def refine(solve, r, alpha_S, b, C, bias_sign=1.0, window=None, max_step=np.inf)
     if np.any(np.abs(sol[1:]) > max_step):
         return None
     return new, b + bias_sign * sol[0]
+
+
+# ---------------------------------------------------------------------- the polish over S
+def margin_g(margin, ids, alpha, y, b, bias_sign=1.0, start=None):
+    """g afresh of the examples ``ids``: the Dot2 sum ``start`` (the terms of the error
+    vectors, summed before by :func:`dot2_sum`) continued over the margin set's S in its
+    order (c_j = alpha_j y_j, the columns KS[ids]), then y b and -1 (:func:`g_dot2`)."""
+    S = np.array(margin.S, dtype=np.intp)
+    ids = np.asarray(ids, dtype=np.intp)
+    return g_dot2(alpha[S] * y[S], margin.KS[ids, :S.size], y[ids], b, bias_sign, start)
+
+
+def polish_residual(margin, act, alpha, y, b, kscale, pe, se, bias_sign=1.0):
+    """The residual r = [h; g_S] of the bordered system at (b, alpha) and its size
+    max(kscale |h|, max|g_S|) (h in units of alpha, g in units of k alpha): h = y'alpha
+    over the learned examples ``act`` (ids ascending) by Sum2 (:func:`balance`), g_S by
+    :func:`margin_g` from the error vectors' Dot2 sums (``pe``, ``se``: one per entry of
+    ``act``)."""
+    S = np.array(margin.S, dtype=np.intp)
+    rows = np.searchsorted(act, S)
+    r = np.empty(S.size + 1)
+    r[0] = balance(y[act], alpha[act])
+    r[1:] = margin_g(margin, S, alpha, y, b, bias_sign, start=(pe[rows], se[rows]))
+    return r, max(kscale * abs(r[0]), float(np.max(np.abs(r[1:]))))
+
+
+def polish_newton(margin, act, alpha, y, b, C, kscale, pe, se, bias_sign=1.0, window=None,
+                  max_step=np.inf):
+    """One step of iterative refinement of (b, alpha_S) on the residual of
+    :func:`polish_residual`, through the margin set's R (:func:`refine`, its ``window``
+    and ``max_step``): kept only if the residual summed again is smaller (with a nearly
+    singular S the updated R can be far from M^-1).  alpha_S is changed in place;
+    returns (b, whether the step was kept)."""
+    S = np.array(margin.S, dtype=np.intp)
+    r, size = polish_residual(margin, act, alpha, y, b, kscale, pe, se, bias_sign)
+    step = refine(margin.beta, r, alpha[S], b, C, bias_sign, window, max_step)
+    if not size > 0.0 or step is None:
+        return b, False
+    old, b0 = alpha[S].copy(), b
+    alpha[S], b = step
+    if polish_residual(margin, act, alpha, y, b, kscale, pe, se, bias_sign)[1] >= size:
+        alpha[S] = old                   # no better: R too far from M^-1
+        return b0, False
+    return b, True
+
+
+def snap_margin(margin, alpha, C, w):
+    """alpha_s within w of 0 or C goes to that bound (S in its order; in place)."""
+    for j in margin.S:
+        if alpha[j] <= w:
+            alpha[j] = 0.0
+        elif alpha[j] >= C - w:
+            alpha[j] = C

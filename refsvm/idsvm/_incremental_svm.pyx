@@ -33,7 +33,8 @@ from refsvm._core cimport (
     kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
     bordered_pivot, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
-    pivot_round_off_scale, two_sum_add, dot2_add, lu_inverse)
+    pivot_round_off_scale, lu_inverse, margin_g, polish_add_column, polish_balance,
+    polish_newton, snap_margin)
 from cpython.exc cimport PyErr_CheckSignals
 from refsvm.core.stream import answer_held_signals as _answer_held_signals, LONG_WORK as _LONG_WORK, POLL_WORK as _POLL_WORK
 from refsvm.core.departures import resolve
@@ -1336,45 +1337,16 @@ cdef class IncrementalSVMState(StreamLearner):
                 self.g[i] += self.y[i] * db
         return 0
 
-    cdef double _exact_g(self, Py_ssize_t i, const double* pe, const double* se) noexcept nogil:
-        """g_i from the Dot2 sum over the error vectors (pe, se), continued over S in its
-        order, y_i b and -1 (the reference's ``exact_g`` in ``_polish``)."""
-        cdef double p = pe[i], s = se[i], yi = self.y[i]
-        cdef Py_ssize_t pos, j
-        for pos in range(self.ms.ns):
-            j = self.ms.S[pos]
-            dot2_add(&p, &s, yi * (self.alpha[j] * self.y[j]), self.ms.KS[pos][i])
-        two_sum_add(&p, &s, yi * self.b)
-        two_sum_add(&p, &s, -1.0)
-        return p + s
-
-    cdef double _polish_residual(self, const double* pe, const double* se,
-                                 double* r) noexcept nogil:
-        """r = [h; g_S] (h by Sum2, ids ascending; g_S by ``_exact_g``); returns its size
-        max(k_max |h|, max|g_S|) (the reference's ``residual`` in ``_polish``)."""
-        cdef double p = 0.0, s = 0.0, size
-        cdef Py_ssize_t i, pos
-        for i in range(self.n):
-            if self.status[i] >= 0:
-                two_sum_add(&p, &s, self.y[i] * self.alpha[i])
-        r[0] = p + s
-        size = self.kscale * fabs(r[0])
-        for pos in range(self.ms.ns):
-            r[pos + 1] = self._exact_g(self.ms.S[pos], pe, se)
-            if fabs(r[pos + 1]) > size:
-                size = fabs(r[pos + 1])
-        return size
-
     cdef int _polish(self) except -1 nogil:
         """At large C (``_extreme``) the end of an operation: one step of
         iterative refinement of (b, alpha_S) on residuals summed in twice the working
-        precision, then every g so (refsvm/idsvm/departures/polish.py, ``_polish``: the same
-        operations per element, the same order of terms)."""
-        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j, pos
+        precision, then every g so (refsvm/idsvm/departures/polish.py, ``_polish``: the
+        core's polish, ``snap_margin``, ``polish_add_column``, ``polish_newton``,
+        ``margin_g``, on this family's windows and columns)."""
+        cdef Py_ssize_t n = self.n, i, j
         cdef double* pe
         cdef double* se
-        cdef double a, size, b0, w, amax
-        cdef bint ok
+        cdef double w
         if not self._extreme() or n == 0:
             return 0
         for i in range(n):
@@ -1385,7 +1357,8 @@ cdef class IncrementalSVMState(StreamLearner):
         # 0. ulp residues on the margin vectors go to their bound (the reference's _snap)
         self._scales(-1)
         w = self.dep.snap_ulps * EPS_MACH * max(self.amax, self.snap_amax)
-        self._snap(w)
+        if self.dep.snap_ulps:
+            snap_margin(self.ms, self.alpha, self.C, w)
         pe = <double*> malloc(2 * n * sizeof(double))
         if pe == NULL: _nomem()
         se = pe + n
@@ -1398,54 +1371,23 @@ cdef class IncrementalSVMState(StreamLearner):
                     continue
                 self._column(j, self.col2, 2)
                 self._cache_put(j, self.col2)
-                a = self.alpha[j] * self.y[j]
-                for i in range(n):
-                    if self.status[i] >= 0:
-                        dot2_add(&pe[i], &se[i], self.y[i] * a, self.col2[i])
-            if ns:
-                size = self._polish_residual(pe, se, self.rho)
-                bordered_beta_sym(self.ms.R, self.ms.ld, ns + 1, self.rho, self.dbeta,
-                                  self.rows)
-                ok = size > 0.0
-                self._scales(-1)
-                amax = max(self.amax, self.snap_amax)     # (the scale of the operation)
-                for pos in range(ns):
-                    a = self.alpha[self.ms.S[pos]] + self.dbeta[pos + 1]
-                    if not (a >= -w and a <= self.C + w) or \
-                            fabs(self.dbeta[pos + 1]) > self.dep.kkt_tol * amax:
-                        ok = False
-                        break
-                if ok:
-                    b0 = self.b
-                    for pos in range(ns):     # (the old alpha_S in m, free at this point)
-                        self.m[pos] = self.alpha[self.ms.S[pos]]
-                        a = self.alpha[self.ms.S[pos]] + self.dbeta[pos + 1]
-                        self.alpha[self.ms.S[pos]] = min(max(a, 0.0), self.C)
-                    self.b += self.dbeta[0]
-                    if self._polish_residual(pe, se, self.dbeta) >= size:
-                        for pos in range(ns):  # no better: R too far from M^-1
-                            self.alpha[self.ms.S[pos]] = self.m[pos]
-                        self.b = b0
-                self._snap(w)
+                polish_add_column(pe, se, self.status, self.y, self.alpha[j] * self.y[j],
+                                  self.col2, n)
+            if self.ms.ns:
+                self._scales(-1)                   # (the scale of the operation)
+                polish_newton(self.ms, self.status, self.alpha, self.y, &self.b, 1.0,
+                              self.C, self.kscale, pe, se, n, w,
+                              self.dep.kkt_tol * max(self.amax, self.snap_amax),
+                              self.rho, self.dbeta, self.m, self.rows)
+                if self.dep.snap_ulps:
+                    snap_margin(self.ms, self.alpha, self.C, w)
             for i in range(n):
                 if self.status[i] >= 0:
-                    self.g[i] = self._exact_g(i, pe, se)
+                    self.g[i] = margin_g(self.ms, i, self.alpha, self.y, self.b, 1.0,
+                                         pe[i], se[i])
         finally:
             free(pe)
         return 0
-
-    cdef void _snap(self, double w) noexcept nogil:
-        """Margin vectors with alpha within w of 0 or C go to that bound (the reference's
-        ``_snap``); nothing when ``snap_ulps`` is 0."""
-        cdef Py_ssize_t pos, j
-        if not self.dep.snap_ulps:
-            return
-        for pos in range(self.ms.ns):
-            j = self.ms.S[pos]
-            if self.alpha[j] <= w:
-                self.alpha[j] = 0.0
-            elif self.alpha[j] >= self.C - w:
-                self.alpha[j] = self.C
 
     # ------------------------------------------------------------------ operations
     cdef int _learn(self, Py_ssize_t c, int mode) except -1 nogil:
@@ -1655,19 +1597,14 @@ cdef class IncrementalSVMState(StreamLearner):
         ``kkt_tol`` alpha_max (above ``polish_above``: h summed exactly, both capped by
         ``kkt_ulps`` and ``h_ulps`` round-off floors), else 0."""
         cdef Py_ssize_t i
-        cdef double h, amax, mass, hp, hs, htol
+        cdef double h, amax, mass, htol
         cdef bint extreme = self._extreme()
         self._scales(-1)
         amax = max(self.amax, self.snap_amax)
         mass = max(self.mass, self.snap_mass) if extreme else 0.0
         htol = self.dep.kkt_tol * amax
         if extreme:
-            hp = 0.0                                # Sum2, ids ascending (as _polish)
-            hs = 0.0
-            for i in range(self.n):
-                if self.status[i] >= 0:
-                    two_sum_add(&hp, &hs, self.y[i] * self.alpha[i])
-            h = hp + hs
+            h = polish_balance(self.status, self.y, self.alpha, self.n)   # Sum2 (as _polish)
             htol = min(htol, self.dep.h_ulps * EPS_MACH * mass)
         else:
             h = 0.0

@@ -63,7 +63,7 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            refsvm_cols_to_rows, refsvm_rows_to_cols, bordered_pivot,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
-                           pivot_is_zero, neumaier_add)
+                           pivot_is_zero, neumaier_add, polish_refine, polish_step)
 
 from refsvm.core import column_cache as _column_cache
 from refsvm.core import stream as _stream
@@ -1505,6 +1505,23 @@ cdef class POKERState(StreamLearner):
         if len(value):
             raise ValueError("set the cache through _cache_load")
         self._cache_load([], [], np.zeros(0))
+
+    # ------------------------------------------------------------------ the polish
+    def _newton(self, r):
+        """The Newton step of the polish (the reference's ``EndOfChunk._newton``) by the
+        core's: [db; dalpha_s] = -R r through the margin set's R, by rows
+        (``polish_step``), taken by ``polish_refine`` with POKER's sign of the bias unless
+        an alpha_s leaves [0, c].  True if taken."""
+        cdef const double[::1] rv = np.ascontiguousarray(r, dtype=np.float64)
+        cdef double[::1] av = self.alpha
+        cdef Py_ssize_t nn = self.ms.ns + 1
+        if rv.shape[0] != nn or av.shape[0] < self.n:
+            raise ValueError("the residual does not match I_s")
+        work = np.empty(2 * nn)
+        cdef double[::1] wv = work
+        polish_step(self.ms, &rv[0], &wv[0], NULL)
+        return bool(polish_refine(self.ms, &av[0], &self.b, &wv[0], self.C, -1.0, -1.0,
+                                  INFINITY, &wv[nn]))
 
     # ------------------------------------------------------------------ I_s, R, KS
     @property

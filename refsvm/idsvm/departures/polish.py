@@ -22,16 +22,17 @@ Above C k_max = ``polish_above`` therefore:
   ``alpha_ulps`` ulps of alpha_max (:meth:`Polish._g_tol`, :meth:`Polish._a_tol`).
 
 Below ``polish_above`` (every ordinary C) nothing changes.  The sums in doubled
-precision and the Newton step are the core's (:mod:`refsvm.core.exactness`: ``g_dot2``,
-``balance``, ``refine``); the windows and tolerances are this family's.  Docs:
+precision, the Newton step through the margin set's R and the snap are the core's
+(:mod:`refsvm.core.exactness`: ``dot2_sum``, ``margin_g``, ``polish_newton``,
+``snap_margin``; compiled in ``_core``); the windows, the tolerances and the kernel
+columns of the error vectors (from the column cache) are this family's.  Docs:
 ``docs/cauwenberghs_poggio.rst``, "Extreme C: the end-of-operation polish" and "Extreme
 C: tolerances in margin units".
 """
 
 import numpy as np
 
-from ...core.bordered import bordered_beta
-from ...core.exactness import balance, dot2_sum, g_dot2, refine
+from ...core.exactness import dot2_sum, margin_g, polish_newton
 from ..constants import EPS_MACH, ERROR
 
 __all__ = ["Polish"]
@@ -107,36 +108,12 @@ class Polish:
                 yield col[act]
 
         pe, se = dot2_sum(self.alpha[E] * self.y[E], error_columns(), y)   # Dot2 over E
-        S = np.array(self.S, dtype=np.intp)
-
-        def exact_g(rows):
-            """g of act[rows]: the sum over E continued over S, y_i b and -1."""
-            return g_dot2(self.alpha[S] * self.y[S], self.KS[act[rows], :S.size], y[rows],
-                          self.b, start=(pe[rows], se[rows]))
-
-        if S.size:
-            rows = np.searchsorted(act, S)
-
-            def residual():
-                """[h; g_S] and its size max(k_max |h|, max|g_S|) (h by Sum2, ids
-                ascending; h is in units of alpha, g in units of k alpha)."""
-                r = np.empty(S.size + 1)
-                r[0] = balance(self.y[act], self.alpha[act])
-                r[1:] = exact_g(rows)
-                return r, max(self.kscale * abs(r[0]), float(np.max(np.abs(r[1:]))))
-
-            r, size = residual()
+        if self.S:
             amax = max(self._scales()[0], self._amax0)     # (the scale of the operation)
             # (a step that leaves the box by no more than the snap window w is clipped
             # into it: margin vectors at alpha = 0 or C exactly, as after a snap)
-            step = refine(lambda v: bordered_beta(self.Rinv, v), r, self.alpha[S], self.b,
-                          self.C, window=w, max_step=self.departures["kkt_tol"] * amax)
-            if size > 0.0 and step is not None:
-                old, b = self.alpha[S].copy(), self.b
-                self.alpha[S], self.b = step
-                if residual()[1] >= size:
-                    # no better: R is too far from M^-1 (S nearly singular) to help
-                    self.alpha[S] = old
-                    self.b = b
+            self.b = polish_newton(self.margin, act, self.alpha, self.y, self.b, self.C,
+                                   self.kscale, pe, se, window=w,
+                                   max_step=self.departures["kkt_tol"] * amax)[0]
             self._snap(w)
-        self.g[act] = exact_g(np.arange(act.size))
+        self.g[act] = margin_g(self.margin, act, self.alpha, self.y, self.b, start=(pe, se))

@@ -7,8 +7,11 @@ census of ``tests/idsvm/test_stress.py``).  At the end of a polished operation
 (:mod:`.polish`) an alpha_s within ``snap_ulps`` ulps of the operation's alpha_max of 0
 or C goes to that bound (0: off).
 
-Docs: ``docs/cauwenberghs_poggio.rst``, "Extreme C: the end-of-operation polish".
+The snap itself is the core's (:func:`refsvm.core.exactness.snap_margin`).  Docs:
+``docs/cauwenberghs_poggio.rst``, "Extreme C: the end-of-operation polish".
 """
+
+from ...core.exactness import snap_margin
 
 __all__ = ["Snapping"]
 
@@ -19,10 +22,5 @@ class Snapping:
     def _snap(self, w):
         """Margin vectors with alpha within w of 0 or C go to that bound (S order);
         nothing when ``snap_ulps`` is 0."""
-        if not self.departures["snap_ulps"]:
-            return
-        for j in self.S:
-            if self.alpha[j] <= w:
-                self.alpha[j] = 0.0
-            elif self.alpha[j] >= self.C - w:
-                self.alpha[j] = self.C
+        if self.departures["snap_ulps"]:
+            snap_margin(self.margin, self.alpha, self.C, w)

@@ -220,18 +220,27 @@ class EndOfChunk:
         if self.S and self.phase != FIXED:
             # one step of iterative refinement of (b, alpha_s) on the exact residuals
             # of the bordered system: M [-db; dalpha_s] = -[y'alpha; g_s]
-            S = np.array(self.S, dtype=np.intp)
             sv = act[self.alpha[act] > 0.0]
             ya = self.alpha[sv] * self.y[sv]
             r = np.array([balance(self.y[act], self.alpha[act], exact=True)]
-                         + [exact_g(int(i), sv, ya) for i in S])
-            step = refine(lambda v: bordered_beta(self.R, v), r, self.alpha[S], self.b,
-                          self.C, bias_sign=-1.0)
-            if step is not None:
-                self.alpha[S], self.b = step
+                         + [exact_g(int(i), sv, ya) for i in self.S])
+            self._newton(r)
         sv = act[self.alpha[act] > 0.0]
         ya = self.alpha[sv] * self.y[sv]
         for i in act:
             if self.status[i] == I_S:
                 continue                              # on its margin: g = 0 by definition
             self.g[i] = exact_g(int(i), sv, ya)
+
+    def _newton(self, r):
+        """The Newton step of the polish: [db; dalpha_s] = -R r through the bordered
+        inverse (r = [y'alpha; g_s]), taken with POKER's sign of the bias (the core's
+        :func:`~refsvm.core.exactness.refine`) unless an alpha_s leaves [0, c].  True if
+        taken (the compiled twin: the core's ``polish_step`` and ``polish_refine``)."""
+        S = np.array(self.S, dtype=np.intp)
+        step = refine(lambda v: bordered_beta(self.R, v), r, self.alpha[S], self.b, self.C,
+                      bias_sign=-1.0)
+        if step is None:
+            return False
+        self.alpha[S], self.b = step
+        return True
