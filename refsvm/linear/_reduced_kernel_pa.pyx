@@ -55,6 +55,7 @@ Prediction (``transform_rows``, ``decision_function``) uses the reference's arit
 the core's kernel and one BLAS ``dgemm`` per block -- so a model predicts the same in
 both twins.
 """
+from libc.float cimport DBL_EPSILON
 from libc.math cimport fabs, pow, sqrt
 from scipy.linalg.cython_blas cimport dgemm
 from scipy.linalg.cython_lapack cimport dpotrf
@@ -597,7 +598,7 @@ cdef class ReducedKernelPAState(StreamLearner):
         cdef double s, a, gap, bound, b = self.pa.b, rtol = self.passive_rtol
         _rkpa_dot_abs(self.pa.w_data, phi, m, &s, &a)
         gap = (1.0 - y * (s + b)) - rtol * (1.0 + fabs(b) + a)
-        bound = 1024.0 * (m + 2) * 2.220446049250313e-16 * (1.0 + rtol) * (1.0 + fabs(b) + a)
+        bound = 1024.0 * (m + 2) * DBL_EPSILON * (1.0 + rtol) * (1.0 + fabs(b) + a)
         if gap > bound:
             return False
         if gap < -bound:
@@ -646,7 +647,7 @@ cdef class ReducedKernelPAState(StreamLearner):
         cdef Py_ssize_t m = self.feature_map.n_reduced
         cdef double g, kk, b = self.pa.b
         _rkpa_dot_and_sqnorm(self.v_data, k, m, &g, &kk)
-        return 1.0 - y * (g + b) < -1024.0 * m * 2.220446049250313e-16 * (
+        return 1.0 - y * (g + b) < -1024.0 * m * DBL_EPSILON * (
             self.z_norm * self.feature_map.transform_norm * sqrt(kk) + fabs(b) + 1.0)
 
     cdef int _step(self, const int* xi, const double* xv, Py_ssize_t nnz,
