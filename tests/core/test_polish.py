@@ -11,8 +11,8 @@ import pytest
 
 from refsvm.core import exactness as X
 from refsvm.core.active_set import AT_C, AT_ZERO, GONE, IN_S
-from refsvm.core.bordered import bordered_pivot
-from refsvm.core.margin_set import MarginSet
+
+from .test_margin_set import _run_reference
 
 _core = pytest.importorskip("refsvm._core")
 
@@ -49,17 +49,9 @@ def _state(seed, bias_sign, n=24, ns=5, ne=4, C=1e6, noise=1e-9):
 
 def _reference_polish(ops, y, K, alpha, b, status, C, kscale, bias_sign, window, max_step,
                       snap):
-    """The same operations on the reference's margin set and the core's Python pieces."""
-    ms = MarginSet()
-    for op in ops:
-        if op[0] == "rows":
-            ms.reserve_rows(op[1])
-        elif op[0] == "start":
-            ms.start(op[1], y[op[1]], op[2], np.asarray(op[3]))
-        else:
-            m = ms.m_of(op[1], y)
-            beta = ms.beta(m)
-            ms.grow(op[1], beta, bordered_pivot(op[2], m, beta), np.asarray(op[3]))
+    """The same operations on the reference's margin set (built as by
+    ``test_margin_set``'s driver) and the core's Python pieces."""
+    _, ms = _run_reference(ops, y)
     alpha = alpha.copy()
     if snap:
         X.snap_margin(ms, alpha, C, window)
