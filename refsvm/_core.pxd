@@ -940,6 +940,37 @@ cdef class MarginSet:
     cdef int copy_into(self, MarginSet o) except -1 nogil
 
 
+# ---- correctly rounded sums (reference: ``math.fsum``; refsvm/core/active_set.py
+# ``two_product``, ``exact_sum``; refsvm/core/exactness.py ``g_exact``): the hand-written C
+# of refsvm/_csrc/refsvm_fsum.c, Shewchuk's exact partials rounded once, bit for bit the
+# reference's on every finite sum (tests/core/test_fsum.py).  A status other than
+# REFSVM_FSUM_OK is ``math.fsum``'s error: ``fsum_check`` raises it (ValueError for +inf and
+# -inf among the terms, OverflowError for an intermediate overflow).
+cdef extern from "refsvm_fsum.h":
+    int REFSVM_FSUM_OK, REFSVM_FSUM_INVALID, REFSVM_FSUM_OVERFLOW, REFSVM_FSUM_FULL
+    int refsvm_fsum(const double* x, Py_ssize_t n, double* out) noexcept nogil
+    void refsvm_two_product(double a, double b, double* p, double* e) noexcept nogil
+    int refsvm_exact_sum(const double* a, const double* b, Py_ssize_t m, double sign,
+                         const double* extra, Py_ssize_t nextra, double* out) noexcept nogil
+    int refsvm_g_exact(const double* coef, const double* K, Py_ssize_t ldk, Py_ssize_t nrows,
+                       Py_ssize_t m, const double* y, double b, double bias_sign,
+                       double* out, Py_ssize_t* bad) noexcept nogil
+    int refsvm_g_exact_fixed(const double* coef, const double* K, Py_ssize_t ldk,
+                             Py_ssize_t nrows, Py_ssize_t m, const double* y,
+                             const double* p, double u, const double* d, double* out,
+                             Py_ssize_t* bad) noexcept nogil
+cdef int fsum_check(int status) except -1
+# g afresh of stored examples from their kernel values, correctly rounded (the exact
+# families' polish: POKER's ``_polish_g``): out[ids[r]] = y_i sum_j coef_j k(x_i, x_sv[j]) +
+# (bias_sign y_i) b - 1 for r < nids, i = ids[r], the kernel values counted (k_rows(i, sv[j]);
+# k(x_i, x_i) read from kdiag[i], not counted) into kv (room for m); stops at the first row
+# whose sum fails and returns its status
+cdef int g_exact_rows(CKernel kern, RowStore s, const Py_ssize_t* ids, Py_ssize_t nids,
+                      const Py_ssize_t* sv, Py_ssize_t m, const double* coef,
+                      const double* y, const double* kdiag, double b, double bias_sign,
+                      double* kv, double* out) noexcept nogil
+
+
 # ---- the polish of the exact active-set engine (reference: refsvm/core/exactness.py,
 # ``margin_g``, ``polish_residual``, ``polish_newton``, ``snap_margin``): g afresh in
 # doubled precision (Dot2 over the error vectors, then over S in its order, then y_i b and

@@ -2289,6 +2289,123 @@ cdef list _margin_set_ops(MarginSet ms, ops, const double[::1] yv):
     return results
 
 
+# ---------------------------------------------------------------- correctly rounded sums
+cdef int fsum_check(int status) except -1:
+    """Raise ``math.fsum``'s error for a status of refsvm_fsum.h (0: nothing)."""
+    if status == REFSVM_FSUM_OK:
+        return 0
+    if status == REFSVM_FSUM_INVALID:
+        raise ValueError("-inf + inf in fsum")
+    if status == REFSVM_FSUM_OVERFLOW:
+        raise OverflowError("intermediate overflow in fsum")
+    raise MemoryError("fsum: more partials than room")
+
+
+cdef int g_exact_rows(CKernel kern, RowStore s, const Py_ssize_t* ids, Py_ssize_t nids,
+                      const Py_ssize_t* sv, Py_ssize_t m, const double* coef,
+                      const double* y, const double* kdiag, double b, double bias_sign,
+                      double* kv, double* out) noexcept nogil:
+    """g of the stored examples ids, correctly rounded, row by row (see _core.pxd)."""
+    cdef Py_ssize_t r, j, i, bad
+    cdef double g
+    cdef int status
+    for r in range(nids):
+        i = ids[r]
+        for j in range(m):
+            kv[j] = kdiag[i] if sv[j] == i else kern.k_rows(s, i, sv[j])
+        status = refsvm_g_exact(coef, kv, m, 1, m, &y[i], b, bias_sign, &g, &bad)
+        if status != REFSVM_FSUM_OK:
+            return status
+        out[i] = g
+    return REFSVM_FSUM_OK
+
+
+def _float_array(values):
+    return np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(-1))
+
+
+def fsum(values):
+    """The sum of ``values`` correctly rounded, by the hand-written C (refsvm_fsum.c):
+    ``math.fsum``'s value and errors."""
+    cdef const double[::1] x = _float_array(values)
+    cdef double out = 0.0
+    cdef int status
+    with nogil:
+        status = refsvm_fsum(&x[0] if x.shape[0] else NULL, x.shape[0], &out)
+    fsum_check(status)
+    return out
+
+
+def two_product(a, b):
+    """Dekker's error-free product elementwise (the reference's ``two_product``):
+    (p, e) with a * b = p + e."""
+    cdef const double[::1] av = _float_array(a)
+    cdef const double[::1] bv = _float_array(b)
+    cdef Py_ssize_t j
+    if av.shape[0] != bv.shape[0]:
+        raise ValueError("a and b differ in length")
+    p, e = np.empty(av.shape[0]), np.empty(av.shape[0])
+    cdef double[::1] pv = p
+    cdef double[::1] ev = e
+    for j in range(av.shape[0]):
+        refsvm_two_product(av[j], bv[j], &pv[j], &ev[j])
+    return p, e
+
+
+def exact_sum(a, b, double sign, extra):
+    """sign * sum_j a_j b_j + sum(extra), correctly rounded (the reference's
+    ``refsvm.core.active_set.exact_sum``, its terms in its order)."""
+    cdef const double[::1] av = _float_array(a)
+    cdef const double[::1] bv = _float_array(b)
+    cdef const double[::1] ev = _float_array(extra)
+    cdef double out = 0.0
+    cdef int status
+    if av.shape[0] != bv.shape[0]:
+        raise ValueError("a and b differ in length")
+    status = refsvm_exact_sum(&av[0] if av.shape[0] else NULL,
+                              &bv[0] if bv.shape[0] else NULL, av.shape[0], sign,
+                              &ev[0] if ev.shape[0] else NULL, ev.shape[0], &out)
+    fsum_check(status)
+    return out
+
+
+def g_exact(coef, K, y, double b=0.0, double bias_sign=1.0, fixed=None):
+    """g of every row of K correctly rounded (the reference's
+    ``refsvm.core.exactness.g_exact``, its arguments): y_r sum_j c_j K[r, j] +
+    bias_sign y_r b - 1, or with ``fixed`` = (p, u, d) y_r sum_j c_j K[r, j] + p_r +
+    u d_r."""
+    cdef const double[::1] cv = _float_array(coef)
+    Kc = np.ascontiguousarray(np.atleast_2d(np.asarray(K, dtype=np.float64)))
+    if Kc.ndim != 2 or Kc.shape[1] != cv.shape[0]:
+        raise ValueError("one column of K a coefficient")
+    cdef const double[:, ::1] Kv = Kc
+    cdef Py_ssize_t nrows = Kv.shape[0], m = cv.shape[0], bad = 0
+    cdef const double[::1] yv = _float_array(y)
+    cdef const double[::1] pv
+    cdef const double[::1] dv
+    cdef double u
+    cdef int status
+    out = np.empty(nrows)
+    cdef double[::1] ov = out
+    if yv.shape[0] != nrows:
+        raise ValueError("one y a row of K")
+    if not nrows:
+        return out
+    if fixed is None:
+        status = refsvm_g_exact(&cv[0] if m else NULL, &Kv[0, 0] if m else NULL, m, nrows,
+                                m, &yv[0], b, bias_sign, &ov[0], &bad)
+    else:
+        pv = _float_array(fixed[0])
+        u = float(fixed[1])
+        dv = _float_array(fixed[2])
+        if pv.shape[0] != nrows or dv.shape[0] != nrows:
+            raise ValueError("one p and one d a row of K")
+        status = refsvm_g_exact_fixed(&cv[0] if m else NULL, &Kv[0, 0] if m else NULL, m,
+                                      nrows, m, &yv[0], &pv[0], u, &dv[0], &ov[0], &bad)
+    fsum_check(status)
+    return out
+
+
 # ---------------------------------------------------------------- the polish
 # (reference: refsvm/core/exactness.py, the same operations in the same order)
 cdef void polish_add_column(double* pe, double* se, const signed char* status,

@@ -209,13 +209,17 @@ def test_the_active_set_engine_lives_in_the_core():
 POLISH_IN_CORE = ("polish_add_column", "margin_g", "polish_balance", "polish_residual",
                   "polish_step", "polish_refine", "polish_undo", "polish_newton", "snap_margin")
 POLISH_ONCE_PER_TWIN = ("_exact_g", "_polish_residual", "_snap", "_worst_violation_g")
+#: The correctly rounded sum's pieces the core holds (``refsvm/_csrc/refsvm_fsum.c``, declared
+#: in ``_core.pxd``; a twin's method may wrap the core's ``fsum``, never sum on its own).
+SUM_IN_CORE = ("two_product", "exact_sum", "g_exact_rows", "fsum_check")
 
 
 def test_one_compiled_polish_for_both_twins():
     # g afresh by Dot2, the residual [h; g_S], the Newton step through the margin set's R and
     # the snap are compiled once, in the core; the twins call them (IDSVM's twin the whole
-    # polish, POKER's the Newton step: its residuals are correctly rounded, in Python) and
-    # define none of them again, as a function or as a method
+    # polish, POKER's the Newton step, and its correctly rounded residuals and g by the
+    # core's compiled sum: g_exact_rows, fsum_check) and define none of them again, as a
+    # function or as a method
     pxd = (PKG / "_core.pxd").read_text(encoding="utf-8")
     from refsvm.core import exactness
     for name in POLISH_IN_CORE:
@@ -225,7 +229,7 @@ def test_one_compiled_polish_for_both_twins():
             assert name in exactness.__all__, f"refsvm.core.exactness lacks {name}"
     uses = {"idsvm/_incremental_svm.pyx": ("polish_add_column", "polish_newton", "margin_g",
                                            "snap_margin", "polish_balance"),
-            "poker/_poker.pyx": ("polish_step", "polish_refine")}
+            "poker/_poker.pyx": ("polish_step", "polish_refine", "g_exact_rows", "fsum_check")}
     for rel, names in uses.items():
         text = (PKG / rel).read_text(encoding="utf-8")
         cimported = set(re.findall(r"\w+", " ".join(re.findall(
@@ -233,7 +237,10 @@ def test_one_compiled_polish_for_both_twins():
         for name in names:
             assert name in cimported, f"refsvm/{rel} does not cimport the core's {name}"
         again = {m for m in re.findall(r"^\s*c?p?def\s+[\w*\s]*?\b(\w+)\(", text, re.M)
-                 if m in POLISH_ONCE_PER_TWIN or m.lstrip("_") in POLISH_IN_CORE}
+                 if m in POLISH_ONCE_PER_TWIN or m.lstrip("_") in POLISH_IN_CORE + SUM_IN_CORE}
+        assert not re.search(r"\bmath\.fsum\(|^\s*(?:import math\b|from math import)", text,
+                             re.M), (
+            f"refsvm/{rel} sums with math.fsum: the core's compiled sum holds it")
         assert not again, f"refsvm/{rel} defines {sorted(again)}: the core's polish holds them"
 
 

@@ -64,6 +64,8 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, polish_refine, polish_step)
+from refsvm._core cimport fsum_check, g_exact_rows
+from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
 from refsvm.core import column_cache as _column_cache
 from refsvm.core import stream as _stream
@@ -1522,6 +1524,51 @@ cdef class POKERState(StreamLearner):
         polish_step(self.ms, &rv[0], &wv[0], NULL)
         return bool(polish_refine(self.ms, &av[0], &self.b, &wv[0], self.C, -1.0, -1.0,
                                   INFINITY, &wv[nn]))
+
+    # the correctly rounded sums of the check and the polish (the reference's
+    # ``EndOfChunk`` methods of the same names): the core's compiled sum
+    # (refsvm/_csrc/refsvm_fsum.c), the bits of ``math.fsum``
+    def _fsum(self, values):
+        """sum(values), correctly rounded."""
+        return _core_fsum(values)
+
+    def _exact_balance(self, y, alpha):
+        """y'alpha, correctly rounded."""
+        return _core_fsum(np.asarray(y, dtype=np.float64) * np.asarray(alpha, dtype=np.float64))
+
+    def _g_exact(self, coef, K, y, b):
+        """g of the rows of the kernel block K, correctly rounded, with POKER's sign of
+        the bias."""
+        return _core_g_exact(coef, K, y, b, -1.0)
+
+    def _polish_g(self, ids, sv, double[::1] out):
+        """out[i] = g_i for the examples i of ``ids`` in order, correctly rounded from
+        alpha_j y_j of the support vectors ``sv``, their kernel values (counted; k(x_i,
+        x_i) from ``kdiag``) and b: the core's ``g_exact_rows``, one nogil loop over the
+        rows."""
+        cdef const Py_ssize_t[::1] iv = np.ascontiguousarray(ids, dtype=np.intp)
+        cdef const Py_ssize_t[::1] svv = np.ascontiguousarray(sv, dtype=np.intp)
+        cdef Py_ssize_t nids = iv.shape[0], m = svv.shape[0]
+        cdef const double[::1] cv = np.ascontiguousarray(self.alpha[sv] * self.y[sv],
+                                                         dtype=np.float64)
+        cdef const double[::1] yv = self.y
+        cdef const double[::1] kd = self.kdiag
+        cdef double[::1] kv = np.empty(max(m, 1))
+        cdef CKernel kern = self.kernel
+        cdef RowStore store = self.store
+        cdef double b = self.b
+        cdef int status
+        if not nids:
+            return
+        if min(np.min(iv), np.min(svv) if m else 0) < 0 or max(
+                np.max(iv), np.max(svv) if m else 0) >= min(out.shape[0], yv.shape[0],
+                                                             kd.shape[0], self.n):
+            raise ValueError("an id outside the examples")
+        with nogil:
+            status = g_exact_rows(kern, store, &iv[0], nids, &svv[0] if m else NULL, m,
+                                  &cv[0] if m else NULL, &yv[0], &kd[0], b, -1.0, &kv[0],
+                                  &out[0])
+        fsum_check(status)
 
     # ------------------------------------------------------------------ I_s, R, KS
     @property

@@ -40,7 +40,10 @@ learned by the next path of the ladder or rolled back with ``ExactnessError``.
 
 g afresh, the balance, the KKT violation of the partition, the Newton step and the kernel
 block are the core's (:mod:`refsvm.core.exactness`, ``refsvm.core.kernels.kernel_block``),
-with POKER's sign of the bias (f = w'phi - b); the levels and the errors are POKER's.
+with POKER's sign of the bias (f = w'phi - b); the levels and the errors are POKER's.  The
+correctly rounded sums go through four methods (``_fsum``, ``_exact_balance``, ``_g_exact``,
+``_polish_g``): ``math.fsum`` here, the core's compiled correctly rounded sum in the twin
+(the same bits, ``tests/core/test_exact_g.py``).
 """
 
 from __future__ import annotations
@@ -119,12 +122,12 @@ class EndOfChunk:
         d = self.departures
         a, y, st = self.alpha[act], self.y[act], self.status[act]
         b, kmax = float(self.b), float(self.kmax)
-        amax, mass = float(np.max(a)), math.fsum(a.tolist())
+        amax, mass = float(np.max(a)), self._fsum(a)
         gtol, htol = d["kkt_tol"] * (1.0 + kmax * amax), d["kkt_tol"] * amax
         if self.C * kmax > d["ulps_ck"]:
             gtol = min(gtol, d["kkt_ulps"] * EPS_MACH * (1.0 + abs(b) + kmax * mass))
             htol = min(htol, d["h_ulps"] * EPS_MACH * mass)
-        h = abs(balance(y, a, exact=True))
+        h = abs(self._exact_balance(y, a))
         # the kept g of I_o and I_c (or g afresh): on the right side of 0
         g = self._fresh_g(act, gtol) if fresh else self.g[act]
         v = partition_violation(st, g, margin=False)
@@ -143,7 +146,7 @@ class EndOfChunk:
             # terms errs by at most (m + 2) eps times the sum of its terms' sizes)
             bound = (sv.size + 3) * EPS_MACH * 1.01 * (np.abs(ya) @ np.abs(K) + abs(b) + 1.0)
             doubt = np.flatnonzero(np.abs(gs) + bound > gtol)
-            gs[doubt] = g_exact(ya, K[:, doubt].T, ys[doubt], b, bias_sign=-1.0)
+            gs[doubt] = self._g_exact(ya, K[:, doubt].T, ys[doubt], b)
             p = int(np.argmax(np.abs(gs)))
             if abs(gs[p]) > worst:
                 worst, who, where = float(abs(gs[p])), int(np.searchsorted(act, S[p])), "I_s"
@@ -204,33 +207,46 @@ class EndOfChunk:
         if not force and (not self.departures["polish"]
                           or self.C * self.kmax <= self.departures["polish_ck"]):
             return
-        n = self.n
-        act = np.flatnonzero(self.status[:n] >= 0)
-        rows = {}
-
-        def exact_g(i, sv, ya):
-            """g_i correctly rounded (the kernel values of row i kept for the next call)."""
-            if i not in rows:
-                rows[i] = {}
-            known = rows[i]
-            kv = np.array([known.setdefault(int(j), self.kdiag[i] if j == i
-                                            else self._k(int(i), int(j))) for j in sv])
-            return g_exact(ya, kv[None, :], self.y[i:i + 1], self.b, bias_sign=-1.0)[0]
-
+        act = np.flatnonzero(self.status[:self.n] >= 0)
         if self.S and self.phase != FIXED:
             # one step of iterative refinement of (b, alpha_s) on the exact residuals
             # of the bordered system: M [-db; dalpha_s] = -[y'alpha; g_s]
             sv = act[self.alpha[act] > 0.0]
-            ya = self.alpha[sv] * self.y[sv]
-            r = np.array([balance(self.y[act], self.alpha[act], exact=True)]
-                         + [exact_g(int(i), sv, ya) for i in self.S])
-            self._newton(r)
+            S = np.array(self.S, dtype=np.intp)
+            h = self._exact_balance(self.y[act], self.alpha[act])
+            gS = np.empty(self.n)
+            self._polish_g(S, sv, gS)
+            self._newton(np.concatenate(([h], gS[S])))
         sv = act[self.alpha[act] > 0.0]
+        # g = 0 on I_s by definition; the others afresh
+        self._polish_g(act[self.status[act] != I_S], sv, self.g)
+
+    # ---- the correctly rounded sums of the check and the polish: the core's Python
+    # (refsvm.core.exactness, math.fsum) here; the compiled twin defines the same methods
+    # on the core's compiled sum (refsvm/_csrc/refsvm_fsum.c), the same bits
+    def _fsum(self, values):
+        """sum(values), correctly rounded."""
+        return math.fsum(np.asarray(values, dtype=np.float64).tolist())
+
+    def _exact_balance(self, y, alpha):
+        """y'alpha, correctly rounded (the core's :func:`balance`, ``exact``)."""
+        return balance(y, alpha, exact=True)
+
+    def _g_exact(self, coef, K, y, b):
+        """g of the rows of the kernel block K, correctly rounded, with POKER's sign of
+        the bias (the core's :func:`g_exact`)."""
+        return g_exact(coef, K, y, b, bias_sign=-1.0)
+
+    def _polish_g(self, ids, sv, out):
+        """out[i] = g_i for the examples i of ``ids`` in order, correctly rounded from
+        alpha_j y_j of the support vectors ``sv``, their kernel values k(x_i, x_j)
+        (counted, ``_k``; k(x_i, x_i) from ``kdiag``) and b (:meth:`_g_exact`)."""
         ya = self.alpha[sv] * self.y[sv]
-        for i in act:
-            if self.status[i] == I_S:
-                continue                              # on its margin: g = 0 by definition
-            self.g[i] = exact_g(int(i), sv, ya)
+        for i in ids:
+            i = int(i)
+            kv = np.array([self.kdiag[i] if j == i else self._k(i, int(j)) for j in sv],
+                          dtype=np.float64)
+            out[i] = self._g_exact(ya, kv[None, :], self.y[i:i + 1], self.b)[0]
 
     def _newton(self, r):
         """The Newton step of the polish: [db; dalpha_s] = -R r through the bordered
