@@ -1003,3 +1003,24 @@ cdef bint polish_newton(MarginSet ms, const signed char* status, double* alpha,
                         double window, double max_step, double* r, double* step,
                         double* old, double** rows) noexcept nogil
 cdef void snap_margin(MarginSet ms, double* alpha, double C, double w) noexcept nogil
+
+
+# ================================================================ membership changes
+# The membership changes of the margin set, written once for both exact families
+# (reference: refsvm/core/engine.py, ``join`` and ``leave``, the same operations in the
+# same order).  ``join``: i enters S (``start`` when S is empty, else ``grow`` by
+# (beta, kappa) with its column ``col``, a buffer S takes over) and gets the family's code
+# for S.  ``leave``: the member at ``pos`` leaves S with the family's code (its code for
+# "at C" or "at zero", or one of its own), alpha set to ``value`` when ``alpha`` is given,
+# its column kept by the family's cache when ``keep`` (``put(s, col, n, room, clean)``;
+# an adopting cache takes the buffer, else it goes back to the spares), R shrunk (Eq. 9,
+# ``remove`` with ``eps`` and ``scale``).  Returns 1 when the downdate was refused: the
+# family forms R afresh its own way (and keeps its own bookkeeping around both calls:
+# IDSVM's bordered matrix, POKER's positions, g and marks, both families' refreshes).
+cdef int engine_join(MarginSet ms, Py_ssize_t i, signed char code, signed char* status,
+                     const double* y, double q, double* beta, double kappa,
+                     double* col) except -1 nogil
+cdef int engine_leave(MarginSet ms, Py_ssize_t pos, signed char code, signed char* status,
+                      double* alpha, double value, ColumnCache cache, bint keep,
+                      Py_ssize_t n, Py_ssize_t room, bint clean, double eps,
+                      double scale) except -1 nogil

@@ -2601,3 +2601,116 @@ def polish_run(ops, y, K, alpha, double b, status, double C, double kscale,
     finally:
         free(rows)
     return a_out, b, g, bool(kept)
+
+
+# ================================================================ membership changes
+# (reference: refsvm/core/engine.py, the same operations in the same order)
+cdef int engine_join(MarginSet ms, Py_ssize_t i, signed char code, signed char* status,
+                     const double* y, double q, double* beta, double kappa,
+                     double* col) except -1 nogil:
+    """i joins S (Eq. 8): S = {i} (``start``, a = y_i, q = Q_ii) when S is empty, else
+    R grown by (beta, kappa); S takes the buffer ``col`` over; status[i] = code."""
+    if ms.ns == 0:
+        ms.start(i, y[i], q, col)
+    else:
+        ms.grow(i, beta, kappa, col)
+    status[i] = code
+    return 0
+
+
+cdef int engine_leave(MarginSet ms, Py_ssize_t pos, signed char code, signed char* status,
+                      double* alpha, double value, ColumnCache cache, bint keep,
+                      Py_ssize_t n, Py_ssize_t room, bint clean, double eps,
+                      double scale) except -1 nogil:
+    """S[pos] leaves S (Eq. 9): alpha = value (when ``alpha`` is given), its column to
+    ``cache`` (when ``keep``; the buffer to the spares unless the cache adopts it), R
+    shrunk (``remove``), status = code.  Returns 1 when the downdate was refused (S and
+    KS have shrunk, R has not: the caller forms it afresh)."""
+    cdef Py_ssize_t s = ms.S[pos]
+    cdef double* col = ms.KS[pos]
+    cdef bint refused
+    if alpha != NULL:
+        alpha[s] = value
+    if keep:
+        cache.put(s, col, n, room, clean)
+    if not (keep and cache.adopt):
+        ms.pool_put(col, ms.cap)
+    refused = ms.remove(pos, eps, scale)
+    status[s] = code
+    return 1 if refused else 0
+
+
+def engine_run(ops, y, K, alpha, status, double C, long long budget, bint adopt=False):
+    """Drive the compiled membership changes through ``ops`` (a test against
+    :mod:`refsvm.core.engine`, which takes the same calls), on a :class:`MarginSet`, a
+    :class:`ColumnCache` (``budget`` bytes, adopting or copying) and copies of ``alpha``
+    and ``status`` (int8): ("join", i, code): beta = -R m and kappa = Q_ii + m' beta
+    (``bordered_beta_sym``, ``bordered_pivot``) with i's column K[:, i]; ("leave", pos,
+    code, up, keep, eps): alpha = C (up), 0 (not up) or untouched (None), the column kept
+    (keep) with n = K's rows, a refused downdate formed afresh (``inverse``, made exactly
+    symmetric).  Returns (the leaves' (s, refused), S, R, KS of the examples, alpha,
+    status, the cache's ``arrays()``)."""
+    cdef MarginSet ms = MarginSet()
+    cdef ColumnCache cache = ColumnCache(adopt)
+    cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    cdef const double[:, ::1] Kv = np.ascontiguousarray(K, dtype=np.float64)
+    a_out = np.array(alpha, dtype=np.float64)
+    s_out = np.array(status, dtype=np.int8)
+    cdef double[::1] av = a_out
+    cdef signed char[::1] sv = s_out
+    cdef Py_ssize_t i, pos, a, nn, n = yv.shape[0]
+    cdef double* col
+    cdef double* beta
+    cdef double* m
+    cdef double* A
+    cdef double* work
+    cdef double** rows
+    cdef int* ipiv
+    cdef double kappa = 0.0
+    cdef int refused, info
+    cache.budget = budget
+    ms.reserve_rows(n)
+    results = []
+    for op in ops:
+        if op[0] == "join":
+            i = op[1]
+            col = ms.pool_get()
+            for a in range(n):
+                col[a] = Kv[a, i]
+            nn = ms.ns + 1
+            beta = <double*> malloc((nn + 1) * sizeof(double))
+            m = <double*> malloc((nn + 1) * sizeof(double))
+            rows = <double**> malloc(nn * sizeof(double*))
+            if ms.ns:
+                ms.m_of(i, &yv[0], m)
+                bordered_beta_sym(ms.R, ms.ld, nn, m, beta, rows)
+                kappa = bordered_pivot(Kv[i, i], m, beta, nn)
+            engine_join(ms, i, <signed char> op[2], &sv[0], &yv[0], Kv[i, i], beta, kappa,
+                        col)
+            free(beta)
+            free(m)
+            free(rows)
+        elif op[0] == "leave":
+            pos = op[1]
+            i = ms.S[pos]
+            refused = engine_leave(ms, pos, <signed char> op[2], &sv[0],
+                                   NULL if op[3] is None else &av[0],
+                                   C if op[3] else 0.0, cache, op[4], n, ms.cap, False,
+                                   op[5], ms.max_abs())
+            results.append((int(i), bool(refused)))
+            if refused and ms.ns:
+                nn = ms.ns + 1
+                A = <double*> malloc(nn * nn * sizeof(double))
+                work = <double*> malloc(nn * sizeof(double))
+                ipiv = <int*> malloc(nn * sizeof(int))
+                info = ms.inverse(&yv[0], A, ipiv, work, ms.R, ms.ld)
+                free(A)
+                free(work)
+                free(ipiv)
+                if info:
+                    raise np.linalg.LinAlgError("singular bordered matrix")
+                bordered_symmetrize(ms.R, ms.ld, nn)
+        else:
+            raise ValueError(op[0])
+    return (results, ms.ids(), ms.inverse_array(), ms.columns(n), a_out, s_out,
+            cache.arrays())

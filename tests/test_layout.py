@@ -180,14 +180,14 @@ def test_the_exact_families_do_not_import_each_other(family):
 
 
 def test_the_active_set_engine_lives_in_the_core():
-    # what the engine shares (refsvm/core/active_set.py, bordered.py, exactness.py; compiled
-    # in _core.pxd) is defined there only: neither exact family defines it again as a
-    # module-level function, under its name or with a leading underscore (a state's method
-    # may wrap it)
-    from refsvm.core import active_set, bordered, exactness
+    # what the engine shares (refsvm/core/active_set.py, bordered.py, exactness.py,
+    # engine.py; compiled in _core.pxd) is defined there only: neither exact family defines
+    # it again as a module-level function, under its name or with a leading underscore (a
+    # state's method may wrap it)
+    from refsvm.core import active_set, bordered, engine, exactness
 
     shared = {n for n in active_set.__all__ + bordered.__all__ + exactness.__all__
-              if n.islower()}
+              + engine.__all__ if n.islower()}
     shared |= set(re.findall(r"^cdef (?:inline )?\w+\*? (\w+)\(",
                              (PKG / "_core.pxd").read_text(encoding="utf-8"), re.M))
     for family in EXACT_FAMILIES:
@@ -289,3 +289,38 @@ def test_the_margin_set_lives_in_the_core():
     for st in (IncrementalSVMState(2), POKERState(2)):
         assert isinstance(st.margin, MarginSet)
         assert st.S is st.margin.S and st.KS is st.margin.KS
+
+
+#: The membership changes of the margin set the core holds: the reference
+#: (``refsvm/core/engine.py``) and compiled (``_core.pxd``) names.
+ENGINE_OPS = {"join": "engine_join", "leave": "engine_leave"}
+
+
+def test_one_membership_change_for_both_families():
+    # an example joining the margin set and a member leaving it are written once, in the
+    # core: both references call refsvm.core.engine's join / leave, both twins cimport
+    # _core's engine_join / engine_leave, and no module of either family starts, grows or
+    # shrinks the margin set itself (nor defines the operations again: the test of the
+    # engine above)
+    from refsvm.core import engine
+
+    pxd = (PKG / "_core.pxd").read_text(encoding="utf-8")
+    for ref_name, c_name in ENGINE_OPS.items():
+        assert ref_name in engine.__all__, f"refsvm.core.engine lacks {ref_name}"
+        assert re.search(rf"^cdef \w+\*? {c_name}\(", pxd, re.M), f"_core.pxd lacks {c_name}"
+    for family, ref, twin in (("idsvm", "incremental_svm.py", "_incremental_svm.pyx"),
+                              ("poker", "poker.py", "_poker.pyx")):
+        text = (PKG / family / ref).read_text(encoding="utf-8")
+        imported = set(re.findall(r"^from \.\.core\.engine import ([\w, ]+)$", text, re.M))
+        assert {n.strip() for line in imported for n in line.split(",")} >= set(ENGINE_OPS), (
+            f"refsvm/{family}/{ref} does not import the core's join and leave")
+        text = (PKG / family / twin).read_text(encoding="utf-8")
+        cimported = set(re.findall(r"\w+", " ".join(re.findall(
+            r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
+        for c_name in ENGINE_OPS.values():
+            assert c_name in cimported, f"refsvm/{family}/{twin} does not cimport {c_name}"
+        for path in _family_modules(family):
+            own = re.findall(r"\b(?:self\.ms|self\.margin|margin)\.(start|grow|remove)\(",
+                             path.read_text(encoding="utf-8"))
+            assert not own, (f"{path.relative_to(ROOT)} calls the margin set's {sorted(set(own))}"
+                             " itself: the core's engine (join / leave) does")

@@ -20,13 +20,15 @@ Every family's reference builds on these and on nothing from another family:
   y'alpha, the Newton step of (b, alpha_S) against the bordered matrix);
 - :mod:`refsvm.core.margin_set`: their margin set (S, its kernel columns and the
   bordered inverse R, with its growth and shrinking);
+- :mod:`refsvm.core.engine`: their membership changes of the margin set (an example
+  joins, a member leaves), written once and called by both;
 - :mod:`refsvm.core.column_cache`: their column cache (the kernel columns of examples
   that left the margin set, oldest out first within a budget);
 - :mod:`refsvm.core.stream` also holds ``run_states``, the block driver that keeps every
   one-vs-rest state at the same example boundary and answers Ctrl-C there.
 """
 
-from . import active_set, bordered, column_cache, exactness, margin_set
+from . import active_set, bordered, column_cache, engine, exactness, margin_set
 from .kernels import (KERNEL_CODES, KERNELS, Kernel, SparseRow, get_row, rows_from_state,
                       rows_to_state, stack_rows)
 from .pa import PA_VARIANTS, PAM_VARIANTS, pa_step, variant_code
@@ -34,6 +36,7 @@ from .scaled import ScaledVector
 from .stream import StreamLearner
 
 __all__ = ["KERNEL_CODES", "KERNELS", "Kernel", "PAM_VARIANTS", "PA_VARIANTS", "ScaledVector",
-           "SparseRow", "StreamLearner", "active_set", "bordered", "column_cache", "exactness",
+           "SparseRow", "StreamLearner", "active_set", "bordered", "column_cache", "engine",
+           "exactness",
            "get_row", "margin_set", "pa_step", "rows_from_state",
            "rows_to_state", "stack_rows", "variant_code"]

@@ -34,7 +34,7 @@ from refsvm._core cimport (
     bordered_pivot, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, lu_inverse, margin_g, polish_add_column, polish_balance,
-    polish_newton, snap_margin)
+    polish_newton, snap_margin, engine_join, engine_leave)
 from cpython.exc cimport PyErr_CheckSignals
 from refsvm.core.stream import answer_held_signals as _answer_held_signals, LONG_WORK as _LONG_WORK, POLL_WORK as _POLL_WORK
 from refsvm.core.departures import resolve
@@ -515,7 +515,8 @@ cdef class IncrementalSVMState(StreamLearner):
     # ------------------------------------------------------------------ inverse R
     cdef int _grow_inverse(self, Py_ssize_t i, double kappa, const double* col,
                            bint from_empty) except -1 nogil:
-        """Add i to S (Eq. 8); beta^(i) must be in self.beta (unless from_empty)."""
+        """Add i to S (Eq. 8, the core's ``engine_join``); beta^(i) must be in self.beta
+        (unless from_empty); then row and column of i in the bordered matrix M."""
         cdef Py_ssize_t ns = self.ms.ns
         cdef double* newcol
         self._reserve_s(ns + 1)
@@ -529,13 +530,10 @@ cdef class IncrementalSVMState(StreamLearner):
         else:
             newcol = self.ms.pool_get()
             memcpy(newcol, col, self.n * sizeof(double))
-        if ns == 0:
-            # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
-            self.ms.start(i, self.y[i], self.kdiag[i], newcol)
-        else:
-            self.ms.grow(i, self.beta, kappa, newcol)
+        # (S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]])
+        engine_join(self.ms, i, MARGIN, self.status, self.y, self.kdiag[i], self.beta, kappa,
+                    newcol)
         self._border(ns)
-        self.status[i] = MARGIN
         self.fresh = False
         self._s_changed()
         return 0
@@ -553,14 +551,18 @@ cdef class IncrementalSVMState(StreamLearner):
             M[(a + 1) * ld + bb + 1] = (ya * self.y[self.ms.S[bb]]) * self.ms.KS[bb][sa]
             M[(bb + 1) * ld + a + 1] = (self.y[self.ms.S[bb]] * ya) * self.ms.KS[a][self.ms.S[bb]]
 
-    cdef int _shrink_inverse(self, Py_ssize_t pos) except -1 nogil:
-        """Remove S[pos]: R_ij <- R_ij - R_ip R_pj / R_pp (Eq. 9), drop row/column p."""
+    cdef int _shrink_inverse(self, Py_ssize_t pos, signed char code, double value,
+                             bint at_bound) except -1 nogil:
+        """Remove S[pos] with status ``code`` (the core's ``engine_leave``): at a bound
+        (at_bound) alpha = value and its column to the cache; R_ij <- R_ij - R_ip R_pj /
+        R_pp (Eq. 9), drop row/column p, of R and of M."""
         cdef Py_ssize_t ns = self.ms.ns, a, q, ld
         cdef double mx
         cdef bint rebuild
-        self.ms.pool_put(self.ms.KS[pos], self.ms.cap)
         # a nearly singular reduced matrix is inverted afresh below
-        rebuild = self.ms.remove(pos, EPS_RATE, self.ms.max_abs())
+        rebuild = engine_leave(self.ms, pos, code, self.status,
+                               self.alpha if at_bound else NULL, value, self.cache, at_bound,
+                               self.n, self.n, False, EPS_RATE, self.ms.max_abs())
         # M without row and column pos + 1
         ld = self.ms.ld
         for a in range(ns + 1):
@@ -989,17 +991,10 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef int _leave_margin(self, Py_ssize_t pos, bint to_error) except -1 nogil:
         """S[pos] leaves S at a bound: alpha = C (E) or 0 (R)."""
-        cdef Py_ssize_t s = self.ms.S[pos]
-        cdef int new
         if to_error:
-            self.alpha[s] = self.C
-            new = ERROR
+            self._shrink_inverse(pos, ERROR, self.C, True)
         else:
-            self.alpha[s] = 0.0
-            new = REST
-        self._cache_put(s, self.ms.KS[pos])
-        self._shrink_inverse(pos)
-        self.status[s] = new
+            self._shrink_inverse(pos, REST, 0.0, True)
         return 0
 
     cdef void _move_g(self, double t) noexcept nogil:
@@ -1686,7 +1681,7 @@ cdef class IncrementalSVMState(StreamLearner):
         if st == MARGIN:
             pos = self._s_pos(c)
             memcpy(self.col, self.ms.KS[pos], self.n * sizeof(double))
-            self._shrink_inverse(pos)
+            self._shrink_inverse(pos, OUT, 0.0, False)
         else:
             self._column(c, self.col, 2)
         self.status[c] = OUT

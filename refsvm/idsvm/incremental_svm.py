@@ -45,6 +45,7 @@ from ..core.bordered import (
 from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
 from ..core.departures import resolve
+from ..core.engine import join, leave
 from ..core.kernels import Kernel
 from ..core.margin_set import MarginSet, delegated
 from ..core.stream import StreamLearner
@@ -176,21 +177,21 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
 
     # ------------------------------------------------------------------ R (Eqs. 8-9)
     def _grow_inverse(self, i, beta_i, kappa, col):
-        """Add example i to S: R <- [[R, 0], [0, 0]] + [beta; 1][beta; 1]^T / kappa  (Eq. 8)."""
-        if not self.S:
-            # S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]
-            self.margin.start(i, self.y[i], self.kdiag[i], col)
-        else:
-            self.margin.grow(i, beta_i, kappa, col)
-        self.status[i] = MARGIN
+        """Add example i to S: R <- [[R, 0], [0, 0]] + [beta; 1][beta; 1]^T / kappa  (Eq. 8;
+        S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]]), the core's ``join``."""
+        join(self.margin, i, self.status, self.y, self.kdiag[i], col, beta_i, kappa, MARGIN)
         self.fresh = False
         self._s_changed()
 
-    def _shrink_inverse(self, pos):
-        """Remove the margin vector at position ``pos`` of S:
+    def _shrink_inverse(self, pos, code=OUT, value=None):
+        """Remove the margin vector at position ``pos`` of S with status ``code`` (at a
+        bound, alpha = ``value`` and its column to the cache), the core's ``leave``:
         R_ij <- R_ij - R_ik R_kj / R_kk  (Eq. 9), row and column k dropped; a (nearly)
         zero pivot R_kk: R inverted afresh from the kernel columns instead."""
-        refused = self.margin.remove(pos, EPS_RATE)
+        at_bound = value is not None
+        _, refused = leave(self.margin, pos, self.status, code, EPS_RATE,
+                           alpha=self.alpha if at_bound else None, value=value,
+                           cache_put=self._cache_put if at_bound else None)
         self.fresh = False
         if refused:
             self.Rinv = self._invert_bordered()
@@ -421,11 +422,10 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
 
     def _leave_margin(self, pos, to_error):
         """The margin vector S[pos] leaves S at a bound: alpha = C (E) or 0 (R); Eq. 9."""
-        s = self.S[pos]
-        self.alpha[s] = self.C if to_error else 0.0
-        self._cache_put(s, self.KS[: self.n, pos])
-        self._shrink_inverse(pos)
-        self.status[s] = ERROR if to_error else REST
+        if to_error:
+            self._shrink_inverse(pos, ERROR, self.C)
+        else:
+            self._shrink_inverse(pos, REST, 0.0)
 
     def _join(self, i):
         """Example i (in R or E, g_i = 0) joins S (Eq. 8); a zero pivot goes through an

@@ -63,7 +63,8 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            refsvm_cols_to_rows, refsvm_rows_to_cols, bordered_pivot,
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
-                           pivot_is_zero, neumaier_add, polish_refine, polish_step)
+                           pivot_is_zero, neumaier_add, polish_refine, polish_step,
+                           engine_join, engine_leave)
 from refsvm._core cimport fsum_check, g_exact_rows
 from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
@@ -615,8 +616,8 @@ cdef class POKERState(StreamLearner):
         return 0
 
     cdef int _add_to_S(self, Py_ssize_t i, double* col, double kappa) except -1:
-        """i joins I_s (bordered_start, or bordered_grow with beta in self.beta); its
-        column buffer (NaN -> 0) becomes I_s's."""
+        """i joins I_s (the core's ``engine_join``: bordered_start, or bordered_grow with
+        beta in self.beta); its column buffer (NaN -> 0) becomes I_s's."""
         cdef Py_ssize_t k = self.ms.ns, l
         self._reserve_s(k + 1)
         if col != self.col_clean:
@@ -624,33 +625,33 @@ cdef class POKERState(StreamLearner):
                 if isnan(col[l]):
                     col[l] = 0.0
         self.col_clean = NULL
-        if k == 0:
-            self.ms.start(i, self.c_y[i], self.c_kdiag[i], col)
-        else:
-            self.ms.grow(i, self.beta, kappa, col)
+        engine_join(self.ms, i, C_IS, self.c_status, self.c_y, self.c_kdiag[i], self.beta,
+                    kappa, col)
         self.spos[i] = k
-        self.c_status[i] = C_IS
         self.c_g[i] = 0.0
         self.fresh = False
         self._s_changed()
         return 0
 
-    cdef int _remove_from_S_c(self, Py_ssize_t pos, signed char new_status) except -1:
-        """The member at ``pos`` leaves I_s (bordered_shrink; R afresh if it is refused,
-        or after the shrink of an ill-conditioned inverse); its column goes to the cache."""
-        cdef Py_ssize_t s = self.ms.S[pos], k = self.ms.ns, a
+    cdef int _remove_from_S_c(self, Py_ssize_t pos, signed char new_status,
+                              double* alpha=NULL, double value=0.0) except -1:
+        """The member at ``pos`` leaves I_s (the core's ``engine_leave``: alpha = value
+        when ``alpha`` is given, its column to the cache, bordered_shrink; R afresh if it
+        is refused, or after the shrink of an ill-conditioned inverse)."""
+        cdef Py_ssize_t s = self.ms.S[pos], k = self.ms.ns, a, n = self.n
         cdef double mx = 0.0
-        cdef bint ill = False, refused = False
+        cdef bint ill = False, refused = False, clean
         if k > 1:
             mx = self.ms.max_abs()
             ill = self.refresh_on and mx * max(1.0, self.kmax) > self.cond_refresh
-        self._cache_put_c(s, self.ms.KS[pos])
+        # the cache takes the buffer (NaN where an id is not in the problem: _cache_put_c)
+        clean = self.ccache.fits(n) and _nan_off(self.ms.KS[pos], self.c_status, n) == 0
         # the scale of the shrink's singularity test is the mx just computed
-        refused = self.ms.remove(pos, self.shrink_eps, mx)
+        refused = engine_leave(self.ms, pos, new_status, self.c_status, alpha, value,
+                               self.ccache, True, n, self.cap, clean, self.shrink_eps, mx)
         for a in range(pos, k - 1):
             self.spos[self.ms.S[a]] = a
         self.spos[s] = -1
-        self.c_status[s] = new_status
         self.fresh = False
         if refused:
             if not self._refresh_c():
@@ -659,6 +660,18 @@ cdef class POKERState(StreamLearner):
             self._s_changed()
             if ill and self.ms.ns and not self.fresh:
                 self._refresh_c()
+        return 0
+
+    cdef int _leave(self, Py_ssize_t who, bint up) except -1:
+        """A member of I_s reached a bound: c (``up``, it joins I_c) or 0 (I_o)
+        (reference ``_leave``)."""
+        if up:
+            self._remove_from_S_c(self.spos[who], C_IC, self.c_alpha, self.C)
+        else:
+            self._remove_from_S_c(self.spos[who], C_IO, self.c_alpha, 0.0)
+        self.c_g[who] = 0.0
+        self.gdot[who] = 0.0             # nothing pending for it
+        self._dep_clear()
         return 0
 
     cdef void _solve_fixed(self, const double* r, double* out) noexcept:
@@ -889,9 +902,9 @@ cdef class POKERState(StreamLearner):
 
     cdef int _follow_c(self, int mode) except -1:
         """Follow the path of ``mode`` to the end of its parameter (reference ``_follow``)."""
-        cdef Py_ssize_t n = self.n, k, a, i, c, ncand, pos, who, it, max_iter
+        cdef Py_ssize_t n = self.n, k, a, i, c, ncand, who, it, max_iter
         cdef double athr, r, ts, tmin, w_end, t, gd, gmin, wmax, C = self.C
-        cdef signed char st, new
+        cdef signed char st
         cdef int kind
         cdef bint fixed = mode == M_FIXED
         cdef EventChoice e
@@ -1013,17 +1026,7 @@ cdef class POKERState(StreamLearner):
                 self._hook()
                 return 0
             if kind == EV_LEAVE:
-                pos = self.spos[who]
-                if self.aS[pos] > 0:
-                    self.c_alpha[who] = C
-                    new = C_IC
-                else:
-                    self.c_alpha[who] = 0.0
-                    new = C_IO
-                self._remove_from_S_c(pos, new)
-                self.c_g[who] = 0.0
-                self.gdot[who] = 0.0             # nothing pending for it
-                self._dep_clear()
+                self._leave(who, self.aS[self.spos[who]] > 0)
             else:
                 self.c_g[who] = 0.0
                 self.gdot[who] = 0.0
@@ -1105,7 +1108,6 @@ cdef class POKERState(StreamLearner):
         cdef bint changed = False, owned = True
         cdef Py_ssize_t k, pos, j, who, attempt
         cdef int kind
-        cdef signed char new
         cdef EventChoice e
         try:
             while True:
@@ -1212,17 +1214,7 @@ cdef class POKERState(StreamLearner):
                     self._dep_add(i)
                     return 0
                 self.c_alpha[i] += sigma * tmin
-                pos = self.spos[who]
-                if self.z[pos] > 0:
-                    self.c_alpha[who] = C
-                    new = C_IC
-                else:
-                    self.c_alpha[who] = 0.0
-                    new = C_IO
-                self._remove_from_S_c(pos, new)
-                self.c_g[who] = 0.0
-                self.gdot[who] = 0.0
-                self._dep_clear()
+                self._leave(who, self.z[self.spos[who]] > 0)
                 self._dep_add(who)             # I_s changed: the older marks go
                 changed = True
                 # i is now strictly inside its box: it joins the smaller I_s (retry)

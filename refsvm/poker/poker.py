@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bordered import bordered_pivot, dot, least_index_event, matvec, pivot_is_zero
+from ..core.engine import join, leave
 from ..core.margin_set import delegated
 from .departures.bias_centring import BiasCentring
 from .departures.column_cache import ColumnCache
@@ -367,8 +368,10 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
     def _leave(self, who, up):
         """A member of I_s reached a bound: c (``up``, it joins I_c) or 0 (I_o)."""
         pos = self.S.index(who)
-        self.alpha[who] = self.C if up else 0.0
-        self._remove_from_S(pos, I_C if up else I_O)
+        if up:
+            self._remove_from_S(pos, I_C, self.C)
+        else:
+            self._remove_from_S(pos, I_O, 0.0)
         self.g[who] = 0.0
         self.dependent = []
 
@@ -478,24 +481,22 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
 
     def _add_to_S(self, i, col, beta=None, kappa=None):
         """i joins I_s: R grows by the bordered rank-one update (Eq. 8 of C&P;
-        bordered_start when I_s is empty)."""
-        if not self.S:
-            self.margin.start(i, self.y[i], self.kdiag[i], self._known(col))
-        else:
-            self.margin.grow(i, beta, kappa, self._known(col))
-        self.status[i] = I_S
+        bordered_start when I_s is empty), the core's ``join``."""
+        join(self.margin, i, self.status, self.y, self.kdiag[i], self._known(col), beta, kappa,
+             I_S)
         self.g[i] = 0.0
         self.fresh = False
         self._s_changed()                                 # departure: refresh (drift)
 
-    def _remove_from_S(self, pos, new_status):
-        """The member at ``pos`` leaves I_s: R shrinks by the rank-one downdate
-        (bordered_shrink; R afresh where that is refused as numerically singular)."""
-        s = self.S[pos]
+    def _remove_from_S(self, pos, new_status, value=None):
+        """The member at ``pos`` leaves I_s with status ``new_status`` (alpha = ``value``
+        when given), the core's ``leave``: its column to the cache, R shrunk by the
+        rank-one downdate (bordered_shrink; R afresh where that is refused as singular)."""
         ill = self._shrink_ill()                          # departure: refresh
-        self._cache_put(s, self.KS[: self.n, pos])        # departure: column cache
-        refused = self.margin.remove(pos, self.departures["shrink_eps"])
-        self.status[s] = new_status
+        _, refused = leave(self.margin, pos, self.status, new_status,
+                           self.departures["shrink_eps"],
+                           alpha=None if value is None else self.alpha, value=value,
+                           cache_put=self._cache_put)     # departure: column cache
         self.fresh = False
         if refused:
             if not self._refresh():
@@ -503,7 +504,6 @@ class POKERState(ColumnCache, InverseRefresh, Duplicates, FixedBiasRegularisatio
         else:
             self._s_changed()
             self._refresh_after_shrink(ill)
-
 
     # ------------------------------------------------------------------ Sec. 5: SelfInit POKER
     def self_init(self, X, y):
