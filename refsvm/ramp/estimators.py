@@ -104,7 +104,12 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         as outliers, every later example that model gets badly wrong: on Banana (C = 1
         and 10, 8 random orders each) 3 of 16 runs ended at 67-71 % test accuracy and
         the benchmark's order at 85.6 % (LIBSVM: 88.7 %); with ``warmup=200`` all 16
-        end at 88.3-89.0 %.
+        end at 88.3-89.0 %.  Where the early model cannot yet draw the classes (a
+        checkerboard at a kernel as wide as its squares), the pass can still settle
+        in a poor local optimum; ``warmup=len(X) - 1`` in ``fit`` learns the whole pass
+        with the hinge loss and runs the ramp's steps 9-27 once at its end (CCCP from
+        the hinge solution), at about the hinge SVM's time and memory
+        (``docs/defaults.rst``).
     shrinking : bool, default=True
         Run the inner loop (Alg. 1 steps 10-15) in rounds on a working set
         that leaves out the members of V at a bound with Eq. (3) met by a wide
