@@ -2231,17 +2231,46 @@ def margin_set_run(ops, y):
     return results, ms.ids(), ms.inverse_array(), ms.columns(yv.shape[0])
 
 
+cdef double _test_pivot(MarginSet ms, Py_ssize_t i, const double* y, double q,
+                        double* beta):
+    """The test drivers' join of i: beta = -R m (``bordered_beta_sym``, beta of length
+    |S| + 2) and its pivot kappa = q + m' beta (``bordered_pivot``), as the twins form
+    them."""
+    cdef Py_ssize_t nn = ms.ns + 1
+    cdef double* m = <double*> malloc((nn + 1) * sizeof(double))
+    cdef double** rows = <double**> malloc(nn * sizeof(double*))
+    cdef double kappa
+    ms.m_of(i, y, m)
+    bordered_beta_sym(ms.R, ms.ld, nn, m, beta, rows)
+    kappa = bordered_pivot(q, m, beta, nn)
+    free(m)
+    free(rows)
+    return kappa
+
+
+cdef int _test_inverse_afresh(MarginSet ms, const double* y) except -1:
+    """The test drivers' answer to a refused downdate: R formed afresh (``inverse``, LU)
+    and made exactly symmetric; LinAlgError when the bordered matrix is singular."""
+    cdef Py_ssize_t nn = ms.ns + 1
+    cdef double* A = <double*> malloc(nn * nn * sizeof(double))
+    cdef double* work = <double*> malloc(nn * sizeof(double))
+    cdef int* ipiv = <int*> malloc(nn * sizeof(int))
+    cdef int info = ms.inverse(y, A, ipiv, work, ms.R, ms.ld)
+    free(A)
+    free(work)
+    free(ipiv)
+    if info:
+        raise np.linalg.LinAlgError("singular bordered matrix")
+    bordered_symmetrize(ms.R, ms.ld, nn)
+    return 0
+
+
 cdef list _margin_set_ops(MarginSet ms, ops, const double[::1] yv):
     """``ops`` (see :func:`margin_set_run`) applied to ``ms``; the results of the removes."""
     cdef double[::1] cv
     cdef double* col
     cdef double* beta
-    cdef double* m
-    cdef double* A
-    cdef double* work
-    cdef double** rows
-    cdef int* ipiv
-    cdef Py_ssize_t i, nn, n = yv.shape[0]
+    cdef Py_ssize_t i
     cdef double kappa
     results = []
     for op in ops:
@@ -2257,33 +2286,16 @@ cdef list _margin_set_ops(MarginSet ms, ops, const double[::1] yv):
             if op[0] == "start":
                 ms.start(i, yv[i], op[2], col)
                 continue
-            nn = ms.ns + 1
-            beta = <double*> malloc((nn + 1) * sizeof(double))
-            m = <double*> malloc((nn + 1) * sizeof(double))
-            rows = <double**> malloc(nn * sizeof(double*))
-            ms.m_of(i, &yv[0], m)
-            bordered_beta_sym(ms.R, ms.ld, nn, m, beta, rows)
-            kappa = bordered_pivot(op[2], m, beta, nn)
+            beta = <double*> malloc((ms.ns + 2) * sizeof(double))
+            kappa = _test_pivot(ms, i, &yv[0], op[2], beta)
             ms.grow(i, beta, kappa, col)
             free(beta)
-            free(m)
-            free(rows)
         elif op[0] == "remove":
             ms.pool_put(ms.KS[op[1]], ms.cap)
             refused = ms.remove(op[1], op[2], ms.max_abs())
             results.append(bool(refused))
             if refused and ms.ns:
-                nn = ms.ns + 1
-                A = <double*> malloc(nn * nn * sizeof(double))
-                work = <double*> malloc(nn * sizeof(double))
-                ipiv = <int*> malloc(nn * sizeof(int))
-                info = ms.inverse(&yv[0], A, ipiv, work, ms.R, ms.ld)
-                free(A)
-                free(work)
-                free(ipiv)
-                if info:
-                    raise np.linalg.LinAlgError("singular bordered matrix")
-                bordered_symmetrize(ms.R, ms.ld, nn)
+                _test_inverse_afresh(ms, &yv[0])
         else:
             raise ValueError(op[0])
     return results
@@ -2658,16 +2670,11 @@ def engine_run(ops, y, K, alpha, status, double C, long long budget, bint adopt=
     s_out = np.array(status, dtype=np.int8)
     cdef double[::1] av = a_out
     cdef signed char[::1] sv = s_out
-    cdef Py_ssize_t i, pos, a, nn, n = yv.shape[0]
+    cdef Py_ssize_t i, pos, a, n = yv.shape[0]
     cdef double* col
     cdef double* beta
-    cdef double* m
-    cdef double* A
-    cdef double* work
-    cdef double** rows
-    cdef int* ipiv
     cdef double kappa = 0.0
-    cdef int refused, info
+    cdef int refused
     cache.budget = budget
     ms.reserve_rows(n)
     results = []
@@ -2677,19 +2684,12 @@ def engine_run(ops, y, K, alpha, status, double C, long long budget, bint adopt=
             col = ms.pool_get()
             for a in range(n):
                 col[a] = Kv[a, i]
-            nn = ms.ns + 1
-            beta = <double*> malloc((nn + 1) * sizeof(double))
-            m = <double*> malloc((nn + 1) * sizeof(double))
-            rows = <double**> malloc(nn * sizeof(double*))
+            beta = <double*> malloc((ms.ns + 2) * sizeof(double))
             if ms.ns:
-                ms.m_of(i, &yv[0], m)
-                bordered_beta_sym(ms.R, ms.ld, nn, m, beta, rows)
-                kappa = bordered_pivot(Kv[i, i], m, beta, nn)
+                kappa = _test_pivot(ms, i, &yv[0], Kv[i, i], beta)
             engine_join(ms, i, <signed char> op[2], &sv[0], &yv[0], Kv[i, i], beta, kappa,
                         col)
             free(beta)
-            free(m)
-            free(rows)
         elif op[0] == "leave":
             pos = op[1]
             i = ms.S[pos]
@@ -2699,17 +2699,7 @@ def engine_run(ops, y, K, alpha, status, double C, long long budget, bint adopt=
                                    op[5], ms.max_abs())
             results.append((int(i), bool(refused)))
             if refused and ms.ns:
-                nn = ms.ns + 1
-                A = <double*> malloc(nn * nn * sizeof(double))
-                work = <double*> malloc(nn * sizeof(double))
-                ipiv = <int*> malloc(nn * sizeof(int))
-                info = ms.inverse(&yv[0], A, ipiv, work, ms.R, ms.ld)
-                free(A)
-                free(work)
-                free(ipiv)
-                if info:
-                    raise np.linalg.LinAlgError("singular bordered matrix")
-                bordered_symmetrize(ms.R, ms.ld, nn)
+                _test_inverse_afresh(ms, &yv[0])
         else:
             raise ValueError(op[0])
     return (results, ms.ids(), ms.inverse_array(), ms.columns(n), a_out, s_out,
