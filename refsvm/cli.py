@@ -248,8 +248,8 @@ def main(argv=None):
     rep.add_argument("--record", metavar="DIR",
                      help="also store the tables and claims for the docs under "
                           "DIR/PAPER (summary-MODE.json with commit, date, settings and "
-                          "machine; claims-MODE.csv; report-MODE.txt); the docs use "
-                          "docs/results")
+                          "machine; claims-MODE.csv; report-MODE.txt; FIGURE-MODE.png); "
+                          "the docs use docs/results")
     tr = sub.add_parser(
         "trace", help="the pseudocode lines a reference executes, step by step",
         description="Run the reference in the paper's form on a small stream and print each "

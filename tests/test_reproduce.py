@@ -466,6 +466,28 @@ def test_record_writes_the_docs_copy(tmp_path):
     assert stored["tables"] == json.loads(json.dumps(s["tables"]))
     assert (folder / "report-quick.txt").read_text() == report_text(stored)
     assert (folder / "claims-quick.csv").read_text().startswith("id,claim,paper,ours")
+    assert stored["figures"] == [] and not list(folder.glob("*.png"))
+
+
+def test_record_keeps_a_copy_of_each_figure_drawn(tmp_path):
+    """``record`` copies every figure the run drew as ``<figure>-<mode>.png`` and lists it;
+    a later record of the same mode that draws fewer removes the others."""
+    pytest.importorskip("matplotlib")
+    docs = tmp_path / "docs"
+    s = reproduce("cauwenberghs-poggio", mode="quick", out=tmp_path / "out", progress=False,
+                  stream=open(os.devnull, "w"), record=docs)
+    folder = docs / "cauwenberghs-poggio"
+    stored = json.loads((folder / "summary-quick.json").read_text())
+    drawn = [Path(f) for f in s["figures"] if f.endswith(".png")]
+    assert drawn and stored["figures"] == [f"{f.stem}-quick.png" for f in drawn]
+    for f, name in zip(drawn, stored["figures"]):
+        assert (folder / name).read_bytes() == f.read_bytes()
+    (folder / "figure9-quick.png").write_bytes(b"stale")
+    (folder / "figure9-default.png").write_bytes(b"another mode")
+    reproduce("cauwenberghs-poggio", ["table1"], mode="quick", out=tmp_path / "out",
+              progress=False, stream=open(os.devnull, "w"), record=docs)
+    assert json.loads((folder / "summary-quick.json").read_text())["figures"] == []
+    assert sorted(p.name for p in folder.glob("*.png")) == ["figure9-default.png"]
 
 
 def test_sample_runs_a_spread_share_of_every_stratum_and_estimates_the_rest(tmp_path):
@@ -502,3 +524,30 @@ def test_sample_runs_a_spread_share_of_every_stratum_and_estimates_the_rest(tmp_
     left_other = (len(cells) - len(drawn)) - left_libsvm
     assert row["estimate_seconds"] == pytest.approx(2.0 * left_libsvm + 4.0 * left_other)
     assert "core-hours" in format_remaining(rem, "default")[1]
+
+
+def test_kernel_cost_claim_compares_the_curves_at_the_same_n():
+    """W6 reads OnlineSVMR's cumulative kernel count at the offline and naive curves' last
+    n; where its own checkpoints miss that n (default mode: 1,778 and 3,162 around the
+    offline 3,000) the count is log-log interpolated, not taken at the checkpoint below."""
+    from refsvm.reproduce import wang_vucetic as wv
+    from refsvm.reproduce._claims import FAILS, HOLDS, Evidence
+
+    online = {"n_seen": [10, 100, 1000, 10000], "kernel_evals": [1e2, 1e4, 1e6, 1e8]}
+    assert wv._curve_at(online, 1000) == 1e6
+    assert wv._curve_at(online, 3162.2776601683795) == pytest.approx(1e7)
+    assert wv._curve_at(online, 20000) is None
+
+    def evidence(k_offline):
+        recs = [{"dataset": "gauss", "method": m, "setting": "C=1", "result": r}
+                for m, r in (("OnlineSVMR", online),
+                             ("OfflineSVMR", {"n_seen": [30, 3000], "kernel_evals": [1, k_offline]}),
+                             ("NaiveRetrain", {"n_seen": [300], "kernel_evals": [1e9]}))]
+        return Evidence({"mode": "default", "tables": []}, {"figure4": recs}, ["figure4"])
+
+    k_on = wv._curve_at(online, 3000)
+    assert 1e6 < k_on < 1e7
+    held = wv._claim_kernel_cost(evidence(k_on))      # ratio 1: holds
+    assert held.verdict == HOLDS and "interpolated" in held.ours
+    assert "= 1.00" in held.ours
+    assert wv._claim_kernel_cost(evidence(k_on / 4)).verdict == FAILS     # 4x the offline

@@ -230,12 +230,13 @@ class Store:
 
 
 def write_atomic(path, text):
-    """Write ``text`` to ``path`` through a temporary file in the same folder + rename."""
+    """Write ``text`` (str, or bytes) to ``path`` through a temporary file in the same
+    folder + rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name, suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -338,8 +339,9 @@ def reproduce(paper, items=None, *, mode="default", n_jobs=1, scheduler=None,
     record : path, optional
         Also store the results for the docs: ``record/<paper>/summary-<mode>.json`` (the
         tables and claims, with the commit, date, settings and machine under ``"meta"``),
-        ``claims-<mode>.csv`` and ``report-<mode>.txt`` (the printed report without the
-        run-dependent lines), which the paper's docs page includes.
+        ``claims-<mode>.csv``, ``report-<mode>.txt`` (the printed report without the
+        run-dependent lines) and the figures drawn, ``<figure>-<mode>.png`` (listed
+        under ``"figures"``), which the paper's docs pages include.
 
     Returns
     -------
@@ -658,10 +660,21 @@ def run_metadata(settings):
 
 
 def record_results(summary, folder, mode, settings):
-    """The docs' copy of a run (see ``reproduce(record=...)``)."""
+    """The docs' copy of a run (see ``reproduce(record=...)``): the summary, claims and
+    report, and a copy of each figure the run drew (PNG) as ``<figure>-<mode>.png``,
+    listed under ``"figures"``; figures of this mode that the run did not draw are
+    removed, so the folder holds exactly the recorded run's."""
     folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     stored = {k: v for k, v in summary.items() if k not in ("figures", "ran", "skipped")}
     stored["meta"] = run_metadata(settings)
+    drawn = [Path(f) for f in summary.get("figures", []) if str(f).endswith(".png")]
+    stored["figures"] = [f"{f.stem}-{mode}.png" for f in drawn]
+    for old in folder.glob(f"*-{mode}.png"):
+        if old.name not in stored["figures"]:
+            old.unlink()
+    for src, name in zip(drawn, stored["figures"]):
+        write_atomic(folder / name, src.read_bytes())
     write_atomic(folder / f"summary-{mode}.json", json.dumps(stored, indent=1) + "\n")
     write_atomic(folder / f"claims-{mode}.csv", claims_csv(summary["claims"]))
     write_atomic(folder / f"report-{mode}.txt", report_text(stored))

@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ._claims import Claim, Missing, fmt, median, ratio, verdict
+from ._claims import Claim, Missing, fmt, median, ratio, untestable, verdict
 from ._runner import Cell, Item, Paper, figure, mean_curves, save_figure
 
 NAME = "wang-vucetic"
@@ -702,24 +702,39 @@ def _claim_active(ev):
                    "fewer labels than examples")
 
 
+def _curve_at(curve, n):
+    """The cumulative kernel count of a curve at n examples: its own checkpoint if it has
+    one at n, else log-log interpolated between the checkpoints around n (the count grows
+    with n); None beyond the curve."""
+    xs = np.asarray(curve["n_seen"], dtype=float)
+    ks = np.asarray(curve["kernel_evals"], dtype=float)
+    if n > xs[-1] or n < xs[0]:
+        return None
+    hit = np.flatnonzero(xs == n)
+    if hit.size:
+        return float(ks[hit[0]])
+    j = int(np.searchsorted(xs, n))
+    lx, lk = np.log(xs[j - 1:j + 1]), np.log(np.maximum(ks[j - 1:j + 1], 1.0))
+    return float(np.exp(np.interp(np.log(n), lx, lk)))
+
+
 def _claim_kernel_cost(ev):
     online = ev.records("figure4", "gauss", "OnlineSVMR")[0]["result"]
     offline = ev.records("figure4", "gauss", "OfflineSVMR")[0]["result"]
     naive = ev.records("figure4", "gauss", "NaiveRetrain")[0]["result"]
-
-    def at(curve, n):
-        xs = list(curve["n_seen"])
-        j = max(i for i, x in enumerate(xs) if x <= n)
-        return xs[j], curve["kernel_evals"][j]
-
     n_off, k_off = offline["n_seen"][-1], offline["kernel_evals"][-1]
-    n_on, k_on = at(online, n_off)
     n_nv, k_nv = naive["n_seen"][-1], naive["kernel_evals"][-1]
-    _, k_on_nv = at(online, n_nv)
+    k_on, k_on_nv = _curve_at(online, n_off), _curve_at(online, n_nv)
+    if k_on is None or k_on_nv is None:
+        return untestable("OnlineSVMR's curve does not reach the offline or naive curve's "
+                          "last n")
+    between = [n for n in (n_off, n_nv) if n not in online["n_seen"]]
     r_off, r_nv = ratio(k_on, k_off), ratio(k_nv, k_on_nv)
-    return verdict(n_on == n_off and r_off <= 3.0 and r_nv >= 10.0,
+    return verdict(r_off <= 3.0 and r_nv >= 10.0,
                    f"kernel computations at n = {n_off:,}: OnlineSVMR / one offline SVMR = "
-                   f"{r_off:.2f}; naive retraining / OnlineSVMR at n = {n_nv:,}: {r_nv:.0f}x",
+                   f"{r_off:.2f}; naive retraining / OnlineSVMR at n = {n_nv:,}: {r_nv:.0f}x"
+                   + (f" (OnlineSVMR's count at n = {', '.join(f'{n:,}' for n in between)} "
+                      "log-log interpolated between its checkpoints)" if between else ""),
                    "rule: OnlineSVMR within 3x of one offline SVMR and naive retraining at "
                    "least 10x OnlineSVMR")
 
