@@ -75,3 +75,46 @@ def test_claims_csv_parses(path):
     rows = list(csv.DictReader(io.StringIO(
         (path.parent / f"claims-{_stored(path)['mode']}.csv").read_text(encoding="utf-8"))))
     assert [r["id"] for r in rows] == [c.id for c in get_paper(path.parent.name).claims]
+
+
+FIGURE = re.compile(r"^\.\. (?:figure|image):: (\S+)", re.M)
+PAGES_ALL = sorted((ROOT / "docs").glob("*.rst"))
+
+
+@pytest.mark.parametrize("path", STORED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_recorded_figures_are_the_stored_runs(path):
+    """A record's folder holds exactly the figures its summary lists for that mode."""
+    stored = _stored(path)
+    mode = stored["mode"]
+    names = stored.get("figures", [])
+    assert all(n.endswith(f"-{mode}.png") for n in names), names
+    for name in names:
+        png = path.parent / name
+        assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+    assert sorted(p.name for p in path.parent.glob(f"*-{mode}.png")) == sorted(names)
+
+
+def _recorded_figures():
+    return {f"results/{p.parent.name}/{name}" for p in STORED
+            for name in _stored(p).get("figures", [])}
+
+
+@pytest.mark.parametrize("page", PAGES_ALL, ids=lambda p: p.name)
+def test_the_papers_figures_in_the_docs_are_recorded_ones(page):
+    """A figure of a paper's protocol shown in the docs is a copy the command recorded
+    under ``docs/results`` (not a picture saved by hand elsewhere)."""
+    recorded = _recorded_figures()
+    for target in FIGURE.findall(page.read_text(encoding="utf-8")):
+        assert "reproduction/" not in target, (page.name, target)
+        if target.startswith("results/"):
+            assert target in recorded, (page.name, target)
+
+
+@pytest.mark.parametrize("page", PAGES_ALL, ids=lambda p: p.name)
+def test_no_report_table_is_typed_into_a_page(page):
+    """The command's tables reach a page only through ``literalinclude`` of a stored
+    report: no page carries a typed copy of one (a line ``tableN: ...`` or the header of
+    a table of ours beside the printed numbers)."""
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(?:table|figure)\d+: \S", text, re.M), page.name
+    assert not re.search(r"ours\s+printed\s+diff", text), page.name
