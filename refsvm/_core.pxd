@@ -1005,6 +1005,29 @@ cdef bint polish_newton(MarginSet ms, const signed char* status, double* alpha,
 cdef void snap_margin(MarginSet ms, double* alpha, double C, double w) noexcept nogil
 
 
+# ================================================================ the exactness check's levels
+# The levels and the verdict of both exact families' exactness checks, and the plain
+# ordered sums of POKER's end check, written once (reference: refsvm/core/exactness.py,
+# ``kkt_levels``, ``kkt_verdict``, ``end_balance``, ``end_wrong_side``: the same products
+# and sums in the same order; tests/core/test_kkt_levels.py).  ``kkt_levels``: tol (1 +
+# kmax amax) for g, h_tol amax count for |y'alpha|, each capped by g_ulps eps (1 + |b| +
+# kmax mass) and h_ulps eps mass when C kmax > above (INFINITY: never).  ``kkt_verdict``:
+# the reference's ``KKT_G`` | ``KKT_H`` bits of what is beyond its level (a NaN fails only
+# when ``nan_fails``).
+cdef struct KKTLevels:
+    double g                # the level of a violation of g (margin units)
+    double h                # the level of |y'alpha|
+
+cdef KKTLevels kkt_levels(double tol, double kmax, double amax, double C, double above,
+                          double g_ulps, double h_ulps, double b, double mass,
+                          double h_tol, double count) noexcept nogil
+cdef int kkt_verdict(double worst, double h, KKTLevels lv, bint nan_fails) noexcept nogil
+cdef double end_balance(const signed char* status, const double* y, const double* alpha,
+                        Py_ssize_t n, double C) noexcept nogil
+cdef Py_ssize_t end_wrong_side(const signed char* status, const double* g, Py_ssize_t n,
+                               double level) noexcept nogil
+
+
 # ================================================================ membership changes
 # The membership changes of the margin set, written once for both exact families
 # (reference: refsvm/core/engine.py, ``join`` and ``leave``, the same operations in the

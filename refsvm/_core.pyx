@@ -20,6 +20,8 @@ import scipy.sparse as sp
 
 cnp.import_array()
 
+from refsvm.core import active_set as _core_active_set
+from refsvm.core import exactness as _core_exactness
 from refsvm.core.kernels import KERNEL_CODES, SparseRow
 
 
@@ -2613,6 +2615,115 @@ def polish_run(ops, y, K, alpha, double b, status, double C, double kscale,
     finally:
         free(rows)
     return a_out, b, g, bool(kept)
+
+
+# ================================================================ the exactness check's levels
+# (reference: refsvm/core/exactness.py, the same products and sums in the same order; the
+# verdict's bits and the partition codes read from there)
+cdef int _KKT_G = _core_exactness.KKT_G
+cdef int _KKT_H = _core_exactness.KKT_H
+cdef signed char _AT_ZERO = _core_active_set.AT_ZERO
+cdef signed char _AT_C = _core_active_set.AT_C
+cdef double _EPS_MACH = _core_exactness.EPS_MACH
+
+
+cdef KKTLevels kkt_levels(double tol, double kmax, double amax, double C, double above,
+                          double g_ulps, double h_ulps, double b, double mass,
+                          double h_tol, double count) noexcept nogil:
+    """The levels (g, h) of an exactness check (the reference's ``kkt_levels``, with
+    ``h_tol`` and ``count`` given and the ulps as (g_ulps, h_ulps))."""
+    cdef KKTLevels lv
+    lv.g = tol * (1.0 + kmax * amax)
+    lv.h = h_tol * amax * count
+    if C * kmax > above:
+        lv.g = min(lv.g, g_ulps * _EPS_MACH * (1.0 + fabs(b) + kmax * mass))
+        lv.h = min(lv.h, h_ulps * _EPS_MACH * mass)
+    return lv
+
+
+cdef int kkt_verdict(double worst, double h, KKTLevels lv, bint nan_fails) noexcept nogil:
+    """The reference's ``kkt_verdict``: KKT_G | KKT_H of what is beyond its level."""
+    cdef int v = 0
+    if nan_fails:
+        if not worst <= lv.g:
+            v |= _KKT_G
+        if not h <= lv.h:
+            v |= _KKT_H
+    else:
+        if worst > lv.g:
+            v |= _KKT_G
+        if h > lv.h:
+            v |= _KKT_H
+    return v
+
+
+cdef double end_balance(const signed char* status, const double* y, const double* alpha,
+                        Py_ssize_t n, double C) noexcept nogil:
+    """y'alpha over status >= 0: C times the sum of y at C, plus y_i alpha_i of the other
+    nonzero alphas summed left to right (the reference's ``end_balance``)."""
+    cdef double at_c = 0.0, free = 0.0
+    cdef Py_ssize_t i
+    for i in range(n):
+        if status[i] >= 0:
+            if alpha[i] == C:
+                at_c += y[i]
+            elif alpha[i] != 0.0:
+                free += y[i] * alpha[i]
+    return C * at_c + free
+
+
+cdef Py_ssize_t end_wrong_side(const signed char* status, const double* g, Py_ssize_t n,
+                               double level) noexcept nogil:
+    """How many examples at zero have -g above ``level`` and at C g above it (the
+    reference's ``end_wrong_side``)."""
+    cdef Py_ssize_t i, m = 0
+    for i in range(n):
+        if status[i] == _AT_ZERO:
+            m += -g[i] > level
+        elif status[i] == _AT_C:
+            m += g[i] > level
+    return m
+
+
+def kkt_levels_value(double tol, double kmax, double amax, double C=0.0,
+                     double above=INFINITY, ulps=(0, 0), double b=0.0, double mass=0.0,
+                     h_tol=None, double count=1.0):
+    """``kkt_levels`` from Python (the reference's arguments): (g level, h level)."""
+    cdef KKTLevels lv = kkt_levels(tol, kmax, amax, C, above, ulps[0], ulps[1], b, mass,
+                                   tol if h_tol is None else h_tol, count)
+    return lv.g, lv.h
+
+
+def kkt_verdict_value(double worst, double h, levels, bint nan_fails=False):
+    """``kkt_verdict`` from Python."""
+    cdef KKTLevels lv
+    lv.g, lv.h = levels
+    return kkt_verdict(worst, h, lv, nan_fails)
+
+
+def end_balance_value(status, y, alpha, double C):
+    """``end_balance`` from Python."""
+    cdef const signed char[::1] sv = np.ascontiguousarray(status, dtype=np.int8)
+    cdef const double[::1] yv = np.ascontiguousarray(y, dtype=np.float64)
+    cdef const double[::1] av = np.ascontiguousarray(alpha, dtype=np.float64)
+    cdef Py_ssize_t n = sv.shape[0]
+    if yv.shape[0] != n or av.shape[0] != n:
+        raise ValueError("status, y and alpha differ in length")
+    if not n:
+        return end_balance(NULL, NULL, NULL, 0, C)
+    return end_balance(&sv[0], &yv[0], &av[0], n, C)
+
+
+def end_wrong_side_value(status, g, double level):
+    """``end_wrong_side`` from Python."""
+    cdef const signed char[::1] sv = np.ascontiguousarray(status, dtype=np.int8)
+    cdef const double[::1] gv = np.ascontiguousarray(g, dtype=np.float64)
+    cdef Py_ssize_t n = sv.shape[0]
+    if gv.shape[0] != n:
+        raise ValueError("status and g differ in length")
+    if not n:
+        return 0
+    return int(end_wrong_side(&sv[0], &gv[0], n, level))
 
 
 # ================================================================ membership changes

@@ -324,3 +324,67 @@ def test_one_membership_change_for_both_families():
                              path.read_text(encoding="utf-8"))
             assert not own, (f"{path.relative_to(ROOT)} calls the margin set's {sorted(set(own))}"
                              " itself: the core's engine (join / leave) does")
+
+
+#: The settings of the exactness checks' levels (both families' departures, POKER's end
+#: check's level on g): a family hands them to the core's ``kkt_levels`` and computes nothing
+#: from them itself (the polish's step bound, its ``max_step``, is not a level of a check)
+LEVEL_SETTINGS = ("kkt_tol", "kkt_ulps", "h_ulps", "end_balance_tol", "ulps_ck", "END_G_TOL")
+
+
+def test_the_exact_families_compute_no_level_themselves():
+    # the levels of the KKT check and of POKER's end check, and the verdict on them, are
+    # the core's (refsvm.core.exactness: kkt_levels, kkt_verdict; compiled in _core.pxd):
+    # no arithmetic or comparison of either family's Python reads a level setting, the
+    # twins' checks call the compiled levels (IDSVM's) or the reference's check (POKER's)
+    from refsvm.core import exactness
+
+    pxd = (PKG / "_core.pxd").read_text(encoding="utf-8")
+    for name in ("kkt_levels", "kkt_verdict", "end_balance", "end_wrong_side"):
+        assert name in exactness.__all__, f"refsvm.core.exactness lacks {name}"
+        assert re.search(rf"^cdef \w+\*? {name}\(", pxd, re.M), f"_core.pxd lacks {name}"
+
+    def setting(node):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and sub.value in LEVEL_SETTINGS:
+                return sub.value
+            if isinstance(sub, ast.Name) and sub.id in LEVEL_SETTINGS:
+                return sub.id
+            if isinstance(sub, ast.Attribute) and sub.attr in LEVEL_SETTINGS:
+                return sub.attr
+        return None
+
+    for family in EXACT_FAMILIES:
+        for path in _family_modules(family):
+            if path.suffix != ".py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            bound = {id(n) for kw in ast.walk(tree)
+                     if isinstance(kw, ast.keyword) and kw.arg == "max_step"
+                     for n in ast.walk(kw.value)}
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.BinOp, ast.Compare, ast.AugAssign,
+                                     ast.UnaryOp)) and id(node) not in bound:
+                    name = setting(node)
+                    assert name is None, (
+                        f"{path.relative_to(ROOT)}:{node.lineno} computes with {name}: "
+                        "the core's kkt_levels gives the levels")
+    # the twins: IDSVM's compiled check on the core's compiled levels and verdict, with no
+    # level of its own; POKER's checks are the reference's own code
+    text = (PKG / "idsvm" / "_incremental_svm.pyx").read_text(encoding="utf-8")
+    cimported = set(re.findall(r"\w+", " ".join(re.findall(
+        r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
+    assert {"kkt_levels", "kkt_verdict", "KKTLevels"} <= cimported
+    body = re.search(r"^    cdef int _check_exact\(.*?(?=^    \S)", text, re.M | re.S).group(0)
+    code = re.sub(r'""".*?"""|#[^\n]*', "", body, flags=re.S)
+    assert "kkt_levels(" in code and "kkt_verdict(" in code
+    assert not re.search(r"EPS_MACH|\b(?:kkt_tol|kkt_ulps|h_ulps)\s*[-+*/<>]|[-+*/<>]\s*"
+                         r"(?:self\.dep\.)?(?:kkt_tol|kkt_ulps|h_ulps)\b", code), (
+        "IDSVM's twin computes a level of its check itself")
+    text = (PKG / "poker" / "_poker.pyx").read_text(encoding="utf-8")
+    for name in ("_check_end", "exactness"):
+        assert re.search(rf"^    {name} = EndOfChunk\.{name}$", text, re.M), (
+            f"POKER's twin does not run the reference's {name}")
+    cimported = set(re.findall(r"\w+", " ".join(re.findall(
+        r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
+    assert {"end_balance", "end_wrong_side"} <= cimported

@@ -43,10 +43,12 @@ import math
 import numpy as np
 
 from .active_set import AT_C, AT_ZERO, IN_S, dot2_add, exact_sum, two_product, two_sum
+from .bordered import dot
 
 __all__ = ["dot2_sum", "g_dot2", "g_exact", "balance", "partition_of", "partition_violation",
-           "kkt_violation", "refine", "margin_g", "polish_residual", "polish_newton",
-           "snap_margin"]
+           "kkt_violation", "EPS_MACH", "KKT_G", "KKT_H", "kkt_levels", "kkt_verdict",
+           "kkt_sentence", "end_balance", "end_wrong_side", "refine", "margin_g",
+           "polish_residual", "polish_newton", "snap_margin"]
 
 
 # ---------------------------------------------------------------------- g afresh
@@ -145,6 +147,80 @@ def kkt_violation(status, g, alpha, C, other=None):
     v = np.where(status == AT_C, np.maximum(g, 0.0) + np.abs(alpha - C), v)
     v = np.where(status == IN_S, np.abs(g), v)
     return np.maximum(v, np.maximum(-alpha, 0.0) + np.maximum(alpha - C, 0.0))
+
+
+# ---------------------------------------------------------------------- the check's levels
+#: the machine epsilon of float64 (the unit of the round-off floors of the levels)
+EPS_MACH = float(np.finfo(np.float64).eps)
+#: the bits of a verdict (:func:`kkt_verdict`): a violation of g beyond its level, |h| beyond
+KKT_G = 1
+KKT_H = 2
+
+
+def kkt_levels(tol, kmax, amax, C=0.0, above=math.inf, ulps=(0, 0), b=0.0, mass=0.0,
+               h_tol=None, count=1):
+    """The levels (g, h) of an exactness check: ``tol`` (1 + k_max alpha_max) for a
+    violation of g (in margin units, the scale of g's terms), ``h_tol`` alpha_max ``count``
+    for |h| = |y'alpha| (``h_tol``: ``tol`` if None; ``count``: 1, or the examples judged
+    when the level grows with them).  When C k_max is above ``above`` (the family's
+    threshold of extreme C; inf: never) each is capped by a multiple of its round-off
+    floor, ``ulps`` = (on g, on h): eps_mach (1 + |b| + k_max ``mass``) for g and
+    eps_mach ``mass`` for h (``mass``: sum alpha).  The compiled ``kkt_levels`` computes
+    the same products in the same order."""
+    g = tol * (1.0 + kmax * amax)
+    h = (tol if h_tol is None else h_tol) * amax * count
+    if C * kmax > above:
+        g = min(g, ulps[0] * EPS_MACH * (1.0 + abs(b) + kmax * mass))
+        h = min(h, ulps[1] * EPS_MACH * mass)
+    return g, h
+
+
+def kkt_verdict(worst, h, levels, nan_fails=False):
+    """The verdict on the worst violation of g (``worst``) and |h| against ``levels``
+    (:func:`kkt_levels`): 0 when both are within, else ``KKT_G`` | ``KKT_H`` for those
+    beyond.  ``nan_fails``: a NaN is beyond its level (else it passes, as a comparison
+    ``worst > level`` lets it)."""
+    if nan_fails:
+        return (KKT_G if not worst <= levels[0] else 0) | (KKT_H if not h <= levels[1] else 0)
+    return (KKT_G if worst > levels[0] else 0) | (KKT_H if h > levels[1] else 0)
+
+
+def kkt_sentence(verdict, worst, h, levels, example, where=None, repairs=None,
+                 show_levels=False, h_name="y'alpha", first=False):
+    """What a verdict (:func:`kkt_verdict`) says is off, or None when nothing is: "a KKT
+    condition is violated by ``worst`` (example ``example``[, ``where``][; allowed
+    level])[ after ``repairs`` repairs]" and "``h_name`` = h (allowed level)" (or "... is
+    not zero" without ``show_levels``), joined by "; " (only the first when ``first``)."""
+    parts = []
+    if verdict & KKT_G:
+        inner = f"example {example}" + (f", {where}" if where is not None else "")
+        if show_levels:
+            inner += f"; allowed {levels[0]:.3g}"
+        parts.append(f"a KKT condition is violated by {worst:.3g} ({inner})"
+                     + (f" after {repairs} repairs" if repairs is not None else ""))
+    if verdict & KKT_H and not (first and parts):
+        parts.append(f"{h_name} = {h:.3g} " + (f"(allowed {levels[1]:.3g})" if show_levels
+                                                 else "is not zero"))
+    return "; ".join(parts) or None
+
+
+def end_balance(status, y, alpha, C):
+    """y'alpha at the end of a path over the examples in the problem (``status`` >= 0):
+    C times the sum of y over those at C (an integer: exact), plus y_i alpha_i of the
+    others with alpha_i != 0 summed left to right (the compiled ``end_balance``'s order)."""
+    act = np.asarray(status) >= 0
+    a, yy = np.asarray(alpha)[act], np.asarray(y)[act]
+    at_c = a == C
+    rest = ~at_c & (a != 0.0)
+    return C * float(np.sum(yy[at_c])) + dot(yy[rest], a[rest])
+
+
+def end_wrong_side(status, g, level):
+    """How many examples at zero (g < -``level``) or at C (g > ``level``) are on the wrong
+    side of their margin by more than ``level`` (the kept g; NaN counts as on the right
+    side)."""
+    v = partition_violation(np.asarray(status), np.asarray(g), margin=False)
+    return int(np.count_nonzero(v > level))
 
 
 # ---------------------------------------------------------------------- the polish

@@ -34,10 +34,12 @@ from refsvm._core cimport (
     bordered_pivot, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, lu_inverse, margin_g, polish_add_column, polish_balance,
-    polish_newton, snap_margin, engine_join, engine_leave)
+    polish_newton, snap_margin, engine_join, engine_leave, KKTLevels, kkt_levels, kkt_verdict)
 from cpython.exc cimport PyErr_CheckSignals
 from refsvm.core.stream import answer_held_signals as _answer_held_signals, LONG_WORK as _LONG_WORK, POLL_WORK as _POLL_WORK
 from refsvm.core.departures import resolve
+from refsvm.core.exactness import kkt_sentence
+from refsvm.core import exactness as _core_exactness
 from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
 from refsvm.idsvm.departures import DEPARTURES
@@ -68,6 +70,8 @@ cdef double EPS_PIVOT_SCALE = _constants.EPS_PIVOT_SCALE
 cdef double EPS_PIVOT_ABS = _constants.EPS_PIVOT_ABS
 cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
 cdef double EPS_MACH = _constants.EPS_MACH
+cdef int KKT_G = _core_exactness.KKT_G
+cdef int KKT_H = _core_exactness.KKT_H
 
 # Ctrl-C inside an operation (see the reference's departures/rollback.py,
 # ``_answer_signals``): the adiabatic loop runs the signal handlers (with the GIL) after
@@ -126,15 +130,15 @@ cdef int _nomem() except -1 with gil:
 
 cdef int _fail_exact(int code, Py_ssize_t c, bint loo, double worst, Py_ssize_t v,
                      double h, int repairs) except -1 with gil:
-    """Raise ExactnessError after a rollback (the messages of the reference)."""
+    """Raise ExactnessError after a rollback (the messages of the reference; those of the
+    check, codes 3 and 4, the core's ``kkt_sentence``)."""
     if code == 2:
         msg = "the step budget of the operation ran out (cycling?)"
     elif code == 5:
         msg = "no event limits the increment (unbounded: round-off at a degenerate point)"
-    elif code == 3:
-        msg = f"a KKT condition is violated by {worst:.3g} (example {v}) after {repairs} repairs"
     else:
-        msg = f"sum_i y_i alpha_i = {h:.3g} is not zero"
+        msg = kkt_sentence(KKT_G if code == 3 else KKT_H, worst, h, None, v, repairs=repairs,
+                           h_name="sum_i y_i alpha_i", first=True)
     if loo:
         raise ExactnessError(f"IncrementalSVM: leave-one-out of example {c}: {msg}; the model "
                              "was rolled back to the one before it", c)
@@ -1590,26 +1594,32 @@ cdef class IncrementalSVMState(StreamLearner):
         """The exactness check (the reference's ``_check_exact``): 3 if the worst
         violation (self.fail_worst) is above ``kkt_tol`` g_scale, 4 if |h| is above
         ``kkt_tol`` alpha_max (above ``polish_above``: h summed exactly, both capped by
-        ``kkt_ulps`` and ``h_ulps`` round-off floors), else 0."""
+        ``kkt_ulps`` and ``h_ulps`` round-off floors), else 0; the levels and the verdict
+        are the core's ``kkt_levels`` and ``kkt_verdict``."""
         cdef Py_ssize_t i
-        cdef double h, amax, mass, htol
+        cdef double h, amax, mass
         cdef bint extreme = self._extreme()
+        cdef KKTLevels levels
+        cdef int verdict
         self._scales(-1)
         amax = max(self.amax, self.snap_amax)
         mass = max(self.mass, self.snap_mass) if extreme else 0.0
-        htol = self.dep.kkt_tol * amax
         if extreme:
             h = polish_balance(self.status, self.y, self.alpha, self.n)   # Sum2 (as _polish)
-            htol = min(htol, self.dep.h_ulps * EPS_MACH * mass)
         else:
             h = 0.0
             for i in range(self.n):
                 if self.status[i] >= 0:
                     h += self.y[i] * self.alpha[i]
         self.fail_h = fabs(h)
-        if self.fail_worst > self._g_tol(self.dep.kkt_tol, self.dep.kkt_ulps, amax, mass):
+        levels = kkt_levels(self.dep.kkt_tol, self.kscale, amax, self.C,
+                            self.dep.polish_above if self.dep.polish else INFINITY,
+                            self.dep.kkt_ulps, self.dep.h_ulps, self.b, mass,
+                            self.dep.kkt_tol, 1.0)
+        verdict = kkt_verdict(self.fail_worst, self.fail_h, levels, False)
+        if verdict & KKT_G:
             return 3
-        if self.fail_h > htol:
+        if verdict & KKT_H:
             return 4
         return 0
 

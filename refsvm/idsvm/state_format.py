@@ -17,7 +17,8 @@ from ..core.bordered import dot as _dot
 from ..core.bordered import matvec as _matvec
 from ..core.bordered import symmetrize
 from ..core.departures import resolve
-from ..core.exactness import balance, g_dot2, partition_of, partition_violation
+from ..core.exactness import (balance, g_dot2, kkt_levels, kkt_verdict, partition_of,
+                              partition_violation)
 from ..core.kernels import get_row, rows_from_state, rows_to_state, stack_rows
 from .constants import ERROR, GONE, MARGIN, REST
 from .departures import DEPARTURES
@@ -155,9 +156,9 @@ def state_arrays_from_optimum(data, C, n_features, sparse, departures=None):
         g += y * (_matvec(KS, y[Sx] * sol[1:]) + sol[0])
     amax = float(alpha.max(initial=0.0))
     viol = np.where(status == REST, -g, np.where(status == ERROR, g, np.abs(g)))
-    if float(viol.max()) > d["kkt_tol"] * (1.0 + kscale * amax):
-        return None
-    if abs(_dot(y, alpha)) > d["kkt_tol"] * amax:
+    # the levels of every operation here below polish_above (the core's; a NaN passes)
+    levels = kkt_levels(d["kkt_tol"], kscale, amax)
+    if kkt_verdict(float(viol.max()), abs(_dot(y, alpha)), levels):
         return None
     if sparse:
         from scipy.sparse import csr_matrix

@@ -65,7 +65,7 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, polish_refine, polish_step,
                            engine_join, engine_leave)
-from refsvm._core cimport fsum_check, g_exact_rows
+from refsvm._core cimport end_balance, end_wrong_side, fsum_check, g_exact_rows
 from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
 from refsvm.core import column_cache as _column_cache
@@ -1523,6 +1523,33 @@ cdef class POKERState(StreamLearner):
     def _fsum(self, values):
         """sum(values), correctly rounded."""
         return _core_fsum(values)
+
+    # the ordered sums of the end check (the reference's ``EndOfChunk`` methods of the
+    # same names): the core's compiled ``end_balance`` and ``end_wrong_side``
+    def _end_balance(self):
+        """y'alpha at the end of a path (C times the sum of y at C, the other terms
+        summed left to right)."""
+        cdef Py_ssize_t n = self.n
+        cdef const signed char[::1] sv = self.status
+        cdef const double[::1] yv = self.y
+        cdef const double[::1] av = self.alpha
+        if min(sv.shape[0], yv.shape[0], av.shape[0]) < n:
+            raise ValueError("the per-example arrays are shorter than n")
+        if not n:
+            return end_balance(NULL, NULL, NULL, 0, self.C)
+        return end_balance(&sv[0], &yv[0], &av[0], n, self.C)
+
+    def _end_wrong_side(self, double level):
+        """How many examples of I_o and I_c have their kept g on the wrong side of 0 by
+        more than ``level``."""
+        cdef Py_ssize_t n = self.n
+        cdef const signed char[::1] sv = self.status
+        cdef const double[::1] gv = self.g
+        if min(sv.shape[0], gv.shape[0]) < n:
+            raise ValueError("the per-example arrays are shorter than n")
+        if not n:
+            return 0
+        return int(end_wrong_side(&sv[0], &gv[0], n, level))
 
     def _exact_balance(self, y, alpha):
         """y'alpha, correctly rounded."""

@@ -28,6 +28,10 @@ polish or snap, no refresh of R, no cache, b left where the increments put it.  
 exactness check (``check``) stays on in the paper form: it changes no number, it only
 raises :class:`ExactnessError` (and the operation is rolled back) when an operation of
 the printed method ends off the optimum; the step budget (``max_steps``) likewise.
+Its levels -- ``kkt_tol`` of 1 + k_max alpha_max for g and of alpha_max for h, capped
+above ``polish_above`` (with ``polish``) by ``kkt_ulps`` and ``h_ulps`` round-off floors
+-- and its verdict are the core's (:func:`refsvm.core.exactness.kkt_levels`,
+:func:`~refsvm.core.exactness.kkt_verdict`), computed from these settings.
 The docs page (``docs/cauwenberghs_poggio.rst``, "Safeguards") measures each.
 """
 

@@ -15,11 +15,13 @@ streams on which the printed method loses exactness (the noisy and duplicate str
 Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 """
 
+import math
+
 import numpy as np
 
 from ...core.bordered import dot as _dot
-from ...core.exactness import balance, partition_violation
-from ..constants import EPS_MACH
+from ...core.exactness import (balance, kkt_levels, kkt_sentence, kkt_verdict,
+                               partition_violation)
 
 __all__ = ["ExactnessCheck", "ExactnessError"]
 
@@ -54,21 +56,23 @@ class ExactnessCheck:
         ``kkt_tol`` of the scale of g and |h| within ``kkt_tol`` alpha_max; the scales
         are those of the larger of the alphas now and ``amax0``, ``mass0`` (before the
         operation).  Above ``polish_above`` h is summed exactly and both levels are
-        capped by multiples of the round-off floor (``kkt_ulps``, ``h_ulps``)."""
+        capped by multiples of the round-off floor (``kkt_ulps``, ``h_ulps``).  The levels,
+        the verdict and its sentence are the core's (:func:`kkt_levels`,
+        :func:`kkt_verdict`: a NaN passes; :func:`kkt_sentence`: the first failure)."""
         d = self.departures
         extreme = self._extreme()
         amax = max(self._scales()[0], amax0)
         mass = max(self._mass(), mass0) if extreme else 0.0
         n = self.n
         act = self.status[:n] >= 0
-        htol = d["kkt_tol"] * amax
         if extreme:
             h = abs(balance(self.y[:n][act], self.alpha[:n][act]))    # Sum2 (as _polish)
-            htol = min(htol, d["h_ulps"] * EPS_MACH * mass)
         else:
             h = abs(_dot(self.y[:n][act], self.alpha[:n][act]))
-        if worst > self._g_tol(d["kkt_tol"], d["kkt_ulps"], amax, mass):
-            raise ExactnessError(f"a KKT condition is violated by {worst:.3g} (example {v}) "
-                                 f"after {d['repair']} repairs", c)
-        if h > htol:
-            raise ExactnessError(f"sum_i y_i alpha_i = {h:.3g} is not zero", c)
+        levels = kkt_levels(d["kkt_tol"], self.kscale, amax, self.C,
+                            d["polish_above"] if d["polish"] else math.inf,
+                            (d["kkt_ulps"], d["h_ulps"]), self.b, mass)
+        failed = kkt_sentence(kkt_verdict(worst, h, levels), worst, h, levels, v,
+                              repairs=d["repair"], h_name="sum_i y_i alpha_i", first=True)
+        if failed:
+            raise ExactnessError(failed, c)

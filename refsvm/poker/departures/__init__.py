@@ -24,6 +24,13 @@ module                       departure (settings)                   docs section
 ``column_cache``             ``column_cache``                       "Counters"
 ===========================  =====================================  ==========================
 
+The levels of the exactness check (``kkt_tol`` of 1 + k_max alpha_max for g and of
+alpha_max for y'alpha, capped above ``ulps_ck`` by ``kkt_ulps`` and ``h_ulps`` round-off
+floors) and of the end check (``end_balance_tol`` c n for y'alpha, ``END_G_TOL`` (1 + k_max
+c) for the kept g), and the verdicts on them, are the core's
+(:func:`refsvm.core.exactness.kkt_levels`, :func:`~refsvm.core.exactness.kkt_verdict`),
+computed from these settings.
+
 A tolerance that only matters while its switch is on has ``paper`` equal to its default
 (the switch turns it off).  The chunk decrement (``unlearning``) has no switch: it is an
 extension the user calls (``unlearn``), it changes no number of Fig. 1, and in the paper

@@ -38,12 +38,16 @@ each chunk, each unlearning, IncrementalSVM's path carried over), and an end tha
 it is refined once (``end_repair``: the polish below, at any c) and checked again, then
 learned by the next path of the ladder or rolled back with ``ExactnessError``.
 
-g afresh, the balance, the KKT violation of the partition, the Newton step and the kernel
-block are the core's (:mod:`refsvm.core.exactness`, ``refsvm.core.kernels.kernel_block``),
-with POKER's sign of the bias (f = w'phi - b); the levels and the errors are POKER's.  The
-correctly rounded sums go through four methods (``_fsum``, ``_exact_balance``, ``_g_exact``,
-``_polish_g``): ``math.fsum`` here, the core's compiled correctly rounded sum in the twin
-(the same bits, ``tests/core/test_exact_g.py``).
+g afresh, the balance, the KKT violation of the partition, the Newton step, the kernel
+block, the levels of both checks from POKER's settings and the verdicts on them are the
+core's (:mod:`refsvm.core.exactness`: ``kkt_levels``, ``kkt_verdict``, ``kkt_sentence``;
+``refsvm.core.kernels.kernel_block``), with POKER's sign of the bias (f = w'phi - b); the
+settings and the errors are POKER's.  The end check's ordered sums go through two methods
+(``_end_balance``, ``_end_wrong_side``: the core's ``end_balance``, ``end_wrong_side``, in
+Python here, compiled in the twin), the correctly rounded sums through four (``_fsum``,
+``_exact_balance``, ``_g_exact``, ``_polish_g``): ``math.fsum`` here, the core's compiled
+correctly rounded sum in the twin (the same bits: ``tests/core/test_exact_g.py``,
+``tests/core/test_kkt_levels.py``).
 """
 
 from __future__ import annotations
@@ -54,13 +58,16 @@ import numpy as np
 
 from ...core.active_set import two_sum
 from ...core.bordered import bordered_beta, bordered_max_abs
-from ...core.exactness import balance, dot2_sum, g_exact, partition_violation, refine
+from ...core.exactness import (EPS_MACH, balance, dot2_sum, end_balance, end_wrong_side,
+                               g_exact, kkt_levels, kkt_sentence, kkt_verdict,
+                               partition_violation, refine)
 from ...core.kernels import kernel_block, stack_rows
 from ..partition import FIXED, I_O, I_S, PathError
 
-__all__ = ["EndOfChunk"]
+__all__ = ["EndOfChunk", "END_G_TOL"]
 
-EPS_MACH = float(np.finfo(np.float64).eps)
+#: the end check's level on the kept g, of 1 + k_max c (a path gone grossly wrong)
+END_G_TOL = 1e-6
 
 
 class EndOfChunk:
@@ -78,19 +85,21 @@ class EndOfChunk:
 
     def _check_end(self, what, error=PathError):
         """The end of a path: y'alpha = 0 within ``end_balance_tol`` c n and the kept g on
-        the right side of 0 for I_o and I_c (O(n); the paths keep both, so a breach means
-        the active set went singular on the way): else ``error``."""
+        the right side of 0 for I_o and I_c within ``END_G_TOL`` (1 + k_max c) (O(n); the
+        paths keep both, so a breach means the active set went singular on the way): else
+        ``error``.  The levels are the core's :func:`kkt_levels` (alpha_max = c, n
+        examples), the verdict its :func:`kkt_verdict` (a NaN y'alpha fails; an example
+        on the wrong side fails, none is allowed)."""
         n = self.n
-        tau = self._y_alpha(ordered=True)
-        act = self.status[:n] >= 0
-        st, g = self.status[:n], self.g[:n]
-        tol = self.departures["end_balance_tol"] * self.C * max(1, int(np.sum(act)))
-        gtol = 1e-6 * (1.0 + self.kmax * self.C)
-        bad = partition_violation(st, g, margin=False) > gtol
-        if not abs(tau) <= tol or bool(np.any(bad & act)):
+        tau = self._end_balance()
+        count = max(1, int(np.sum(self.status[:n] >= 0)))
+        gtol, tol = kkt_levels(END_G_TOL, self.kmax, self.C,
+                               h_tol=self.departures["end_balance_tol"], count=count)
+        wrong = self._end_wrong_side(gtol)
+        if kkt_verdict(wrong, abs(tau), (0, tol), nan_fails=True):
             raise error(
                 f"{what} ended with y'alpha = {tau:.3g} (allowed {tol:.3g}) and "
-                f"{int(np.sum(bad & act))} examples on the wrong side of their margin")
+                f"{wrong} examples on the wrong side of their margin")
         if self.S and not bordered_max_abs(self.R) * max(1.0, self.kmax) \
                 <= self.departures["end_cond"]:
             # the inverse the next path starts from, checked where it is ill-conditioned
@@ -123,10 +132,9 @@ class EndOfChunk:
         a, y, st = self.alpha[act], self.y[act], self.status[act]
         b, kmax = float(self.b), float(self.kmax)
         amax, mass = float(np.max(a)), self._fsum(a)
-        gtol, htol = d["kkt_tol"] * (1.0 + kmax * amax), d["kkt_tol"] * amax
-        if self.C * kmax > d["ulps_ck"]:
-            gtol = min(gtol, d["kkt_ulps"] * EPS_MACH * (1.0 + abs(b) + kmax * mass))
-            htol = min(htol, d["h_ulps"] * EPS_MACH * mass)
+        levels = kkt_levels(d["kkt_tol"], kmax, amax, self.C, d["ulps_ck"],
+                            (d["kkt_ulps"], d["h_ulps"]), b, mass)
+        gtol = levels[0]
         h = abs(self._exact_balance(y, a))
         # the kept g of I_o and I_c (or g afresh): on the right side of 0
         g = self._fresh_g(act, gtol) if fresh else self.g[act]
@@ -150,13 +158,8 @@ class EndOfChunk:
             p = int(np.argmax(np.abs(gs)))
             if abs(gs[p]) > worst:
                 worst, who, where = float(abs(gs[p])), int(np.searchsorted(act, S[p])), "I_s"
-        bad = []
-        if not worst <= gtol:
-            bad.append(f"a KKT condition is violated by {worst:.3g} (example {int(act[who])}, "
-                       f"{where}; allowed {gtol:.3g})")
-        if not h <= htol:
-            bad.append(f"y'alpha = {h:.3g} (allowed {htol:.3g})")
-        return "; ".join(bad) or None
+        return kkt_sentence(kkt_verdict(worst, h, levels, nan_fails=True), worst, h, levels,
+                            int(act[who]), where=where, show_levels=True)
 
     def _fresh_g(self, act, gtol):
         """g of the examples ``act`` (ids ascending) from the stored rows, alpha and b:
@@ -221,12 +224,25 @@ class EndOfChunk:
         # g = 0 on I_s by definition; the others afresh
         self._polish_g(act[self.status[act] != I_S], sv, self.g)
 
-    # ---- the correctly rounded sums of the check and the polish: the core's Python
-    # (refsvm.core.exactness, math.fsum) here; the compiled twin defines the same methods
-    # on the core's compiled sum (refsvm/_csrc/refsvm_fsum.c), the same bits
+    # ---- the ordered sums of the end check and the correctly rounded sums of the check
+    # and the polish: the core's Python (refsvm.core.exactness, math.fsum) here; the
+    # compiled twin defines the same methods on the core's compiled sums (``end_balance``,
+    # ``end_wrong_side``; refsvm/_csrc/refsvm_fsum.c), the same bits
     def _fsum(self, values):
         """sum(values), correctly rounded."""
         return math.fsum(np.asarray(values, dtype=np.float64).tolist())
+
+    def _end_balance(self):
+        """y'alpha at the end of a path: the core's :func:`end_balance` (C times the sum
+        of y at C, the other terms summed left to right)."""
+        n = self.n
+        return end_balance(self.status[:n], self.y[:n], self.alpha[:n], self.C)
+
+    def _end_wrong_side(self, level):
+        """How many examples of I_o and I_c have their kept g on the wrong side of 0 by
+        more than ``level``: the core's :func:`end_wrong_side`."""
+        n = self.n
+        return end_wrong_side(self.status[:n], self.g[:n], level)
 
     def _exact_balance(self, y, alpha):
         """y'alpha, correctly rounded (the core's :func:`balance`, ``exact``)."""
