@@ -1024,3 +1024,14 @@ cdef int engine_leave(MarginSet ms, Py_ssize_t pos, signed char code, signed cha
                       double* alpha, double value, ColumnCache cache, bint keep,
                       Py_ssize_t n, Py_ssize_t room, bint clean, double eps,
                       double scale) except -1 nogil
+
+
+# ================================================================ the making of a column
+# (reference: refsvm/core/engine.py, ``column``: the same entries from the same sources
+# and the same kernel-evaluation count)
+cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
+                       Py_ssize_t n, const signed char* status, double kcc, double* out,
+                       const double* cached, Py_ssize_t L, bint cached_clean,
+                       const Py_ssize_t* pid, const double* pval, Py_ssize_t pm,
+                       int given_codes, bint use_ks, bint zero_off, bint whole,
+                       Py_ssize_t* idx, double* tmp) noexcept nogil

@@ -64,7 +64,7 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, polish_refine, polish_step,
-                           engine_join, engine_leave)
+                           engine_join, engine_leave, engine_column)
 from refsvm._core cimport fsum_check, g_exact_rows
 from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
@@ -535,58 +535,23 @@ cdef class POKERState(StreamLearner):
 
     cdef double* _column_c(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
                          const double* pval=NULL, Py_ssize_t pm=0) except NULL:
-        """k(x_l, x_i) for every id l < n into a buffer of length cap (reference
-        ``_column``): the cached part (taken out of the cache), the pm values given
-        (k(x_pid[q], x_i) = pval[q], the ``part`` of the reference), the entries known
-        from I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the
-        problem; NaN where unknown (ids not in the problem)."""
-        cdef Py_ssize_t L = 0, l, j, m, n = self.n, q
+        """k(x_l, x_i) for every id l < n into a buffer of length cap (the core's
+        ``engine_column``, the reference's ``_column``): the cached part (taken out of the
+        cache; the buffer is the cache's, or a copy when a copy shares it), the pm values
+        given (k(x_pid[q], x_i) = pval[q], the ``part`` of the reference), the entries
+        known from I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the
+        problem; NaN where unknown (ids not in the problem).  With nothing cached or
+        given, the engine's fast path evaluates every row in one contiguous call."""
+        cdef Py_ssize_t L = 0
         cdef double* col
-        cdef bint whole, clean = False
+        cdef bint clean = False
         self.col_clean = NULL
-        # the cached part, in a buffer of length cap (a copy when a copy shares it)
-        if self.ccache.take(i, self.cap, &col, &L, &clean):
-            clean = clean and L == n         # every entry known: nothing to evaluate
-        else:
+        if not self.ccache.take(i, self.cap, &col, &L, &clean):
             col = self.ms.pool_get()
-        whole = L == 0 and pm == 0
-        for j in range(self.ms.ns if whole else 0):
-            if isnan(self.ms.KS[j][i]):
-                whole = False
-                break
-        if whole:
-            # nothing cached: every row against x_i in one contiguous call (the same
-            # values as one by one), then the entries the reference does not evaluate put
-            # back -- I_s's from their columns, k(x_i, x_i), NaN off the problem -- and
-            # only the evaluations it makes counted
-            kernel_many(self.kernel, self.store, i, NULL, n, col)
-            m = _nan_off(col, self.c_status, n)
-            for j in range(self.ms.ns):
-                col[self.ms.S[j]] = self.ms.KS[j][i]
-            col[i] = self.c_kdiag[i]
-            self.kernel.n_evals -= m + self.ms.ns + 1
-            if m == 0:
-                self.col_clean = col         # no NaN: _add_to_S need not look
-        elif clean:
-            col[i] = self.c_kdiag[i]
+        if engine_column(self.ms, self.kernel, self.store, i, self.n, self.c_status,
+                         self.c_kdiag[i], col, col, L, clean, pid, pval, pm, 0, True,
+                         False, True, self.kidx, self.tmp):
             self.col_clean = col             # no NaN: _add_to_S need not look
-        else:
-            for l in range(L, n):
-                col[l] = NAN
-            for q in range(pm):
-                if isnan(col[pid[q]]):
-                    col[pid[q]] = pval[q]
-            for j in range(self.ms.ns):
-                if isnan(col[self.ms.S[j]]):
-                    col[self.ms.S[j]] = self.ms.KS[j][i]
-            col[i] = self.c_kdiag[i]
-            m = 0
-            for l in range(n):               # the rest of the problem: evaluated in one call
-                self.kidx[m] = l             # (no branch: kept when it counts)
-                m += (self.c_status[l] >= 0) & isnan(col[l])
-            kernel_many(self.kernel, self.store, i, self.kidx, m, self.tmp)
-            for j in range(m):
-                col[self.kidx[j]] = self.tmp[j]
         return col
 
     # ------------------------------------------------------------------ factorisation
