@@ -1035,3 +1035,11 @@ cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
                        const Py_ssize_t* pid, const double* pval, Py_ssize_t pm,
                        int given_codes, bint use_ks, bint zero_off, bint whole,
                        Py_ssize_t* idx, double* tmp) noexcept nogil
+# four columns at once, with nothing cached and the same ids given to each (member a's
+# values pval[a * ldp + q]): four engine_column calls' columns and count, bit for bit, the
+# rows to evaluate taken in one kernel_many4 pass
+cdef int engine_column4(MarginSet ms, CKernel kern, RowStore store, const Py_ssize_t* c4,
+                        Py_ssize_t n, const signed char* status, const double* kcc4,
+                        double** out4, const Py_ssize_t* pid, const double* pval,
+                        Py_ssize_t ldp, Py_ssize_t pm, bint zero_off, Py_ssize_t* idx,
+                        double** tmp4) noexcept nogil

@@ -2817,6 +2817,119 @@ cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
     return clean
 
 
+cdef int engine_column4(MarginSet ms, CKernel kern, RowStore store, const Py_ssize_t* c4,
+                        Py_ssize_t n, const signed char* status, const double* kcc4,
+                        double** out4, const Py_ssize_t* pid, const double* pval,
+                        Py_ssize_t ldp, Py_ssize_t pm, bint zero_off, Py_ssize_t* idx,
+                        double** tmp4) noexcept nogil:
+    """``engine_column`` for the four examples c4[a] (k(x_c, x_c) = kcc4[a], into out4[a],
+    room for n each), nothing cached, the pm ids pid given to each with member a's values
+    pval[a * ldp + q], S's columns used: the same columns and count as four calls.  The
+    ids to evaluate (in the problem, neither given nor in S) are then the same for the
+    four and go through one ``kernel_many4`` pass (each value ``k_rows``'s bits); a
+    member's value with itself, evaluated there too, is put back to kcc4[a] and not
+    counted.  A member off the problem, in S, given, or with a NaN in KS's row (its own
+    set to evaluate) makes the four go one by one.  ``tmp4``: four rows of room n."""
+    cdef Py_ssize_t a, j, l, q, m
+    cdef double* o
+    cdef bint apart = False
+    for a in range(4):
+        apart = apart or status[c4[a]] < 0
+        for j in range(ms.ns):
+            apart = apart or ms.S[j] == c4[a] or isnan(ms.KS[j][c4[a]])
+        for q in range(pm):
+            apart = apart or pid[q] == c4[a]
+    if apart:
+        for a in range(4):
+            engine_column(ms, kern, store, c4[a], n, status, kcc4[a], out4[a], NULL, 0,
+                          False, pid, pval + a * ldp if pm else NULL, pm, 0, True,
+                          zero_off, False, idx, tmp4[0])
+        return 0
+    o = out4[0]                              # a marker: NaN for the ids to evaluate
+    for l in range(n):
+        o[l] = NAN
+    for q in range(pm):
+        o[pid[q]] = 0.0
+    for j in range(ms.ns):
+        o[ms.S[j]] = 0.0
+    m = 0
+    for l in range(n):
+        idx[m] = l
+        m += (status[l] >= 0) & isnan(o[l])
+    kernel_many4(kern, store, c4, idx, m, tmp4)
+    kern.n_evals -= 4
+    for a in range(4):
+        o = out4[a]
+        for l in range(n):
+            o[l] = NAN
+        for j in range(m):
+            o[idx[j]] = tmp4[a][j]
+        for q in range(pm):
+            if isnan(o[pid[q]]):
+                o[pid[q]] = pval[a * ldp + q]
+        for j in range(ms.ns):
+            if isnan(o[ms.S[j]]):
+                o[ms.S[j]] = ms.KS[j][c4[a]]
+        if zero_off:
+            _set_off(o, status, n, 0.0)
+        o[c4[a]] = kcc4[a]
+    return 0
+
+
+def engine_column4_value(RowStore store, CKernel kern, c4, status, kcc4, S=(), KS=None,
+                         given=None, bint zero_off=True):
+    """Drive ``engine_column4`` (a test against four calls of
+    :func:`refsvm.core.engine.column`): the four ids c4, their k(x_c, x_c) kcc4, S's ids
+    and columns KS (n x |S|), ``given`` (ids, values of shape 4 x len(ids)).  Returns the
+    four columns (4 x n)."""
+    cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
+    cdef Py_ssize_t n = st.shape[0], j, l, a, ns = len(S)
+    cdef Py_ssize_t c[4]
+    cdef double kc[4]
+    cdef double* o4[4]
+    cdef double* t4[4]
+    for a in range(4):
+        c[a] = c4[a]
+        kc[a] = kcc4[a]
+        if not 0 <= c[a] < n or n > store.n_rows:
+            raise IndexError(c[a])
+    cdef MarginSet ms = MarginSet()
+    cdef const double[:, ::1] K = np.ascontiguousarray(
+        KS if KS is not None else np.zeros((n, 0)), dtype=np.float64)
+    if K.shape[0] != n or K.shape[1] != ns:
+        raise ValueError("KS must be n x |S|")
+    ms.reserve_rows(max(n, 1))
+    ms.reserve(max(ns, 1))
+    for j in range(ns):
+        ms.KS[j] = ms.pool_get()
+        ms.S[j] = S[j]
+        for l in range(n):
+            ms.KS[j][l] = K[l, j]
+        ms.ns = j + 1
+    cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(
+        given[0] if given is not None else np.zeros(0, dtype=np.intp), dtype=np.intp)
+    cdef const double[:, ::1] pval = np.ascontiguousarray(
+        given[1] if given is not None else np.zeros((4, 0)), dtype=np.float64)
+    if pval.shape[0] != 4 or pval.shape[1] != pid.shape[0]:
+        raise ValueError("given must be (ids, 4 x len(ids) values)")
+    for j in range(pid.shape[0]):
+        if not 0 <= pid[j] < n:
+            raise IndexError(pid[j])
+    out = np.empty((4, max(n, 1)))
+    tmp = np.empty((4, max(n, 1)))
+    cdef double[:, ::1] ov = out
+    cdef double[:, ::1] tv = tmp
+    cdef Py_ssize_t[::1] idx = np.empty(max(n, 1), dtype=np.intp)
+    for a in range(4):
+        o4[a] = &ov[a, 0]
+        t4[a] = &tv[a, 0]
+    engine_column4(ms, kern, store, c, n, &st[0], kc, o4,
+                   &pid[0] if pid.shape[0] else NULL,
+                   &pval[0, 0] if pid.shape[0] else NULL, pid.shape[0], pid.shape[0],
+                   zero_off, &idx[0], t4)
+    return out[:, :n].copy()
+
+
 def engine_column_value(RowStore store, CKernel kern, Py_ssize_t c, status, double kcc,
                         S=(), KS=None, cached=None, bint cached_clean=False, given=None,
                         int given_codes=0, prefilled=None, bint use_ks=True,

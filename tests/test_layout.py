@@ -352,7 +352,8 @@ def test_one_making_of_a_column_for_both_families():
     # k(x_l, x_c) for every id l (the cached part, the values the caller has, KS, k(x_c,
     # x_c), kernel evaluations for the rest) is made once, in the core: both references'
     # ``_column`` call refsvm.core.engine's ``column``, both twins' ``_column`` /
-    # ``_column_c`` the core's ``engine_column``, and no family code named ``_column...``
+    # ``_column_c`` the core's ``engine_column`` (POKER's ``_f_columns``, four at a time,
+    # ``engine_column4``), and no family code named ``_column...`` or ``_f_column...``
     # evaluates a kernel value itself
     from refsvm.core import engine
 
@@ -378,9 +379,11 @@ def test_one_making_of_a_column_for_both_families():
                 found = [(node.name, ast.get_source_segment(path.read_text(encoding="utf-8"),
                                                             node))
                          for node in ast.walk(tree)
-                         if isinstance(node, ast.FunctionDef) and node.name.startswith("_column")]
+                         if isinstance(node, ast.FunctionDef)
+                         and node.name.startswith(("_column", "_f_column"))]
             else:
-                found = list(_pyx_bodies(path.read_text(encoding="utf-8"), "_column"))
+                text = path.read_text(encoding="utf-8")
+                found = list(_pyx_bodies(text, "_column")) + list(_pyx_bodies(text, "_f_column"))
             for name, body in found:
                 assert not _KERNEL_CALL.search(body), (
                     f"{path.relative_to(ROOT)}: {name} evaluates kernel values itself: "

@@ -64,7 +64,7 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, polish_refine, polish_step,
-                           engine_join, engine_leave, engine_column)
+                           engine_join, engine_leave, engine_column, engine_column4)
 from refsvm._core cimport fsum_check, g_exact_rows
 from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
@@ -1342,10 +1342,9 @@ cdef class POKERState(StreamLearner):
         """The reference's ``_f_columns``: the columns of F (row-major n x |F|, 0 off
         the problem), the values with sv_off taken from the rows of V, each column then
         handed to the cache (its buffer taken over).  Four consecutive members without a
-        cached column go together: the rows left to evaluate (in the problem, off I_s and sv_off)
-        are the same for the four, and ``kernel_many4`` takes them in one pass -- a
-        member's value with itself, evaluated there too, is put back to k(x_j, x_j) and
-        not counted (the reference does not evaluate it)."""
+        cached column go together, through the core's ``engine_column4`` (the rows left
+        to evaluate, in the problem, off I_s and sv_off, are the same for the four: one
+        ``kernel_many4`` pass; the same columns and count as the reference's one by one)."""
         cdef const Py_ssize_t[::1] Fv = np.ascontiguousarray(F, dtype=np.intp)
         cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(sv_off, dtype=np.intp)
         cdef const double[:, ::1] Vv = np.ascontiguousarray(V, dtype=np.float64)
@@ -1354,6 +1353,7 @@ cdef class POKERState(StreamLearner):
         cdef double* gcol[4]
         cdef double* gout[4]
         cdef Py_ssize_t grp[4]
+        cdef double kc[4]
         self.bind()
         n = self.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
@@ -1366,18 +1366,7 @@ cdef class POKERState(StreamLearner):
                 raise IndexError(pid[l])
         KF = np.empty((n, nF))
         cdef double[:, ::1] K = KF
-        # the rows each column evaluates (no cached part): in the problem, off I_s, not
-        # given by the scores
-        off = np.zeros(max(n, 1), dtype=np.int8)
-        cdef signed char[::1] offv = off
-        for l in range(pm):
-            offv[pid[l]] = 1
-        rest = np.empty(max(n, 1), dtype=np.intp)
-        cdef Py_ssize_t[::1] rv = rest
-        for l in range(n):
-            rv[nr] = l
-            nr += (self.c_status[l] >= 0) & (self.spos[l] < 0) & (offv[l] == 0)
-        vals = np.empty((4, max(nr, 1)))
+        vals = np.empty((4, max(n, 1)))
         cdef double[:, ::1] vv = vals
         c = 0
         while c < nF:                        # in F's order, as the reference
@@ -1393,21 +1382,12 @@ cdef class POKERState(StreamLearner):
                 continue
             for a in range(4):
                 grp[a] = Fv[c + a]
+                kc[a] = self.c_kdiag[grp[a]]
                 gcol[a] = self.ms.pool_get()
                 gout[a] = &vv[a, 0]
-            kernel_many4(self.kernel, self.store, grp, &rv[0], nr, gout)
-            self.kernel.n_evals -= 4                       # k(x_j, x_j): not evaluated
-            for a in range(4):
-                col = gcol[a]
-                for l in range(n):
-                    col[l] = NAN
-                for r in range(nr):
-                    col[rv[r]] = vv[a, r]
-                for q in range(pm):
-                    col[pid[q]] = Vv[c + a, q]
-                for q in range(self.ms.ns):
-                    col[self.ms.S[q]] = self.ms.KS[q][grp[a]]
-                col[grp[a]] = self.c_kdiag[grp[a]]
+            engine_column4(self.ms, self.kernel, self.store, grp, n, self.c_status, kc, gcol,
+                           &pid[0] if pm else NULL, &Vv[c, 0] if pm else NULL, pm, pm,
+                           False, self.kidx, gout)
             for a in range(4):
                 self._f_column_out(K, c + a, grp[a], gcol[a])
             c += 4

@@ -196,3 +196,39 @@ def test_the_reference_reads_each_source_in_its_order():
                      zero_off=zero_off)
         np.testing.assert_array_equal(col, [10.0, 21.0] + off + [30.0, 36.5])
         assert k.n_evals == 1                    # id 4 alone
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kind,params", KERNELS)
+@pytest.mark.parametrize("zero_off", [True, False])
+def test_four_columns_at_once_are_four_columns(sparse, kind, params, zero_off):
+    """engine_column4 (POKER's joint increment: four members, nothing cached, the same
+    ids given to each) against four calls of the reference's column; a member in S, given
+    or with a NaN in KS's row goes one by one, with the same result."""
+    for seed in range(3):
+        rng, rows, store, status, S, K = _state(sparse, seed, kind, params)
+        free = [int(i) for i in np.flatnonzero(status >= 0) if i not in S]
+        for variant in range(4):
+            c4 = list(rng.choice(free, 4, replace=False))
+            KS = K[:, S] + 300.0
+            others = [i for i in range(N) if i not in c4]
+            ids = np.array(rng.choice(others, 5, replace=False), dtype=np.intp)
+            if variant == 1:
+                c4[2] = S[1]                             # a member of S
+            elif variant == 2:
+                ids[0] = c4[1]                           # a member given
+            elif variant == 3:
+                KS = KS.copy()
+                KS[c4[3], 2] = np.nan                    # a hole in KS's row
+            vals = K[np.ix_(c4, ids)] + 200.0 + np.arange(5)
+            kcc4 = [K[c, c] + 0.25 for c in c4]
+            k = _core.CKernel(kind, **params)
+            cols = _core.engine_column4_value(store, k, c4, status, kcc4, S=S, KS=KS,
+                                              given=(ids, vals), zero_off=zero_off)
+            ref_evals = 0
+            for a in range(4):
+                ref, evals = _reference(kind, params, rows, status, S, KS, c4[a], kcc4[a],
+                                        None, (ids, vals[a]), zero_off)
+                _same(cols[a], ref)
+                ref_evals += evals
+            assert k.n_evals == ref_evals
