@@ -1047,3 +1047,22 @@ cdef int engine_leave(MarginSet ms, Py_ssize_t pos, signed char code, signed cha
                       double* alpha, double value, ColumnCache cache, bint keep,
                       Py_ssize_t n, Py_ssize_t room, bint clean, double eps,
                       double scale) except -1 nogil
+
+
+# ================================================================ the making of a column
+# (reference: refsvm/core/engine.py, ``column``: the same entries from the same sources
+# and the same kernel-evaluation count)
+cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
+                       Py_ssize_t n, const signed char* status, double kcc, double* out,
+                       const double* cached, Py_ssize_t L, bint cached_clean,
+                       const Py_ssize_t* pid, const double* pval, Py_ssize_t pm,
+                       int given_codes, bint use_ks, bint zero_off, bint whole,
+                       Py_ssize_t* idx, double* tmp) noexcept nogil
+# four columns at once, with nothing cached and the same ids given to each (member a's
+# values pval[a * ldp + q]): four engine_column calls' columns and count, bit for bit, the
+# rows to evaluate taken in one kernel_many4 pass
+cdef int engine_column4(MarginSet ms, CKernel kern, RowStore store, const Py_ssize_t* c4,
+                        Py_ssize_t n, const signed char* status, const double* kcc4,
+                        double** out4, const Py_ssize_t* pid, const double* pval,
+                        Py_ssize_t ldp, Py_ssize_t pm, bint zero_off, Py_ssize_t* idx,
+                        double** tmp4) noexcept nogil

@@ -2815,3 +2815,279 @@ def engine_run(ops, y, K, alpha, status, double C, long long budget, bint adopt=
             raise ValueError(op[0])
     return (results, ms.ids(), ms.inverse_array(), ms.columns(n), a_out, s_out,
             cache.arrays())
+
+
+# ================================================================ the making of a column
+# (reference: refsvm/core/engine.py, ``column``: the same entries from the same sources
+# and the same kernel-evaluation count)
+from libc.math cimport NAN, isnan
+from libc.stdint cimport uint64_t
+
+
+cdef inline Py_ssize_t _first_off(const signed char* status, Py_ssize_t l,
+                                  Py_ssize_t n) noexcept nogil:
+    """The first id >= l below n off the problem (status < 0), or n: eight status bytes
+    at a time (a word with no sign bit set holds none), the ids between one by one."""
+    cdef uint64_t w
+    while l < n and (l & 7):
+        if status[l] < 0:
+            return l
+        l += 1
+    while l + 8 <= n:
+        memcpy(&w, status + l, 8)
+        if w & <uint64_t> 0x8080808080808080:
+            break
+        l += 8
+    while l < n:
+        if status[l] < 0:
+            return l
+        l += 1
+    return n
+
+
+cdef inline Py_ssize_t _set_off(double* out, const signed char* status, Py_ssize_t n,
+                                double v) noexcept nogil:
+    """out[l] = v for every id l < n off the problem; returns how many."""
+    cdef Py_ssize_t m = 0, l = _first_off(status, 0, n)
+    while l < n:
+        out[l] = v
+        m += 1
+        l = _first_off(status, l + 1, n)
+    return m
+
+
+cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
+                       Py_ssize_t n, const signed char* status, double kcc, double* out,
+                       const double* cached, Py_ssize_t L, bint cached_clean,
+                       const Py_ssize_t* pid, const double* pval, Py_ssize_t pm,
+                       int given_codes, bint use_ks, bint zero_off, bint whole,
+                       Py_ssize_t* idx, double* tmp) noexcept nogil:
+    """k(x_l, x_c) for every id l < n into ``out`` (room for n), each value from the first
+    source that has it: the cached part (``cached``, its first L <= n ids, copied unless
+    it is ``out`` itself; NaN marks an unknown entry, none when ``cached_clean``), the
+    values the caller has (the pm pairs (pid[q], pval[q]), and the entries already in
+    ``out`` of the ids whose status code is set in the bit mask ``given_codes``), the
+    margin set's columns (``use_ks``: KS[j][c] for S[j]), and else, for an id in the
+    problem (status >= 0), a counted kernel evaluation (one ``kernel_many`` call, ids
+    ascending, the values k_rows(l, c) bit for bit; indices into ``idx``, values into
+    ``tmp``, room for n each); out[c] = kcc, never evaluated.  Ids off the problem:
+    ``zero_off``, all of them 0 (the caller may pass 0 when it knows that none is off);
+    else a cached or given value is kept, NaN where there is none.
+    ``whole`` allows the fast path when nothing is cached or given and KS holds no NaN
+    for c: every row against x_c in one contiguous call, then the entries the reference
+    does not evaluate put back (off the problem, S's, c's) and uncounted.
+    Returns 1 when ``out`` is known to hold no NaN, else 0."""
+    cdef Py_ssize_t l, j, m, q, start, ns = ms.ns if use_ks else 0
+    cdef int clean = 0
+    cdef signed char st
+    if cached != NULL and cached != out and L > 0:
+        memcpy(out, cached, L * sizeof(double))
+    whole = whole and L == 0 and pm == 0 and given_codes == 0 and status[c] >= 0
+    for j in range(ns if whole else 0):
+        if isnan(ms.KS[j][c]) or ms.S[j] == c:
+            whole = False
+            break
+    if whole:
+        kernel_many(kern, store, c, NULL, n, out)
+        m = _set_off(out, status, n, 0.0 if zero_off else NAN)
+        for j in range(ns):
+            out[ms.S[j]] = ms.KS[j][c]
+        out[c] = kcc
+        kern.n_evals -= m + ns + 1
+        return 1 if (m == 0 or zero_off) else 0
+    if cached_clean and L >= n:
+        clean = 1
+    else:
+        if given_codes == 0:
+            for l in range(L, n):
+                out[l] = NAN
+        else:
+            for l in range(L, n):
+                st = status[l]
+                if st < 0 or not ((given_codes >> st) & 1):
+                    out[l] = NAN
+        for q in range(pm):
+            if isnan(out[pid[q]]):
+                out[pid[q]] = pval[q]
+        for j in range(ns):
+            if isnan(out[ms.S[j]]):
+                out[ms.S[j]] = ms.KS[j][c]
+        out[c] = kcc
+        start = L if cached_clean else 0
+        m = 0
+        for l in range(start, n):           # no branch on the (unpredictable) set
+            idx[m] = l
+            m += (status[l] >= 0) & isnan(out[l])
+        kernel_many(kern, store, c, idx, m, tmp)
+        for j in range(m):
+            out[idx[j]] = tmp[j]
+        clean = zero_off
+    if zero_off:
+        _set_off(out, status, n, 0.0)
+    out[c] = kcc
+    return clean
+
+
+cdef int engine_column4(MarginSet ms, CKernel kern, RowStore store, const Py_ssize_t* c4,
+                        Py_ssize_t n, const signed char* status, const double* kcc4,
+                        double** out4, const Py_ssize_t* pid, const double* pval,
+                        Py_ssize_t ldp, Py_ssize_t pm, bint zero_off, Py_ssize_t* idx,
+                        double** tmp4) noexcept nogil:
+    """``engine_column`` for the four examples c4[a] (k(x_c, x_c) = kcc4[a], into out4[a],
+    room for n each), nothing cached, the pm ids pid given to each with member a's values
+    pval[a * ldp + q], S's columns used: the same columns and count as four calls.  The
+    ids to evaluate (in the problem, neither given nor in S) are then the same for the
+    four and go through one ``kernel_many4`` pass (each value ``k_rows``'s bits); a
+    member's value with itself, evaluated there too, is put back to kcc4[a] and not
+    counted.  A member off the problem, in S, given, or with a NaN in KS's row (its own
+    set to evaluate) makes the four go one by one.  ``tmp4``: four rows of room n."""
+    cdef Py_ssize_t a, j, l, q, m
+    cdef double* o
+    cdef bint apart = False
+    for a in range(4):
+        apart = apart or status[c4[a]] < 0
+        for j in range(ms.ns):
+            apart = apart or ms.S[j] == c4[a] or isnan(ms.KS[j][c4[a]])
+        for q in range(pm):
+            apart = apart or pid[q] == c4[a]
+    if apart:
+        for a in range(4):
+            engine_column(ms, kern, store, c4[a], n, status, kcc4[a], out4[a], NULL, 0,
+                          False, pid, pval + a * ldp if pm else NULL, pm, 0, True,
+                          zero_off, False, idx, tmp4[0])
+        return 0
+    o = out4[0]                              # a marker: NaN for the ids to evaluate
+    for l in range(n):
+        o[l] = NAN
+    for q in range(pm):
+        o[pid[q]] = 0.0
+    for j in range(ms.ns):
+        o[ms.S[j]] = 0.0
+    m = 0
+    for l in range(n):
+        idx[m] = l
+        m += (status[l] >= 0) & isnan(o[l])
+    kernel_many4(kern, store, c4, idx, m, tmp4)
+    kern.n_evals -= 4
+    for a in range(4):
+        o = out4[a]
+        for l in range(n):
+            o[l] = NAN
+        for j in range(m):
+            o[idx[j]] = tmp4[a][j]
+        for q in range(pm):
+            if isnan(o[pid[q]]):
+                o[pid[q]] = pval[a * ldp + q]
+        for j in range(ms.ns):
+            if isnan(o[ms.S[j]]):
+                o[ms.S[j]] = ms.KS[j][c4[a]]
+        if zero_off:
+            _set_off(o, status, n, 0.0)
+        o[c4[a]] = kcc4[a]
+    return 0
+
+
+def engine_column4_value(RowStore store, CKernel kern, c4, status, kcc4, S=(), KS=None,
+                         given=None, bint zero_off=True):
+    """Drive ``engine_column4`` (a test against four calls of
+    :func:`refsvm.core.engine.column`): the four ids c4, their k(x_c, x_c) kcc4, S's ids
+    and columns KS (n x |S|), ``given`` (ids, values of shape 4 x len(ids)).  Returns the
+    four columns (4 x n)."""
+    cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
+    cdef Py_ssize_t n = st.shape[0], j, l, a, ns = len(S)
+    cdef Py_ssize_t c[4]
+    cdef double kc[4]
+    cdef double* o4[4]
+    cdef double* t4[4]
+    for a in range(4):
+        c[a] = c4[a]
+        kc[a] = kcc4[a]
+        if not 0 <= c[a] < n or n > store.n_rows:
+            raise IndexError(c[a])
+    cdef MarginSet ms = MarginSet()
+    cdef const double[:, ::1] K = np.ascontiguousarray(
+        KS if KS is not None else np.zeros((n, 0)), dtype=np.float64)
+    if K.shape[0] != n or K.shape[1] != ns:
+        raise ValueError("KS must be n x |S|")
+    ms.reserve_rows(max(n, 1))
+    ms.reserve(max(ns, 1))
+    for j in range(ns):
+        ms.KS[j] = ms.pool_get()
+        ms.S[j] = S[j]
+        for l in range(n):
+            ms.KS[j][l] = K[l, j]
+        ms.ns = j + 1
+    cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(
+        given[0] if given is not None else np.zeros(0, dtype=np.intp), dtype=np.intp)
+    cdef const double[:, ::1] pval = np.ascontiguousarray(
+        given[1] if given is not None else np.zeros((4, 0)), dtype=np.float64)
+    if pval.shape[0] != 4 or pval.shape[1] != pid.shape[0]:
+        raise ValueError("given must be (ids, 4 x len(ids) values)")
+    for j in range(pid.shape[0]):
+        if not 0 <= pid[j] < n:
+            raise IndexError(pid[j])
+    out = np.empty((4, max(n, 1)))
+    tmp = np.empty((4, max(n, 1)))
+    cdef double[:, ::1] ov = out
+    cdef double[:, ::1] tv = tmp
+    cdef Py_ssize_t[::1] idx = np.empty(max(n, 1), dtype=np.intp)
+    for a in range(4):
+        o4[a] = &ov[a, 0]
+        t4[a] = &tv[a, 0]
+    engine_column4(ms, kern, store, c, n, &st[0], kc, o4,
+                   &pid[0] if pid.shape[0] else NULL,
+                   &pval[0, 0] if pid.shape[0] else NULL, pid.shape[0], pid.shape[0],
+                   zero_off, &idx[0], t4)
+    return out[:, :n].copy()
+
+
+def engine_column_value(RowStore store, CKernel kern, Py_ssize_t c, status, double kcc,
+                        S=(), KS=None, cached=None, bint cached_clean=False, given=None,
+                        int given_codes=0, prefilled=None, bint use_ks=True,
+                        bint zero_off=True, bint whole=False):
+    """Drive ``engine_column`` (a test against :func:`refsvm.core.engine.column`, which
+    takes the same sources): the n = len(status) examples of ``store``, S's ids and their
+    columns ``KS`` (n x |S|), the cached part ``cached``, the pairs ``given`` (ids,
+    values), and ``prefilled`` (the entries of ``out`` before the call, read for the ids
+    whose status code is in ``given_codes``).  Returns (the column, the returned flag)."""
+    cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
+    cdef Py_ssize_t n = st.shape[0], j, l, ns = len(S), L = 0
+    if not 0 <= c < n or n > store.n_rows:
+        raise IndexError(c)
+    cdef MarginSet ms = MarginSet()
+    cdef const double[:, ::1] K = np.ascontiguousarray(
+        KS if KS is not None else np.zeros((n, 0)), dtype=np.float64)
+    if K.shape[0] != n or K.shape[1] != ns:
+        raise ValueError("KS must be n x |S|")
+    ms.reserve_rows(max(n, 1))
+    ms.reserve(max(ns, 1))
+    for j in range(ns):
+        ms.KS[j] = ms.pool_get()
+        ms.S[j] = S[j]
+        for l in range(n):
+            ms.KS[j][l] = K[l, j]
+        ms.ns = j + 1
+    cdef const double[::1] cv = np.ascontiguousarray(
+        cached if cached is not None else np.zeros(0), dtype=np.float64)
+    L = min(cv.shape[0], n)
+    cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(
+        given[0] if given is not None else np.zeros(0, dtype=np.intp), dtype=np.intp)
+    cdef const double[::1] pval = np.ascontiguousarray(
+        given[1] if given is not None else np.zeros(0), dtype=np.float64)
+    if pval.shape[0] != pid.shape[0]:
+        raise ValueError("given must be (ids, values) of one length")
+    for j in range(pid.shape[0]):
+        if not 0 <= pid[j] < n:
+            raise IndexError(pid[j])
+    out = np.full(max(n, 1), np.nan) if prefilled is None else \
+        np.array(prefilled, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef Py_ssize_t[::1] idx = np.empty(max(n, 1), dtype=np.intp)
+    cdef double[::1] tmp = np.empty(max(n, 1))
+    cdef int flag
+    flag = engine_column(ms, kern, store, c, n, &st[0], kcc, &o[0],
+                         &cv[0] if L else NULL, L, cached_clean,
+                         &pid[0] if pid.shape[0] else NULL,
+                         &pval[0] if pid.shape[0] else NULL, pid.shape[0],
+                         given_codes, use_ks, zero_off, whole, &idx[0], &tmp[0])
+    return out[:n].copy(), flag

@@ -388,3 +388,67 @@ def test_the_exact_families_compute_no_level_themselves():
     cimported = set(re.findall(r"\w+", " ".join(re.findall(
         r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
     assert {"end_balance", "end_wrong_side"} <= cimported
+
+
+#: What makes kernel values: a family's column code calls none of these, the engine does.
+_KERNEL_CALL = re.compile(r"\bkernel_many4?\(|\bk_rows\(|\bk_row_\w+\(|self\.(?:kernel|kern|_k)\("
+                          r"|\bkernel\(")
+
+
+def _pyx_bodies(text, prefix):
+    """(name, body) of every def / cdef / cpdef in ``text`` whose name starts with
+    ``prefix``: its lines up to the next one indented no deeper than its own."""
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        m = re.match(rf"^(\s*)c?p?def\s+[\w*\s]*?\b({prefix}\w*)\(", line)
+        if not m:
+            continue
+        indent, body = len(m.group(1)), []
+        for nxt in lines[k + 1:]:
+            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent \
+                    and not nxt.lstrip().startswith((")", "#")):
+                break
+            body.append(nxt)
+        yield m.group(2), "\n".join(body)
+
+
+def test_one_making_of_a_column_for_both_families():
+    # k(x_l, x_c) for every id l (the cached part, the values the caller has, KS, k(x_c,
+    # x_c), kernel evaluations for the rest) is made once, in the core: both references'
+    # ``_column`` call refsvm.core.engine's ``column``, both twins' ``_column`` /
+    # ``_column_c`` the core's ``engine_column`` (POKER's ``_f_columns``, four at a time,
+    # ``engine_column4``), and no family code named ``_column...`` or ``_f_column...``
+    # evaluates a kernel value itself
+    from refsvm.core import engine
+
+    assert "column" in engine.__all__, "refsvm.core.engine lacks column"
+    pxd = (PKG / "_core.pxd").read_text(encoding="utf-8")
+    assert re.search(r"^cdef \w+\*? engine_column\(", pxd, re.M), "_core.pxd lacks engine_column"
+    for family, twin in (("idsvm", "_incremental_svm.pyx"), ("poker", "_poker.pyx")):
+        text = (PKG / family / "storage.py").read_text(encoding="utf-8")
+        assert re.search(r"^from \.\.core\.engine import [\w, ]*\bcolumn\b", text, re.M), (
+            f"refsvm/{family}/storage.py does not import the core's column")
+        text = (PKG / family / twin).read_text(encoding="utf-8")
+        cimported = set(re.findall(r"\w+", " ".join(re.findall(
+            r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
+        assert "engine_column" in cimported, f"refsvm/{family}/{twin} does not cimport engine_column"
+        bodies = dict(_pyx_bodies(text, "_column"))
+        assert bodies, f"refsvm/{family}/{twin} has no _column"
+        for name, body in bodies.items():
+            assert "engine_column(" in body or "_column_c(" in body, (
+                f"refsvm/{family}/{twin}: {name} does not go through the core's engine_column")
+        for path in _family_modules(family):
+            if path.suffix == ".py":
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+                found = [(node.name, ast.get_source_segment(path.read_text(encoding="utf-8"),
+                                                            node))
+                         for node in ast.walk(tree)
+                         if isinstance(node, ast.FunctionDef)
+                         and node.name.startswith(("_column", "_f_column"))]
+            else:
+                text = path.read_text(encoding="utf-8")
+                found = list(_pyx_bodies(text, "_column")) + list(_pyx_bodies(text, "_f_column"))
+            for name, body in found:
+                assert not _KERNEL_CALL.search(body), (
+                    f"{path.relative_to(ROOT)}: {name} evaluates kernel values itself: "
+                    "the core's column / engine_column makes a column")

@@ -1,5 +1,6 @@
 """The membership changes of the margin set, written once for both exact families: an
-example joins S (Eq. 8 of Cauwenberghs & Poggio) or a member leaves it (Eq. 9).
+example joins S (Eq. 8 of Cauwenberghs & Poggio) or a member leaves it (Eq. 9); and the
+making of an example's kernel column (``column``), which a join needs.
 
 Cauwenberghs & Poggio's increments (:mod:`refsvm.idsvm`, ``_grow_inverse`` and
 ``_shrink_inverse``) and Fine & Scheinberg's POKER paths (:mod:`refsvm.poker`,
@@ -24,9 +25,11 @@ along a null direction.  The families' tests and moves differ in their numbers (
 
 from __future__ import annotations
 
+import numpy as np
+
 from .active_set import IN_S
 
-__all__ = ["join", "leave"]
+__all__ = ["join", "leave", "column"]
 
 
 def join(margin, i, status, y, q, col, beta=None, kappa=None, code=IN_S):
@@ -79,3 +82,51 @@ def leave(margin, pos, status, code, eps, alpha=None, value=0.0, cache_put=None)
     refused = margin.remove(pos, eps)
     status[s] = code
     return s, refused
+
+
+def column(n, c, status, kcc, kernel, rows, cached=None, given=(), margin=None,
+           zero_off=True):
+    """k(x_l, x_c) for every id l < n, each value from the first source that has it:
+    ``cached`` (the cached part of c's column, its first L ids; NaN marks an unknown
+    entry), ``given`` ((id, value) pairs the caller already has), the margin set's
+    columns (``margin.known(c)``, for the members of S), and else, for an id in the
+    problem (``status >= 0``), one counted kernel evaluation ``kernel(rows[l], rows[c])``
+    in ascending id order; k(x_c, x_c) is ``kcc`` and never evaluated.  Ids off the problem
+    (``status < 0``) are never evaluated: with ``zero_off`` every one of them is 0 (C&P's
+    convention, over any cached or given value), else it keeps a cached or given value
+    and is NaN where it has none (POKER's).
+
+    The compiled core's ``engine_column`` makes the same column with the same count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refsvm.core.kernels import Kernel
+    >>> k = Kernel("linear")
+    >>> rows = [np.array([1.0]), np.array([2.0]), np.array([3.0])]
+    >>> status = np.array([0, -1, 0], dtype=np.int8)
+    >>> column(3, 2, status, 9.0, k, rows).tolist(), k.n_evals
+    ([3.0, 0.0, 9.0], 1)
+    >>> column(3, 2, status, 9.0, k, rows, cached=np.array([np.nan, 6.0]),
+    ...        zero_off=False).tolist(), k.n_evals
+    ([3.0, 6.0, 9.0], 2)
+    """
+    col = np.full(n, np.nan)
+    L = 0 if cached is None else min(cached.shape[0], n)
+    if L:
+        col[:L] = cached[:L]
+    for l, v in given:
+        if np.isnan(col[l]):
+            col[l] = v
+    if margin is not None:
+        for l, v in margin.known(c).items():
+            if np.isnan(col[l]):
+                col[l] = v
+    col[c] = kcc
+    for l in range(n):
+        if status[l] >= 0 and np.isnan(col[l]):
+            col[l] = kernel(rows[l], rows[c])
+    if zero_off:
+        col[np.asarray(status[:n]) < 0] = 0.0
+    col[c] = kcc
+    return col

@@ -34,7 +34,8 @@ from refsvm._core cimport (
     bordered_pivot, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, lu_inverse, margin_g, polish_add_column, polish_balance,
-    polish_newton, snap_margin, engine_join, engine_leave, KKTLevels, kkt_levels, kkt_verdict)
+    polish_newton, snap_margin, engine_join, engine_leave, engine_column, KKTLevels,
+    kkt_levels, kkt_verdict)
 from cpython.exc cimport PyErr_CheckSignals
 from refsvm.core.stream import answer_held_signals as _answer_held_signals, LONG_WORK as _LONG_WORK, POLL_WORK as _POLL_WORK
 from refsvm.core.departures import resolve
@@ -55,6 +56,8 @@ cdef signed char REST = _constants.REST
 cdef signed char MARGIN = _constants.MARGIN
 cdef signed char ERROR = _constants.ERROR
 cdef signed char OUT = _constants.OUT
+# the codes whose column entries an arrival already holds (``_column``'s mode 1)
+cdef int GIVEN_SE = (1 << MARGIN) | (1 << ERROR)
 cdef int EV_C_MARGIN = _constants.EV_C_MARGIN
 cdef int EV_C_BOUND = _constants.EV_C_BOUND
 cdef int EV_C_ZERO = _constants.EV_C_ZERO
@@ -476,43 +479,17 @@ cdef class IncrementalSVMState(StreamLearner):
         return self.cache.put(i, <double*> col, self.n, self.n, False)
 
     cdef int _column(self, Py_ssize_t c, double* out, int mode) except -1 nogil:
-        """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids).  mode 0: evaluate
-        all; mode 1: the S and E values are already in ``out`` (arrival); mode 2: take
-        the S values from the cached columns (row c).  Precedence, as in the reference:
-        unlearned (0), c itself (k(x_c, x_c)), the first L ids from c's cached column,
-        the values already known, a kernel evaluation.  The ids to evaluate are collected
-        first without branching on their (unpredictable) set, then evaluated."""
-        cdef Py_ssize_t i, j, L = 0, m = 0, n = self.n
+        """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids; the core's
+        ``engine_column``, the reference's ``_column``).  mode 0: evaluate all; mode 1:
+        the S and E values are already in ``out`` (arrival); mode 2: take the S values
+        from the margin set's columns (row c).  c's cached column (its first L ids)
+        comes first and leaves the cache."""
+        cdef Py_ssize_t L = 0
         cdef const double* cached = self.cache.peek(c, &L)
-        cdef Py_ssize_t* idx = self.idx
-        cdef signed char st
-        cdef int skip
-        L = min(L, n)
-        if mode == 2:
-            for i in range(n):
-                self.r[i] = 0.0          # r used as a "known" marker scratch
-            for j in range(self.ms.ns):
-                out[self.ms.S[j]] = self.ms.KS[j][c]
-                self.r[self.ms.S[j]] = 1.0
-        if L > 0:
-            memcpy(out, cached, L * sizeof(double))
-        for i in range(L, n):
-            st = self.status[i]
-            skip = (st == GONE) | (i == c)
-            if mode == 1:
-                skip = skip | (st == MARGIN) | (st == ERROR)
-            elif mode == 2:
-                skip = skip | (self.r[i] == 1.0)
-            idx[m] = i
-            m += 1 - skip
-        kernel_many(self.kern, self.store, c, idx, m, self.kv)
-        for j in range(m):
-            out[idx[j]] = self.kv[j]
-        if self.ngone:
-            for i in range(n):
-                if self.status[i] == GONE:
-                    out[i] = 0.0
-        out[c] = self.kdiag[c]
+        engine_column(self.ms, self.kern, self.store, c, self.n, self.status, self.kdiag[c],
+                      out, cached, min(L, self.n), True, NULL, NULL, 0,
+                      GIVEN_SE if mode == 1 else 0, mode == 2, self.ngone != 0, False,
+                      self.idx, self.kv)
         self.cache.drop(c)
         return 0
 

@@ -5,6 +5,7 @@ algorithm): the mixin :class:`Storage` of
 import numpy as np
 
 from ..core.bordered import grow_array
+from ..core.engine import column
 from ..core.kernels import SparseRow
 from .constants import GONE, OUT
 
@@ -32,23 +33,12 @@ class Storage:
         return c
 
     def _column(self, c, known=None):
-        """k(x_i, x_c) for every id i (0 for unlearned ids), kernel-evaluating only the
-        active ids not already known: from c's cached column (its first L ids) or from
-        ``known`` (an id -> value map)."""
-        col = np.zeros(self.n)
-        cached, L = self._cached_column(c)
-        for i in range(self.n):
-            if self.status[i] == GONE:
-                continue
-            if i == c:
-                col[i] = self.kdiag[c]
-            elif i < L:
-                col[i] = cached[i]
-            elif known is not None and i in known:
-                col[i] = known[i]
-            else:
-                col[i] = self.kernel(self.rows[i], self.rows[c])
-        return col
+        """k(x_i, x_c) for every id i (the engine's ``column``; 0 for unlearned ids),
+        kernel-evaluating only the active ids not already known: from c's cached column
+        (its first L ids; it leaves the cache) or from ``known`` (an id -> value map)."""
+        cached, _ = self._cached_column(c)
+        return column(self.n, c, self.status, self.kdiag[c], self.kernel, self.rows,
+                      cached=cached, given=() if known is None else known.items())
 
     def _known_from_S(self, i):
         """k(x_i, x_s) for the margin vectors s, read from their cached columns."""

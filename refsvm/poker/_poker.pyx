@@ -64,7 +64,7 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, polish_refine, polish_step,
-                           engine_join, engine_leave)
+                           engine_join, engine_leave, engine_column, engine_column4)
 from refsvm._core cimport end_balance, end_wrong_side, fsum_check, g_exact_rows
 from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
@@ -535,58 +535,23 @@ cdef class POKERState(StreamLearner):
 
     cdef double* _column_c(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
                          const double* pval=NULL, Py_ssize_t pm=0) except NULL:
-        """k(x_l, x_i) for every id l < n into a buffer of length cap (reference
-        ``_column``): the cached part (taken out of the cache), the pm values given
-        (k(x_pid[q], x_i) = pval[q], the ``part`` of the reference), the entries known
-        from I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the
-        problem; NaN where unknown (ids not in the problem)."""
-        cdef Py_ssize_t L = 0, l, j, m, n = self.n, q
+        """k(x_l, x_i) for every id l < n into a buffer of length cap (the core's
+        ``engine_column``, the reference's ``_column``): the cached part (taken out of the
+        cache; the buffer is the cache's, or a copy when a copy shares it), the pm values
+        given (k(x_pid[q], x_i) = pval[q], the ``part`` of the reference), the entries
+        known from I_s's columns, k(x_i, x_i), and a kernel evaluation for the rest of the
+        problem; NaN where unknown (ids not in the problem).  With nothing cached or
+        given, the engine's fast path evaluates every row in one contiguous call."""
+        cdef Py_ssize_t L = 0
         cdef double* col
-        cdef bint whole, clean = False
+        cdef bint clean = False
         self.col_clean = NULL
-        # the cached part, in a buffer of length cap (a copy when a copy shares it)
-        if self.ccache.take(i, self.cap, &col, &L, &clean):
-            clean = clean and L == n         # every entry known: nothing to evaluate
-        else:
+        if not self.ccache.take(i, self.cap, &col, &L, &clean):
             col = self.ms.pool_get()
-        whole = L == 0 and pm == 0
-        for j in range(self.ms.ns if whole else 0):
-            if isnan(self.ms.KS[j][i]):
-                whole = False
-                break
-        if whole:
-            # nothing cached: every row against x_i in one contiguous call (the same
-            # values as one by one), then the entries the reference does not evaluate put
-            # back -- I_s's from their columns, k(x_i, x_i), NaN off the problem -- and
-            # only the evaluations it makes counted
-            kernel_many(self.kernel, self.store, i, NULL, n, col)
-            m = _nan_off(col, self.c_status, n)
-            for j in range(self.ms.ns):
-                col[self.ms.S[j]] = self.ms.KS[j][i]
-            col[i] = self.c_kdiag[i]
-            self.kernel.n_evals -= m + self.ms.ns + 1
-            if m == 0:
-                self.col_clean = col         # no NaN: _add_to_S need not look
-        elif clean:
-            col[i] = self.c_kdiag[i]
+        if engine_column(self.ms, self.kernel, self.store, i, self.n, self.c_status,
+                         self.c_kdiag[i], col, col, L, clean, pid, pval, pm, 0, True,
+                         False, True, self.kidx, self.tmp):
             self.col_clean = col             # no NaN: _add_to_S need not look
-        else:
-            for l in range(L, n):
-                col[l] = NAN
-            for q in range(pm):
-                if isnan(col[pid[q]]):
-                    col[pid[q]] = pval[q]
-            for j in range(self.ms.ns):
-                if isnan(col[self.ms.S[j]]):
-                    col[self.ms.S[j]] = self.ms.KS[j][i]
-            col[i] = self.c_kdiag[i]
-            m = 0
-            for l in range(n):               # the rest of the problem: evaluated in one call
-                self.kidx[m] = l             # (no branch: kept when it counts)
-                m += (self.c_status[l] >= 0) & isnan(col[l])
-            kernel_many(self.kernel, self.store, i, self.kidx, m, self.tmp)
-            for j in range(m):
-                col[self.kidx[j]] = self.tmp[j]
         return col
 
     # ------------------------------------------------------------------ factorisation
@@ -1377,10 +1342,9 @@ cdef class POKERState(StreamLearner):
         """The reference's ``_f_columns``: the columns of F (row-major n x |F|, 0 off
         the problem), the values with sv_off taken from the rows of V, each column then
         handed to the cache (its buffer taken over).  Four consecutive members without a
-        cached column go together: the rows left to evaluate (in the problem, off I_s and sv_off)
-        are the same for the four, and ``kernel_many4`` takes them in one pass -- a
-        member's value with itself, evaluated there too, is put back to k(x_j, x_j) and
-        not counted (the reference does not evaluate it)."""
+        cached column go together, through the core's ``engine_column4`` (the rows left
+        to evaluate, in the problem, off I_s and sv_off, are the same for the four: one
+        ``kernel_many4`` pass; the same columns and count as the reference's one by one)."""
         cdef const Py_ssize_t[::1] Fv = np.ascontiguousarray(F, dtype=np.intp)
         cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(sv_off, dtype=np.intp)
         cdef const double[:, ::1] Vv = np.ascontiguousarray(V, dtype=np.float64)
@@ -1389,6 +1353,7 @@ cdef class POKERState(StreamLearner):
         cdef double* gcol[4]
         cdef double* gout[4]
         cdef Py_ssize_t grp[4]
+        cdef double kc[4]
         self.bind()
         n = self.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
@@ -1401,18 +1366,7 @@ cdef class POKERState(StreamLearner):
                 raise IndexError(pid[l])
         KF = np.empty((n, nF))
         cdef double[:, ::1] K = KF
-        # the rows each column evaluates (no cached part): in the problem, off I_s, not
-        # given by the scores
-        off = np.zeros(max(n, 1), dtype=np.int8)
-        cdef signed char[::1] offv = off
-        for l in range(pm):
-            offv[pid[l]] = 1
-        rest = np.empty(max(n, 1), dtype=np.intp)
-        cdef Py_ssize_t[::1] rv = rest
-        for l in range(n):
-            rv[nr] = l
-            nr += (self.c_status[l] >= 0) & (self.spos[l] < 0) & (offv[l] == 0)
-        vals = np.empty((4, max(nr, 1)))
+        vals = np.empty((4, max(n, 1)))
         cdef double[:, ::1] vv = vals
         c = 0
         while c < nF:                        # in F's order, as the reference
@@ -1428,21 +1382,12 @@ cdef class POKERState(StreamLearner):
                 continue
             for a in range(4):
                 grp[a] = Fv[c + a]
+                kc[a] = self.c_kdiag[grp[a]]
                 gcol[a] = self.ms.pool_get()
                 gout[a] = &vv[a, 0]
-            kernel_many4(self.kernel, self.store, grp, &rv[0], nr, gout)
-            self.kernel.n_evals -= 4                       # k(x_j, x_j): not evaluated
-            for a in range(4):
-                col = gcol[a]
-                for l in range(n):
-                    col[l] = NAN
-                for r in range(nr):
-                    col[rv[r]] = vv[a, r]
-                for q in range(pm):
-                    col[pid[q]] = Vv[c + a, q]
-                for q in range(self.ms.ns):
-                    col[self.ms.S[q]] = self.ms.KS[q][grp[a]]
-                col[grp[a]] = self.c_kdiag[grp[a]]
+            engine_column4(self.ms, self.kernel, self.store, grp, n, self.c_status, kc, gcol,
+                           &pid[0] if pm else NULL, &Vv[c, 0] if pm else NULL, pm, pm,
+                           False, self.kidx, gout)
             for a in range(4):
                 self._f_column_out(K, c + a, grp[a], gcol[a])
             c += 4

@@ -22,6 +22,7 @@ from ..core.bordered import bordered_matrix, dot, grow_array
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.margin_set import MarginSet
 from ..core.departures import resolve
+from ..core.engine import column
 from ..core.stream import StreamLearner
 from .departures import DEPARTURES
 from .partition import BIAS, FIXED, FORCED, GONE, I_O, IDLE, JOINT, PENDING, alpha_window
@@ -171,31 +172,13 @@ class POKERStorage(StreamLearner):
             self.status[i] = I_O
 
     def _column(self, i, part=None):
-        """k(x_l, x_i) for every id l (0 for removed ids): the cached part, the entries
-        known from KS (l in I_s), those given in ``part`` (ids, values: evaluated for
-        the score of a new example, ``_f_of``) and k(x_i, x_i) are not evaluated again."""
-        n = self.n
-        cached = self.cache.take(i)
-        L = 0 if cached is None else cached.shape[0]
-        col = np.full(n, np.nan)
-        if L:
-            col[:L] = cached                              # NaN where unknown then
-        if part is not None:
-            for l, v in zip(*part):
-                if np.isnan(col[l]):
-                    col[l] = v
-        known = self.margin.known(i)                      # from KS: l in I_s
-        for l in range(n):
-            if self.status[l] < 0 or not np.isnan(col[l]):
-                continue
-            if l == i:
-                col[l] = self.kdiag[i]
-            elif l in known:
-                col[l] = known[l]
-            else:
-                col[l] = self._k(l, i)
-        col[i] = self.kdiag[i]
-        return col
+        """k(x_l, x_i) for every id l (the engine's ``column``): the cached part (it
+        leaves the cache), the entries given in ``part`` (ids, values: evaluated for the
+        score of a new example, ``_f_of``), those known from KS (l in I_s) and k(x_i, x_i)
+        are not evaluated again; NaN for an id outside the problem unless cached or given."""
+        return column(self.n, i, self.status, self.kdiag[i], self.kernel, self.rows,
+                      cached=self.cache.take(i), given=() if part is None else zip(*part),
+                      margin=self.margin, zero_off=False)
 
     def _known(self, col):
         """A column as the paths use it: 0 where an entry is unknown (ids outside the problem)."""
