@@ -719,16 +719,8 @@ cdef class POKERState(StreamLearner):
                     self.aS[a] = sigma * R[(a + 1) * ld]
             else:
                 # y'alpha: the terms at c exactly, the others left to right (reference
-                # ``_y_alpha``)
-                s = 0.0
-                h = 0.0
-                for i in range(n):
-                    if self.c_status[i] >= 0:
-                        if self.c_alpha[i] == self.C:
-                            h += self.c_y[i]
-                        elif self.c_alpha[i] != 0.0:
-                            s += self.c_y[i] * self.c_alpha[i]
-                self.tau = self.C * h + s
+                # ``_y_alpha``: the core's ``end_balance``)
+                self.tau = end_balance(self.c_status, self.c_y, self.c_alpha, n, self.C)
                 if fabs(self.tau) <= self.aw:
                     self.t_end = 0.0
                 else:

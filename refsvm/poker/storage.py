@@ -17,8 +17,8 @@ import scipy.sparse as sp
 
 from ..core import column_cache
 from ..core.active_set import neumaier_add
-from ..core.exactness import balance, g_exact, kkt_violation
-from ..core.bordered import bordered_matrix, dot, grow_array
+from ..core.exactness import balance, end_balance, g_exact, kkt_violation
+from ..core.bordered import bordered_matrix, grow_array
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.margin_set import MarginSet
 from ..core.departures import resolve
@@ -248,12 +248,13 @@ class POKERStorage(StreamLearner):
         loses the low digits of the free alphas (2e-4 of a tau of 1.2: the extreme-C
         property test)."""
         n = self.n
+        if ordered:
+            return end_balance(self.status[:n], self.y[:n], self.alpha[:n], self.C)
         act = self.status[:n] >= 0
         a, y = self.alpha[:n][act], self.y[:n][act]
         at_c = a == self.C
         rest = ~at_c & (a != 0.0)
-        free = dot(y[rest], a[rest]) if ordered else float(y[rest] @ a[rest])
-        return self.C * float(np.sum(y[at_c])) + free
+        return self.C * float(np.sum(y[at_c])) + float(y[rest] @ a[rest])
 
     # ------------------------------------------------------------------ stream API
     def step(self, x, y):
