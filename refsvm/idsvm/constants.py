@@ -9,9 +9,8 @@ them from here when it is imported.  The tolerances of the departures from the p
 settings of :data:`refsvm.idsvm.departures.DEPARTURES`, chosen per state.
 """
 
-import numpy as np
-
 from ..core import active_set as _active_set
+from ..core import exactness as _exactness
 
 #: set membership codes: R (alpha = 0, g >= 0), S (margin), E (alpha = C, g <= 0) and
 #: unlearned are the core's partition (:mod:`refsvm.core.active_set`, shared with POKER);
@@ -44,5 +43,5 @@ EPS_PIVOT_ABS = 1e-14
 #: the adiabatic steps allowed per operation when ``max_steps`` is 0:
 #: STEPS_PER_EXAMPLE (n + 10) (a guard: a spent budget only raises)
 STEPS_PER_EXAMPLE = 50
-#: unit round-off of float64
-EPS_MACH = float(np.finfo(np.float64).eps)
+#: unit round-off of float64 (the core's, :data:`refsvm.core.exactness.EPS_MACH`)
+EPS_MACH = _exactness.EPS_MACH
