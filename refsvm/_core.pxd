@@ -1052,6 +1052,42 @@ cdef int engine_leave(MarginSet ms, Py_ssize_t pos, signed char code, signed cha
 # ================================================================ the making of a column
 # (reference: refsvm/core/engine.py, ``column``: the same entries from the same sources
 # and the same kernel-evaluation count)
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+
+
+cdef inline Py_ssize_t first_off(const signed char* status, Py_ssize_t l,
+                                 Py_ssize_t n) noexcept nogil:
+    """The first id >= l below n off the problem (status < 0), or n: eight status bytes
+    at a time (a word with no sign bit set holds none), the ids between one by one."""
+    cdef uint64_t w
+    while l < n and (l & 7):
+        if status[l] < 0:
+            return l
+        l += 1
+    while l + 8 <= n:
+        memcpy(&w, status + l, 8)
+        if w & <uint64_t> 0x8080808080808080:
+            break
+        l += 8
+    while l < n:
+        if status[l] < 0:
+            return l
+        l += 1
+    return n
+
+
+cdef inline Py_ssize_t set_off(double* out, const signed char* status, Py_ssize_t n,
+                               double v) noexcept nogil:
+    """out[l] = v for every id l < n off the problem; returns how many."""
+    cdef Py_ssize_t m = 0, l = first_off(status, 0, n)
+    while l < n:
+        out[l] = v
+        m += 1
+        l = first_off(status, l + 1, n)
+    return m
+
+
 cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
                        Py_ssize_t n, const signed char* status, double kcc, double* out,
                        const double* cached, Py_ssize_t L, bint cached_clean,

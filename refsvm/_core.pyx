@@ -2821,39 +2821,6 @@ def engine_run(ops, y, K, alpha, status, double C, long long budget, bint adopt=
 # (reference: refsvm/core/engine.py, ``column``: the same entries from the same sources
 # and the same kernel-evaluation count)
 from libc.math cimport NAN, isnan
-from libc.stdint cimport uint64_t
-
-
-cdef inline Py_ssize_t _first_off(const signed char* status, Py_ssize_t l,
-                                  Py_ssize_t n) noexcept nogil:
-    """The first id >= l below n off the problem (status < 0), or n: eight status bytes
-    at a time (a word with no sign bit set holds none), the ids between one by one."""
-    cdef uint64_t w
-    while l < n and (l & 7):
-        if status[l] < 0:
-            return l
-        l += 1
-    while l + 8 <= n:
-        memcpy(&w, status + l, 8)
-        if w & <uint64_t> 0x8080808080808080:
-            break
-        l += 8
-    while l < n:
-        if status[l] < 0:
-            return l
-        l += 1
-    return n
-
-
-cdef inline Py_ssize_t _set_off(double* out, const signed char* status, Py_ssize_t n,
-                                double v) noexcept nogil:
-    """out[l] = v for every id l < n off the problem; returns how many."""
-    cdef Py_ssize_t m = 0, l = _first_off(status, 0, n)
-    while l < n:
-        out[l] = v
-        m += 1
-        l = _first_off(status, l + 1, n)
-    return m
 
 
 cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
@@ -2889,7 +2856,7 @@ cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
             break
     if whole:
         kernel_many(kern, store, c, NULL, n, out)
-        m = _set_off(out, status, n, 0.0 if zero_off else NAN)
+        m = set_off(out, status, n, 0.0 if zero_off else NAN)
         for j in range(ns):
             out[ms.S[j]] = ms.KS[j][c]
         out[c] = kcc
@@ -2923,7 +2890,7 @@ cdef int engine_column(MarginSet ms, CKernel kern, RowStore store, Py_ssize_t c,
             out[idx[j]] = tmp[j]
         clean = zero_off
     if zero_off:
-        _set_off(out, status, n, 0.0)
+        set_off(out, status, n, 0.0)
     out[c] = kcc
     return clean
 
@@ -2982,28 +2949,14 @@ cdef int engine_column4(MarginSet ms, CKernel kern, RowStore store, const Py_ssi
             if isnan(o[ms.S[j]]):
                 o[ms.S[j]] = ms.KS[j][c4[a]]
         if zero_off:
-            _set_off(o, status, n, 0.0)
+            set_off(o, status, n, 0.0)
         o[c4[a]] = kcc4[a]
     return 0
 
 
-def engine_column4_value(RowStore store, CKernel kern, c4, status, kcc4, S=(), KS=None,
-                         given=None, bint zero_off=True):
-    """Drive ``engine_column4`` (a test against four calls of
-    :func:`refsvm.core.engine.column`): the four ids c4, their k(x_c, x_c) kcc4, S's ids
-    and columns KS (n x |S|), ``given`` (ids, values of shape 4 x len(ids)).  Returns the
-    four columns (4 x n)."""
-    cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
-    cdef Py_ssize_t n = st.shape[0], j, l, a, ns = len(S)
-    cdef Py_ssize_t c[4]
-    cdef double kc[4]
-    cdef double* o4[4]
-    cdef double* t4[4]
-    for a in range(4):
-        c[a] = c4[a]
-        kc[a] = kcc4[a]
-        if not 0 <= c[a] < n or n > store.n_rows:
-            raise IndexError(c[a])
+cdef MarginSet _test_margin_set(S, KS, Py_ssize_t n):
+    """The test drivers' margin set: ids ``S`` and their columns ``KS`` (n x |S|)."""
+    cdef Py_ssize_t j, l, ns = len(S)
     cdef MarginSet ms = MarginSet()
     cdef const double[:, ::1] K = np.ascontiguousarray(
         KS if KS is not None else np.zeros((n, 0)), dtype=np.float64)
@@ -3017,6 +2970,27 @@ def engine_column4_value(RowStore store, CKernel kern, c4, status, kcc4, S=(), K
         for l in range(n):
             ms.KS[j][l] = K[l, j]
         ms.ns = j + 1
+    return ms
+
+
+def engine_column4_value(RowStore store, CKernel kern, c4, status, kcc4, S=(), KS=None,
+                         given=None, bint zero_off=True):
+    """Drive ``engine_column4`` (a test against four calls of
+    :func:`refsvm.core.engine.column`): the four ids c4, their k(x_c, x_c) kcc4, S's ids
+    and columns KS (n x |S|), ``given`` (ids, values of shape 4 x len(ids)).  Returns the
+    four columns (4 x n)."""
+    cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
+    cdef Py_ssize_t n = st.shape[0], j, a
+    cdef Py_ssize_t c[4]
+    cdef double kc[4]
+    cdef double* o4[4]
+    cdef double* t4[4]
+    for a in range(4):
+        c[a] = c4[a]
+        kc[a] = kcc4[a]
+        if not 0 <= c[a] < n or n > store.n_rows:
+            raise IndexError(c[a])
+    cdef MarginSet ms = _test_margin_set(S, KS, n)
     cdef const Py_ssize_t[::1] pid = np.ascontiguousarray(
         given[0] if given is not None else np.zeros(0, dtype=np.intp), dtype=np.intp)
     cdef const double[:, ::1] pval = np.ascontiguousarray(
@@ -3051,22 +3025,10 @@ def engine_column_value(RowStore store, CKernel kern, Py_ssize_t c, status, doub
     values), and ``prefilled`` (the entries of ``out`` before the call, read for the ids
     whose status code is in ``given_codes``).  Returns (the column, the returned flag)."""
     cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
-    cdef Py_ssize_t n = st.shape[0], j, l, ns = len(S), L = 0
+    cdef Py_ssize_t n = st.shape[0], j, L = 0
     if not 0 <= c < n or n > store.n_rows:
         raise IndexError(c)
-    cdef MarginSet ms = MarginSet()
-    cdef const double[:, ::1] K = np.ascontiguousarray(
-        KS if KS is not None else np.zeros((n, 0)), dtype=np.float64)
-    if K.shape[0] != n or K.shape[1] != ns:
-        raise ValueError("KS must be n x |S|")
-    ms.reserve_rows(max(n, 1))
-    ms.reserve(max(ns, 1))
-    for j in range(ns):
-        ms.KS[j] = ms.pool_get()
-        ms.S[j] = S[j]
-        for l in range(n):
-            ms.KS[j][l] = K[l, j]
-        ms.ns = j + 1
+    cdef MarginSet ms = _test_margin_set(S, KS, n)
     cdef const double[::1] cv = np.ascontiguousarray(
         cached if cached is not None else np.zeros(0), dtype=np.float64)
     L = min(cv.shape[0], n)

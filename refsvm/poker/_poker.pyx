@@ -54,7 +54,6 @@ import scipy.sparse as sp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
-from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memcmp
 
 from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStore,
@@ -64,7 +63,7 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStor
                            event_least_index,
                            event_smaller, event_start, event_take, event_tied, pivot_doubtful,
                            pivot_is_zero, neumaier_add, polish_refine, polish_step,
-                           engine_join, engine_leave, engine_column, engine_column4)
+                           engine_join, engine_leave, engine_column, engine_column4, set_off)
 from refsvm._core cimport end_balance, end_wrong_side, fsum_check, g_exact_rows
 from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
@@ -132,39 +131,6 @@ cdef inline double _clip(double x, double hi) noexcept nogil:
 cdef inline double _max0(double x) noexcept nogil:
     """np.maximum(x, 0.0)."""
     return x if x >= 0.0 else 0.0
-
-
-cdef inline Py_ssize_t _next_off(const signed char* status, Py_ssize_t l,
-                                  Py_ssize_t n) noexcept nogil:
-    """The first id >= l below n off the problem (status < 0), or n: eight status bytes
-    at a time (a word with no sign bit set holds none), the ids between one by one."""
-    cdef uint64_t w
-    while l < n and (l & 7):
-        if status[l] < 0:
-            return l
-        l += 1
-    while l + 8 <= n:
-        memcpy(&w, status + l, 8)
-        if w & <uint64_t> 0x8080808080808080:
-            break
-        l += 8
-    while l < n:
-        if status[l] < 0:
-            return l
-        l += 1
-    return n
-
-
-cdef inline Py_ssize_t _nan_off(double* col, const signed char* status,
-                                Py_ssize_t n) noexcept nogil:
-    """col[l] = NaN for every id l < n off the problem; returns how many (0: col is
-    clean)."""
-    cdef Py_ssize_t m = 0, l = _next_off(status, 0, n)
-    while l < n:
-        col[l] = NAN
-        m += 1
-        l = _next_off(status, l + 1, n)
-    return m
 
 
 # the event scan's eight-wide form (refsvm/_csrc/refsvm_poker.c)
@@ -531,7 +497,7 @@ cdef class POKERState(StreamLearner):
         oldest columns go first beyond cache_size (a buffer not kept goes to the pool)."""
         cdef Py_ssize_t n = self.n
         return self.ccache.put(i, col, n, self.cap,
-                               self.ccache.fits(n) and _nan_off(col, self.c_status, n) == 0)
+                               self.ccache.fits(n) and set_off(col, self.c_status, n, NAN) == 0)
 
     cdef double* _column_c(self, Py_ssize_t i, const Py_ssize_t* pid=NULL,
                          const double* pval=NULL, Py_ssize_t pm=0) except NULL:
@@ -610,7 +576,7 @@ cdef class POKERState(StreamLearner):
             mx = self.ms.max_abs()
             ill = self.refresh_on and mx * max(1.0, self.kmax) > self.cond_refresh
         # the cache takes the buffer (NaN where an id is not in the problem: _cache_put_c)
-        clean = self.ccache.fits(n) and _nan_off(self.ms.KS[pos], self.c_status, n) == 0
+        clean = self.ccache.fits(n) and set_off(self.ms.KS[pos], self.c_status, n, NAN) == 0
         # the scale of the shrink's singularity test is the mx just computed
         refused = engine_leave(self.ms, pos, new_status, self.c_status, alpha, value,
                                self.ccache, True, n, self.cap, clean, self.shrink_eps, mx)
