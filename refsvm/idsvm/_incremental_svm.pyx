@@ -45,12 +45,14 @@ from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
 from refsvm.idsvm.departures import DEPARTURES
 from refsvm.idsvm.departures.exactness import ExactnessError
+from refsvm.idsvm.departures.steep_ties import STEEP_SPAN as _STEEP_SPAN
 from refsvm.idsvm.state_format import kkt_diagnostics, state_arrays
 
 cnp.import_array()
 
 # The printed method's constants, read from their one home (refsvm/idsvm/constants.py)
 # when the module is imported: set codes, event kinds, zero tests and tie windows.
+cdef long long STEEP_SPAN = _STEEP_SPAN   # (departures/steep_ties.py)
 cdef signed char GONE = _constants.GONE
 cdef signed char REST = _constants.REST
 cdef signed char MARGIN = _constants.MARGIN
@@ -121,6 +123,7 @@ cdef struct Departures:
     double drift_tol
     bint column_cache
     bint centre_bias
+    int steep_ties
 
 
 cdef int _fail(const char* msg) except -1 with gil:
@@ -306,6 +309,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.dep.drift_tol = d["drift_tol"]
         self.dep.column_cache = d["column_cache"]
         self.dep.centre_bias = d["centre_bias"]
+        self.dep.steep_ties = d["steep_ties"]
         self.n_features = int(n_features)
         self.max_steps = int(max_steps)
         self.steps_left = 0
@@ -816,6 +820,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef double rb, rtb, rt0
         cdef EventChoice ev
         cdef int rc
+        cdef long long zero_run = 0         # zero-length steps in a row
         self._clear_dependent()
         self.joined = -1
         while True:
@@ -828,9 +833,10 @@ cdef class IncrementalSVMState(StreamLearner):
                 return RC_SIGNAL            # Ctrl-C: rolled back, then raised
             self.n_iterations += 1
             self._sensitivities(c, sign, col, &rb, &rtb, &rt0)
-            rc = self._limiting_event(c, sign, rtb, rt0, &ev)
+            rc = self._limiting_event(c, sign, rtb, rt0, &ev, self._steep_ties(zero_run))
             if rc:
                 return rc                   # 5: no event limits the increment
+            zero_run = zero_run + 1 if ev.t == 0.0 else 0
             self._increment(c, sign, ev.t, rb)
             if self._change_membership(c, sign, col, &ev):
                 return 0
@@ -870,8 +876,14 @@ cdef class IncrementalSVMState(StreamLearner):
         rt0[0] = fabs(self.beta[0])
         return 0
 
+    cdef bint _steep_ties(self, long long zero_run) noexcept nogil:
+        """The tie of the next step goes by the rates (departure ``steep_ties``:
+        refsvm/idsvm/departures/steep_ties.py)."""
+        cdef long long k = self.dep.steep_ties
+        return k > 0 and k <= zero_run and zero_run < (STEEP_SPAN + 1) * k
+
     cdef int _limiting_event(self, Py_ssize_t c, double sign, double rtb, double rt0,
-                             EventChoice* ev) except -1 nogil:
+                             EventChoice* ev, bint steep=False) except -1 nogil:
         """The largest increment that changes no membership and its event: pass 1 the
         smallest step, pass 2 the first event (fixed order) within its window eps/|rate|
         of it (refsvm.idsvm.incremental_svm._limiting_event)."""
@@ -879,7 +891,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self._scales(c)
         self._events(c, sign, ns, rtb, rt0, INFINITY, ev)
         if ev.kind >= 0:
-            self._events(c, sign, ns, rtb, rt0, ev.t, ev)
+            self._events(c, sign, ns, rtb, rt0, ev.t, ev, steep)
         if ev.kind < 0 and sign < 0 and \
                 self.alpha[c] <= self._a_tol(EPS_RESIDUE, max(self.aother, self.snap_amax)):
             ev.t = 0.0                      # round-off residue (see the reference)
@@ -1000,15 +1012,17 @@ cdef class IncrementalSVMState(StreamLearner):
                 g[i] += r[i] * t
 
     cdef void _events(self, Py_ssize_t c, double sign, Py_ssize_t ns, double rtb, double rt0,
-                      double tmin, EventChoice* e) noexcept nogil:
+                      double tmin, EventChoice* e, bint steep=False) noexcept nogil:
         """Scan the events (see refsvm.idsvm.incremental_svm._first_event; the two passes
         of refsvm._core's least-index choice).  tmin = INFINITY (pass 1): the smallest
         step, first on exact ties; the join steps computed are kept in tb / tlist.
         Otherwise (pass 2): among the events whose step is within its window eps / |rate|
         of tmin, the candidate's own (first in their order), else the margin vector or
-        candidate with the least id; e.t is tmin."""
+        candidate with the least id (with ``steep``, the departure ``steep_ties``: the tied
+        margin vector, else candidate, of the smallest window, then the least id); e.t is
+        tmin."""
         cdef Py_ssize_t pos, s, i
-        cdef double t, a, rr, x, ea = self.ea, eg = self.eg
+        cdef double t, a, rr, x, w, bw = INFINITY, ea = self.ea, eg = self.eg
         cdef signed char st
         cdef bint first = tmin == INFINITY
         event_start(e, tmin)
@@ -1054,7 +1068,15 @@ cdef class IncrementalSVMState(StreamLearner):
                 t = 0.0
             if first:
                 event_smaller(e, t, EV_S_OUT, s)
-            elif event_tied(t, tmin, ea / fabs(a)):
+                continue
+            w = ea / fabs(a)
+            if not event_tied(t, tmin, w):
+                continue
+            if steep:
+                if e.index < 0 or w < bw or (w == bw and s < e.index):
+                    event_take(e, EV_S_OUT, s)
+                    bw = w
+            else:
                 # least-index rule among the tied margin vectors and candidates
                 event_least_index(e, EV_S_OUT, s)
         cdef double* tb = self.tb
@@ -1076,16 +1098,24 @@ cdef class IncrementalSVMState(StreamLearner):
             # (as t is a float > tmin, fl(tmin + eg/|r|) < t then)
             # (the first tied candidate has the least id among them; it is chosen if its
             # id is below that of the least tied margin vector)
+            if steep and e.index >= 0:
+                return                      # a tied margin vector leaves first
             for q in range(self.ntl):
                 i = tlist[q]
-                if e.index >= 0 and i > e.index:
+                if not steep and e.index >= 0 and i > e.index:
                     return
                 t = tb[q]
                 if (t - tmin) * fabs(r[i]) > 4.0 * eg:
                     continue
-                if event_tied(t, tmin, eg / fabs(r[i])):
+                w = eg / fabs(r[i])
+                if not event_tied(t, tmin, w):
+                    continue
+                if not steep:
                     event_least_index(e, EV_JOIN, i)
                     return
+                if w < bw:                  # ids ascending: the least id on equal windows
+                    event_take(e, EV_JOIN, i)
+                    bw = w
             return
         # The candidates: E members rising (r > tol_i), R members falling (r < -tol_i),
         # tol_i = EPS_GAMMA (kroot_i rtb + rt0), not held back as dependent on S (blk).

@@ -23,7 +23,7 @@ The paper leaves the degenerate cases open; the choices (``docs/cauwenberghs_pog
 below its round-off scale is zero (the constants in :mod:`refsvm.idsvm.constants`); a
 joining example with a zero pivot goes through an exchange along the null direction;
 ties go by the least example id (Bland's rule), so zero steps at a degenerate point do
-not repeat.
+not repeat (a long run of them goes by the rates: the departure ``steep_ties``).
 
 Departures from the printed method -- refinement of beta, repair, the exactness check
 and rollback, the polish at extreme C, snapping, the drift refresh of R, the column
@@ -64,6 +64,7 @@ from .departures.refinement import Refinement
 from .departures.repair import Repair
 from .departures.rollback import Rollback
 from .departures.snapping import Snapping
+from .departures.steep_ties import SteepTies, steepest_tie
 from .storage import Storage
 from .state_format import (  # noqa: F401 - the state formats, re-exported
     COUNTERS, StateFormat, kkt_diagnostics, state_arrays, state_arrays_from_optimum,
@@ -73,7 +74,7 @@ __all__ = ["DEPARTURES", "ExactnessError", "IncrementalSVMState", "kkt_diagnosti
            "state_arrays", "state_arrays_from_optimum"]
 
 
-def _first_event(events, tc, wc, cand, last=None):
+def _first_event(events, tc, wc, cand, last=None, steep=False):
     """The limiting event (Sec. 2.2) and the step: t_min, the smallest step of all, and
     among the events *at their bound at t_min within round-off* (t <= t_min + w, the
     window w = eps / |rate|: EPS_ALPHA alpha_max for an alpha, EPS_G g_scale for a g) the
@@ -81,16 +82,20 @@ def _first_event(events, tc, wc, cand, last=None):
     end the operation) first, in their order; otherwise the tied margin vector or
     joining candidate (``cand``) with the smallest example id (Bland's rule).  ``last``
     counts for t_min but is chosen only if no other event is tied.  The choice is the
-    core's (:func:`refsvm.core.active_set.limiting_event`)."""
+    core's (:func:`refsvm.core.active_set.limiting_event`); with ``steep``, the rate
+    rule of the departure ``steep_ties`` (:func:`steepest_tie`)."""
     own = [e for e in events if e[1] < EV_S_OUT]         # the candidate's own: priority
     rest = [e for e in events if e[1] >= EV_S_OUT]
-    return limiting_event(own, rest, tc, wc, cand if cand is not None else (),
-                          np.full(tc.shape[0], EV_JOIN), fallback=last)
+    ids, kinds = cand if cand is not None else (), np.full(tc.shape[0], EV_JOIN)
+    tmin, kind, who = limiting_event(own, rest, tc, wc, ids, kinds, fallback=last)
+    if steep and kind >= 0:
+        kind, who = steepest_tie(own, rest, tc, wc, ids, kinds, tmin)
+    return tmin, kind, who
 
 
 class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, Snapping,
-                          DriftRefresh, ColumnCache, BiasCentring, Storage, StateFormat,
-                          StreamLearner):
+                          DriftRefresh, ColumnCache, BiasCentring, SteepTies, Storage,
+                          StateFormat, StreamLearner):
     """Exact incremental/decremental SVM state (reference twin).
 
     Parameters
@@ -280,6 +285,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
         # be round-off (see _change_membership): no candidates until S changes
         dependent = []
         self._joined = None
+        zero_run = 0                           # zero-length steps in a row
         while True:
             if self._steps_left <= 0:          # a guard (departures/rollback.py)
                 raise ExactnessError("the step budget of the operation ran out (cycling?)", c)
@@ -287,7 +293,9 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
             self._answer_signals()             # Ctrl-C: rolled back (departures/rollback.py)
             self.n_iterations += 1
             sens = self._sensitivities(c, sign, col)
-            t, kind, i = self._limiting_event(c, sign, sens, dependent)
+            t, kind, i = self._limiting_event(c, sign, sens, dependent,
+                                              self._steep_ties(zero_run))
+            zero_run = zero_run + 1 if t == 0.0 else 0
             self._increment(c, sign, t, sens)
             if self._change_membership(c, sign, col, t, kind, i, sens, dependent):
                 return
@@ -315,7 +323,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
                 events.append((max(-self.alpha[s] / a, 0.0), EV_S_OUT, s, ea / abs(a)))
         return events
 
-    def _limiting_event(self, c, sign, sens, dependent):
+    def _limiting_event(self, c, sign, sens, dependent, steep=False):
         """The largest increment t >= 0 that changes no membership (Sec. 2.2) and the
         event that limits it: (t, kind, id), chosen by :func:`_first_event`."""
         _, r, aS, _, rate_tol, kscale_c = sens
@@ -342,7 +350,7 @@ class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, 
             cand = cand[~np.isin(cand, dependent)]
         tc = np.maximum(-self.g[cand] / r[cand], 0.0)
         wc = eg / np.abs(r[cand])
-        best_t, best_kind, best_i = _first_event(events, tc, wc, cand)
+        best_t, best_kind, best_i = _first_event(events, tc, wc, cand, steep=steep)
         if best_kind < 0 and sign < 0 and \
                 self.alpha[c] <= self._a_tol(EPS_RESIDUE, max(aother, self._amax0)):
             # unlearning, S emptied by events tied with alpha_c ~ 0: alpha_c (a round-off

@@ -21,10 +21,13 @@ snapping.py         snap_ulps                    ulp residues of a bound left on
 drift_refresh.py    drift_refresh, drift_tol     the updated R drifts from M^-1
 column_cache.py     column_cache                 (a speed-up: kernel columns kept)
 bias_centring.py    centre_bias                  b undetermined when S is empty
+steep_ties.py       steep_ties                   Bland's rule takes exponentially many
+                                                 zero-length steps at a degenerate point
 ==================  ===========================  ======================================
 
 ``departures="paper"`` turns every one off: beta = -R m as printed, no repair, no
-polish or snap, no refresh of R, no cache, b left where the increments put it.  The
+polish or snap, no refresh of R, no cache, b left where the increments put it, ties
+always by the least index.  The
 exactness check (``check``) stays on in the paper form: it changes no number, it only
 raises :class:`ExactnessError` (and the operation is rolled back) when an operation of
 the printed method ends off the optimum; the step budget (``max_steps``) likewise.
@@ -106,4 +109,10 @@ DEPARTURES = {
         default=True, paper=False, check=flag,
         answers="with S empty the KKT conditions leave b in an interval: its midpoint "
                 "(LIBSVM's choice) instead of where the increments left it"),
+    "steep_ties": Departure(
+        default=64, paper=0, check=integer(0, 2**30),
+        answers="the least-index rule among events tied at t = 0 can take exponentially "
+                "many zero-length steps (a stream that begins with one class): after this "
+                "many in a row, the tied event with the fastest rate, leaving margin "
+                "vectors first (0: least index always)"),
 }
