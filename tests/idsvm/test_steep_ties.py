@@ -62,6 +62,27 @@ def test_the_least_index_rule_alone_runs_out_of_steps(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("steep_ties", [pytest.param(0, marks=pytest.mark.slow), 64])
+def test_two_gaussians_one_class_first(backend, steep_ties):
+    """Two Gaussians (400 examples), the class -1 first, each class farthest first from
+    one example: the printed rule runs out of steps at the first example of +1, the
+    default ends exact."""
+    X, y = make_two_gaussians(400, random_state=2)
+    y = np.where(y > 0, 1.0, -1.0)
+    c = X[np.random.RandomState(102).randint(400)]
+    order = np.lexsort((-np.sum((X - c) ** 2, axis=1), y))
+    X, y = X[order], y[order]
+    model = IncrementalSVM(C=1.0, gamma=0.5, backend=backend,
+                           departures={"steep_ties": steep_ties})
+    if steep_ties == 0:
+        with pytest.raises(ExactnessError, match="step budget"):
+            model.partial_fit(X, y, classes=[-1, 1])
+        return
+    model.partial_fit(X, y, classes=[-1, 1])
+    assert_kkt(model._states[0], X, y, "rbf", RBF)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_short_runs_choose_as_the_least_index_rule(backend):
     """Streams whose zero-length runs stay below the threshold (two Gaussians; the
     degenerate checkerboard, with its own runs of ties) give the same state, bit for
