@@ -86,7 +86,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         The departures from the paper's printed method
         (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair, the
         exactness check, the polish at extreme C, snapping, the drift refresh of the
-        inverse, the column cache, the bias centring), each a named unit of
+        inverse, the column cache, the bias centring, the tie rule of long runs of
+        zero-length steps), each a named unit of
         ``refsvm/idsvm/departures/``.  None: the defaults.  ``"paper"``: the printed
         method, every departure off -- which overrides ``refresh_every`` and
         ``cache_size`` (no refresh, no cache) and ``fit_method`` (``fit`` learns example
