@@ -506,3 +506,20 @@ def test_both_exact_families_write_and_start_from_the_core_layout():
     assert re.search(r"\boptimum_problem\(", reader)
     used = " ".join((PKG / rel).read_text(encoding="utf-8") for rel in HAND_OVER)
     assert "optimum_of" in used and "load_optimum" in used
+
+
+def test_both_exact_references_keep_the_core_partition_arrays():
+    # the per-example arrays of the partition and their growth with the examples are the
+    # core's (refsvm.core.optimum.PartitionArrays): both references' storage derive from
+    # it, and neither grows a per-example array itself
+    from refsvm.core.optimum import PartitionArrays
+    from refsvm.idsvm.incremental_svm import IncrementalSVMState
+    from refsvm.poker.poker import POKERState
+
+    for cls in (IncrementalSVMState, POKERState):
+        assert issubclass(cls, PartitionArrays), cls.__name__
+    for family in EXACT_FAMILIES:
+        text = (PKG / family / "storage.py").read_text(encoding="utf-8")
+        assert "grow_array(" not in text, (
+            f"refsvm/{family}/storage.py grows a per-example array itself: the core's "
+            "PartitionArrays does")

@@ -25,7 +25,8 @@ Every family's reference builds on these and on nothing from another family:
 - :mod:`refsvm.core.column_cache`: their column cache (the kernel columns of examples
   that left the margin set, oldest out first within a budget);
 - :mod:`refsvm.core.optimum`: the exact optimum they both keep in one layout (written by
-  either family, read back checked), from which either family starts its engine;
+  either family, read back checked), from which either family starts its engine, and the
+  per-example arrays of their references' states with their growth (``PartitionArrays``);
 - :mod:`refsvm.core.stream` also holds ``run_states``, the block driver that keeps every
   one-vs-rest state at the same example boundary and answers Ctrl-C there.
 """

@@ -57,8 +57,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from .active_set import AT_C, AT_ZERO, GONE, IN_S
+from .bordered import grow_array
+from .kernels import SparseRow
 
-__all__ = ["CODES", "COUNTERS", "OptimumError", "optimum", "optimum_problem", "read_optimum"]
+__all__ = ["CODES", "COUNTERS", "OptimumError", "PartitionArrays", "optimum", "optimum_problem",
+           "read_optimum"]
 
 #: the partition codes a layout holds
 CODES = (AT_ZERO, IN_S, AT_C, GONE)
@@ -105,6 +108,44 @@ def optimum(*, C, n_features, sparse, rows, status, alpha, g, y, kdiag, S, KS, R
     for name, a, dt in zip(_CACHE, cache, (np.int64, np.int64, np.float64)):
         out[name] = take(a, dtype=dt).reshape(-1)
     return out
+
+
+# ---------------------------------------------------------------------- the arrays
+class PartitionArrays:
+    """Mixin of both exact families' reference states: the per-example arrays the layout
+    is written from, and their growth with the examples.
+
+    ``rows`` (one row a stored example, in the core's row convention), ``y``, ``alpha``,
+    ``g``, ``kdiag`` (float64) and ``status`` (int8, the core's codes and the family's
+    own), indexed by example id (ids 0..n-1, never reused), with room beyond ``n``
+    (:func:`refsvm.core.bordered.grow_array`: capacity doubling, at least 16; the floats
+    0 there, the status ``GONE``), and the rows of the margin set's ``KS`` kept to the
+    same capacity.  A family names its own per-example arrays in ``EXTRA_ARRAYS``
+    (POKER's p, d and a0 of the fixed-bias path and the decrement), grown and zeroed
+    with alpha and g."""
+
+    EXTRA_ARRAYS = ()
+
+    def _new_example(self, x, y, code):
+        """Store a copy of the row ``x`` with label ``y``: its id (``n`` before the call),
+        alpha = g = 0 (and the family's own arrays), status ``code``; ``kdiag`` is the
+        family's to fill."""
+        if self.sparse:
+            x = SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
+        else:
+            x = np.array(x, dtype=np.float64)
+        i = self.n
+        self.rows.append(x)
+        self.n += 1
+        for name in ("y", "alpha", "g", "kdiag") + self.EXTRA_ARRAYS:
+            setattr(self, name, grow_array(getattr(self, name), self.n))
+        self.status = grow_array(self.status, self.n, GONE)
+        self.margin.reserve_rows(self.y.shape[0])
+        self.y[i] = y
+        for name in ("alpha", "g") + self.EXTRA_ARRAYS:
+            getattr(self, name)[i] = 0.0
+        self.status[i] = code
+        return i
 
 
 # ---------------------------------------------------------------------- reading

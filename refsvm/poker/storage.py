@@ -18,24 +18,27 @@ import scipy.sparse as sp
 from ..core import column_cache
 from ..core.active_set import neumaier_add
 from ..core.exactness import balance, end_balance, g_exact, kkt_violation
-from ..core.bordered import bordered_matrix, grow_array
+from ..core.bordered import bordered_matrix
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.margin_set import MarginSet
 from ..core.departures import resolve
 from ..core.engine import column
-from ..core.optimum import OptimumError, optimum, read_optimum
+from ..core.optimum import OptimumError, PartitionArrays, optimum, read_optimum
 from ..core.stream import StreamLearner
 from .departures import DEPARTURES
-from .partition import (BIAS, FIXED, FORCED, GONE, I_O, IDLE, JOINT, PENDING, PathError,
+from .partition import (BIAS, FIXED, FORCED, I_O, IDLE, JOINT, PENDING, PathError,
                         alpha_window)
 
 __all__ = ["POKERStorage", "init_state", "load_optimum", "optimum_of",
            "neumaier_add"]   # neumaier_add: the core's, re-exported
 
 
-class POKERStorage(StreamLearner):
-    """The examples, their kernel values and the state's arrays (see
+class POKERStorage(PartitionArrays, StreamLearner):
+    """The examples, their kernel values and the state's arrays (the core's
+    :class:`PartitionArrays`, with POKER's own p, d and a0; see
     :class:`refsvm.poker.poker.POKERState` for the parameters)."""
+
+    EXTRA_ARRAYS = ("p", "d", "a0")
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
@@ -124,20 +127,7 @@ class POKERStorage(StreamLearner):
     def _append(self, x, y):
         """Store a new example (alpha = 0, status PENDING: not yet in the problem) and
         k(x, x).  Returns its id."""
-        if self.sparse:
-            x = SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
-        else:
-            x = np.array(x, dtype=np.float64)
-        i = self.n
-        self.rows.append(x)
-        self.n += 1
-        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
-            setattr(self, name, grow_array(getattr(self, name), self.n))
-        self.status = grow_array(self.status, self.n, GONE)
-        self.margin.reserve_rows(self.y.shape[0])
-        self.y[i] = y
-        self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
-        self.status[i] = PENDING
+        i = self._new_example(x, y, PENDING)
         self.kdiag[i] = self._k(i, i)
         self.kmax = max(self.kmax, float(abs(self.kdiag[i])))
         return i

@@ -264,3 +264,27 @@ def test_a_layout_of_other_parameters_or_into_a_learned_model_is_refused(backend
     with pytest.raises(ValueError, match="freshly constructed"):
         poker_storage.load_optimum(pk, layout)
     assert np.array_equal(pk.decision_function(X), before)
+
+
+@pytest.mark.parametrize("family", ["idsvm", "poker"])
+def test_the_references_grow_the_partition_arrays_alike(family):
+    """The core's PartitionArrays in both references: ids 0, 1, ... with room in steps of
+    at least 16, doubling; alpha, g (and POKER's p, d, a0) 0 and the family's code for a
+    new example; the status GONE and the floats 0 beyond n; KS's rows at the capacity."""
+    st = _state(family, "python", False)
+    code = idsvm_ref.OUT if family == "idsvm" else poker_ref.PENDING
+    store = st._store if family == "idsvm" else st._append
+    extra = ("p", "d", "a0") if family == "poker" else ()
+    caps = []
+    for i in range(40):
+        assert store(np.full(3, 0.5 * i), 1.0 if i % 2 else -1.0) == i
+        caps.append(st.y.shape[0])
+        for name in ("alpha", "g") + extra:
+            assert getattr(st, name)[i] == 0.0
+        assert st.status[i] == code and st.y[i] == (1.0 if i % 2 else -1.0)
+        assert np.all(st.status[i + 1:] == GONE) and np.all(st.alpha[i + 1:] == 0.0)
+        assert st.KS.shape[0] == st.y.shape[0] == st.status.shape[0]
+        for name in ("alpha", "g", "kdiag") + extra:
+            assert getattr(st, name).shape == st.y.shape
+    assert sorted(set(caps)) == [16, 32, 64]
+    assert len(st.rows) == st.n == 40 and np.array_equal(st.rows[7], np.full(3, 3.5))
