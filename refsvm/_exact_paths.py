@@ -15,10 +15,11 @@ family's path:
   ended exact, the model rolled back.
 
 Neither family's folder imports the other: the hand-over lives here, above both, beside
-:mod:`refsvm.base`.  The conversions of the persistence arrays stay with the families:
-:func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum` (POKER's arrays to
-IncrementalSVM's, used by both directions) and
-``refsvm.poker.estimators._poker_arrays_from_incremental`` (the reverse).
+:mod:`refsvm.base`, and what is handed over is the exact optimum in the core's layout
+(:mod:`refsvm.core.optimum`), written by the family that ends the path (its
+``optimum_of``) and read by the one that goes on (its ``load_optimum``: IDSVM's in
+``refsvm/idsvm/state_format.py`` with its acceptance test, POKER's in
+``refsvm/poker/storage.py``).  Neither family reads the other's persistence arrays.
 """
 
 from __future__ import annotations
@@ -94,17 +95,18 @@ def _kernel_params(params):
 def self_init_optimum(backend, params, X, y):
     """SelfInit POKER (Sec. 5 of Fine & Scheinberg) on (X, y) with the numeric
     parameters of an IncrementalSVM state (``init_params()``), by the twin of
-    ``backend``: POKER's persistence arrays (``POKERState.save_state``) of the exact
-    SVM, or None when SelfInit cycled, stalled (:class:`_StallWatch`) or ended off the
-    optimum (degenerate data)."""
+    ``backend``: the exact SVM in the core's layout (:mod:`refsvm.core.optimum`, written
+    by POKER's ``optimum_of``), or None when SelfInit cycled, stalled
+    (:class:`_StallWatch`) or ended off the optimum (degenerate data)."""
     from .poker import poker as reference
+    from .poker.storage import optimum_of
 
     module = load_backend(backend, reference, "refsvm.poker._poker")
     path = module.POKERState(params["n_features"], params["sparse"], **_kernel_params(params))
     path.breakpoint_hook = _StallWatch()
     try:
         path.self_init(X, y)
-        return path.save_state()
+        return optimum_of(path)
     except (reference.CyclingError, reference.PathError, SelfInitStalled):
         return None
 
@@ -115,9 +117,10 @@ def incremental_path_again(backend, params, X_old, y_old, gone, X=None, y=None,
     (``X_old``, ``y_old``, ids 0, 1, ... in order), those ids in ``gone`` (unlearned
     earlier) unlearned again, then (X, y) learned or the ids ``unlearn`` unlearned: the
     same exact SVM as :func:`incremental_path` from that model, with the same ids, where
-    the model cannot be carried over (O(n) examples learned again).  Returns
-    IncrementalSVM's persistence arrays."""
+    the model cannot be carried over (O(n) examples learned again).  Returns the exact
+    SVM in the core's layout (IncrementalSVM's ``optimum_of``)."""
     from .idsvm import incremental_svm as reference
+    from .idsvm.state_format import optimum_of
 
     module = load_backend(backend, reference, "refsvm.idsvm._incremental_svm")
     inc = module.IncrementalSVMState(params["n_features"], params["sparse"],
@@ -129,29 +132,27 @@ def incremental_path_again(backend, params, X_old, y_old, gone, X=None, y=None,
         inc.unlearn([int(i) for i in unlearn])
     elif X is not None:
         run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
-    return inc.save_state()
+    return optimum_of(inc)
 
 
 def incremental_path(backend, params, optimum, X=None, y=None, unlearn=None):
     """IncrementalSVM's path (Cauwenberghs & Poggio), by the twin of ``backend``, with
-    the numeric parameters of a POKER state (``init_params()``): from ``optimum`` (POKER's
-    persistence arrays of an exact SVM, or None: the empty model), learn (X, y) one
-    example at a time, or unlearn the ids ``unlearn``.  Returns IncrementalSVM's
-    persistence arrays (``save_state``), or None when ``optimum`` cannot be carried over
-    (not exact to that family's tolerance, or margin vectors at their bounds)."""
+    the numeric parameters of a POKER state (``init_params()``): from ``optimum`` (an
+    exact SVM in the core's layout, POKER's ``optimum_of``; or None: the empty model),
+    learn (X, y) one example at a time, or unlearn the ids ``unlearn``.  Returns the end
+    in the core's layout (IncrementalSVM's ``optimum_of``), or None when ``optimum``
+    cannot be carried over (IncrementalSVM's start refuses it: not exact to that
+    family's tolerance, or margin vectors at their bounds)."""
     from .idsvm import incremental_svm as reference
+    from .idsvm.state_format import load_optimum, optimum_of
 
     module = load_backend(backend, reference, "refsvm.idsvm._incremental_svm")
     inc = module.IncrementalSVMState(params["n_features"], params["sparse"],
                                      **_kernel_params(params))
-    if optimum is not None:
-        start = reference.state_arrays_from_optimum(optimum, params["C"],
-                                                    params["n_features"], params["sparse"])
-        if start is None:
-            return None
-        inc.load_state(start)
+    if optimum is not None and not load_optimum(inc, optimum):
+        return None
     if unlearn is not None:
         inc.unlearn([int(i) for i in unlearn])
     else:
         run_states([inc], X, [np.asarray(y, dtype=np.float64)], range(X.shape[0]))
-    return inc.save_state()
+    return optimum_of(inc)

@@ -33,8 +33,10 @@ Two things LIBSVM's solution may hold that the path cannot start from:
   progressing (:class:`refsvm._exact_paths._StallWatch`, SelfInit's watch), the start
   is given up and ``fit`` learns the problem example by example.
 
-The end is checked like every other start: :func:`refsvm.idsvm.incremental_svm.
-state_arrays_from_optimum` accepts it only if it is exact to IncrementalSVM's tolerances.
+The end is handed over in the core's layout (:mod:`refsvm.core.optimum`) and checked like
+every other start: IncrementalSVM's start (``load_optimum`` in
+``refsvm/idsvm/state_format.py``) accepts it only if it is exact to that family's
+tolerances.
 LIBSVM's kernel evaluations are its own and not counted in ``n_kernel_evals_``.
 """
 
@@ -187,10 +189,11 @@ def _libsvm_solution(params, X, y):
 def libsvm_optimum(backend, params, X, y):
     """The exact SVM of (X, y) reached from LIBSVM's solution by POKER's fixed- and
     adjustable-bias paths (module docstring), by the POKER twin of ``backend``, with the
-    numeric parameters of an IncrementalSVM state (``init_params()``): POKER's
-    persistence arrays (``POKERState.save_state``), or None when the start is refused
-    (a singular margin set) or a path fails."""
+    numeric parameters of an IncrementalSVM state (``init_params()``): the exact SVM in
+    the core's layout (:mod:`refsvm.core.optimum`, written by POKER's ``optimum_of``),
+    or None when the start is refused (a singular margin set) or a path fails."""
     from .poker import poker as reference
+    from .poker.storage import optimum_of
 
     y = np.asarray(y, dtype=np.float64)
     if np.unique(y).size < 2:
@@ -251,7 +254,7 @@ def libsvm_optimum(backend, params, X, y):
         path._end_chunk("the start from LIBSVM")
         if not _refine(path, reference, fresh=residual > FRESH_ABOVE):
             return None
-        return path.save_state()
+        return optimum_of(path)
     except (reference.CyclingError, reference.PathError, SelfInitStalled,
             np.linalg.LinAlgError):
         return None

@@ -452,3 +452,74 @@ def test_one_making_of_a_column_for_both_families():
                 assert not _KERNEL_CALL.search(body), (
                     f"{path.relative_to(ROOT)}: {name} evaluates kernel values itself: "
                     "the core's column / engine_column makes a column")
+
+
+#: The keys of the persistence format only one exact family has (its ``save_state``): the
+#: other family never names them, it reads the exact optimum in the core's layout instead.
+FAMILY_ONLY_KEYS = {
+    "idsvm": ("Rinv", "kscale", "n_increments", "n_decrements", "n_pivot_refresh",
+              "max_inverse_drift"),
+    "poker": ("kmax", "n_chunks", "cache_len", "cache_cols", "X_data", "X_indices", "X_indptr"),
+}
+#: The modules that hand an exact optimum from one family to the other.
+HAND_OVER = ("_exact_paths.py", "_warm_start.py", "idsvm/estimators.py", "poker/estimators.py")
+
+
+def _string_constants(path):
+    return {node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+@pytest.mark.parametrize("family", EXACT_FAMILIES)
+def test_neither_exact_family_converts_the_others_arrays(family):
+    # a family's code names no key of the other family's own persistence format (no
+    # pairwise converter), and the hand-over modules neither save nor load a state's own
+    # format: what passes between the families is the core's layout
+    other = [f for f in EXACT_FAMILIES if f != family][0]
+    for path in _family_modules(family):
+        if path.suffix == ".py":
+            named = _string_constants(path) & set(FAMILY_ONLY_KEYS[other])
+            assert not named, (f"{path.relative_to(ROOT)} reads {sorted(named)} of "
+                               f"refsvm.{other}'s persistence format: hand over the core's "
+                               "layout (refsvm.core.optimum)")
+    for rel in HAND_OVER:
+        text = (PKG / rel).read_text(encoding="utf-8")
+        assert not re.search(r"\.(save_state|load_state)\(", text), (
+            f"refsvm/{rel} hands over a family's own persistence format, not the core's layout")
+
+
+def test_both_exact_families_write_and_start_from_the_core_layout():
+    # each family writes its optimum with the core's builder and starts from it through
+    # the core's reader; the hand-over modules use the families' writers and starts
+    from refsvm.core import optimum as core_optimum
+    from refsvm.idsvm import state_format
+    from refsvm.poker import storage
+
+    assert {"optimum", "read_optimum", "optimum_problem"} <= set(core_optimum.__all__)
+    for module in (state_format, storage):
+        write = inspect.getsource(module.optimum_of)
+        start = inspect.getsource(module.load_optimum)
+        assert re.search(r"\boptimum\(", write), f"{module.__name__}.optimum_of"
+        assert re.search(r"\b(read_optimum|optimum_problem|state_arrays_from_optimum)\(",
+                         start), f"{module.__name__}.load_optimum"
+    reader = inspect.getsource(state_format.state_arrays_from_optimum)
+    assert re.search(r"\boptimum_problem\(", reader)
+    used = " ".join((PKG / rel).read_text(encoding="utf-8") for rel in HAND_OVER)
+    assert "optimum_of" in used and "load_optimum" in used
+
+
+def test_both_exact_references_keep_the_core_partition_arrays():
+    # the per-example arrays of the partition and their growth with the examples are the
+    # core's (refsvm.core.optimum.PartitionArrays): both references' storage derive from
+    # it, and neither grows a per-example array itself
+    from refsvm.core.optimum import PartitionArrays
+    from refsvm.idsvm.incremental_svm import IncrementalSVMState
+    from refsvm.poker.poker import POKERState
+
+    for cls in (IncrementalSVMState, POKERState):
+        assert issubclass(cls, PartitionArrays), cls.__name__
+    for family in EXACT_FAMILIES:
+        text = (PKG / family / "storage.py").read_text(encoding="utf-8")
+        assert "grow_array(" not in text, (
+            f"refsvm/{family}/storage.py grows a per-example array itself: the core's "
+            "PartitionArrays does")

@@ -24,11 +24,14 @@ Every family's reference builds on these and on nothing from another family:
   joins, a member leaves), written once and called by both;
 - :mod:`refsvm.core.column_cache`: their column cache (the kernel columns of examples
   that left the margin set, oldest out first within a budget);
+- :mod:`refsvm.core.optimum`: the exact optimum they both keep in one layout (written by
+  either family, read back checked), from which either family starts its engine, and the
+  per-example arrays of their references' states with their growth (``PartitionArrays``);
 - :mod:`refsvm.core.stream` also holds ``run_states``, the block driver that keeps every
   one-vs-rest state at the same example boundary and answers Ctrl-C there.
 """
 
-from . import active_set, bordered, column_cache, engine, exactness, margin_set
+from . import active_set, bordered, column_cache, engine, exactness, margin_set, optimum
 from .kernels import (KERNEL_CODES, KERNELS, Kernel, SparseRow, get_row, rows_from_state,
                       rows_to_state, stack_rows)
 from .pa import PA_VARIANTS, PAM_VARIANTS, pa_step, variant_code
@@ -38,5 +41,5 @@ from .stream import StreamLearner
 __all__ = ["KERNEL_CODES", "KERNELS", "Kernel", "PAM_VARIANTS", "PA_VARIANTS", "ScaledVector",
            "SparseRow", "StreamLearner", "active_set", "bordered", "column_cache", "engine",
            "exactness",
-           "get_row", "margin_set", "pa_step", "rows_from_state",
+           "get_row", "margin_set", "optimum", "pa_step", "rows_from_state",
            "rows_to_state", "stack_rows", "variant_code"]

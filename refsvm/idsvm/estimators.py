@@ -15,7 +15,8 @@ from ..core.departures import is_paper_form, resolve
 from ..core.stream import Interrupted, run_states
 from . import incremental_svm as _reference_module
 from .departures import DEPARTURES
-from .incremental_svm import ExactnessError, state_arrays_from_optimum
+from .incremental_svm import ExactnessError
+from .state_format import load_optimum
 
 #: how ``fit`` reaches the batch optimum (see the class docstring)
 FIT_METHODS = ("libsvm", "selfinit", "incremental")
@@ -227,9 +228,9 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         """``fit``: every example in the given order (``fit_method="incremental"``), or
         the batch optimum by POKER's paths from LIBSVM's solution
         (:func:`refsvm._warm_start.libsvm_optimum`) or by Fine & Scheinberg's SelfInit
-        path (``refsvm.poker``, the twin of this estimator's backend), the end converted
-        into this family's state
-        (:func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`).  A problem whose
+        path (``refsvm.poker``, the twin of this estimator's backend), whose end, the
+        exact optimum in the core's layout (:mod:`refsvm.core.optimum`), starts this
+        family's state (:func:`refsvm.idsvm.state_format.load_optimum`).  A problem whose
         batch end is not exact to this family's tolerances (or whose C k_max is
         extreme) is learned example by example instead: the same model, more slowly.
         ``departures="paper"``: example by example (the paper's method)."""
@@ -244,12 +245,9 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         for state, y in zip(self._states, Ys):
             params = state.init_params()
             optimum = start(self.backend, params, X, y)
-            # None: the start was refused, the path stalled, cycled or ended off the
-            # optimum (degenerate data): example by example
-            data = None if optimum is None else state_arrays_from_optimum(
-                optimum, params["C"], params["n_features"], params["sparse"],
-                params["departures"])
-            if data is None:
+            # None, or a start this family refuses: the path stalled, cycled or ended
+            # off the optimum (degenerate data): example by example
+            if optimum is None or not load_optimum(state, optimum):
                 try:
                     run_states([state], X, [y], range(X.shape[0]))
                 except Interrupted:
@@ -257,7 +255,6 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
                     raise KeyboardInterrupt from None
                 self.fit_paths_.append("incremental")
             else:
-                state.load_state(data)
                 self.fit_paths_.append(self.fit_method)
 
     # ------------------------------------------------------------------ safeguards

@@ -1,7 +1,9 @@
 """The state formats of the IDSVM family and its read-outs (not the printed algorithm).
 
-:func:`state_arrays`: the persistence format both twins share; :func:`state_arrays_from_optimum`:
-that format from an exact SVM in POKER's format (SelfInit, ``refsvm.poker``);
+:func:`state_arrays`: the persistence format both twins share; :func:`optimum_of`: the
+exact optimum a state holds in the core's layout (:mod:`refsvm.core.optimum`), and
+:func:`state_arrays_from_optimum` / :func:`load_optimum`: this family's start from that
+layout (SelfInit's end, LIBSVM's start, a POKER model), with its acceptance test;
 :func:`kkt_diagnostics`: ``check()``'s recomputation of g from alpha and b.  The mixin
 :class:`StateFormat` gives the reference state its read-outs (decision function, support
 vectors, ``get_state``) and its persistence (``init_params``, ``save_state``,
@@ -20,11 +22,12 @@ from ..core.departures import resolve
 from ..core.exactness import (balance, g_dot2, kkt_levels, kkt_verdict, partition_of,
                               partition_violation)
 from ..core.kernels import get_row, rows_from_state, rows_to_state, stack_rows
+from ..core.optimum import optimum, optimum_problem
 from .constants import ERROR, GONE, MARGIN, REST
 from .departures import DEPARTURES
 
-__all__ = ["COUNTERS", "StateFormat", "kkt_diagnostics", "state_arrays",
-           "state_arrays_from_optimum"]
+__all__ = ["COUNTERS", "StateFormat", "kkt_diagnostics", "load_optimum", "optimum_of",
+           "state_arrays", "state_arrays_from_optimum"]
 
 
 def kkt_diagnostics(K, alpha, y, g_kept, b, C, act, sv):
@@ -99,29 +102,46 @@ def state_arrays(rows, sparse, *, alpha, g, y, kdiag, status, S, KS, Rinv, b, ks
 
 
 
+def optimum_of(state):
+    """The exact optimum ``state`` holds (either twin, at the end of an operation) in the
+    core's layout (:func:`refsvm.core.optimum.optimum`), written from its persistence
+    arrays: what another family's start reads (POKER's, ``refsvm/_exact_paths.py``)."""
+    data = state.save_state()
+    params = state.init_params()
+    ns = int(np.asarray(data["S"]).shape[0])
+    return optimum(C=params["C"], n_features=params["n_features"], sparse=params["sparse"],
+                   rows=data, status=data["status"], alpha=data["alpha"], g=data["g"],
+                   y=data["y"], kdiag=data["kdiag"], S=data["S"], KS=data["KS"],
+                   R=data["Rinv"] if ns else None, b=data["b"], bias_sign=1.0,
+                   k_max=data["kscale"], counters=data,
+                   cache=(data["cache_ids"], data["cache_lengths"], data["cache_values"]),
+                   copy=False)
+
+
 def state_arrays_from_optimum(data, C, n_features, sparse, departures=None):
     """The persistence format of :class:`IncrementalSVMState` (:func:`state_arrays`) from
-    an exact SVM solution in the persistence format of POKER's states
-    (``refsvm.poker.poker.POKERState.save_state``, either twin), or None when that
-    solution is not exact to this family's tolerance.
+    an exact optimum in the core's layout (:mod:`refsvm.core.optimum`: SelfInit's end,
+    or POKER's model, written by POKER's ``optimum_of``), or None when the layout is
+    not an optimum's (:func:`~refsvm.core.optimum.optimum_problem`: shapes, codes, S
+    against the status, finiteness, or another ``C``) or not exact to this family's
+    tolerance: the acceptance test of this family's start.
 
-    The two methods keep the same things: the partition (POKER's I_o, I_s, I_c are R, S,
-    E here, with the same codes), the kernel columns of the margin set in joining order,
-    the inverse of the same bordered matrix [[0, y_S'], [y_S, Q_SS]] and g = y f - 1; only
-    the sign of the bias differs (POKER's f = w'phi - b, here f = w'phi + b).  So the
-    conversion carries them over (after one step of iterative refinement, below), and
-    an incremental step from the result (``partial_fit``,
+    Both families keep the layout's objects: the partition (POKER's I_o, I_s, I_c are R,
+    S, E here, with the same codes), the kernel columns of the margin set in joining
+    order, the inverse of the same bordered matrix [[0, y_S'], [y_S, Q_SS]] and
+    g = y f - 1.  So the start carries them over (after one step of iterative
+    refinement, below), and an incremental step from the result (``partial_fit``,
     ``unlearn``, ``loo_decisions``) continues from the batch optimum exactly as from the
     end of an incremental pass.  It is accepted when the KKT conditions on the kept g and
     the equality sum y_i alpha_i = 0 hold within the tolerances of every operation here
     (``kkt_tol`` of 1 + k_max alpha_max, and of alpha_max, of the resolved ``departures``),
-    the inverse has the size of the margin set, and C k_max is not above ``polish_above``
-    (where this family's operations polish and cap their tolerances in round-off
-    units)."""
+    and C k_max is not above ``polish_above`` (where this family's operations polish and
+    cap their tolerances in round-off units)."""
+    if optimum_problem(data, n_features, sparse, C) is not None:
+        return None
     n = int(data["n"])
     status = np.array(data["status"], dtype=np.int8)
-    if n == 0 or np.any((status != REST) & (status != MARGIN) & (status != ERROR)
-                        & (status != GONE)):
+    if n == 0:
         return None
     y = np.array(data["y"], dtype=np.float64)
     alpha = np.array(data["alpha"], dtype=np.float64)
@@ -131,15 +151,12 @@ def state_arrays_from_optimum(data, C, n_features, sparse, departures=None):
     ns = len(S)
     kscale = float(np.max(np.abs(kdiag)))
     d = resolve(DEPARTURES, departures)
-    if C * kscale > d["polish_above"] or sorted(S) != np.flatnonzero(status == MARGIN).tolist():
+    if C * kscale > d["polish_above"]:
         return None
     KS = np.asarray(data["KS"], dtype=np.float64).reshape(n, ns)
     Rinv = np.asarray(data["R"], dtype=np.float64) if ns else np.zeros((1, 1))
-    if Rinv.shape != (ns + 1, ns + 1) or not (np.all(np.isfinite(Rinv))
-                                             and np.all(np.isfinite(g))):
-        return None
     Rinv = symmetrize(Rinv)          # POKER's LU inverses are symmetric only to round-off
-    b = -float(data["b"])
+    b = float(data["b"])
     if ns:
         # one step of iterative refinement of (b, alpha_S) on the residuals of the bordered
         # system, M [db; dalpha_S] = -[y'alpha; g_S] (as POKER's and this family's polish):
@@ -163,10 +180,10 @@ def state_arrays_from_optimum(data, C, n_features, sparse, departures=None):
     if sparse:
         from scipy.sparse import csr_matrix
 
-        X = csr_matrix((data["X_data"], data["X_indices"], data["X_indptr"]),
+        X = csr_matrix((data["rows_data"], data["rows_indices"], data["rows_indptr"]),
                        shape=(n, int(n_features)))
     else:
-        X = np.asarray(data["X"], dtype=np.float64).reshape(n, int(n_features))
+        X = np.asarray(data["rows"], dtype=np.float64).reshape(n, int(n_features))
     counters = {name: 0 for name in COUNTERS}
     counters.update(n_increments=n, n_iterations=int(data["n_iterations"]),
                     n_exchanges=int(data["n_exchanges"]), n_refresh=int(data["n_refresh"]),
@@ -176,7 +193,23 @@ def state_arrays_from_optimum(data, C, n_features, sparse, departures=None):
                         KS=KS, Rinv=Rinv, b=b, kscale=kscale,
                         cache_ids=np.asarray(data["cache_ids"]).reshape(-1),
                         cache_columns=None, counters=counters, copy=False,
-                        cache_flat=(data["cache_len"], data["cache_cols"]))
+                        cache_flat=(data["cache_lengths"], data["cache_values"]))
+
+
+def load_optimum(state, data):
+    """Start ``state`` (either twin, freshly constructed) from the exact optimum ``data``
+    in the core's layout: True when this family accepts it
+    (:func:`state_arrays_from_optimum`, with the state's ``C``, rows and departures) and
+    the state now holds it; False, the state untouched, when it does not."""
+    if state.get_state()["n_seen"]:
+        raise ValueError("load_optimum needs a freshly constructed state")
+    params = state.init_params()
+    start = state_arrays_from_optimum(data, params["C"], params["n_features"],
+                                      params["sparse"], params["departures"])
+    if start is None:
+        return False
+    state.load_state(start)
+    return True
 
 
 class StateFormat:

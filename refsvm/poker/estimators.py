@@ -12,6 +12,7 @@ from .._validation import (DeparturesRule, Integer, NonNegative, Options, Positi
 from ..base import BaseKernelClassifier, SupportVectorsMixin, locked
 from ..core.departures import is_paper_form, resolve
 from . import poker as _reference_module
+from .storage import load_optimum, optimum_of
 from .departures import DEPARTURES
 from .poker import SELECTIONS, CyclingError, PathError
 
@@ -293,9 +294,10 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         & Poggio, ``refsvm.idsvm``, the same backend), whose degenerate-case handling
         learns the streams on which POKER's paths cycle; or (``unlearn``: ids, X None)
         ``state``'s SVM less those examples, unlearned by that path.  Both families keep
-        the same partition, margin columns and bordered inverse (see
-        :func:`refsvm.idsvm.incremental_svm.state_arrays_from_optimum`, used here to start
-        from ``state``), so the end converts back without a new factorisation and is
+        the same exact optimum (the core's layout, :mod:`refsvm.core.optimum`): ``state``
+        is handed over in it (:func:`refsvm.poker.storage.optimum_of`; that family's start
+        accepts it or not), and the end comes back in it
+        (:func:`refsvm.poker.storage.load_optimum`) without a new factorisation and is
         checked as the end of a chunk.  Where ``state`` cannot be carried over (not exact
         to that family's tolerance, or margin vectors at their bounds: RBF gamma = 1e-9,
         C = 1e9), its stored rows are learned again by that path from the empty model
@@ -304,7 +306,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         template = state if state is not None else self._make_state(X.shape[1], self._sparse_, X)
         params = template.init_params()
         n_chunks = 0 if state is None else state.n_chunks
-        optimum = (state.save_state() if state is not None and state.get_state()["n_seen"]
+        optimum = (optimum_of(state) if state is not None and state.get_state()["n_seen"]
                    else None)
         data = incremental_path(self.backend, params, optimum, X, y, unlearn)
         if data is None:
@@ -319,7 +321,7 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         if unlearn is None:
             n_chunks += 1                               # an unlearning is no chunk
         out = type(template)(**params)
-        out.load_state(_poker_arrays_from_incremental(data, n_chunks, spent))
+        load_optimum(out, data, n_chunks, spent)
         out._check_end("IncrementalSVM's path")
         self._check_exact(out, "IncrementalSVM's path")
         return out
@@ -440,37 +442,3 @@ class POKER(SupportVectorsMixin, BaseKernelClassifier):
         ys = [np.asarray(s.get_state()["y"])[ids] for s in self._states]
         label = (ys[0] > 0).astype(int) if len(ys) == 1 else np.argmax(np.vstack(ys), axis=0)
         return np.bincount(label, minlength=len(self.classes_)).astype(np.int32)
-
-
-def _poker_arrays_from_incremental(data, n_chunks, spent=0):
-    """POKER's persistence format (``POKERState.save_state``) from IncrementalSVM's
-    (``refsvm.idsvm.incremental_svm.state_arrays``): the reverse of
-    ``state_arrays_from_optimum``.  The partition codes, g = y f - 1, the margin set in
-    joining order with its kernel columns and the inverse of [[0, y_S'], [y_S, Q_SS]] are
-    the same in both; only the bias's sign differs (here f = w'phi - b).  The column cache
-    is not carried over."""
-    n = int(data["n_seen"])
-    S = np.asarray(data["S"], dtype=np.intp).reshape(-1)
-    status = np.asarray(data["status"], dtype=np.int8)
-    if np.any((status < -1) | (status > 2)):       # an example left mid-operation
-        raise PathError("IncrementalSVM's state is not at the end of an operation")
-    out = {"n": n, "y": np.asarray(data["y"], dtype=np.float64),
-           "alpha": np.asarray(data["alpha"], dtype=np.float64),
-           "g": np.asarray(data["g"], dtype=np.float64),
-           "kdiag": np.asarray(data["kdiag"], dtype=np.float64),
-           "status": status, "b": -float(data["b"]), "S": S,
-           "KS": np.asarray(data["KS"], dtype=np.float64).reshape(n, S.size),
-           "R": (np.asarray(data["Rinv"], dtype=np.float64) if S.size else np.zeros((0, 0))),
-           "kmax": float(data["kscale"]), "n_iterations": int(data["n_iterations"]),
-           "n_exchanges": int(data["n_exchanges"]), "n_refresh": 0, "n_chunks": int(n_chunks),
-           "n_kernel_evals": int(data["n_kernel_evals"]) + int(spent),
-           "n_s_changes": int(data["n_s_changes"]), "fresh": False,
-           "cache_ids": np.zeros(0, dtype=np.intp), "cache_len": np.zeros(0, dtype=np.intp),
-           "cache_cols": np.zeros(0)}
-    if "rows" in data:
-        out["X"] = np.asarray(data["rows"], dtype=np.float64)
-    else:
-        out.update(X_data=np.asarray(data["rows_data"], dtype=np.float64),
-                   X_indices=np.asarray(data["rows_indices"], dtype=np.int32),
-                   X_indptr=np.asarray(data["rows_indptr"], dtype=np.int64))
-    return out

@@ -18,22 +18,27 @@ import scipy.sparse as sp
 from ..core import column_cache
 from ..core.active_set import neumaier_add
 from ..core.exactness import balance, end_balance, g_exact, kkt_violation
-from ..core.bordered import bordered_matrix, grow_array
+from ..core.bordered import bordered_matrix
 from ..core.kernels import Kernel, SparseRow, get_row, stack_rows
 from ..core.margin_set import MarginSet
 from ..core.departures import resolve
 from ..core.engine import column
+from ..core.optimum import OptimumError, PartitionArrays, optimum, read_optimum
 from ..core.stream import StreamLearner
 from .departures import DEPARTURES
-from .partition import BIAS, FIXED, FORCED, GONE, I_O, IDLE, JOINT, PENDING, alpha_window
+from .partition import (BIAS, FIXED, FORCED, I_O, IDLE, JOINT, PENDING, PathError,
+                        alpha_window)
 
-__all__ = ["POKERStorage", "init_state",
+__all__ = ["POKERStorage", "init_state", "load_optimum", "optimum_of",
            "neumaier_add"]   # neumaier_add: the core's, re-exported
 
 
-class POKERStorage(StreamLearner):
-    """The examples, their kernel values and the state's arrays (see
+class POKERStorage(PartitionArrays, StreamLearner):
+    """The examples, their kernel values and the state's arrays (the core's
+    :class:`PartitionArrays`, with POKER's own p, d and a0; see
     :class:`refsvm.poker.poker.POKERState` for the parameters)."""
+
+    EXTRA_ARRAYS = ("p", "d", "a0")
 
     def __init__(self, n_features, sparse=False, C=1.0, kernel="rbf", gamma=1.0, degree=3,
                  coef0=0.0, cache_size=200.0, refresh_every=50, departures=None):
@@ -122,20 +127,7 @@ class POKERStorage(StreamLearner):
     def _append(self, x, y):
         """Store a new example (alpha = 0, status PENDING: not yet in the problem) and
         k(x, x).  Returns its id."""
-        if self.sparse:
-            x = SparseRow(np.array(x.indices, dtype=np.int32), np.array(x.data, dtype=np.float64))
-        else:
-            x = np.array(x, dtype=np.float64)
-        i = self.n
-        self.rows.append(x)
-        self.n += 1
-        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
-            setattr(self, name, grow_array(getattr(self, name), self.n))
-        self.status = grow_array(self.status, self.n, GONE)
-        self.margin.reserve_rows(self.y.shape[0])
-        self.y[i] = y
-        self.alpha[i] = self.g[i] = self.p[i] = self.d[i] = self.a0[i] = 0.0
-        self.status[i] = PENDING
+        i = self._new_example(x, y, PENDING)
         self.kdiag[i] = self._k(i, i)
         self.kmax = max(self.kmax, float(abs(self.kdiag[i])))
         return i
@@ -365,6 +357,55 @@ class POKERStorage(StreamLearner):
         h = 0.0 if self.phase in (FIXED, BIAS) else abs(balance(self.y[act], a, exact=True))
         resid = self._inverse_residual() if self.S else 0.0
         return {"g_drift": drift, "kkt": kkt, "balance": h, "inverse_residual": resid}
+
+
+def optimum_of(st):
+    """The exact optimum the POKER state ``st`` holds (either twin, at the end of a path)
+    in the core's layout (:func:`refsvm.core.optimum.optimum`), written from its
+    persistence arrays: what another family's start reads (IncrementalSVM's,
+    ``refsvm/_exact_paths.py``)."""
+    data = st.save_state()
+    rows = ({"rows": data["X"]} if "X" in data else
+            {"rows_data": data["X_data"], "rows_indices": data["X_indices"],
+             "rows_indptr": data["X_indptr"]})
+    return optimum(C=st.C, n_features=st.n_features, sparse=st.sparse, rows=rows,
+                   status=data["status"], alpha=data["alpha"], g=data["g"], y=data["y"],
+                   kdiag=data["kdiag"], S=data["S"], KS=data["KS"], R=data["R"],
+                   b=data["b"], bias_sign=-1.0, k_max=data["kmax"], counters=data,
+                   cache=(data["cache_ids"], data["cache_len"], data["cache_cols"]),
+                   copy=False)
+
+
+def load_optimum(st, data, n_chunks=0, spent=0):
+    """Start the POKER state ``st`` (either twin, freshly constructed) from the exact
+    optimum ``data`` in the core's layout (IncrementalSVM's end, written by its
+    ``optimum_of``): the partition, alpha, g, the margin set with its columns and R, the
+    bias (here f = w'phi - b), k_max and the rows, with ``n_chunks`` chunks and ``spent``
+    kernel evaluations more than the layout counts; R is not formed afresh, the column
+    cache and the count of refreshes are not carried over.  A layout that is not an
+    optimum's (:func:`refsvm.core.optimum.optimum_problem`) raises :class:`PathError`
+    (the estimator's next path), the state untouched."""
+    if st.n:
+        raise ValueError("load_optimum needs a freshly constructed state")
+    try:
+        d = read_optimum(data, st.n_features, st.sparse, st.C)
+    except OptimumError as exc:
+        raise PathError(str(exc)) from None
+    n = d["n"]
+    out = {"n": n, "y": d["y"], "alpha": d["alpha"], "g": d["g"], "kdiag": d["kdiag"],
+           "status": d["status"], "b": -d["b"], "S": d["S"], "KS": d["KS"],
+           "R": d["R"], "kmax": d["k_max"], "n_iterations": d["n_iterations"],
+           "n_exchanges": d["n_exchanges"], "n_refresh": 0, "n_chunks": int(n_chunks),
+           "n_kernel_evals": d["n_kernel_evals"] + int(spent),
+           "n_s_changes": d["n_s_changes"], "fresh": False,
+           "cache_ids": np.zeros(0, dtype=np.intp), "cache_len": np.zeros(0, dtype=np.intp),
+           "cache_cols": np.zeros(0)}
+    if st.sparse:
+        out.update(X_data=d["rows_data"], X_indices=d["rows_indices"],
+                   X_indptr=d["rows_indptr"])
+    else:
+        out["X"] = d["rows"]
+    st.load_state(out)
 
 
 def init_state(st, kernel, C, cache_size, refresh_every, departures):

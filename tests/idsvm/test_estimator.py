@@ -275,18 +275,20 @@ def test_batch_fit_one_vs_rest_and_the_incremental_fallback(backend, method):
 
 
 def test_a_selfinit_end_that_is_not_exact_is_refused():
-    """The conversion accepts an exact POKER end (after one refinement step) and refuses
-    one whose g violates a KKT condition beyond EPS_KKT, or whose partition is not one
-    of this family's (a member of I_s outside S)."""
-    from refsvm.idsvm.incremental_svm import state_arrays_from_optimum
+    """IDSVM's start accepts an exact POKER end in the core's layout (after one
+    refinement step) and refuses one whose g violates a KKT condition beyond EPS_KKT, or
+    whose partition is not the layout's (a member of I_s outside S)."""
+    from refsvm.idsvm.incremental_svm import IncrementalSVMState, state_arrays_from_optimum
+    from refsvm.idsvm.state_format import load_optimum
     from refsvm.poker.poker import POKERState
+    from refsvm.poker.storage import optimum_of
 
     rng = np.random.RandomState(2)
     X = rng.randn(60, 2)
     y = np.where(X[:, 0] + 0.5 * rng.randn(60) > 0, 1.0, -1.0)
     p = POKERState(2, False, C=1.0, kernel="rbf", gamma=0.5)
     p.self_init(X, y)
-    data = p.save_state()
+    data = optimum_of(p)
     assert state_arrays_from_optimum(data, 1.0, 2, False) is not None
     bad = dict(data, g=data["g"].copy())
     rest = np.flatnonzero(data["status"] == 0)
@@ -295,6 +297,9 @@ def test_a_selfinit_end_that_is_not_exact_is_refused():
     odd = dict(data, status=data["status"].copy())
     odd["status"][rest[0]] = 1                     # in I_s by its code, not in S
     assert state_arrays_from_optimum(odd, 1.0, 2, False) is None
+    st = IncrementalSVMState(2, C=1.0, kernel="rbf", gamma=0.5)
+    assert not load_optimum(st, bad) and st.get_state()["n_seen"] == 0
+    assert load_optimum(st, data) and st.get_state()["n_seen"] == 60
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
