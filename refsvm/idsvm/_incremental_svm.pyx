@@ -84,6 +84,10 @@ cdef int KKT_H = _core_exactness.KKT_H
 # LONG_WORK of work (about 0.1 s: the reference's LONG_STEP seconds counted as work); the
 # code an operation returns when a signal handler raised there (rolled back, then raised)
 cdef double POLL_WORK = _POLL_WORK
+# the core's sweep (refsvm/_csrc/refsvm_rows.c): blocks of SWEEP_BLOCK rows while the
+# columns (8 n |S| bytes) are at most SWEEP_STREAM bytes; _rates keeps to them
+cdef Py_ssize_t SWEEP_BLOCK = 256
+cdef Py_ssize_t SWEEP_STREAM = 4 << 20
 cdef double LONG_WORK = _LONG_WORK
 cdef enum:
     RC_SIGNAL = 7
@@ -831,16 +835,33 @@ cdef class IncrementalSVMState(StreamLearner):
         sweep over the kernel columns (``refsvm_cols_matvec``, eight columns per pass, AVX2
         where the CPU has it, its row blocks walked the other way at every other step to
         meet the parts of the columns still cached; the same sweep as POKER's
-        sensitivities), then gamma."""
-        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j
+        sensitivities), then gamma: of each block of rows as soon as it is summed while
+        the columns fit the caches, else after the whole sweep."""
+        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j, blk, nb, lo, hi
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
+        cdef double** part = self.rows
         for j in range(ns):
             self.w[j] = self.beta[j + 1] * self.y[self.ms.S[j]]
-        refsvm_cols_matvec(r, self.ms.KS, self.w, ns, n, self.back)
+        if 8 * n * ns > SWEEP_STREAM:
+            refsvm_cols_matvec(r, self.ms.KS, self.w, ns, n, self.back)
+            lo, hi = 0, n
+        else:
+            # columns that stay in the caches: the sweep a block of rows at a time (the
+            # block of the core's sweep), each block's gamma while it is in L1
+            nb = (n + SWEEP_BLOCK - 1) // SWEEP_BLOCK
+            for blk in range(nb):
+                lo = (nb - 1 - blk if self.back else blk) * SWEEP_BLOCK
+                hi = min(lo + SWEEP_BLOCK, n)
+                for j in range(ns):
+                    part[j] = self.ms.KS[j] + lo
+                refsvm_cols_matvec(r + lo, part, self.w, ns, hi - lo, False)
+                for i in range(lo, hi):
+                    r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
+            lo, hi = 0, 0
         self.back = not self.back           # the next sweep the other way (the same sums)
-        for i in range(n):
+        for i in range(lo, hi):
             r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
         return 0
 
@@ -1423,8 +1444,7 @@ cdef class IncrementalSVMState(StreamLearner):
         for j in range(ns):
             self.snap_S[j] = self.ms.S[j]
         for a in range(nn):
-            for j in range(nn):
-                self.snap_R[a * nn + j] = self.ms.R[a * self.ms.ld + j]
+            memcpy(self.snap_R + a * nn, self.ms.R + a * self.ms.ld, nn * sizeof(double))
         self._scales(-1)
         self.snap_amax = self.amax
         self.snap_mass = self.mass
