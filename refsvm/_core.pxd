@@ -295,6 +295,12 @@ cdef extern from "refsvm_rows.h":
     void refsvm_axpy(double* dst, const double* src, double s, const double* x,
                      Py_ssize_t n) noexcept nogil
     double refsvm_max_abs(const double* x, Py_ssize_t n, double m) noexcept nogil
+    double refsvm_max(const double* x, Py_ssize_t n, double m) noexcept nogil
+    Py_ssize_t refsvm_join_scan(const signed char* status, const signed char* blk,
+                                const double* r, const double* g, const double* kroot,
+                                Py_ssize_t n, signed char err, signed char rest, double tol0,
+                                double eg, double gam, double rtb, double rt0, double* best,
+                                Py_ssize_t* bi, double* tb, Py_ssize_t* tlist) noexcept nogil
     void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols, Py_ssize_t k,
                              Py_ssize_t n) noexcept nogil
     void refsvm_rows_to_cols(double** cols, const double* rows, Py_ssize_t ld, Py_ssize_t k,

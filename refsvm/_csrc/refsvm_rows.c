@@ -1,5 +1,6 @@
 /* Row arithmetic of the compiled core (refsvm_rows.h). */
 #include <math.h>
+#include <string.h>
 #include "refsvm_rows.h"
 
 #if REFSVM_X86_GNUC
@@ -205,6 +206,128 @@ static double refsvm_max_abs_avx2(const double* x, Py_ssize_t n, double m) {
 
 REFSVM_API double refsvm_max_abs(const double* x, Py_ssize_t n, double m) {
     return REFSVM_PICK(max_abs, (x, n, m));
+}
+
+static double refsvm_max_base(const double* x, Py_ssize_t n, double m) {
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (x[i] > m) m = x[i];
+    return m;
+}
+
+#if REFSVM_X86_GNUC
+/* max_pd keeps its second operand when the first is NaN, and on equal values (0.0 and
+   -0.0 too): a lane only ever holds m or an entry greater than it */
+__attribute__((target("avx2")))
+static double refsvm_max_avx2(const double* x, Py_ssize_t n, double m) {
+    Py_ssize_t i = 0;
+    int k;
+    double lane[4];
+    __m256d m0 = _mm256_set1_pd(m), m1 = m0;
+    for (; i + 8 <= n; i += 8) {
+        m0 = _mm256_max_pd(_mm256_loadu_pd(x + i), m0);
+        m1 = _mm256_max_pd(_mm256_loadu_pd(x + i + 4), m1);
+    }
+    m0 = _mm256_max_pd(m1, m0);
+    _mm256_storeu_pd(lane, m0);
+    for (k = 0; k < 4; k++) if (lane[k] > m) m = lane[k];
+    return refsvm_max_base(x + i, n - i, m);
+}
+#endif
+
+REFSVM_API double refsvm_max(const double* x, Py_ssize_t n, double m) {
+    return REFSVM_PICK(max, (x, n, m));
+}
+
+/* entries lo .. hi-1 of refsvm_join_scan, one at a time: the reference loop */
+static Py_ssize_t refsvm_join_scan_range(const signed char* status, const signed char* blk,
+                                         const double* r, const double* g,
+                                         const double* kroot, Py_ssize_t lo, Py_ssize_t hi,
+                                         signed char err, signed char rest, double tol0,
+                                         double eg, double gam, double rtb, double rt0,
+                                         double* best, Py_ssize_t* bi, double* tb,
+                                         Py_ssize_t* tlist, Py_ssize_t ntl) {
+    Py_ssize_t i;
+    signed char st;
+    double sd, rr, ar, lim, t;
+    int take;
+    for (i = lo; i < hi; i++) {
+        st = status[i];
+        sd = (double) ((st == err) - (st == rest));
+        rr = r[i];
+        ar = sd * rr;
+        lim = (ar * *best + eg) * (1.0 + 1e-9);
+        take = (ar > tol0) & (blk[i] == 0) & ((-sd) * g[i] <= lim);
+        if (take && ar > gam * (kroot[i] * rtb + rt0)) {
+            t = -g[i] / rr;
+            if (t < 0.0) t = 0.0;
+            tb[ntl] = t;
+            tlist[ntl] = i;
+            ntl++;
+            if (t < *best) {
+                *best = t;
+                *bi = i;
+            }
+        }
+    }
+    return ntl;
+}
+
+#if REFSVM_X86_GNUC
+/* four entries at a time: the same products, sums and comparisons as the scalar test,
+   with the best at the start of the four; a lane that may pass sends the four to the
+   scalar loop */
+__attribute__((target("avx2")))
+static Py_ssize_t refsvm_join_scan_avx2(const signed char* status, const signed char* blk,
+                                        const double* r, const double* g,
+                                        const double* kroot, Py_ssize_t n, signed char err,
+                                        signed char rest, double tol0, double eg, double gam,
+                                        double rtb, double rt0, double* best, Py_ssize_t* bi,
+                                        double* tb, Py_ssize_t* tlist) {
+    Py_ssize_t i = 0, ntl = 0;
+    int s4, b4;
+    const __m256i verr = _mm256_set1_epi64x(err), vrest = _mm256_set1_epi64x(rest),
+                  zero = _mm256_setzero_si256();
+    const __m256d one = _mm256_set1_pd(1.0), sign = _mm256_set1_pd(-0.0),
+                  vtol0 = _mm256_set1_pd(tol0), veg = _mm256_set1_pd(eg),
+                  widen = _mm256_set1_pd(1.0 + 1e-9);
+    __m256i st, bk;
+    __m256d sd, ar, lim, ok;
+    for (; i + 4 <= n; i += 4) {
+        memcpy(&s4, status + i, 4);
+        memcpy(&b4, blk + i, 4);
+        st = _mm256_cvtepi8_epi64(_mm_cvtsi32_si128(s4));
+        bk = _mm256_cvtepi8_epi64(_mm_cvtsi32_si128(b4));
+        sd = _mm256_sub_pd(_mm256_and_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(st, verr)), one),
+                           _mm256_and_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(st, vrest)), one));
+        ar = _mm256_mul_pd(sd, _mm256_loadu_pd(r + i));
+        lim = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(ar, _mm256_set1_pd(*best)), veg), widen);
+        ok = _mm256_and_pd(_mm256_cmp_pd(ar, vtol0, _CMP_GT_OQ),
+                           _mm256_cmp_pd(_mm256_mul_pd(_mm256_xor_pd(sd, sign),
+                                                       _mm256_loadu_pd(g + i)), lim, _CMP_LE_OQ));
+        ok = _mm256_and_pd(ok, _mm256_castsi256_pd(_mm256_cmpeq_epi64(bk, zero)));
+        if (_mm256_movemask_pd(ok))
+            ntl = refsvm_join_scan_range(status, blk, r, g, kroot, i, i + 4, err, rest, tol0,
+                                         eg, gam, rtb, rt0, best, bi, tb, tlist, ntl);
+    }
+    return refsvm_join_scan_range(status, blk, r, g, kroot, i, n, err, rest, tol0, eg, gam,
+                                  rtb, rt0, best, bi, tb, tlist, ntl);
+}
+#endif
+
+REFSVM_API Py_ssize_t refsvm_join_scan(const signed char* status, const signed char* blk,
+                                       const double* r, const double* g,
+                                       const double* kroot, Py_ssize_t n, signed char err,
+                                       signed char rest, double tol0, double eg, double gam,
+                                       double rtb, double rt0, double* best, Py_ssize_t* bi,
+                                       double* tb, Py_ssize_t* tlist) {
+#if REFSVM_X86_GNUC
+    if (REFSVM_AVX2)
+        return refsvm_join_scan_avx2(status, blk, r, g, kroot, n, err, rest, tol0, eg, gam,
+                                     rtb, rt0, best, bi, tb, tlist);
+#endif
+    return refsvm_join_scan_range(status, blk, r, g, kroot, 0, n, err, rest, tol0, eg, gam,
+                                  rtb, rt0, best, bi, tb, tlist, 0);
 }
 
 REFSVM_API void refsvm_cols_to_rows(double* rows, Py_ssize_t ld, double* const* cols,

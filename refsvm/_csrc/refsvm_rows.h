@@ -58,6 +58,23 @@ REFSVM_API void refsvm_axpy(double* dst, const double* src, double s, const doub
    greater): a maximum is one of the values, so every order of the comparisons gives the
    same result. */
 REFSVM_API double refsvm_max_abs(const double* x, Py_ssize_t n, double m);
+/* max(m, max_i x_i), i < n, NaN entries passed over (an entry counts only when it is
+   greater): refsvm_max_abs without the absolute value, the same result in every order. */
+REFSVM_API double refsvm_max(const double* x, Py_ssize_t n, double m);
+/* The join candidates of C&P's event scan (IncrementalSVM's ``_events``, pass 1): for
+   i < n in order, with sd = (status_i == err) - (status_i == rest) and ar = sd r_i, i is
+   taken when ar > tol0, blk_i == 0, (-sd) g_i <= (ar best + eg) (1 + 1e-9) and ar >
+   gam (kroot_i rtb + rt0); its step t = max(-g_i / r_i, 0) goes to tb[ntl], i to
+   tlist[ntl], and t < best makes it the best (*best, *bi).  Returns ntl.  Each i is
+   decided by exactly that scalar arithmetic; the AVX2 body only skips, four at a time,
+   the entries that the test with the best at the start of the four rejects (a larger
+   best only widens the test), so the result is the plain loop's bit for bit. */
+REFSVM_API Py_ssize_t refsvm_join_scan(const signed char* status, const signed char* blk,
+                                       const double* r, const double* g,
+                                       const double* kroot, Py_ssize_t n, signed char err,
+                                       signed char rest, double tol0, double eg, double gam,
+                                       double rtb, double rt0, double* best, Py_ssize_t* bi,
+                                       double* tb, Py_ssize_t* tlist);
 /* Kernel columns to and from an n x k row-major array (leading dimension ld), as the
    path-following twins save and restore their margin sets: rows[i ld + j] = cols[j][i]
    and back, i < n, j < k, in blocks of 64 rows so that the strided side stays in the

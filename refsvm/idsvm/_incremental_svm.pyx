@@ -30,7 +30,8 @@ from refsvm._core cimport (
     KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, ColumnCache, MarginSet, grow,
     bordered_beta_sym,
     bordered_drift, bordered_symmetrize, rows_matvec,
-    kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols,
+    kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols, refsvm_max,
+    refsvm_max_abs,    refsvm_join_scan,
     bordered_pivot, event_least_index, event_smaller,
     event_start, event_take, event_tied, pivot_bound, pivot_doubtful, pivot_is_zero,
     pivot_round_off_scale, lu_inverse, margin_g, polish_add_column, polish_balance,
@@ -85,6 +86,10 @@ cdef int KKT_H = _core_exactness.KKT_H
 # LONG_WORK of work (about 0.1 s: the reference's LONG_STEP seconds counted as work); the
 # code an operation returns when a signal handler raised there (rolled back, then raised)
 cdef double POLL_WORK = _POLL_WORK
+# the core's sweep (refsvm/_csrc/refsvm_rows.c): blocks of SWEEP_BLOCK rows while the
+# columns (8 n |S| bytes) are at most SWEEP_STREAM bytes; _rates keeps to them
+cdef Py_ssize_t SWEEP_BLOCK = 256
+cdef Py_ssize_t SWEEP_STREAM = 4 << 20
 cdef double LONG_WORK = _LONG_WORK
 cdef enum:
     RC_SIGNAL = 7
@@ -202,6 +207,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef double* rp             # row p of R while S[p - 1] leaves S
     cdef double** rows          # pointers to the rows of R or M (rows_matvec)
     cdef double* gs             # g of the margin vectors (see _move_g)
+    cdef double rbound          # an upper bound of max|R| (INFINITY: unknown; see _leave_scale)
     cdef Py_ssize_t ngone       # unlearned examples
     # spare kernel-column buffers of length cap (columns that left S), reused for joins
     cdef int* ipiv
@@ -238,6 +244,7 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef readonly double max_inverse_drift
 
     def __cinit__(self):
+        self.rbound = INFINITY
         self.y = NULL
         self.alpha = NULL
         self.g = NULL
@@ -504,7 +511,16 @@ cdef class IncrementalSVMState(StreamLearner):
         (unless from_empty); then row and column of i in the bordered matrix M."""
         cdef Py_ssize_t ns = self.ms.ns
         cdef double* newcol
+        cdef double bmax
         self._reserve_s(ns + 1)
+        # the bound of max|R| after Eq. 8: each entry gains sign(kappa) u_a u_b, |u_a| <=
+        # max(1, max|beta|) / sqrt|kappa|, each product and sum rounded (a few ulps: the
+        # factor 1 + 1e-12 covers them)
+        if from_empty:
+            bmax = INFINITY
+        else:
+            bmax = refsvm_max_abs(self.beta, ns + 1, 1.0)
+            bmax = (self.rbound + (bmax * bmax) / fabs(kappa) * (1.0 + 1e-12)) * (1.0 + 1e-12)
         # the column: the work buffer it is in becomes S's (a spare one replaces it)
         if col == <const double*> self.col:
             newcol = self.col
@@ -518,6 +534,7 @@ cdef class IncrementalSVMState(StreamLearner):
         # (S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]])
         engine_join(self.ms, i, MARGIN, self.status, self.y, self.kdiag[i], self.beta, kappa,
                     newcol)
+        self.rbound = bmax if bmax < INFINITY else INFINITY     # (NaN: unknown)
         self._border(ns)
         self.fresh = False
         self._s_changed()
@@ -542,12 +559,14 @@ cdef class IncrementalSVMState(StreamLearner):
         (at_bound) alpha = value and its column to the cache; R_ij <- R_ij - R_ip R_pj /
         R_pp (Eq. 9), drop row/column p, of R and of M."""
         cdef Py_ssize_t ns = self.ms.ns, a, q, ld
-        cdef double mx
+        cdef double mx, after
         cdef bint rebuild
         # a nearly singular reduced matrix is inverted afresh below
+        mx = self._leave_scale(pos, &after)
         rebuild = engine_leave(self.ms, pos, code, self.status,
                                self.alpha if at_bound else NULL, value, self.cache, at_bound,
-                               self.n, self.n, False, EPS_RATE, self.ms.max_abs())
+                               self.n, self.n, False, EPS_RATE, mx)
+        self.rbound = after if not rebuild and ns > 1 and after < INFINITY else INFINITY
         # M without row and column pos + 1
         ld = self.ms.ld
         for a in range(ns + 1):
@@ -565,6 +584,23 @@ cdef class IncrementalSVMState(StreamLearner):
         self._s_changed()
         return 0
 
+    cdef double _leave_scale(self, Py_ssize_t pos, double* after) noexcept nogil:
+        """The scale of the downdate's singularity test |R_pp| <= EPS_RATE scale (p = pos +
+        1), whose only use is that test: max|R| (``bordered_max_abs``, O(|S|^2)) only when
+        the bound ``rbound`` of it cannot decide, else the bound itself (|R_pp| > EPS_RATE
+        rbound >= EPS_RATE max|R|: refused by neither, the same shrink).  ``after``: the
+        bound after the downdate (each entry loses R_ap R_pb / R_pp, a few ulps more)."""
+        cdef Py_ssize_t nn = self.ms.ns + 1, ld = self.ms.ld, p = pos + 1, a
+        cdef double rpp = self.ms.R[p * ld + p], mx = self.rbound, rmax, cmax = 0.0
+        if not fabs(rpp) > EPS_RATE * mx:
+            mx = self.ms.max_abs()
+        rmax = refsvm_max_abs(self.ms.R + p * ld, nn, 0.0)
+        for a in range(nn):
+            if fabs(self.ms.R[a * ld + p]) > cmax:
+                cmax = fabs(self.ms.R[a * ld + p])
+        after[0] = (mx + (rmax * cmax) / fabs(rpp) * (1.0 + 1e-12)) * (1.0 + 1e-12)
+        return mx
+
     cdef int _invert_bordered(self, double* out, double* scale, bint soft=False) except -1 nogil:
         """out <- inverse of [[0, y_S'], [y_S, Q_SS]] by LAPACK getrf + getri (row-major,
         leading dimension ldr); scale <- max |entry| of the inverse.  A singular matrix
@@ -573,6 +609,8 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t a, bb, ld = self.ms.ld
         cdef double* A = self.lu
         cdef double* work
+        if out == self.ms.R:
+            self.rbound = INFINITY
         for a in range(nn):
             for bb in range(nn):
                 A[a + bb * nn] = self.Mb[a * ld + bb]
@@ -625,6 +663,7 @@ cdef class IncrementalSVMState(StreamLearner):
             free(fresh)
             self.n_refresh_failed += 1
             return 0.0
+        self.rbound = INFINITY
         for a in range(nn):
             for bb in range(nn):
                 d = fabs(fresh[a * ld + bb] - self.ms.R[a * ld + bb])
@@ -800,16 +839,33 @@ cdef class IncrementalSVMState(StreamLearner):
         sweep over the kernel columns (``refsvm_cols_matvec``, eight columns per pass, AVX2
         where the CPU has it, its row blocks walked the other way at every other step to
         meet the parts of the columns still cached; the same sweep as POKER's
-        sensitivities), then gamma."""
-        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j
+        sensitivities), then gamma: of each block of rows as soon as it is summed while
+        the columns fit the caches, else after the whole sweep."""
+        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j, blk, nb, lo, hi
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
+        cdef double** part = self.rows
         for j in range(ns):
             self.w[j] = self.beta[j + 1] * self.y[self.ms.S[j]]
-        refsvm_cols_matvec(r, self.ms.KS, self.w, ns, n, self.back)
+        if 8 * n * ns > SWEEP_STREAM:
+            refsvm_cols_matvec(r, self.ms.KS, self.w, ns, n, self.back)
+            lo, hi = 0, n
+        else:
+            # columns that stay in the caches: the sweep a block of rows at a time (the
+            # block of the core's sweep), each block's gamma while it is in L1
+            nb = (n + SWEEP_BLOCK - 1) // SWEEP_BLOCK
+            for blk in range(nb):
+                lo = (nb - 1 - blk if self.back else blk) * SWEEP_BLOCK
+                hi = min(lo + SWEEP_BLOCK, n)
+                for j in range(ns):
+                    part[j] = self.ms.KS[j] + lo
+                refsvm_cols_matvec(r + lo, part, self.w, ns, hi - lo, False)
+                for i in range(lo, hi):
+                    r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
+            lo, hi = 0, 0
         self.back = not self.back           # the next sweep the other way (the same sums)
-        for i in range(n):
+        for i in range(lo, hi):
             r[i] = sign * (y[i] * ((yc * col[i] + r[i]) + bb))
         return 0
 
@@ -1022,8 +1078,7 @@ cdef class IncrementalSVMState(StreamLearner):
         margin vector, else candidate, of the smallest window, then the least id); e.t is
         tmin."""
         cdef Py_ssize_t pos, s, i
-        cdef double t, a, rr, x, w, bw = INFINITY, ea = self.ea, eg = self.eg
-        cdef signed char st
+        cdef double t, a, w, bw = INFINITY, ea = self.ea, eg = self.eg
         cdef bint first = tmin == INFINITY
         event_start(e, tmin)
         if sign > 0:
@@ -1087,9 +1142,8 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef signed char* status = self.status
         cdef signed char* blk = self.blk
         cdef double* kroot = self.kroot
-        cdef double best, sd, ar, lim, tol0
+        cdef double best
         cdef Py_ssize_t n = self.n, bi
-        cdef int take
         cdef signed char err = ERROR, rest = REST
         if not first:
             # pass 2 reads the steps pass 1 computed, ids ascending (the candidates it
@@ -1125,27 +1179,13 @@ cdef class IncrementalSVMState(StreamLearner):
         # step nor tied with it; same result).  The test is computed without branches on the
         # (unpredictable) set and sign, in one condition that is rarely true (with the rate
         # bound tol0 = EPS_GAMMA rt0 <= tol_i); tol_i itself only for the few that pass.
+        # That loop is the core's refsvm_join_scan (where the CPU has AVX2 it skips four
+        # entries at a time that the test rejects; each entry decided by the same scalar
+        # arithmetic).
         best = e.t
         bi = -1
-        ntl = 0
-        tol0 = EPS_GAMMA * rt0
-        for i in range(n):
-            st = status[i]
-            sd = <double> ((st == err) - (st == rest))
-            rr = r[i]
-            ar = sd * rr
-            lim = (ar * best + eg) * (1.0 + 1e-9)
-            take = (ar > tol0) & (blk[i] == 0) & ((-sd) * g[i] <= lim)
-            if take and ar > EPS_GAMMA * (kroot[i] * rtb + rt0):
-                t = -g[i] / rr
-                if t < 0.0:
-                    t = 0.0
-                tb[ntl] = t
-                tlist[ntl] = i
-                ntl += 1
-                if t < best:
-                    best = t
-                    bi = i
+        ntl = refsvm_join_scan(status, blk, r, g, kroot, n, err, rest, EPS_GAMMA * rt0, eg,
+                               EPS_GAMMA, rtb, rt0, &best, &bi, tb, tlist)
         self.ntl = ntl
         if bi >= 0:
             event_smaller(e, best, EV_JOIN, bi)
@@ -1155,14 +1195,13 @@ cdef class IncrementalSVMState(StreamLearner):
         and the tie windows ea = EPS_ALPHA alpha_max, eg = EPS_G (1 + k_max alpha_max)
         (refsvm.idsvm.incremental_svm._scales)."""
         cdef Py_ssize_t i, n = self.n, cut = c if 0 <= c < self.n else self.n
-        cdef double a, other = 0.0, rest = 0.0, mass = 0.0, cap
+        cdef double other, rest = 0.0, mass = 0.0, cap
         cdef double* alpha = self.alpha
-        for i in range(cut):
-            a = alpha[i]
-            other = a if a > other else other
-        for i in range(cut + 1, n):
-            a = alpha[i]
-            rest = a if a > rest else rest
+        # the largest alpha before c and after it (from 0.0, only a greater value counts:
+        # the core's vectorised refsvm_max, the same value in every order)
+        other = refsvm_max(alpha, cut, 0.0)
+        if cut + 1 < n:
+            rest = refsvm_max(alpha + cut + 1, n - cut - 1, 0.0)
         other = rest if rest > other else other
         self.aother = other
         self.amax = other
@@ -1435,8 +1474,7 @@ cdef class IncrementalSVMState(StreamLearner):
         for j in range(ns):
             self.snap_S[j] = self.ms.S[j]
         for a in range(nn):
-            for j in range(nn):
-                self.snap_R[a * nn + j] = self.ms.R[a * self.ms.ld + j]
+            memcpy(self.snap_R + a * nn, self.ms.R + a * self.ms.ld, nn * sizeof(double))
         self._scales(-1)
         self.snap_amax = self.amax
         self.snap_mass = self.mass
@@ -1538,6 +1576,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.n_s_changes = self.snap_nsc
         self.n_refresh = self.snap_nref
         self.max_inverse_drift = self.snap_drift
+        self.rbound = INFINITY
         self.n_rollbacks += 1
         return 0
 
@@ -1985,6 +2024,7 @@ cdef class IncrementalSVMState(StreamLearner):
                 for j in range(ns + 1):
                     self.ms.R[i * self.ms.ld + j] = Rinv[i, j]
             bordered_symmetrize(self.ms.R, self.ms.ld, ns + 1)
+        self.rbound = INFINITY
         self.b = float(data["b"])
         self.kscale = float(data["kscale"])
         self.cache.load(data["cache_ids"], data["cache_lengths"], data["cache_values"])
@@ -2002,3 +2042,36 @@ cdef class IncrementalSVMState(StreamLearner):
         self.fresh = bool(data["fresh"])
         self.refined = bool(data["refined"]) if "refined" in data else False
         self.kern.n_evals = int(data["n_kernel_evals"])
+
+
+# ---------------------------------------------------------------------- test entries
+# The core's C functions this twin alone calls, from Python with arrays
+# (tests/core/test_idsvm_scans.py compares them with plain loops bit for bit).
+def max_value(x, double m=0.0):
+    """``refsvm_max`` (the largest alpha in ``_scales``) of a float64 array from m."""
+    cdef const double[::1] v = np.ascontiguousarray(x, dtype=np.float64)
+    return refsvm_max(&v[0] if v.shape[0] else NULL, v.shape[0], m)
+
+
+def join_scan_arrays(status, blk, r, g, kroot, int err, int rest, double tol0, double eg,
+                     double gam, double rtb, double rt0, double best):
+    """``refsvm_join_scan`` (``_events`` pass 1's candidates) over arrays: (best, the best
+    id or -1, the steps tb and their ids)."""
+    cdef const signed char[::1] st = np.ascontiguousarray(status, dtype=np.int8)
+    cdef const signed char[::1] bk = np.ascontiguousarray(blk, dtype=np.int8)
+    cdef const double[::1] rv = np.ascontiguousarray(r, dtype=np.float64)
+    cdef const double[::1] gv = np.ascontiguousarray(g, dtype=np.float64)
+    cdef const double[::1] kv = np.ascontiguousarray(kroot, dtype=np.float64)
+    cdef Py_ssize_t n = st.shape[0], bi = -1, ntl
+    if not (bk.shape[0] == rv.shape[0] == gv.shape[0] == kv.shape[0] == n):
+        raise ValueError("join_scan_arrays: the arrays differ in length")
+    tb = np.empty(max(n, 1))
+    tl = np.empty(max(n, 1), dtype=np.intp)
+    cdef double[::1] tbv = tb
+    cdef Py_ssize_t[::1] tlv = tl
+    if n == 0:
+        return best, -1, tb[:0], tl[:0]
+    ntl = refsvm_join_scan(&st[0], &bk[0], &rv[0], &gv[0], &kv[0], n, <signed char> err,
+                           <signed char> rest, tol0, eg, gam, rtb, rt0, &best, &bi,
+                           &tbv[0], &tlv[0])
+    return best, bi, tb[:ntl], tl[:ntl]
