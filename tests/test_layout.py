@@ -375,7 +375,9 @@ def test_the_exact_families_compute_no_level_themselves():
     cimported = set(re.findall(r"\w+", " ".join(re.findall(
         r"^from refsvm\._core cimport (\([^)]*\)|[^\n]*)", text, re.M))))
     assert {"kkt_levels", "kkt_verdict", "KKTLevels"} <= cimported
-    body = re.search(r"^    cdef int _check_exact\(.*?(?=^    \S)", text, re.M | re.S).group(0)
+    # (the check and the h it judges, with its levels: _balance_and_levels)
+    body = "".join(re.search(rf"^    cdef \w+ {name}\(.*?(?=^    \S)", text, re.M | re.S).group(0)
+                   for name in ("_check_exact", "_balance_and_levels"))
     code = re.sub(r'""".*?"""|#[^\n]*', "", body, flags=re.S)
     assert "kkt_levels(" in code and "kkt_verdict(" in code
     assert not re.search(r"EPS_MACH|\b(?:kkt_tol|kkt_ulps|h_ulps)\s*[-+*/<>]|[-+*/<>]\s*"

@@ -129,6 +129,7 @@ cdef struct Departures:
     bint column_cache
     bint centre_bias
     int steep_ties
+    bint repair_balance
 
 
 cdef int _fail(const char* msg) except -1 with gil:
@@ -317,6 +318,7 @@ cdef class IncrementalSVMState(StreamLearner):
         self.dep.column_cache = d["column_cache"]
         self.dep.centre_bias = d["centre_bias"]
         self.dep.steep_ties = d["steep_ties"]
+        self.dep.repair_balance = d["repair_balance"]
         self.n_features = int(n_features)
         self.max_steps = int(max_steps)
         self.steps_left = 0
@@ -1631,22 +1633,50 @@ cdef class IncrementalSVMState(StreamLearner):
                 return rc
             self._polish()
             self._centre_bias()
+        if self._repair_balance():          # departures/balance_repair.py
+            v = self._worst_violation()
         self.fail_v = v
         if self.dep.check:
             return self._check_exact()
         return 0
 
-    cdef int _check_exact(self) except -1 nogil:
-        """The exactness check (the reference's ``_check_exact``): 3 if the worst
-        violation (self.fail_worst) is above ``kkt_tol`` g_scale, 4 if |h| is above
-        ``kkt_tol`` alpha_max (above ``polish_above``: h summed exactly, both capped by
-        ``kkt_ulps`` and ``h_ulps`` round-off floors), else 0; the levels and the verdict
-        are the core's ``kkt_levels`` and ``kkt_verdict``."""
+    cdef bint _repair_balance(self) noexcept nogil:
+        """y'alpha repaired by one step through R's first column when it is above the
+        check's level (refsvm/idsvm/departures/balance_repair.py); 1 when taken."""
+        cdef KKTLevels levels
+        cdef double h, a, step, db
+        cdef Py_ssize_t i, j, ns = self.ms.ns, ld = self.ms.ld, n = self.n
+        cdef double* R = self.ms.R
+        cdef signed char st
+        if not self.dep.repair_balance or ns == 0 or self._extreme():
+            return 0
+        h = self._balance_and_levels(&levels)
+        if not fabs(h) > levels.h:
+            return 0
+        for j in range(ns):
+            a = self.alpha[self.ms.S[j]] + (-h * R[(j + 1) * ld])
+            if a < 0.0 or a > self.C:
+                return 0
+        self.n_repairs += 1
+        for j in range(ns):
+            step = -h * R[(j + 1) * ld]
+            self.alpha[self.ms.S[j]] = self.alpha[self.ms.S[j]] + step
+            self.w[j] = self.y[self.ms.S[j]] * step
+        db = -h * R[0]
+        self.b += db
+        refsvm_cols_matvec(self.r, self.ms.KS, self.w, ns, n, 0)
+        for i in range(n):
+            st = self.status[i]
+            if st != MARGIN and st != GONE:
+                self.g[i] += self.y[i] * (self.r[i] + db)
+        return 1
+
+    cdef double _balance_and_levels(self, KKTLevels* levels) noexcept nogil:
+        """h = sum_i y_i alpha_i over the learned examples (above ``polish_above`` summed
+        exactly) and the check's levels (the reference's ``_balance_and_levels``)."""
         cdef Py_ssize_t i
         cdef double h, amax, mass
         cdef bint extreme = self._extreme()
-        cdef KKTLevels levels
-        cdef int verdict
         self._scales(-1)
         amax = max(self.amax, self.snap_amax)
         mass = max(self.mass, self.snap_mass) if extreme else 0.0
@@ -1657,11 +1687,21 @@ cdef class IncrementalSVMState(StreamLearner):
             for i in range(self.n):
                 if self.status[i] >= 0:
                     h += self.y[i] * self.alpha[i]
-        self.fail_h = fabs(h)
-        levels = kkt_levels(self.dep.kkt_tol, self.kscale, amax, self.C,
-                            self.dep.polish_above if self.dep.polish else INFINITY,
-                            self.dep.kkt_ulps, self.dep.h_ulps, self.b, mass,
-                            self.dep.kkt_tol, 1.0)
+        levels[0] = kkt_levels(self.dep.kkt_tol, self.kscale, amax, self.C,
+                               self.dep.polish_above if self.dep.polish else INFINITY,
+                               self.dep.kkt_ulps, self.dep.h_ulps, self.b, mass,
+                               self.dep.kkt_tol, 1.0)
+        return h
+
+    cdef int _check_exact(self) except -1 nogil:
+        """The exactness check (the reference's ``_check_exact``): 3 if the worst
+        violation (self.fail_worst) is above ``kkt_tol`` g_scale, 4 if |h| is above
+        ``kkt_tol`` alpha_max (above ``polish_above``: h summed exactly, both capped by
+        ``kkt_ulps`` and ``h_ulps`` round-off floors), else 0; the levels and the verdict
+        are the core's ``kkt_levels`` and ``kkt_verdict``."""
+        cdef KKTLevels levels
+        cdef int verdict
+        self.fail_h = fabs(self._balance_and_levels(&levels))
         verdict = kkt_verdict(self.fail_worst, self.fail_h, levels, False)
         if verdict & KKT_G:
             return 3

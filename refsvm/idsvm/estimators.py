@@ -85,11 +85,10 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         ``max_steps`` bounds only the incremental operations.
     departures : None, "default", "paper" or dict, default=None
         The departures from the paper's printed method
-        (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair, the
-        exactness check, the polish at extreme C, snapping, the drift refresh of the
-        inverse, the column cache, the bias centring, the tie rule of long runs of
-        zero-length steps), each a named unit of
-        ``refsvm/idsvm/departures/``.  None: the defaults.  ``"paper"``: the printed
+        (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair of g and
+        of y'alpha, the exactness check, the polish at extreme C, snapping, the drift
+        refresh of the inverse, the column cache, the bias centring, the tie rule of long
+        runs of zero-length steps), each a named unit of ``refsvm/idsvm/departures/``.  None: the defaults.  ``"paper"``: the printed
         method, every departure off -- which overrides ``refresh_every`` and
         ``cache_size`` (no refresh, no cache) and ``fit_method`` (``fit`` learns example
         by example); the exactness check stays on (it changes no number): where the

@@ -55,6 +55,7 @@ from .constants import (  # noqa: F401 - the printed method's constants, re-expo
     GONE, MARGIN, OUT, REST, STEPS_PER_EXAMPLE,
 )
 from .departures import DEPARTURES
+from .departures.balance_repair import BalanceRepair
 from .departures.bias_centring import BiasCentring
 from .departures.column_cache import ColumnCache
 from .departures.drift_refresh import DriftRefresh
@@ -93,9 +94,9 @@ def _first_event(events, tc, wc, cand, last=None, steep=False):
     return tmin, kind, who
 
 
-class IncrementalSVMState(Refinement, Repair, ExactnessCheck, Rollback, Polish, Snapping,
-                          DriftRefresh, ColumnCache, BiasCentring, SteepTies, Storage,
-                          StateFormat, StreamLearner):
+class IncrementalSVMState(Refinement, Repair, BalanceRepair, ExactnessCheck, Rollback,
+                          Polish, Snapping, DriftRefresh, ColumnCache, BiasCentring, SteepTies,
+                          Storage, StateFormat, StreamLearner):
     """Exact incremental/decremental SVM state (reference twin).
 
     Parameters

@@ -11,6 +11,8 @@ unit                settings                     answers
 refinement.py       refine, refine_tol,          beta = -R m with an updated R is off by
                     refactor_above               ~1e-7 on ill-conditioned margin sets
 repair.py           repair, repair_tol           a KKT violation a round-off rate let pass
+balance_repair.py   repair_balance               y'alpha off its level after an operation
+                                                 through a nearly singular R
 exactness.py        check, kkt_tol               an operation that ended off the optimum
 rollback.py         (with ``check``)             ... and left the state half-changed
 polish.py           polish, polish_above,        at C k_max >> 1 the path's alphas are
@@ -25,7 +27,8 @@ steep_ties.py       steep_ties                   Bland's rule takes exponentiall
                                                  zero-length steps at a degenerate point
 ==================  ===========================  ======================================
 
-``departures="paper"`` turns every one off: beta = -R m as printed, no repair, no
+``departures="paper"`` turns every one off: beta = -R m as printed, no repair (of g or of
+y'alpha), no
 polish or snap, no refresh of R, no cache, b left where the increments put it, ties
 always by the least index.  The
 exactness check (``check``) stays on in the paper form: it changes no number, it only
@@ -60,6 +63,11 @@ DEPARTURES = {
     "repair_tol": Departure(
         default=1e-11, paper=1e-11, check=nonnegative,
         answers="a violation above this (of 1 + k_max alpha_max) is repaired"),
+    "repair_balance": Departure(
+        default=True, paper=False, check=flag,
+        answers="an operation through a nearly singular R (duplicates, homogeneous "
+                "polynomial kernels) can end with |y'alpha| above the check's level: one "
+                "Newton step on it through R's first column when it is"),
     "check": Departure(
         default=True, paper=True, check=flag,
         answers="an operation that ends off the optimum raises ExactnessError and is "

@@ -51,6 +51,26 @@ class ExactnessCheck:
         i = int(np.argmax(v))
         return i, float(v[i])
 
+    def _balance_and_levels(self, amax0, mass0):
+        """(h, levels): h = sum_i y_i alpha_i over the learned examples (left to right;
+        above ``polish_above`` summed exactly, Sum2) and the check's levels (g, h) (the
+        core's :func:`kkt_levels`), with the scales of the larger of the alphas now and
+        ``amax0``, ``mass0`` (before the operation)."""
+        d = self.departures
+        extreme = self._extreme()
+        amax = max(self._scales()[0], amax0)
+        mass = max(self._mass(), mass0) if extreme else 0.0
+        n = self.n
+        act = self.status[:n] >= 0
+        if extreme:
+            h = balance(self.y[:n][act], self.alpha[:n][act])        # Sum2 (as _polish)
+        else:
+            h = _dot(self.y[:n][act], self.alpha[:n][act])
+        levels = kkt_levels(d["kkt_tol"], self.kscale, amax, self.C,
+                            d["polish_above"] if d["polish"] else math.inf,
+                            (d["kkt_ulps"], d["h_ulps"]), self.b, mass)
+        return h, levels
+
     def _check_exact(self, c, v, worst, amax0, mass0):
         """ExactnessError unless the worst violation ``worst`` (of example v) is within
         ``kkt_tol`` of the scale of g and |h| within ``kkt_tol`` alpha_max; the scales
@@ -60,18 +80,8 @@ class ExactnessCheck:
         the verdict and its sentence are the core's (:func:`kkt_levels`,
         :func:`kkt_verdict`: a NaN passes; :func:`kkt_sentence`: the first failure)."""
         d = self.departures
-        extreme = self._extreme()
-        amax = max(self._scales()[0], amax0)
-        mass = max(self._mass(), mass0) if extreme else 0.0
-        n = self.n
-        act = self.status[:n] >= 0
-        if extreme:
-            h = abs(balance(self.y[:n][act], self.alpha[:n][act]))    # Sum2 (as _polish)
-        else:
-            h = abs(_dot(self.y[:n][act], self.alpha[:n][act]))
-        levels = kkt_levels(d["kkt_tol"], self.kscale, amax, self.C,
-                            d["polish_above"] if d["polish"] else math.inf,
-                            (d["kkt_ulps"], d["h_ulps"]), self.b, mass)
+        h, levels = self._balance_and_levels(amax0, mass0)
+        h = abs(h)
         failed = kkt_sentence(kkt_verdict(worst, h, levels), worst, h, levels, v,
                               repairs=d["repair"], h_name="sum_i y_i alpha_i", first=True)
         if failed:

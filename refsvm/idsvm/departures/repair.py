@@ -7,7 +7,8 @@ KKT condition (the noisy 2-D streams of ``tests/idsvm/test_stress.py``, the coll
 and duplicate streams of ``tests/idsvm/test_degenerate.py``).  After each operation the
 example violating its condition most on the kept g, by more than ``repair_tol``
 (1 + k_max alpha_max), is unlearned and learned again, worst first, at most ``repair``
-times; then the exactness check (:mod:`.exactness`) judges what is left.
+times; then y'alpha is repaired when it is off (:mod:`.balance_repair`), and the
+exactness check (:mod:`.exactness`) judges what is left.
 
 Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 3).
 """
@@ -38,5 +39,7 @@ class Repair:
             self._learn(v, col=col)
             self._polish()
             self._centre_bias()
+        if self._repair_balance(amax0, mass0):                 # balance_repair.py
+            v, worst = self._worst_violation()
         if d["check"]:
             self._check_exact(c, v, worst, amax0, mass0)
