@@ -6,20 +6,15 @@ finite in exact arithmetic, but the number of zero-length steps it takes can gro
 exponentially.  A stream that begins with examples of one class meets it at the first
 example of the other: with S empty every example seen has g = y b - 1, the same value,
 so all of them reach the margin together, and the increment walks through zero-length
-joins and leaves of those examples one id at a time.  Measured (RBF, gamma = 0.5,
-C = 1, points on [-2, 2]^2):
-
-- 100 examples of one class ordered by their distance from the first example of the
-  other class, farthest first: the least-index rule needs 5,758 zero-length steps, more
-  than the step budget of 5,500, and ``partial_fit`` fails on 11 of 12 such streams;
-  sorted by one feature it fails on 3 of 12;
-- 680 examples of one class, in the order of a label-noise stream: 2.84 million steps
-  (42 s in the compiled twin) for that one example.
+joins and leaves of those examples one id at a time.  The streams that show it:
+examples of one class ordered by their distance from the first example of the other
+class, farthest first, then that example (``tests/idsvm/test_steep_ties.py``; the step
+counts are in the docs section below).
 
 With this setting at k > 0, after k zero-length steps in a row within an operation the
 tied event is chosen by its rate instead: a margin vector leaving S first (the tied one
 whose alpha moves fastest), else the tied candidate whose g moves fastest, the least id
-among equal rates.  Both cases above then end in 10 steps, at the same optimum.  After
+among equal rates.  After
 10 k more zero-length steps in a row the least-index rule applies again for the rest of
 the run, so a run in which the rate rule itself repeated would still end as the printed
 rule ends.  A run shorter than k steps, and so every operation of a stream without such
