@@ -184,22 +184,39 @@ static double refsvm_max_abs_base(const double* x, Py_ssize_t n, double m) {
 }
 
 #if REFSVM_X86_GNUC
-/* max_pd keeps its second operand when the first is NaN */
+/* The vector part of refsvm_max_abs (absval) and refsvm_max: the largest of m and the
+   first i entries of x (of their absolute values), i a multiple of 8, left in *done for
+   the caller's scalar tail.  max_pd keeps its second operand when the first is NaN, and
+   on equal values (0.0 and -0.0 too): a lane only ever holds m or an entry greater than
+   it, so the result is the scalar loop's. */
 __attribute__((target("avx2")))
-static double refsvm_max_abs_avx2(const double* x, Py_ssize_t n, double m) {
+static inline double refsvm_max_lanes_avx2(const double* x, Py_ssize_t n, double m,
+                                           int absval, Py_ssize_t* done) {
     Py_ssize_t i = 0;
     int k;
     double lane[4];
-    __m256d sign = _mm256_set1_pd(-0.0), m0 = _mm256_set1_pd(m), m1 = m0, v;
+    __m256d sign = _mm256_set1_pd(-0.0), m0 = _mm256_set1_pd(m), m1 = m0, v, u;
     for (; i + 8 <= n; i += 8) {
-        v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i));
+        v = _mm256_loadu_pd(x + i);
+        u = _mm256_loadu_pd(x + i + 4);
+        if (absval) {
+            v = _mm256_andnot_pd(sign, v);
+            u = _mm256_andnot_pd(sign, u);
+        }
         m0 = _mm256_max_pd(v, m0);
-        v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i + 4));
-        m1 = _mm256_max_pd(v, m1);
+        m1 = _mm256_max_pd(u, m1);
     }
     m0 = _mm256_max_pd(m1, m0);
     _mm256_storeu_pd(lane, m0);
     for (k = 0; k < 4; k++) if (lane[k] > m) m = lane[k];
+    *done = i;
+    return m;
+}
+
+__attribute__((target("avx2")))
+static double refsvm_max_abs_avx2(const double* x, Py_ssize_t n, double m) {
+    Py_ssize_t i;
+    m = refsvm_max_lanes_avx2(x, n, m, 1, &i);
     return refsvm_max_abs_base(x + i, n - i, m);
 }
 #endif
@@ -216,21 +233,10 @@ static double refsvm_max_base(const double* x, Py_ssize_t n, double m) {
 }
 
 #if REFSVM_X86_GNUC
-/* max_pd keeps its second operand when the first is NaN, and on equal values (0.0 and
-   -0.0 too): a lane only ever holds m or an entry greater than it */
 __attribute__((target("avx2")))
 static double refsvm_max_avx2(const double* x, Py_ssize_t n, double m) {
-    Py_ssize_t i = 0;
-    int k;
-    double lane[4];
-    __m256d m0 = _mm256_set1_pd(m), m1 = m0;
-    for (; i + 8 <= n; i += 8) {
-        m0 = _mm256_max_pd(_mm256_loadu_pd(x + i), m0);
-        m1 = _mm256_max_pd(_mm256_loadu_pd(x + i + 4), m1);
-    }
-    m0 = _mm256_max_pd(m1, m0);
-    _mm256_storeu_pd(lane, m0);
-    for (k = 0; k < 4; k++) if (lane[k] > m) m = lane[k];
+    Py_ssize_t i;
+    m = refsvm_max_lanes_avx2(x, n, m, 0, &i);
     return refsvm_max_base(x + i, n - i, m);
 }
 #endif
