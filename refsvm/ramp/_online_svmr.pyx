@@ -221,6 +221,8 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly double pair_eta, pair_eps, cycle_ratio, cycle_eta, block_kkt_tol
     cdef readonly double budget_per_sv   # removal budget grows with #SV (see the reference)
     cdef readonly double step_budget     # the budget of steps 10-15 (see the reference)
+    cdef readonly double rewarm          # unlearnings per arrival that start a hinge stretch ...
+    cdef readonly long long rewarm_after # ... once this many examples are seen (see the reference)
     cdef double budget_left              # iterations of steps 10-15 left in this update
     cdef double update_work              # work of this update's steps 10-15 so far
     cdef double poll_work                # work since the last look for a signal
@@ -233,6 +235,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef bint stop_relative            # stop="relative": the gain rule relative to D
     cdef readonly long long max_non_sv
     cdef readonly long long warmup     # hinge loss for the first arrivals (see the reference)
+    cdef readonly long long hinge_until  # ... and up to this arrival (warmup, rewarm)
     cdef Py_ssize_t n, capacity   # positions in use (members of I and tombstones), allocated
     cdef long long* ids
     cdef double* y
@@ -303,6 +306,7 @@ cdef class OnlineSVMR(StreamLearner):
             raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
         # the departures' parameters, each off when its departure is
         self.warmup = warmup if dep["warmup"] else 0
+        self.hinge_until = self.warmup
         self.stop_relative = stop == "relative" and dep["relative_stop"]
         self.shrinking = shrinking and dep["shrinking"]
         self.fit_intercept = fit_intercept and dep["intercept"]
@@ -319,6 +323,8 @@ cdef class OnlineSVMR(StreamLearner):
         self.hold_out = dep["hold_out"]
         self.budget_per_sv = dep["budget_per_sv"]
         self.step_budget = dep["step_budget"]
+        self.rewarm = dep["rewarm"]
+        self.rewarm_after = dep["rewarm_after"]
         self.budget_left = INFINITY
         self.n_features = n_features
         self.sparse = sparse
@@ -1343,8 +1349,9 @@ cdef class OnlineSVMR(StreamLearner):
 
     # ------------------------------------------------------------------ steps 9-27
     cdef inline double _outlier_bound(self) noexcept nogil:
-        """The bound of Eq. (10): 2, or infinite in the warm-up (see the reference)."""
-        return INFINITY if self.n_seen <= self.warmup else 2.0
+        """The bound of Eq. (10): 2, or infinite up to arrival ``hinge_until`` (the
+        warm-up and the stretches of ``rewarm``; see the reference)."""
+        return INFINITY if self.n_seen <= self.hinge_until else 2.0
 
     cdef inline void _hold(self, Py_ssize_t p) noexcept nogil:
         """Step 19 removed p from V: hold it out for the rest of this update (departure
@@ -1356,7 +1363,7 @@ cdef class OnlineSVMR(StreamLearner):
         """An arrival that step 4 turned away: when it ends the warm-up, an update (steps
         9-27 with the bound 2; departure ``warmup``, see the reference's ``_end_of_warmup``)."""
         cdef Py_ssize_t p
-        if self.warmup and self.n_seen == self.warmup + 1:
+        if self.hinge_until and self.n_seen == self.hinge_until + 1:
             self.n_updates += 1
             for p in range(self.n):
                 self.held[p] = 0
@@ -1635,7 +1642,24 @@ cdef class OnlineSVMR(StreamLearner):
         self._removal_step()                                     # Algorithm 2
         if self.keep_rows:
             self._evict_parked()
+        self._rewarm()                                           # rewarm (not in the paper)
         return 1 if self.n_steps + self.n_unlearned != moves else 0
+
+    cdef inline void _rewarm(self) noexcept nogil:
+        """After an arrival: more than ``rewarm`` unlearnings per arrival so far start a
+        hinge stretch as long as the stream so far (departure ``rewarm``; the reference's
+        ``_rewarm``, refsvm/ramp/departures/rewarm.py)."""
+        if (self.rewarm > 0.0 and self.n_seen > self.hinge_until
+                and self.n_seen >= self.rewarm_after
+                and (self.hinge_until > self.warmup
+                     or <double> self.n_unlearned > self.rewarm * <double> self.n_seen)):
+            self.hinge_until = 2 * self.n_seen
+
+    cdef inline void _end_rewarm(self) noexcept nogil:
+        """A hinge stretch (not the warm-up) under way ends now (the reference's
+        ``_end_rewarm``)."""
+        if self.warmup < self.hinge_until and self.n_seen <= self.hinge_until:
+            self.hinge_until = self.n_seen - 1
 
     cdef int _observe_dense(self, const double* x) except -1 nogil:
         self._begin_observe()
@@ -1703,6 +1727,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.gain_stopped = False
         for p in range(self.n):                                  # as at an update
             self.held[p] = 0
+        self._end_rewarm()                                       # rewarm: the bound 2
         try:
             self._cccp()                                         # steps 9-27
         finally:
@@ -1793,6 +1818,7 @@ cdef class OnlineSVMR(StreamLearner):
             "n_shrink_rounds": self.n_shrink_rounds,
             "n_shrunk": self.n_shrunk,
             "gain_stopped": bool(self.gain_stopped),
+            "hinge_until": self.hinge_until,
             "n_kernel_evals": self.kernel.n_evals,
         }
 
@@ -1898,4 +1924,5 @@ cdef class OnlineSVMR(StreamLearner):
         self.n_shrink_rounds = data["n_shrink_rounds"]
         self.n_shrunk = data["n_shrunk"]
         self.gain_stopped = data["gain_stopped"]
+        self.hinge_until = data.get("hinge_until", self.warmup)     # older states: warmup
         self.kernel.n_evals = data["n_kernel_evals"]

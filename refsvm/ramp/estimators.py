@@ -106,10 +106,13 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         the benchmark's order at 85.6 % (LIBSVM: 88.7 %); with ``warmup=200`` all 16
         end at 88.3-89.0 %.  Where the early model cannot yet draw the classes (a
         checkerboard at a kernel as wide as its squares), the pass can still settle
-        in a poor local optimum; ``warmup=len(X) - 1`` in ``fit`` learns the whole pass
-        with the hinge loss and runs the ramp's steps 9-27 once at its end (CCCP from
-        the hinge solution), at about the hinge SVM's time and memory
-        (``docs/defaults.rst``).
+        in a poor local optimum, its updates unlearning and relearning the same
+        examples: then the departure ``rewarm`` (on by default) learns the stream in
+        hinge stretches, each ended by the ramp's steps 9-27 once (CCCP's start again),
+        and ``fit``'s finishing step ends the last one (``docs/wang_vucetic.rst``,
+        "Hinge stretches").  ``warmup=len(X) - 1`` in ``fit`` learns the whole pass
+        with the hinge loss and runs steps 9-27 once at its end, at about the hinge
+        SVM's time and memory (``docs/defaults.rst``).
     shrinking : bool, default=True
         Run the inner loop (Alg. 1 steps 10-15) in rounds on a working set
         that leaves out the members of V at a bound with Eq. (3) met by a wide

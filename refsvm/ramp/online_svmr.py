@@ -85,6 +85,7 @@ from .departures.keep_rows import KeepRows
 from .departures.pair_step import PairStep
 from .departures.relative_stop import STOP_RULES, RelativeStop
 from .departures.removal_budget import RemovalBudget
+from .departures.rewarm import Rewarm
 from .departures.shrinking import Shrinking
 from .departures.step_budget import StepBudget
 from .departures.warmup import WarmUp
@@ -123,7 +124,7 @@ def eq14_new_alpha(alpha, g, q, C):
 
 
 class OnlineSVMR(JointSteps, PairStep, BlockStep, Shrinking, KeepRows, RelativeStop, WarmUp,
-                 HoldOut, Finish, Intercept, RemovalBudget, StepBudget, StreamLearner):
+                 Rewarm, HoldOut, Finish, Intercept, RemovalBudget, StepBudget, StreamLearner):
     """OnlineSVMR state (Algorithm 1), with the removal step (Algorithm 2).
 
     Parameters
@@ -207,7 +208,7 @@ block_guesses, block_kkt_tol, hold_out
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
                 "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out",
-                "budget_per_sv", "step_budget")
+                "budget_per_sv", "step_budget", "rewarm", "rewarm_after")
     #: The counters of the state (get_state, save_state, load_state).
     COUNTERS = ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned", "n_removed",
                 "n_gain_stops", "n_row_builds", "n_shrink_rounds", "n_shrunk")
@@ -235,6 +236,7 @@ block_guesses, block_kkt_tol, hold_out
         self.keep_rows = bool(keep_rows) and dep["keep_rows"]
         self.stop = stop if dep["relative_stop"] else "gain"
         self.warmup = int(warmup) if dep["warmup"] else 0
+        self.hinge_until = self.warmup       # the hinge loss up to this arrival (warmup, rewarm)
         for name in self.SETTINGS:
             setattr(self, name, dep[name])
         # Alg. 1 step 0: f = 0, I = {}, V = {}.  Arrays are indexed by position
@@ -367,6 +369,7 @@ block_guesses, block_kkt_tol, hold_out
             self._end_of_warmup()                                # warmup (not in the paper)
         self._removal_step()                                     # Algorithm 2 (after step 28)
         self._evict_parked()                                     # keep_rows (not in the paper)
+        self._rewarm()                                           # rewarm (not in the paper)
         return int(self.n_steps + self.n_unlearned != moves)
 
     def step(self, x, y):
@@ -535,7 +538,7 @@ block_guesses, block_kkt_tol, hold_out
             "cached": np.array(sorted(self.krow), dtype=np.int64),
             "parked": np.array(list(self.parked), dtype=np.int64),
             **{name: getattr(self, name) for name in self.COUNTERS},
-            "gain_stopped": bool(self.gain_stopped),
+            "gain_stopped": bool(self.gain_stopped), "hinge_until": self.hinge_until,
             "n_kernel_evals": self.n_kernel_evals,
         }
 
@@ -589,6 +592,7 @@ block_guesses, block_kkt_tol, hold_out
         for name in self.COUNTERS:
             setattr(self, name, int(data[name]))
         self.gain_stopped = bool(data["gain_stopped"])
+        self.hinge_until = int(data.get("hinge_until", self.warmup))     # older states: warmup
         self.kernel.n_evals = int(data["n_kernel_evals"])
         self._pending = None
 

@@ -93,7 +93,9 @@ def check_invariants(st, state, rows_matrix, C, tol, min_gain, updated=True, dri
     min_gain = gain_bound(state, st, min_gain)
     # the bound of Eq. (10): 2 (the ramp's s = -1), infinite during a hinge warm-up
     bound = getattr(state, "outlier_bound", 2.0)
-    assert bound == (np.inf if st["n_seen"] <= getattr(state, "warmup", 0) else 2.0)
+    # (and during a stretch of the departure rewarm: up to arrival hinge_until)
+    hinge_until = st.get("hinge_until", getattr(state, "warmup", 0))
+    assert bound == (np.inf if st["n_seen"] <= hinge_until else 2.0)
     I, V, a, g, q = st["I"], st["V"], st["alpha"], st["g"], st["qdiag"]
     in_v = np.isin(I, V)
     # (a) alpha = 0 outside V; box constraint

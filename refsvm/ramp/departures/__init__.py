@@ -17,6 +17,8 @@ shrinking           steps 10-15 in rounds on a working set (``shrinking``)
 keep_rows           parked kernel rows (``keep_rows``)
 relative_stop       the gain rule relative to the dual objective (``relative_stop``)
 warmup              the hinge-loss start (``warmup``)
+rewarm              hinge stretches after a cascade of unlearnings (``rewarm``,
+                    ``rewarm_after``)
 hold_out            no re-entry into V in the update an example left it (``hold_out``)
 finish              the finishing step after the stream (``finish``)
 intercept           the regularised bias, the kernel k + 1 (``intercept``)
@@ -101,6 +103,15 @@ DEPARTURES = {
         default=True, paper=False, check=flag,
         answers="a stream can freeze a wrong early model: the parameter warmup > 0 may "
                 "learn the first arrivals with the hinge loss"),
+    "rewarm": Departure(
+        default=1.0, paper=0.0, check=nonnegative,
+        answers="with a wide kernel and label noise the updates unlearn and relearn the "
+                "same examples (noisy Checkerboard, gamma = 0.5): more than rewarm "
+                "unlearnings per arrival start a hinge stretch as long as the stream so far "
+                "(0: off)"),
+    "rewarm_after": Departure(
+        default=500, paper=500, check=integer(0, 2**62),
+        answers="the examples seen before the rule of rewarm applies"),
     "hold_out": Departure(
         default=True, paper=False, check=flag,
         answers="steps 16-27 cycle for ever when an example leaves V and re-enters it "

@@ -38,6 +38,7 @@ class Finish:
         try:
             self.gain_stopped = False
             self.held[:] = False                                 # as at an update
+            self._end_rewarm()                                   # rewarm: the bound 2
             self._cccp()                                         # steps 9-27
         finally:
             self.min_gain = online_gain

@@ -30,13 +30,14 @@ class WarmUp:
     @property
     def outlier_bound(self):
         """The bound of Eq. (10) now: V holds the examples with g <= 2 (the ramp's
-        s = -1), or every g during the first ``warmup`` arrivals (infinite bound)."""
-        return math.inf if self.n_seen <= self.warmup else 2.0
+        s = -1), or every g up to arrival ``hinge_until`` (infinite bound): the first
+        ``warmup`` arrivals, and the stretches of the departure ``rewarm``."""
+        return math.inf if self.n_seen <= self.hinge_until else 2.0
 
     def _end_of_warmup(self):
-        """An arrival that step 4 turned away: when it ends the warm-up, an update (steps
-        9-27 with the bound 2)."""
-        if self.warmup and self.n_seen == self.warmup + 1:
+        """An arrival that step 4 turned away: when it ends the warm-up (or a stretch of
+        ``rewarm``), an update (steps 9-27 with the bound 2)."""
+        if self.hinge_until and self.n_seen == self.hinge_until + 1:
             self.n_updates += 1
             self.held[:] = False
             self._cccp()

@@ -1,0 +1,51 @@
+"""Departure ``rewarm``: when the updates unlearn more examples than arrive, learn a
+stretch of the stream with the hinge loss again, then steps 9-27 once (CCCP's start).
+
+The failure of the printed form.  Steps 16-27 unlearn every example of V whose g passed 2.
+With a kernel as wide as the structure of the data and label noise, an unlearning at
+alpha = C moves the g of many other examples past 2 or back below it, so that the next
+arrivals unlearn and relearn the same examples again and again: the updates cascade.
+Stream that shows it: the noisy Checkerboard (15 % of the labels flipped, 10,000
+examples) at gamma = 0.5, or at the estimator's ``gamma="scale"``: the unlearnings
+outnumber the arrivals within the first third of the pass and keep growing, and the pass
+takes tens of times LIBSVM's time (``docs/defaults.rst``, the ``ncheck-g0.5`` rows).
+
+What it does instead.  A stream of n arrivals has at most n examples that are outliers
+for good, so more unlearnings than arrivals means examples come and go.  After an arrival
+of the ramp phase, once ``rewarm_after`` examples have been seen, when the unlearnings so
+far exceed ``rewarm`` times the arrivals (:meth:`Rewarm._rewarm`), the next arrivals, as
+many as have been seen, are learned with the hinge loss as in the warm-up
+(:attr:`refsvm.ramp.departures.warmup.WarmUp.outlier_bound`: ``hinge_until``); at the first
+arrival after them steps 9-27 run once with the bound 2, as at the end of the warm-up.  The
+stretches double, so a stream that keeps cascading runs steps 9-27 from a hinge start
+O(log n) times, as offline CCCP does once from the hinge SVM.  :meth:`Rewarm._end_rewarm`
+ends a stretch early in the finishing step (``OnlineRampSVM.fit``'s model is a ramp
+model).  0 (the paper form) never starts one.
+
+Settings: ``rewarm`` (unlearnings per arrival, >= 0; 0: off), ``rewarm_after`` (examples
+seen before the rule applies).  Docs: ``docs/wang_vucetic.rst``, "Hinge stretches".
+"""
+
+from __future__ import annotations
+
+__all__ = ["Rewarm"]
+
+
+class Rewarm:
+    """Mixin of :class:`refsvm.ramp.online_svmr.OnlineSVMR`: hinge stretches after a
+    cascade of unlearnings."""
+
+    def _rewarm(self):
+        """After an arrival: in the ramp phase, more than ``rewarm`` unlearnings per
+        arrival so far start a hinge stretch as long as the stream so far."""
+        if (self.rewarm > 0.0 and self.n_seen > self.hinge_until
+                and self.n_seen >= self.rewarm_after
+                and (self.hinge_until > self.warmup
+                     or self.n_unlearned > self.rewarm * self.n_seen)):
+            self.hinge_until = 2 * self.n_seen
+
+    def _end_rewarm(self):
+        """A hinge stretch (not the warm-up) under way ends now: the next steps 9-27 run
+        with the bound 2."""
+        if self.warmup < self.hinge_until and self.n_seen <= self.hinge_until:
+            self.hinge_until = self.n_seen - 1
