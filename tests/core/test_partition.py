@@ -129,3 +129,62 @@ def test_assign_resizes_every_array_and_copy_is_independent():
     assert part.view("y")[0] == 1.0
     part.assign("y", np.zeros(0))
     assert part.cap == 0 and part.view("alpha").shape == (0,)
+
+
+# ---------------------------------------------------------------- the twins on the holder
+def _stream(n=70, seed=3):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, 4)
+    y = np.where(X[:, 0] + 0.5 * rng.randn(n) > 0, 1.0, -1.0)
+    X[rng.rand(n, 4) < 0.3] = 0.0
+    return X, y
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_idsvm_twin_on_the_holder_equals_its_reference(sparse):
+    from refsvm.idsvm import incremental_svm as ref
+    twin = pytest.importorskip("refsvm.idsvm._incremental_svm")
+    X, y = _stream()
+    Xs = to_csr(X) if sparse else X
+    a = ref.IncrementalSVMState(4, sparse, C=10.0, kernel="rbf", gamma=0.5)
+    b = twin.IncrementalSVMState(4, sparse, C=10.0, kernel="rbf", gamma=0.5)
+    for st in (a, b):
+        st.run(Xs, y, range(len(y)))             # 70 examples: the arrays grow 16 -> 128
+    assert_states_equal(a.get_state(), b.get_state(), where="learned")
+    for st in (a, b):
+        st.unlearn([0, 5, 33])
+    assert_states_equal(a.get_state(), b.get_state(), where="unlearned")
+    c = pickle.loads(pickle.dumps(b))
+    assert_states_equal(b.get_state(), c.get_state(), rtol=0, atol=0, where="pickled")
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_poker_twin_on_the_holder_equals_its_reference(sparse):
+    from refsvm.poker import poker as ref
+    twin = pytest.importorskip("refsvm.poker._poker")
+    X, y = _stream()
+    Xs = to_csr(X) if sparse else X
+    a = ref.POKERState(4, sparse, C=10.0, gamma=0.5)
+    b = twin.POKERState(4, sparse, C=10.0, gamma=0.5)
+    assert b.y.base is not None and type(b.y.base).__name__ == "_Block"
+    early = None
+    for st in (a, b):
+        st.add_chunk(Xs[:10], y[:10])
+        if st is b:
+            early = b.alpha                      # a view kept across the growths below
+        for lo in range(10, 70, 12):
+            st.add_chunk(Xs[lo:lo + 12], y[lo:lo + 12])
+    assert early.shape[0] == 16 and b.alpha.shape[0] == a.alpha.shape[0] == 128
+    assert np.all(np.isfinite(early))
+    assert_states_equal(a.get_state(), b.get_state(), where="learned")
+    for name in ("y", "alpha", "g", "kdiag", "status"):
+        assert getattr(b, name).shape == getattr(a, name).shape, name
+    trial = b._trial_copy()                      # the holder copied, not shared
+    trial.alpha[:] = 0.0
+    assert np.any(b.alpha != 0.0)
+    for st in (a, b):
+        st.unlearn([1, 20])
+    assert_states_equal(a.get_state(), b.get_state(), where="unlearned")
+    c = pickle.loads(pickle.dumps(b))
+    assert_states_equal(b.get_state(), c.get_state(), rtol=0, atol=0, where="pickled")
+    assert c.alpha.shape[0] == c.n               # loaded: capacity n, as the reference's
