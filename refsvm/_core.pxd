@@ -946,6 +946,32 @@ cdef class MarginSet:
     cdef int copy_into(self, MarginSet o) except -1 nogil
 
 
+# ---- the partition's per-example arrays (reference: refsvm/core/optimum.py
+# ``PartitionArrays``): y, alpha, g, kdiag, status and a family's own float64 arrays, by
+# example id, for both exact families (IDSVM's twin and POKER's twin hold one).
+cdef enum:
+    PARTITION_EXTRA = 4         # the most float64 arrays of its own a family names
+
+cdef class Partition:
+    # n examples (ids 0..n-1), room for cap; each buffer is a block of cap items (floats 0
+    # and status GONE beyond what was written), replaced by a larger one when it grows
+    cdef readonly Py_ssize_t n, cap
+    cdef double* y
+    cdef double* alpha
+    cdef double* g
+    cdef double* kdiag
+    cdef signed char* status
+    cdef double* extra[PARTITION_EXTRA]   # the family's own arrays, in the order of its names
+    cdef readonly int nextra
+    cdef readonly tuple names   # "y", "alpha", "g", "kdiag", the family's own, "status"
+    cdef list blocks            # the blocks that own the buffers, in the order of names
+
+    cdef int reserve(self, Py_ssize_t need) except -1 nogil
+    cdef int resize(self, Py_ssize_t cap) except -1
+    cdef Py_ssize_t new_example(self, double y, signed char code) except -1 nogil
+    cdef int _index(self, name) except -1
+
+
 # ---- correctly rounded sums (reference: ``math.fsum``; refsvm/core/active_set.py
 # ``two_product``, ``exact_sum``; refsvm/core/exactness.py ``g_exact``): the hand-written C
 # of refsvm/_csrc/refsvm_fsum.c, Shewchuk's exact partials rounded once, bit for bit the

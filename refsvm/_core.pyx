@@ -2303,6 +2303,202 @@ cdef list _margin_set_ops(MarginSet ms, ops, const double[::1] yv):
     return results
 
 
+# ---------------------------------------------------------------- the partition's arrays
+cdef signed char _GONE = _core_active_set.GONE
+_PARTITION_BASE = ("y", "alpha", "g", "kdiag")
+
+
+cdef class _Block:
+    """One buffer of a :class:`Partition` (malloc'd, freed with the last reference): the
+    holder keeps the current one of every array, and each NumPy view it hands out has
+    its block as base object, so a view outlives a growth (it then reads the values of
+    before the growth) and never points at freed memory."""
+    cdef void* data
+
+    def __dealloc__(self):
+        free(self.data)
+
+
+cdef class Partition:
+    """The per-example arrays of the exact active-set engine's partition: the compiled
+    counterpart of :class:`refsvm.core.optimum.PartitionArrays`, held by IDSVM's twin and
+    POKER's twin.
+
+    ``y``, ``alpha``, ``g``, ``kdiag`` (float64) and ``status`` (int8: the core's codes
+    and the family's own), by example id (ids 0..``n``-1, never reused), and the
+    family's own float64 arrays named when the holder is made (IDSVM's ``kroot``;
+    POKER's ``p``, ``d``, ``a0``: at most ``PARTITION_EXTRA``).  Every array has room for
+    ``cap`` examples; ``reserve`` (nogil) grows them all to max(need, 2 cap, 16), as
+    :func:`refsvm.core.bordered.grow_array` grows the reference's arrays, the new room
+    0 and ``GONE``; ``new_example`` (nogil) stores an example: its id ``n``, its label,
+    alpha = g = 0 (and the family's arrays), its code (``kdiag`` is the family's to
+    fill).  The twins' loops read the C pointers; a growth replaces them, so a twin
+    takes them again after every growth.
+
+    Python reads and writes the arrays through NumPy views over all ``cap`` entries
+    (``view``); ``assign`` copies values in (a length other than ``cap`` first resizes
+    every array to it: a state loaded from its saved arrays).  Each buffer is owned by a
+    small block object, the base of every view of it: a growth makes new blocks and
+    drops the holder's references to the old ones, which live on as long as a view of
+    them does (that view keeps the values of before the growth, like an array the
+    reference replaced by ``grow_array``).  No view ever points at freed memory, and
+    the memory of the old buffers goes with their last view.  A growth takes the GIL
+    (it makes Python objects): it happens when the capacity doubles.
+
+    Examples
+    --------
+    >>> from refsvm._core import Partition
+    >>> part = Partition(("kroot",))
+    >>> part.append(1.0, -2)
+    0
+    >>> part.n, part.cap, part.names
+    (1, 16, ('y', 'alpha', 'g', 'kdiag', 'kroot', 'status'))
+    >>> part.view("y")[:2]
+    array([1., 0.])
+    """
+
+    def __cinit__(self, extra=()):
+        cdef Py_ssize_t k
+        extra = tuple(str(name) for name in extra)
+        if len(extra) > PARTITION_EXTRA:
+            raise ValueError(f"a partition holds at most {PARTITION_EXTRA} arrays of a "
+                             f"family's own, not {len(extra)}")
+        names = _PARTITION_BASE + extra + ("status",)
+        if len(set(names)) != len(names):
+            raise ValueError(f"the partition's arrays need distinct names: {names}")
+        self.names = names
+        self.nextra = len(extra)
+        self.n = 0
+        self.cap = 0
+        self.y = self.alpha = self.g = self.kdiag = NULL
+        self.status = NULL
+        for k in range(PARTITION_EXTRA):
+            self.extra[k] = NULL
+        self.blocks = None
+        self.resize(0)
+
+    cdef int resize(self, Py_ssize_t cap) except -1:
+        """Every array to exactly ``cap`` entries (new blocks), the first min(cap, old
+        cap) kept, the floats 0 and the status ``GONE`` beyond them; the pointers taken
+        again.  ``n`` is left as it is (the caller's count)."""
+        cdef Py_ssize_t k, i, keep = min(cap, self.cap), count = len(self.names)
+        cdef size_t item
+        cdef _Block b, old
+        cdef double* dv
+        cdef signed char* sv
+        if cap < 0:
+            raise ValueError(f"a partition's capacity is a count, not {cap}")
+        blocks = []
+        for k in range(count):
+            item = sizeof(signed char) if k == count - 1 else sizeof(double)
+            b = _Block.__new__(_Block)
+            b.data = malloc(max(cap, 1) * item)
+            if b.data == NULL:
+                raise MemoryError()
+            if self.blocks is not None and keep:
+                old = self.blocks[k]
+                memcpy(b.data, old.data, keep * item)
+            if k == count - 1:
+                sv = <signed char*> b.data
+                for i in range(keep, cap):
+                    sv[i] = _GONE
+            else:
+                dv = <double*> b.data
+                for i in range(keep, cap):
+                    dv[i] = 0.0
+            blocks.append(b)
+        self.blocks = blocks
+        self.cap = cap
+        self.y = <double*> (<_Block> blocks[0]).data
+        self.alpha = <double*> (<_Block> blocks[1]).data
+        self.g = <double*> (<_Block> blocks[2]).data
+        self.kdiag = <double*> (<_Block> blocks[3]).data
+        for k in range(self.nextra):
+            self.extra[k] = <double*> (<_Block> blocks[4 + k]).data
+        self.status = <signed char*> (<_Block> blocks[count - 1]).data
+        return 0
+
+    cdef int reserve(self, Py_ssize_t need) except -1 nogil:
+        """Room for ``need`` examples: capacity max(need, 2 cap, 16) (the core's
+        ``grow``, the reference's ``grow_array``), the new room 0 and ``GONE``."""
+        if need <= self.cap:
+            return 0
+        with gil:
+            self.resize(max(need, 2 * self.cap, 16))
+        return 0
+
+    cdef Py_ssize_t new_example(self, double y, signed char code) except -1 nogil:
+        """A new example (the reference's ``_new_example`` without the row): its id
+        ``n``, label ``y``, alpha = g = 0 and the family's arrays 0, status ``code``;
+        ``kdiag`` is the family's to fill."""
+        cdef Py_ssize_t i = self.n, k
+        self.reserve(i + 1)
+        self.n = i + 1
+        self.y[i] = y
+        self.alpha[i] = 0.0
+        self.g[i] = 0.0
+        for k in range(self.nextra):
+            self.extra[k][i] = 0.0
+        self.status[i] = code
+        return i
+
+    cdef int _index(self, name) except -1:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"the partition has no array {name!r} (it has {self.names})") \
+                from None
+
+    def view(self, name):
+        """The array ``name`` as a NumPy array over its ``cap`` entries (writable,
+        without a copy), its base the block that owns the buffer."""
+        cdef int k = self._index(name)
+        cdef cnp.npy_intp dims[1]
+        cdef _Block b = self.blocks[k]
+        dims[0] = self.cap
+        arr = cnp.PyArray_SimpleNewFromData(
+            1, dims, cnp.NPY_INT8 if k == len(self.names) - 1 else cnp.NPY_FLOAT64, b.data)
+        cnp.set_array_base(arr, b)
+        return arr
+
+    def assign(self, name, values):
+        """The array ``name`` becomes a copy of the 1-D ``values`` (cast to its dtype);
+        when their length is not ``cap``, every array is first resized to it (the
+        others keep their first entries, 0 and ``GONE`` beyond)."""
+        cdef int k = self._index(name)
+        a = np.asarray(values, dtype=np.int8 if k == len(self.names) - 1 else np.float64)
+        if a.ndim != 1:
+            raise ValueError(f"the partition's {name!r} is 1-D, not of shape {a.shape}")
+        if a.shape[0] != self.cap:
+            self.resize(a.shape[0])
+        self.view(name)[:] = a
+
+    def room(self, Py_ssize_t need):
+        """``reserve`` from Python: room for ``need`` examples."""
+        self.reserve(need)
+
+    def append(self, double y, signed char code):
+        """``new_example`` from Python: the new example's id."""
+        return self.new_example(y, code)
+
+    def set_n(self, Py_ssize_t n):
+        """The number of examples (the family's count; at most ``cap`` when a twin reads
+        the arrays)."""
+        if n < 0:
+            raise ValueError(f"a number of examples is a count, not {n}")
+        self.n = n
+
+    def copy(self):
+        """An independent copy (the same names, n, capacity and values)."""
+        cdef Partition o = Partition(self.names[4:4 + self.nextra])
+        cdef Py_ssize_t k
+        o.resize(self.cap)
+        for k in range(len(self.names)):
+            o.view(self.names[k])[:] = self.view(self.names[k])
+        o.n = self.n
+        return o
+
+
 # ---------------------------------------------------------------- correctly rounded sums
 cdef int fsum_check(int status) except -1:
     """Raise ``math.fsum``'s error for a status of refsvm_fsum.h (0: nothing)."""

@@ -525,3 +525,34 @@ def test_both_exact_references_keep_the_core_partition_arrays():
         assert "grow_array(" not in text, (
             f"refsvm/{family}/storage.py grows a per-example array itself: the core's "
             "PartitionArrays does")
+
+
+#: the partition's per-example arrays each exact twin reads, by the names its loops use
+#: (the holder's own buffers, ``part.<name>``, or a family's array, ``part.extra[k]``)
+PARTITION_ARRAYS = {
+    "idsvm": ("y", "alpha", "g", "kdiag", "kroot", "status"),
+    "poker": ("c_y", "c_alpha", "c_g", "c_p", "c_d", "c_a0", "c_kdiag", "c_status"),
+}
+
+
+def test_both_exact_twins_keep_the_partition_arrays_in_the_core_holder():
+    # the compiled counterpart of PartitionArrays is _core.pxd's Partition: each exact
+    # twin holds one (``cdef Partition part``), takes every per-example pointer from it,
+    # and neither allocates, grows, frees nor binds a per-example buffer of its own (no
+    # ``grow``/``realloc``/``free`` of one, no pointer to one from anything but the
+    # holder, no ``grow_array`` of the reference's arrays)
+    assert "Partition" in _core_declarations()
+    for family, names in PARTITION_ARRAYS.items():
+        path = next(p for p in TWINS if p.parent.name == family)
+        text = path.read_text(encoding="utf-8")
+        rel = path.relative_to(ROOT)
+        assert re.search(r"^\s*cdef Partition part\b", text, re.M), f"{rel}: no Partition"
+        assert "grow_array(" not in text, f"{rel} grows a per-example array itself"
+        for name in names:
+            own = re.search(r"\b(?:grow|_resize|realloc|free)\(\s*(?:<void\*\*>\s*&)?"
+                            rf"self\.{name}\b", text)
+            assert not own, f"{rel} allocates or frees its own {name}: {own.group(0)}"
+            for value in re.findall(rf"^\s*self\.{name}\s*=\s*(.+)$", text, re.M):
+                assert re.match(r"self\.part\.(\w+|extra\[\d\])\s*$", value), (
+                    f"{rel}: self.{name} = {value}: a per-example pointer comes from the "
+                    "holder")

@@ -122,7 +122,7 @@ class PartitionArrays:
     0 there, the status ``GONE``), and the rows of the margin set's ``KS`` kept to the
     same capacity.  A family names its own per-example arrays in ``EXTRA_ARRAYS``
     (POKER's p, d and a0 of the fixed-bias path and the decrement), grown and zeroed
-    with alpha and g."""
+    with alpha and g.  The twins' compiled counterpart is ``refsvm._core.Partition``."""
 
     EXTRA_ARRAYS = ()
 

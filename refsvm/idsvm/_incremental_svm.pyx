@@ -6,7 +6,9 @@ after every increment and decrement up to round-off.  The whole stream of
 :meth:`IncrementalSVMState.run` runs without the GIL.
 
 Layout: the examples in a :class:`refsvm._core.RowStore`; per example y,
-alpha, g, k(x, x) and the set code; the margin set ``ms``, the core's
+alpha, g, k(x, x), sqrt |k(x, x)| and the set code in the core's holder ``part``
+(:class:`refsvm._core.Partition`), whose buffers the loops read through pointer copies
+taken again after every growth; the margin set ``ms``, the core's
 :class:`refsvm._core.MarginSet`: S, the kernel column k(x_i, x_s) of every margin
 vector s (one malloc'd column each, indexed by example id), the inverse R of the
 bordered matrix (row-major, leading dimension ``ms.ld``), |S| = ``ms.ns``, the spare
@@ -27,7 +29,8 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport (
-    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, ColumnCache, MarginSet, grow,
+    KernelSpec, CKernel, RowStore, StreamLearner, EventChoice, ColumnCache, MarginSet, Partition,
+    grow,
     bordered_beta_sym,
     bordered_drift, bordered_symmetrize, rows_matvec,
     kernel_many, refsvm_cols_matvec, refsvm_cols_to_rows, refsvm_rows_to_cols, refsvm_max,
@@ -171,14 +174,18 @@ cdef class IncrementalSVMState(StreamLearner):
     cdef str kind               # the kernel's name (the reference's kernel.kind)
     cdef readonly double cache_size, gamma, coef0
     cdef readonly int degree
-    # per example
-    cdef Py_ssize_t n, cap
+    # per example: the core's holder of the partition's arrays (n = part.n, ids 0..n-1;
+    # its own array kroot = sqrt |k(x, x)|, the per-example scale of the rates), and the
+    # pointers to its buffers the loops read, taken again after every growth (_reserve_n,
+    # the one place the holder grows)
+    cdef Partition part
     cdef double* y
     cdef double* alpha
     cdef double* g
     cdef double* kdiag
-    cdef double* kroot          # sqrt |k(x, x)| (per-example scale of the rates)
+    cdef double* kroot
     cdef signed char* status
+    cdef Py_ssize_t cap         # the room of the per-example scratch below (= part.cap)
     # margin set, its kernel columns and the inverse of the bordered matrix
     cdef MarginSet ms           # S, its kernel columns KS, R and the spare column buffers
     cdef Py_ssize_t caps        # the room of the scratch below (members of S)
@@ -246,12 +253,8 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def __cinit__(self):
         self.rbound = INFINITY
-        self.y = NULL
-        self.alpha = NULL
-        self.g = NULL
-        self.kdiag = NULL
-        self.kroot = NULL
-        self.status = NULL
+        self.part = Partition(("kroot",))
+        self._take_arrays()
         self.ms = MarginSet()
         self.beta = NULL
         self.m = NULL
@@ -289,7 +292,6 @@ cdef class IncrementalSVMState(StreamLearner):
         self.ngone = 0
         self.ipiv = NULL
         self.cache = ColumnCache()
-        self.n = 0
         self.cap = 0
         self.caps = 0
 
@@ -354,12 +356,6 @@ cdef class IncrementalSVMState(StreamLearner):
         self._reserve_n(16)
 
     def __dealloc__(self):
-        free(self.y)
-        free(self.alpha)
-        free(self.g)
-        free(self.kdiag)
-        free(self.kroot)
-        free(self.status)
         free(self.beta)
         free(self.m)
         free(self.w)
@@ -388,25 +384,25 @@ cdef class IncrementalSVMState(StreamLearner):
         free(self.ipiv)
 
     # ------------------------------------------------------------------ storage
+    cdef void _take_arrays(self) noexcept nogil:
+        """The pointers to the holder's buffers (after it grew)."""
+        self.y = self.part.y
+        self.alpha = self.part.alpha
+        self.g = self.part.g
+        self.kdiag = self.part.kdiag
+        self.kroot = self.part.extra[0]
+        self.status = self.part.status
+
     cdef int _reserve_n(self, Py_ssize_t need) except -1 nogil:
-        """Room for ``need`` examples in every per-example buffer (refsvm._core.grow:
-        capacity max(need, 2 cap, 16))."""
+        """Room for ``need`` examples in the partition's arrays (the core's holder:
+        capacity max(need, 2 cap, 16)) and in every per-example scratch buffer (the
+        core's ``grow`` to the same capacity)."""
         cdef Py_ssize_t cap, i, c, old = self.cap
         if need <= self.cap:
             return 0
-        cap = max(need, 2 * self.cap, 16)
-        c = old
-        grow(<void**> &self.y, &c, cap, sizeof(double))
-        c = old
-        grow(<void**> &self.alpha, &c, cap, sizeof(double))
-        c = old
-        grow(<void**> &self.g, &c, cap, sizeof(double))
-        c = old
-        grow(<void**> &self.kdiag, &c, cap, sizeof(double))
-        c = old
-        grow(<void**> &self.kroot, &c, cap, sizeof(double))
-        c = old
-        grow(<void**> &self.status, &c, cap, sizeof(signed char))
+        self.part.reserve(need)
+        self._take_arrays()
+        cap = self.part.cap
         c = old
         grow(<void**> &self.r, &c, cap, sizeof(double))
         c = old
@@ -474,22 +470,17 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef Py_ssize_t _store_row(self, double yc) except -1 nogil:
         """The row just appended to the store becomes example c (alpha 0, status OUT)."""
-        cdef Py_ssize_t c = self.n
-        self._reserve_n(c + 1)
-        self.n = c + 1
-        self.y[c] = yc
-        self.alpha[c] = 0.0
-        self.g[c] = 0.0
+        cdef Py_ssize_t c
+        self._reserve_n(self.part.n + 1)
+        c = self.part.new_example(yc, OUT)    # alpha, g, kroot 0
         self.kdiag[c] = 0.0
-        self.kroot[c] = 0.0
-        self.status[c] = OUT
         self.ms.zero_rows(c, c + 1)
         return c
 
     cdef int _cache_put(self, Py_ssize_t i, const double* col) except -1 nogil:
         """Keep the kernel column of i (length n) in the cache (a copy); the oldest go
         beyond the budget (none with the departure ``column_cache`` off)."""
-        return self.cache.put(i, <double*> col, self.n, self.n, False)
+        return self.cache.put(i, <double*> col, self.part.n, self.part.n, False)
 
     cdef int _column(self, Py_ssize_t c, double* out, int mode) except -1 nogil:
         """k(x_i, x_c) for every id into ``out`` (0 for unlearned ids; the core's
@@ -499,8 +490,8 @@ cdef class IncrementalSVMState(StreamLearner):
         comes first and leaves the cache."""
         cdef Py_ssize_t L = 0
         cdef const double* cached = self.cache.peek(c, &L)
-        engine_column(self.ms, self.kern, self.store, c, self.n, self.status, self.kdiag[c],
-                      out, cached, min(L, self.n), True, NULL, NULL, 0,
+        engine_column(self.ms, self.kern, self.store, c, self.part.n, self.status, self.kdiag[c],
+                      out, cached, min(L, self.part.n), True, NULL, NULL, 0,
                       GIVEN_SE if mode == 1 else 0, mode == 2, self.ngone != 0, False,
                       self.idx, self.kv)
         self.cache.drop(c)
@@ -532,7 +523,7 @@ cdef class IncrementalSVMState(StreamLearner):
             self.col2 = self.ms.pool_get()
         else:
             newcol = self.ms.pool_get()
-            memcpy(newcol, col, self.n * sizeof(double))
+            memcpy(newcol, col, self.part.n * sizeof(double))
         # (S = {i}: [[0, y_i], [y_i, Q_ii]]^-1 = [[-Q_ii, y_i], [y_i, 0]])
         engine_join(self.ms, i, MARGIN, self.status, self.y, self.kdiag[i], self.beta, kappa,
                     newcol)
@@ -567,7 +558,7 @@ cdef class IncrementalSVMState(StreamLearner):
         mx = self._leave_scale(pos, &after)
         rebuild = engine_leave(self.ms, pos, code, self.status,
                                self.alpha if at_bound else NULL, value, self.cache, at_bound,
-                               self.n, self.n, False, EPS_RATE, mx)
+                               self.part.n, self.part.n, False, EPS_RATE, mx)
         self.rbound = after if not rebuild and ns > 1 and after < INFINITY else INFINITY
         # M without row and column pos + 1
         ld = self.ms.ld
@@ -843,7 +834,7 @@ cdef class IncrementalSVMState(StreamLearner):
         meet the parts of the columns still cached; the same sweep as POKER's
         sensitivities), then gamma: of each block of rows as soon as it is summed while
         the columns fit the caches, else after the whole sweep."""
-        cdef Py_ssize_t n = self.n, ns = self.ms.ns, i, j, blk, nb, lo, hi
+        cdef Py_ssize_t n = self.part.n, ns = self.ms.ns, i, j, blk, nb, lo, hi
         cdef double yc = self.y[c], bb = self.beta[0]
         cdef double* r = self.r
         cdef double* y = self.y
@@ -885,8 +876,8 @@ cdef class IncrementalSVMState(StreamLearner):
             if self.steps_left <= 0:
                 return 2                    # the budget is spent (see _snapshot)
             self.steps_left -= 1
-            self.poll_work += <double> self.n * <double> (self.ms.ns + 1)
-            self.op_work += <double> self.n * <double> (self.ms.ns + 1)
+            self.poll_work += <double> self.part.n * <double> (self.ms.ns + 1)
+            self.op_work += <double> self.part.n * <double> (self.ms.ns + 1)
             if self.poll_work >= POLL_WORK and self._answer_signals():
                 return RC_SIGNAL            # Ctrl-C: rolled back, then raised
             self.n_iterations += 1
@@ -904,7 +895,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """beta (self.beta), the rates r (self.r) and the pivot scale (self.cscale); rb =
         the rate of b, rtb and rt0 the terms of the rates' round-off level EPS_GAMMA
         (sqrt(k_ii) rtb + rt0) (refsvm.idsvm.incremental_svm._sensitivities)."""
-        cdef Py_ssize_t i, pos, n = self.n, ns = self.ms.ns
+        cdef Py_ssize_t i, pos, n = self.part.n, ns = self.ms.ns
         cdef double kappa, bsum
         if ns == 0:
             rb[0] = sign * self.y[c]
@@ -1052,7 +1043,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """g_i += r_i t for every example outside S that is not unlearned (Eqs. 3-7).
         Without unlearned examples: every g in one branch-free (vectorised) loop, then
         the margin vectors' g put back as they were (the same result)."""
-        cdef Py_ssize_t i, j, n = self.n, ns = self.ms.ns
+        cdef Py_ssize_t i, j, n = self.part.n, ns = self.ms.ns
         cdef double* g = self.g
         cdef double* r = self.r
         cdef signed char st
@@ -1145,7 +1136,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef signed char* blk = self.blk
         cdef double* kroot = self.kroot
         cdef double best
-        cdef Py_ssize_t n = self.n, bi
+        cdef Py_ssize_t n = self.part.n, bi
         cdef signed char err = ERROR, rest = REST
         if not first:
             # pass 2 reads the steps pass 1 computed, ids ascending (the candidates it
@@ -1196,7 +1187,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """alpha_max (all learned examples), the largest alpha of the others (i != c),
         and the tie windows ea = EPS_ALPHA alpha_max, eg = EPS_G (1 + k_max alpha_max)
         (refsvm.idsvm.incremental_svm._scales)."""
-        cdef Py_ssize_t i, n = self.n, cut = c if 0 <= c < self.n else self.n
+        cdef Py_ssize_t i, n = self.part.n, cut = c if 0 <= c < self.part.n else self.part.n
         cdef double other, rest = 0.0, mass = 0.0, cap
         cdef double* alpha = self.alpha
         # the largest alpha before c and after it (from 0.0, only a greater value counts:
@@ -1358,7 +1349,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef signed char st
         if self.ms.ns or not self.dep.centre_bias:
             return 0
-        for i in range(self.n):
+        for i in range(self.part.n):
             st = self.status[i]
             v = self.b - self.y[i] * self.g[i]
             if (st == REST and self.y[i] > 0) or (st == ERROR and self.y[i] < 0):
@@ -1379,7 +1370,7 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0
         db = new - self.b
         self.b = new
-        for i in range(self.n):
+        for i in range(self.part.n):
             if self.status[i] != GONE:
                 self.g[i] += self.y[i] * db
         return 0
@@ -1390,7 +1381,7 @@ cdef class IncrementalSVMState(StreamLearner):
         precision, then every g so (refsvm/idsvm/departures/polish.py, ``_polish``: the
         core's polish, ``snap_margin``, ``polish_add_column``, ``polish_newton``,
         ``margin_g``, on this family's windows and columns)."""
-        cdef Py_ssize_t n = self.n, i, j
+        cdef Py_ssize_t n = self.part.n, i, j
         cdef double* pe
         cdef double* se
         cdef double w
@@ -1454,7 +1445,7 @@ cdef class IncrementalSVMState(StreamLearner):
         ``keep`` examples, the margin set, R, b)."""
         cdef Py_ssize_t ns = self.ms.ns, nn = self.ms.ns + 1, a, j, c
         self.steps_left = self.max_steps if self.max_steps > 0 else \
-            STEPS_PER_EXAMPLE * (self.n + 10)
+            STEPS_PER_EXAMPLE * (self.part.n + 10)
         self.op_work = 0.0
         if keep > self.snap_cap:
             c = self.snap_cap
@@ -1519,7 +1510,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """Back to the snapshot (refsvm/idsvm/departures/rollback.py): the columns of
         the old margin vectors still in S are kept, the others recomputed in the order of
         S (cache first); cached columns cut to the examples kept."""
-        cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.n, j, q, s
+        cdef Py_ssize_t n = self.snap_n, ns = self.snap_ns, old_n = self.part.n, j, q, s
         cdef Py_ssize_t cur = self.ms.ns
         cdef double** kept = <double**> malloc((ns + 1) * sizeof(double*))
         cdef double* col
@@ -1541,7 +1532,7 @@ cdef class IncrementalSVMState(StreamLearner):
             for j in range(n):
                 self.idx[j] = j
             self.store.keep(self.idx, n)
-        self.n = n
+        self.part.n = n
         self.cache.cut(n)
         memcpy(self.alpha, self.snap_alpha, n * sizeof(double))
         memcpy(self.g, self.snap_g, n * sizeof(double))
@@ -1588,7 +1579,7 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef Py_ssize_t i, best = -1
         cdef double v, worst = 0.0
         cdef signed char st
-        for i in range(self.n):
+        for i in range(self.part.n):
             st = self.status[i]
             if st == REST:
                 v = -self.g[i]
@@ -1645,7 +1636,7 @@ cdef class IncrementalSVMState(StreamLearner):
         check's level (refsvm/idsvm/departures/balance_repair.py); 1 when taken."""
         cdef KKTLevels levels
         cdef double h, a, step, db
-        cdef Py_ssize_t i, j, ns = self.ms.ns, ld = self.ms.ld, n = self.n
+        cdef Py_ssize_t i, j, ns = self.ms.ns, ld = self.ms.ld, n = self.part.n
         cdef double* R = self.ms.R
         cdef signed char st
         if not self.dep.repair_balance or ns == 0 or self._extreme():
@@ -1681,10 +1672,10 @@ cdef class IncrementalSVMState(StreamLearner):
         amax = max(self.amax, self.snap_amax)
         mass = max(self.mass, self.snap_mass) if extreme else 0.0
         if extreme:
-            h = polish_balance(self.status, self.y, self.alpha, self.n)   # Sum2 (as _polish)
+            h = polish_balance(self.status, self.y, self.alpha, self.part.n)   # Sum2 (as _polish)
         else:
             h = 0.0
-            for i in range(self.n):
+            for i in range(self.part.n):
                 if self.status[i] >= 0:
                     h += self.y[i] * self.alpha[i]
         levels[0] = kkt_levels(self.dep.kkt_tol, self.kscale, amax, self.C,
@@ -1776,7 +1767,7 @@ cdef class IncrementalSVMState(StreamLearner):
             return 0
         if st == MARGIN:
             pos = self._s_pos(c)
-            memcpy(self.col, self.ms.KS[pos], self.n * sizeof(double))
+            memcpy(self.col, self.ms.KS[pos], self.part.n * sizeof(double))
             self._shrink_inverse(pos, OUT, 0.0, False)
         else:
             self._column(c, self.col, 2)
@@ -1795,7 +1786,7 @@ cdef class IncrementalSVMState(StreamLearner):
         with nogil:
             for t in range(v.shape[0]):
                 c = v[t]
-                self._snapshot(self.n)
+                self._snapshot(self.part.n)
                 rc = self._unlearn_one(c)
                 if rc < 2:
                     self.status[c] = GONE
@@ -1823,23 +1814,23 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef int rc
         # c's column, kept across the repairs of the check (which leave theirs in
         # self.col): the reference's local ``col``
-        cdef double[::1] keep = np.empty(max(self.n, 1))
+        cdef double[::1] keep = np.empty(max(self.part.n, 1))
         with nogil:
             for r in range(v.shape[0]):
                 c = v[r]
                 if self.status[c] == REST:
                     out[r] = self.y[c] * (self.g[c] + 1.0)
                     continue
-                self._snapshot(self.n)             # one budget for both halves
+                self._snapshot(self.part.n)             # one budget for both halves
                 rc = self._unlearn_one(c)
                 if rc < 2:
-                    memcpy(&keep[0], self.col, self.n * sizeof(double))
+                    memcpy(&keep[0], self.col, self.part.n * sizeof(double))
                     self._polish()
                     self._centre_bias()
                     rc = self._repair_and_check(c)
                 if rc == 0:
                     out[r] = self.y[c] * (self.g[c] + 1.0)
-                    memcpy(self.col, &keep[0], self.n * sizeof(double))
+                    memcpy(self.col, &keep[0], self.part.n * sizeof(double))
                     rc = self._learn(c, 3)
                     if rc == 0:
                         self._polish()
@@ -1864,7 +1855,7 @@ cdef class IncrementalSVMState(StreamLearner):
         ``RowStore.expansion`` with coefficients alpha_i y_i, added from b)."""
         cdef Py_ssize_t i
         cdef const Py_ssize_t[::1] sv = self.support_ids()
-        coef = np.zeros(self.n)
+        coef = np.zeros(self.part.n)
         for i in range(sv.shape[0]):
             coef[sv[i]] = self.alpha[sv[i]] * self.y[sv[i]]
         return self.store.expansion(self.kern, coef, X, self.b)
@@ -1875,19 +1866,19 @@ cdef class IncrementalSVMState(StreamLearner):
 
     def _array(self, which):
         cdef Py_ssize_t i
-        out = np.empty(self.n)
+        out = np.empty(self.part.n)
         cdef double[::1] o = out
         cdef double* src = self.alpha if which == 0 else (self.g if which == 1 else (
             self.y if which == 2 else self.kdiag))
-        for i in range(self.n):
+        for i in range(self.part.n):
             o[i] = src[i]
         return out
 
     def _status(self):
         cdef Py_ssize_t i
-        out = np.empty(self.n, dtype=np.int8)
+        out = np.empty(self.part.n, dtype=np.int8)
         cdef signed char[::1] o = out
-        for i in range(self.n):
+        for i in range(self.part.n):
             o[i] = self.status[i]
         return out
 
@@ -1909,10 +1900,10 @@ cdef class IncrementalSVMState(StreamLearner):
         return np.array([self.ms.S[j] for j in range(self.ms.ns)], dtype=np.intp)
 
     def _ks(self):
-        out = np.zeros((self.n, self.ms.ns))
+        out = np.zeros((self.part.n, self.ms.ns))
         cdef double[:, ::1] o = out
-        if self.n and self.ms.ns:
-            refsvm_cols_to_rows(&o[0, 0], self.ms.ns, self.ms.KS, self.ms.ns, self.n)
+        if self.part.n and self.ms.ns:
+            refsvm_cols_to_rows(&o[0, 0], self.ms.ns, self.ms.KS, self.ms.ns, self.part.n)
         return out
 
     def support_ids(self):
@@ -1943,7 +1934,7 @@ cdef class IncrementalSVMState(StreamLearner):
             "R": np.flatnonzero(st == REST),
             "S_order": self._s_order(),
             "Rinv": self._rinv(),
-            "n_seen": int(self.n),
+            "n_seen": int(self.part.n),
             "n_increments": int(self.n_increments),
             "n_decrements": int(self.n_decrements),
             "n_iterations": int(self.n_iterations),
@@ -2015,7 +2006,7 @@ cdef class IncrementalSVMState(StreamLearner):
         """Restore what either twin's ``save_state`` returned (into a fresh state)."""
         cdef Py_ssize_t i, j, n = int(data["n_seen"]), ns
         cdef double* colp
-        if self.n:
+        if self.part.n:
             raise ValueError("load_state needs a freshly constructed state")
         if self.sparse:
             M = sp.csr_matrix((np.asarray(data["rows_data"], dtype=np.float64),
@@ -2028,7 +2019,7 @@ cdef class IncrementalSVMState(StreamLearner):
         for i in range(n):
             self.store.append(M, i)
         self._reserve_n(n)
-        self.n = n
+        self.part.n = n
         alpha, g = np.asarray(data["alpha"]), np.asarray(data["g"])
         y, kdiag, status = np.asarray(data["y"]), np.asarray(data["kdiag"]), np.asarray(data["status"])
         for i in range(n):

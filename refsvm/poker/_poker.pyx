@@ -40,13 +40,15 @@ twins.
 
 The departures (``departures``, resolved as the reference resolves them) are read into C
 when the state is made or loaded (``_configure``): per state, never from module globals.
-The per-example arrays (y, alpha, g, p, d, a0, kdiag, status) are NumPy arrays in the
-instance's dict, as the reference's, shared with that Python code; the compiled code takes
-their data pointers at every entry (``bind``).  I_s, its kernel columns and R are the
-core's margin set ``ms`` (:class:`refsvm._core.MarginSet`, whose spare column buffers the
-cache borrows); it, the cache and the scalars of the path (b, u, tau, t, the counters) are
-declared; ``S``, ``R``, ``KS``,
-``dependent`` and ``cache`` are properties that hand out the reference's forms.
+The per-example arrays (y, alpha, g, p, d, a0, kdiag, status) and their count ``n`` are
+the core's holder ``part`` (:class:`refsvm._core.Partition`, POKER's own arrays p, d, a0
+among them); the reference's Python code reads and writes them through properties of
+the same names (the holder's NumPy views; an assignment copies into the holder), and the
+compiled code takes the holder's pointers at every entry (``bind``).  I_s, its kernel
+columns and R are the core's margin set ``ms`` (:class:`refsvm._core.MarginSet`, whose
+spare column buffers the cache borrows); it, the cache and the scalars of the path (b, u,
+tau, t, the counters) are declared; ``S``, ``R``, ``KS``, ``dependent`` and ``cache`` are
+properties that hand out the reference's forms.
 """
 import numpy as np
 cimport numpy as cnp
@@ -56,7 +58,7 @@ from libc.math cimport INFINITY, NAN, fabs, isnan, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memcmp
 
-from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, RowStore,
+from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, Partition, RowStore,
                            StreamLearner, bordered_beta, bordered_drift, rows_dot,
                            kernel_many, kernel_many4, refsvm_cols_matvec,
                            refsvm_cols_to_rows, refsvm_rows_to_cols, bordered_pivot,
@@ -69,14 +71,13 @@ from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
 
 from refsvm.core import column_cache as _column_cache
 from refsvm.core import stream as _stream
-from refsvm.core.bordered import grow_array
 from refsvm.core.kernels import SparseRow, get_row
 from refsvm.poker import poker as _ref
 from refsvm.poker.departures.bias_centring import BiasCentring
 from refsvm.poker.departures.end_of_chunk import EndOfChunk
 from refsvm.poker.departures.joint_increment import JointIncrement
 from refsvm.poker.departures.unlearning import ChunkUnlearning
-from refsvm.poker.poker import GONE, PENDING, SELECTIONS, _Budget
+from refsvm.poker.poker import PENDING, SELECTIONS, _Budget
 from refsvm.poker.storage import POKERStorage, init_state
 
 cnp.import_array()
@@ -182,9 +183,9 @@ cdef class POKERState(StreamLearner):
     :class:`refsvm.poker.poker.POKERState`; see there for the parameters, ``departures``
     among them, and the method)."""
 
-    # the reference's attributes that are not declared here (the per-example arrays y,
-    # alpha, g, p, d, a0, kdiag, status; rows, F, KF, n_chunks, breakpoint_hook) are
-    # ordinary attributes, in the instance's dict
+    # the reference's attributes that are not declared here (rows, F, KF, n_chunks,
+    # breakpoint_hook) are ordinary attributes, in the instance's dict; the per-example
+    # arrays y, alpha, g, p, d, a0, kdiag, status and n are properties over ``part``
     cdef dict __dict__
     # the parameters
     cdef public double C, cache_size
@@ -201,8 +202,9 @@ cdef class POKERState(StreamLearner):
     cdef public long long n_iterations, n_exchanges, n_refresh, n_s_changes, budget
     cdef public bint fresh
     cdef public int phase
-    cdef public Py_ssize_t n
-    # the data of the per-example arrays, taken at every entry (``bind``)
+    # the per-example arrays and n (the core's holder; POKER's own arrays p, d, a0) ...
+    cdef Partition part
+    # ... and the pointers to its buffers, taken at every entry (``bind``)
     cdef double* c_y
     cdef double* c_alpha
     cdef double* c_g
@@ -272,7 +274,7 @@ cdef class POKERState(StreamLearner):
         self.nkr = 0
         self.ms = MarginSet()
         self.caps = 0
-        self.n = 0
+        self.part = Partition(("p", "d", "a0"))
         self.nblk = 0
         self.nF = 0
         self.ccache = ColumnCache(True)
@@ -414,18 +416,20 @@ cdef class POKERState(StreamLearner):
         return 0
 
     cdef int bind(self) except -1:
-        """Take the data pointers of the per-example arrays (they are replaced when they
-        grow, so at every entry) and make room for the n examples."""
-        cdef Py_ssize_t i, n = self.n
+        """Take the pointers to the holder's buffers (a growth replaces them, so at
+        every entry) and make room for the n examples in the scratch."""
+        cdef Py_ssize_t i, n = self.part.n
+        if n > self.part.cap:
+            raise TypeError("POKER twin: the per-example arrays are shorter than n")
         self._reserve(n)
-        self.c_y = <double*> self._data(self.y, n, np.float64)
-        self.c_alpha = <double*> self._data(self.alpha, n, np.float64)
-        self.c_g = <double*> self._data(self.g, n, np.float64)
-        self.c_p = <double*> self._data(self.p, n, np.float64)
-        self.c_d = <double*> self._data(self.d, n, np.float64)
-        self.c_a0 = <double*> self._data(self.a0, n, np.float64)
-        self.c_kdiag = <double*> self._data(self.kdiag, n, np.float64)
-        self.c_status = <signed char*> self._data(self.status, n, np.int8)
+        self.c_y = self.part.y
+        self.c_alpha = self.part.alpha
+        self.c_g = self.part.g
+        self.c_p = self.part.extra[0]
+        self.c_d = self.part.extra[1]
+        self.c_a0 = self.part.extra[2]
+        self.c_kdiag = self.part.kdiag
+        self.c_status = self.part.status
         for i in range(self.nkr, n):
             self.kr[i] = sqrt(fabs(self.c_kdiag[i]))
             self.nonunit += self.kr[i] != 1.0
@@ -434,12 +438,79 @@ cdef class POKERState(StreamLearner):
         self.nkr = n
         return 0
 
-    cdef void* _data(self, cnp.ndarray arr, Py_ssize_t n, dtype) except NULL:
-        if arr.dtype != dtype or not arr.flags.c_contiguous or arr.shape[0] < n:
-            raise TypeError("POKER twin: a per-example array lost its dtype or layout")
-        if arr.shape[0] == 0:
-            return <void*> self          # never read (n == 0)
-        return cnp.PyArray_DATA(arr)
+    # the per-example arrays as the reference's Python code reads and writes them: the
+    # holder's NumPy views (over its capacity); an assignment copies into the holder
+    @property
+    def n(self):
+        return self.part.n
+
+    @n.setter
+    def n(self, n):
+        self.part.set_n(n)
+
+    @property
+    def y(self):
+        return self.part.view("y")
+
+    @y.setter
+    def y(self, values):
+        self.part.assign("y", values)
+
+    @property
+    def alpha(self):
+        return self.part.view("alpha")
+
+    @alpha.setter
+    def alpha(self, values):
+        self.part.assign("alpha", values)
+
+    @property
+    def g(self):
+        return self.part.view("g")
+
+    @g.setter
+    def g(self, values):
+        self.part.assign("g", values)
+
+    @property
+    def p(self):
+        return self.part.view("p")
+
+    @p.setter
+    def p(self, values):
+        self.part.assign("p", values)
+
+    @property
+    def d(self):
+        return self.part.view("d")
+
+    @d.setter
+    def d(self, values):
+        self.part.assign("d", values)
+
+    @property
+    def a0(self):
+        return self.part.view("a0")
+
+    @a0.setter
+    def a0(self, values):
+        self.part.assign("a0", values)
+
+    @property
+    def kdiag(self):
+        return self.part.view("kdiag")
+
+    @kdiag.setter
+    def kdiag(self, values):
+        self.part.assign("kdiag", values)
+
+    @property
+    def status(self):
+        return self.part.view("status")
+
+    @status.setter
+    def status(self, values):
+        self.part.assign("status", values)
 
     cdef int _clone_into(self, POKERState o) except -1:
         """Copy into the fresh state ``o`` (made by ``__new__``) the declared data: the
@@ -452,7 +523,7 @@ cdef class POKERState(StreamLearner):
         o.C, o.cache_size, o.refresh_every = self.C, self.cache_size, self.refresh_every
         o.departures, o.store = self.departures, self.store
         o._configure()
-        o.n = self.n
+        o.part = self.part.copy()
         o.b, o.u, o.tau, o.t, o.kmax = self.b, self.u, self.tau, self.t, self.kmax
         o.n_iterations, o.n_exchanges = self.n_iterations, self.n_exchanges
         o.n_refresh, o.n_s_changes, o.budget = self.n_refresh, self.n_s_changes, self.budget
@@ -495,7 +566,7 @@ cdef class POKERState(StreamLearner):
         """Keep the column of an example that left I_s (reference ``_cache_put``): the
         buffer (length cap) is taken over; NaN where an id is not in the problem; the
         oldest columns go first beyond cache_size (a buffer not kept goes to the pool)."""
-        cdef Py_ssize_t n = self.n
+        cdef Py_ssize_t n = self.part.n
         return self.ccache.put(i, col, n, self.cap,
                                self.ccache.fits(n) and set_off(col, self.c_status, n, NAN) == 0)
 
@@ -514,7 +585,7 @@ cdef class POKERState(StreamLearner):
         self.col_clean = NULL
         if not self.ccache.take(i, self.cap, &col, &L, &clean):
             col = self.ms.pool_get()
-        if engine_column(self.ms, self.kernel, self.store, i, self.n, self.c_status,
+        if engine_column(self.ms, self.kernel, self.store, i, self.part.n, self.c_status,
                          self.c_kdiag[i], col, col, L, clean, pid, pval, pm, 0, True,
                          False, True, self.kidx, self.tmp):
             self.col_clean = col             # no NaN: _add_to_S need not look
@@ -552,7 +623,7 @@ cdef class POKERState(StreamLearner):
         cdef Py_ssize_t k = self.ms.ns, l
         self._reserve_s(k + 1)
         if col != self.col_clean:
-            for l in range(self.n):
+            for l in range(self.part.n):
                 if isnan(col[l]):
                     col[l] = 0.0
         self.col_clean = NULL
@@ -569,7 +640,7 @@ cdef class POKERState(StreamLearner):
         """The member at ``pos`` leaves I_s (the core's ``engine_leave``: alpha = value
         when ``alpha`` is given, its column to the cache, bordered_shrink; R afresh if it
         is refused, or after the shrink of an ill-conditioned inverse)."""
-        cdef Py_ssize_t s = self.ms.S[pos], k = self.ms.ns, a, n = self.n
+        cdef Py_ssize_t s = self.ms.S[pos], k = self.ms.ns, a, n = self.part.n
         cdef double mx = 0.0
         cdef bint ill = False, refused = False, clean
         if k > 1:
@@ -646,7 +717,7 @@ cdef class POKERState(StreamLearner):
         cdef double tp = self.tpend
         if not self.pend:
             return
-        for i in range(self.n):
+        for i in range(self.part.n):
             st = self.c_status[i]
             if st != C_IS and st >= 0:
                 self.c_g[i] += self.gdot[i] * tp
@@ -663,7 +734,7 @@ cdef class POKERState(StreamLearner):
         """The rates of the piece (reference ``_direction``): aS, bdot, inner, t_end,
         b_only, aF, terms (the rates gdot and their round-off bound are formed in the
         scan, ``_scan``)."""
-        cdef Py_ssize_t n = self.n, k = self.ms.ns, a, j, i, nF = self.nF, ld = self.ms.ld
+        cdef Py_ssize_t n = self.part.n, k = self.ms.ns, a, j, i, nF = self.nF, ld = self.ms.ld
         cdef double sigma, s, h, acc
         cdef double* R = self.ms.R
         self.b_only = False
@@ -759,7 +830,7 @@ cdef class POKERState(StreamLearner):
         the reference's one-by-one pass 1) and the smallest |gdot| into ``cgmin``.
         Eight examples at a time where the CPU has AVX-512F (``refsvm_poker_scan8``: the
         same operations in each lane), the rest one by one."""
-        cdef Py_ssize_t i, c, n = self.n, ncand = 0, start = 0, nvec = 0
+        cdef Py_ssize_t i, c, n = self.part.n, ncand = 0, start = 0, nvec = 0
         cdef double gd, rt, ts, bd = self.bdot, base, terms = self.terms
         cdef double tmin = INFINITY, gmin = INFINITY
         cdef double* y = self.c_y
@@ -825,7 +896,7 @@ cdef class POKERState(StreamLearner):
 
     cdef int _follow_c(self, int mode) except -1:
         """Follow the path of ``mode`` to the end of its parameter (reference ``_follow``)."""
-        cdef Py_ssize_t n = self.n, k, a, i, c, ncand, who, it, max_iter
+        cdef Py_ssize_t n = self.part.n, k, a, i, c, ncand, who, it, max_iter
         cdef double athr, r, ts, tmin, w_end, t, gd, gmin, wmax, C = self.C
         cdef signed char st
         cdef int kind
@@ -987,7 +1058,7 @@ cdef class POKERState(StreamLearner):
     cdef int _form_vF(self) except -1:
         """vF_i = sum_j KF_ij yaF_j (j left to right, the reference's ``matvec``) for
         every row, formed again only when F or yaF changed since (bit for bit)."""
-        cdef Py_ssize_t i, j, n = self.n, nF = self.nF
+        cdef Py_ssize_t i, j, n = self.part.n, nF = self.nF
         cdef double acc
         if self.vF_n == nF and memcmp(self.vF_ya, self.yaF, nF * sizeof(double)) == 0:
             return 0
@@ -1003,7 +1074,7 @@ cdef class POKERState(StreamLearner):
     cdef int _f_remove(self, Py_ssize_t who) except -1:
         """Take ``who`` out of F and its column out of KF (row-major n x nF, compacted
         in place; reference ``np.delete``)."""
-        cdef Py_ssize_t c, pos = -1, i, j, n = self.n, nF = self.nF
+        cdef Py_ssize_t c, pos = -1, i, j, n = self.part.n, nF = self.nF
         for c in range(nF):
             if self.c_F[c] == who:
                 pos = c
@@ -1245,14 +1316,14 @@ cdef class POKERState(StreamLearner):
                     _resize(<void**> &self.aF, self.nF, sizeof(double))
                     _resize(<void**> &self.yaF, self.nF, sizeof(double))
                     _resize(<void**> &self.vF_ya, self.nF, sizeof(double))
-                    _resize(<void**> &self.vF, self.n, sizeof(double))
+                    _resize(<void**> &self.vF, self.part.n, sizeof(double))
             self.vF_n = -1
             self._follow_c(mode)
         finally:
             if (mode == M_JOINT or mode == M_UNLEARN) and self._F_arr is not None:
                 # F less the members that joined I_s on the way (``_f_remove``), also
                 # when the path stopped: F and KF stay consistent, as the reference's
-                n = self.n
+                n = self.part.n
                 self.F = self._F_arr[: self.nF].copy()
                 self.KF = (self._KF_arr[: n * self.nF].reshape(n, self.nF)
                            if self.nF else np.zeros((0, 0)))
@@ -1286,13 +1357,13 @@ cdef class POKERState(StreamLearner):
         if pval.shape[0] != pm:
             raise ValueError("column: part must be (ids, values) of one length")
         for q in range(pm):
-            if not 0 <= pid[q] < self.n:
+            if not 0 <= pid[q] < self.part.n:
                 raise IndexError(pid[q])
         col = self._column_c(i, &pid[0] if pm else NULL, &pval[0] if pm else NULL, pm)
-        out = np.empty(self.n)
+        out = np.empty(self.part.n)
         cdef double[::1] o = out
-        if self.n:
-            memcpy(&o[0], col, self.n * sizeof(double))
+        if self.part.n:
+            memcpy(&o[0], col, self.part.n * sizeof(double))
         self.ms.pool_put(col, self.cap)
         return out
 
@@ -1313,7 +1384,7 @@ cdef class POKERState(StreamLearner):
         cdef Py_ssize_t grp[4]
         cdef double kc[4]
         self.bind()
-        n = self.n
+        n = self.part.n
         if Vv.shape[0] != nF or Vv.shape[1] != pm:
             raise ValueError("f_columns: V must be |F| x |sv_off|")
         for c in range(nF):
@@ -1357,7 +1428,7 @@ cdef class POKERState(StreamLearner):
         cache (for j's join, not evaluated again)."""
         cdef Py_ssize_t l
         cdef double v
-        for l in range(self.n):
+        for l in range(self.part.n):
             v = col[l]
             K[l, c] = 0.0 if isnan(v) else v
         self._cache_put_c(j, col)
@@ -1370,8 +1441,8 @@ cdef class POKERState(StreamLearner):
         cdef const double[::1] c = np.ascontiguousarray(col, dtype=np.float64)
         self.bind()
         buf = self.ms.pool_get()
-        if self.n:
-            memcpy(buf, &c[0], min(self.n, c.shape[0]) * sizeof(double))
+        if self.part.n:
+            memcpy(buf, &c[0], min(self.part.n, c.shape[0]) * sizeof(double))
         self._cache_put_c(i, buf)
 
     def _cache_drop(self, Py_ssize_t i):
@@ -1412,7 +1483,7 @@ cdef class POKERState(StreamLearner):
         cdef const double[::1] rv = np.ascontiguousarray(r, dtype=np.float64)
         cdef double[::1] av = self.alpha
         cdef Py_ssize_t nn = self.ms.ns + 1
-        if rv.shape[0] != nn or av.shape[0] < self.n:
+        if rv.shape[0] != nn or av.shape[0] < self.part.n:
             raise ValueError("the residual does not match I_s")
         work = np.empty(2 * nn)
         cdef double[::1] wv = work
@@ -1432,7 +1503,7 @@ cdef class POKERState(StreamLearner):
     def _end_balance(self):
         """y'alpha at the end of a path (C times the sum of y at C, the other terms
         summed left to right)."""
-        cdef Py_ssize_t n = self.n
+        cdef Py_ssize_t n = self.part.n
         cdef const signed char[::1] sv = self.status
         cdef const double[::1] yv = self.y
         cdef const double[::1] av = self.alpha
@@ -1445,7 +1516,7 @@ cdef class POKERState(StreamLearner):
     def _end_wrong_side(self, double level):
         """How many examples of I_o and I_c have their kept g on the wrong side of 0 by
         more than ``level``."""
-        cdef Py_ssize_t n = self.n
+        cdef Py_ssize_t n = self.part.n
         cdef const signed char[::1] sv = self.status
         cdef const double[::1] gv = self.g
         if min(sv.shape[0], gv.shape[0]) < n:
@@ -1484,7 +1555,7 @@ cdef class POKERState(StreamLearner):
             return
         if min(np.min(iv), np.min(svv) if m else 0) < 0 or max(
                 np.max(iv), np.max(svv) if m else 0) >= min(out.shape[0], yv.shape[0],
-                                                             kd.shape[0], self.n):
+                                                             kd.shape[0], self.part.n):
             raise ValueError("an id outside the examples")
         with nogil:
             status = g_exact_rows(kern, store, &iv[0], nids, &svv[0] if m else NULL, m,
@@ -1543,7 +1614,7 @@ cdef class POKERState(StreamLearner):
     def KS(self):
         """KS[i, j] = k(x_i, x_S[j]) for the n examples (0 for ids not in the problem; a
         copy)."""
-        return self._get_KS(self.n)
+        return self._get_KS(self.part.n)
 
     @KS.setter
     def KS(self, KS):
@@ -1605,15 +1676,15 @@ cdef class POKERState(StreamLearner):
         cdef Py_ssize_t r, l, j, m = idx.shape[0], nsv = 0, nsx = 0, q
         cdef double acc, comp, kv
         self.bind()
-        new = np.zeros(self.n, dtype=np.int8)
+        new = np.zeros(self.part.n, dtype=np.int8)
         cdef signed char[::1] isnew = new
         for r in range(m):
             isnew[idx[r]] = 1
-        sv = np.empty(self.n, dtype=np.intp)
-        coef = np.empty(self.n)
+        sv = np.empty(self.part.n, dtype=np.intp)
+        coef = np.empty(self.part.n)
         cdef Py_ssize_t[::1] svv = sv
         cdef double[::1] cf = coef
-        for l in range(self.n):
+        for l in range(self.part.n):
             if self.c_alpha[l] > 0.0 and self.c_status[l] >= 0 and not isnew[l]:
                 svv[nsv] = l
                 cf[nsv] = self.c_alpha[l] * self.c_y[l]
@@ -1725,7 +1796,7 @@ cdef class POKERState(StreamLearner):
         """Store the rows of X (2-D array or CSR) with labels y, pending; their ids
         (reference ``_append_rows``): the rows in the compiled row store too."""
         m = X.shape[0]
-        n0, n1 = self.n, self.n + X.shape[0]
+        n0, n1 = self.part.n, self.part.n + X.shape[0]
         if len(self.store) > n0:
             # a copy (_trial_copy) put back after its original stored more rows
             self.store.keep_rows(np.arange(n0, dtype=np.intp))
@@ -1740,17 +1811,15 @@ cdef class POKERState(StreamLearner):
             self.rows.extend(M[r].copy() for r in range(m))
         for r in range(m):
             self.store.append(M, r)
+        self.part.room(n1)                # the holder grows as grow_array: 0 and GONE beyond
         for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag"):
-            arr = grow_array(getattr(self, name), n1)
-            arr[n0:n1] = 0.0
-            setattr(self, name, arr)
-        self.status = grow_array(self.status, n1, GONE)
+            getattr(self, name)[n0:n1] = 0.0
         self.status[n0:n1] = PENDING
         self.y[n0:n1] = np.asarray(y, dtype=np.float64)
         self.kdiag[n0:n1] = self._kdiag_rows(n0, n1)
         for v in self.kdiag[n0:n1].tolist():
             self.kmax = max(self.kmax, abs(v))
-        self.n = n1
+        self.part.n = n1
         self._zero_rows(n0, n1)
         return np.arange(n0, n1, dtype=np.intp)
 
@@ -1781,7 +1850,7 @@ cdef class POKERState(StreamLearner):
     def decision_function(self, X):
         """f(x) = sum_j alpha_j y_j k(x_j, x) - b (compiled expansion, not counted)."""
         ids = self.support_ids()
-        coef = np.zeros(self.n)
+        coef = np.zeros(self.part.n)
         coef[ids] = self.alpha[ids] * self.y[ids]
         if self.sparse:
             X = sp.csr_matrix(X)
@@ -1799,9 +1868,7 @@ cdef class POKERState(StreamLearner):
         new = type(self).__new__(type(self))
         new.__dict__.update(vars(self))
         cdef POKERState trial = new
-        trial.rows = list(self.rows)
-        for name in ("y", "alpha", "g", "p", "d", "a0", "kdiag", "status"):
-            setattr(trial, name, getattr(self, name).copy())
+        trial.rows = list(self.rows)       # the per-example arrays: _clone_into
         k = self.kernel
         trial.kernel = CKernel(k.kind, k.gamma, k.degree, k.coef0)
         trial.kernel.n_evals = k.n_evals
@@ -1851,7 +1918,7 @@ cdef class POKERState(StreamLearner):
         ids = [int(i) for i in ids]
         if not ids:
             return 0
-        if not np.any(self.status[: self.n] >= 0):
+        if not np.any(self.status[: self.part.n] >= 0):
             # the first chunk of an empty model: SelfInit
             self._self_init_ids(np.array(ids, dtype=np.intp))
             return len(ids)
@@ -1879,7 +1946,7 @@ cdef class POKERState(StreamLearner):
         # Fig. 1 line 3: if p != -e - b y, POKERfixedbias (u: 0 -> 1)
         if violated:
             # Fig. 1 line 0: p = -e - b y on the old points
-            old = np.flatnonzero(self.status[: self.n] >= 0)
+            old = np.flatnonzero(self.status[: self.part.n] >= 0)
             old = old[~np.isin(old, ids)]
             self.p[old] = -1.0 - self.b * self.y[old]
             self.d[old] = 0.0
@@ -1894,7 +1961,7 @@ cdef class POKERState(StreamLearner):
         ``fixed_bias``)."""
         self.u = 0.0
         self._follow(M_FIXED)
-        self.d[: self.n] = 0.0
+        self.d[: self.part.n] = 0.0
 
     def adjust_bias(self):
         """POKERadjustbias (Fig. 1 line 4; Sec. 3, Eq. 4): b moves until y'alpha = 0
