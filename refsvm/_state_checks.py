@@ -759,7 +759,7 @@ def _online_svmr(r, p):
                 "n_kernel_evals"):
         r.integer(key)
     r.boolean("gain_stopped")
-    r.integer("hinge_until", required=False)
+    r.integer("hinge_until", hi=2 * MAX_COUNT, required=False)   # a stretch: up to 2 n_seen
     r.rows("rows_", n, p.d, p.sparse, _limit(p), dense_key="rows")
 
 
