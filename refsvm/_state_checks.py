@@ -759,7 +759,9 @@ def _online_svmr(r, p):
                 "n_kernel_evals"):
         r.integer(key)
     r.boolean("gain_stopped")
-    r.integer("hinge_until", hi=2 * MAX_COUNT, required=False)   # a stretch: up to 2 n_seen
+    from .ramp.departures import REWARM_GROWTH_MAX   # a rewarm stretch: up to this n_seen
+
+    r.integer("hinge_until", hi=REWARM_GROWTH_MAX * MAX_COUNT, required=False)
     r.rows("rows_", n, p.d, p.sparse, _limit(p), dense_key="rows")
 
 

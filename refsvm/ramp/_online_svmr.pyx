@@ -223,6 +223,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly double step_budget     # the budget of steps 10-15 (see the reference)
     cdef readonly double rewarm          # unlearnings per arrival that start a hinge stretch ...
     cdef readonly long long rewarm_after # ... once this many examples are seen (see the reference)
+    cdef readonly long long rewarm_growth  # a stretch ends at this times the examples seen
     cdef double budget_left              # iterations of steps 10-15 left in this update
     cdef double update_work              # work of this update's steps 10-15 so far
     cdef double poll_work                # work since the last look for a signal
@@ -325,6 +326,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.step_budget = dep["step_budget"]
         self.rewarm = dep["rewarm"]
         self.rewarm_after = dep["rewarm_after"]
+        self.rewarm_growth = dep["rewarm_growth"]
         self.budget_left = INFINITY
         self.n_features = n_features
         self.sparse = sparse
@@ -1646,14 +1648,15 @@ cdef class OnlineSVMR(StreamLearner):
         return 1 if self.n_steps + self.n_unlearned != moves else 0
 
     cdef inline void _rewarm(self) noexcept nogil:
-        """After an arrival: more than ``rewarm`` unlearnings per arrival so far start a
-        hinge stretch as long as the stream so far (departure ``rewarm``; the reference's
-        ``_rewarm``, refsvm/ramp/departures/rewarm.py)."""
+        """After an arrival: more than ``rewarm`` unlearnings per arrival so far (or a
+        stretch before) start a hinge stretch up to arrival ``rewarm_growth`` times the
+        examples seen (departure ``rewarm``; the reference's ``_rewarm``,
+        refsvm/ramp/departures/rewarm.py)."""
         if (self.rewarm > 0.0 and self.n_seen > self.hinge_until
                 and self.n_seen >= self.rewarm_after
                 and (self.hinge_until > self.warmup
                      or <double> self.n_unlearned > self.rewarm * <double> self.n_seen)):
-            self.hinge_until = 2 * self.n_seen
+            self.hinge_until = self.rewarm_growth * self.n_seen
 
     cdef inline void _end_rewarm(self) noexcept nogil:
         """A hinge stretch (not the warm-up) under way ends now (the reference's

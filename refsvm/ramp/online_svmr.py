@@ -208,7 +208,7 @@ block_guesses, block_kkt_tol, hold_out
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
                 "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out",
-                "budget_per_sv", "step_budget", "rewarm", "rewarm_after")
+                "budget_per_sv", "step_budget", "rewarm", "rewarm_after", "rewarm_growth")
     #: The counters of the state (get_state, save_state, load_state).
     COUNTERS = ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned", "n_removed",
                 "n_gain_stops", "n_row_builds", "n_shrink_rounds", "n_shrunk")

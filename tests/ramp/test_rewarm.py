@@ -149,3 +149,19 @@ def test_the_estimator_takes_the_settings_and_the_paper_form_turns_it_off():
     assert paper._states[0].rewarm == 0.0
     with pytest.raises(ValueError, match="rewarm"):
         OnlineRampSVM(departures={"rewarm": -1.0}).fit(X, y)
+
+
+@pytest.mark.parametrize("growth", [2, 5])
+@pytest.mark.parametrize("mod", [ramp, _ramp], ids=["python", "cython"])
+def test_a_stretch_ends_at_growth_times_the_examples_seen(mod, growth):
+    X, y = ncheck(300, 6)
+    s = mod.OnlineSVMR(2, False, C=10.0, gamma=GAMMA, fit_intercept=True, warmup=50,
+                       departures={"rewarm": 0.05, "rewarm_after": 60,
+                                   "rewarm_growth": growth})
+    for t in range(300):
+        s.step(X[t], y[t])
+        if s.hinge_until != 50:
+            break
+    assert s.hinge_until == growth * s.n_seen and s.n_seen >= 60
+    with pytest.raises(ValueError, match="rewarm_growth"):
+        mod.OnlineSVMR(2, departures={"rewarm_growth": 1})

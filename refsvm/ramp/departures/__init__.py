@@ -18,7 +18,7 @@ keep_rows           parked kernel rows (``keep_rows``)
 relative_stop       the gain rule relative to the dual objective (``relative_stop``)
 warmup              the hinge-loss start (``warmup``)
 rewarm              hinge stretches after a cascade of unlearnings (``rewarm``,
-                    ``rewarm_after``)
+                    ``rewarm_after``, ``rewarm_growth``)
 hold_out            no re-entry into V in the update an example left it (``hold_out``)
 finish              the finishing step after the stream (``finish``)
 intercept           the regularised bias, the kernel k + 1 (``intercept``)
@@ -43,7 +43,7 @@ from __future__ import annotations
 from ...core.departures import Departure, flag, integer, nonnegative
 
 __all__ = ["BLOCK_GUESSES_MAX", "CYCLE_SET_MAX", "CYCLE_WINDOW_MAX", "DEPARTURES",
-           "STEP_BUDGET_MAX"]
+           "REWARM_GROWTH_MAX", "STEP_BUDGET_MAX"]
 
 #: The most steps of history the cycle detector keeps (the compiled twin's ring).
 CYCLE_WINDOW_MAX = 64
@@ -51,6 +51,9 @@ CYCLE_WINDOW_MAX = 64
 CYCLE_SET_MAX = 8
 #: The most faces of a block step's active-set search (the compiled twin's array).
 BLOCK_GUESSES_MAX = 32
+#: The largest growth of a rewarm stretch (a stretch ends before 2**59 arrivals: no
+#: overflow in the twin's 64-bit count).
+REWARM_GROWTH_MAX = 64
 #: The largest factor of the step budget (a budget of at most 10^6 (|I| + 10)^2
 #: iterations: a saved state cannot turn it into none).
 STEP_BUDGET_MAX = 10**6
@@ -107,11 +110,14 @@ DEPARTURES = {
         default=1.0, paper=0.0, check=nonnegative,
         answers="with a wide kernel and label noise the updates unlearn and relearn the "
                 "same examples (noisy Checkerboard, gamma = 0.5): more than rewarm "
-                "unlearnings per arrival start a hinge stretch as long as the stream so far "
-                "(0: off)"),
+                "unlearnings per arrival start a hinge stretch (0: off)"),
     "rewarm_after": Departure(
         default=500, paper=500, check=integer(0, 2**62),
         answers="the examples seen before the rule of rewarm applies"),
+    "rewarm_growth": Departure(
+        default=4, paper=4, check=integer(2, REWARM_GROWTH_MAX),
+        answers="a stretch ends at rewarm_growth times the examples seen when it starts: "
+                "the fewer stretch ends, the fewer outliers Algorithm 2 drops at them"),
     "hold_out": Departure(
         default=True, paper=False, check=flag,
         answers="steps 16-27 cycle for ever when an example leaves V and re-enters it "

@@ -13,17 +13,19 @@ takes tens of times LIBSVM's time (``docs/defaults.rst``, the ``ncheck-g0.5`` ro
 What it does instead.  A stream of n arrivals has at most n examples that are outliers
 for good, so more unlearnings than arrivals means examples come and go.  After an arrival
 of the ramp phase, once ``rewarm_after`` examples have been seen, when the unlearnings so
-far exceed ``rewarm`` times the arrivals (:meth:`Rewarm._rewarm`), the next arrivals, as
-many as have been seen, are learned with the hinge loss as in the warm-up
-(:attr:`refsvm.ramp.departures.warmup.WarmUp.outlier_bound`: ``hinge_until``); at the first
-arrival after them steps 9-27 run once with the bound 2, as at the end of the warm-up.  The
-stretches double, so a stream that keeps cascading runs steps 9-27 from a hinge start
-O(log n) times, as offline CCCP does once from the hinge SVM.  :meth:`Rewarm._end_rewarm`
-ends a stretch early in the finishing step (``OnlineRampSVM.fit``'s model is a ramp
-model).  0 (the paper form) never starts one.
+far exceed ``rewarm`` times the arrivals (:meth:`Rewarm._rewarm`), the arrivals up to
+``rewarm_growth`` times the examples seen are learned with the hinge loss as in the
+warm-up (:attr:`refsvm.ramp.departures.warmup.WarmUp.outlier_bound`: ``hinge_until``); at
+the first arrival after them steps 9-27 run once with the bound 2, as at the end of the
+warm-up.  Once a stream has cascaded the stretches follow one another, each
+``rewarm_growth`` times longer, so steps 9-27 run from a hinge start O(log n) times, as
+offline CCCP does once from the hinge SVM; each such end drops, through Algorithm 2, the
+outliers it finds, so the stretches grow fast.  :meth:`Rewarm._end_rewarm` ends a stretch
+early in the finishing step (``OnlineRampSVM.fit``'s model is a ramp model).  0 (the
+paper form) never starts one.
 
 Settings: ``rewarm`` (unlearnings per arrival, >= 0; 0: off), ``rewarm_after`` (examples
-seen before the rule applies).  Docs: ``docs/wang_vucetic.rst``, "Hinge stretches".
+seen before the rule applies), ``rewarm_growth`` (how much longer each stretch ends).  Docs: ``docs/wang_vucetic.rst``, "Hinge stretches".
 """
 
 from __future__ import annotations
@@ -37,12 +39,13 @@ class Rewarm:
 
     def _rewarm(self):
         """After an arrival: in the ramp phase, more than ``rewarm`` unlearnings per
-        arrival so far start a hinge stretch as long as the stream so far."""
+        arrival so far (or a stretch before) start a hinge stretch up to arrival
+        ``rewarm_growth`` times the examples seen."""
         if (self.rewarm > 0.0 and self.n_seen > self.hinge_until
                 and self.n_seen >= self.rewarm_after
                 and (self.hinge_until > self.warmup
                      or self.n_unlearned > self.rewarm * self.n_seen)):
-            self.hinge_until = 2 * self.n_seen
+            self.hinge_until = self.rewarm_growth * self.n_seen
 
     def _end_rewarm(self):
         """A hinge stretch (not the warm-up) under way ends now: the next steps 9-27 run
