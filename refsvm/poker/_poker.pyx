@@ -178,6 +178,24 @@ cdef void _class_sums(RowStore store, CKernel kern, const Py_ssize_t[::1] ids,
         a += nq
 
 
+cdef class _PartitionArray:
+    """A per-example array of :class:`POKERState` as the reference's Python code reads
+    and writes it: the holder's NumPy view (over its capacity); an assignment copies into
+    the holder."""
+    cdef str name
+
+    def __init__(self, str name):
+        self.name = name
+
+    def __get__(self, POKERState state, owner):
+        if state is None:
+            return self
+        return state.part.view(self.name)
+
+    def __set__(self, POKERState state, values):
+        state.part.assign(self.name, values)
+
+
 cdef class POKERState(StreamLearner):
     """POKER state for one binary problem (compiled twin of
     :class:`refsvm.poker.poker.POKERState`; see there for the parameters, ``departures``
@@ -438,8 +456,8 @@ cdef class POKERState(StreamLearner):
         self.nkr = n
         return 0
 
-    # the per-example arrays as the reference's Python code reads and writes them: the
-    # holder's NumPy views (over its capacity); an assignment copies into the holder
+    # the number of examples and the per-example arrays as the reference's Python code
+    # reads and writes them: the holder's count and its NumPy views (_PartitionArray)
     @property
     def n(self):
         return self.part.n
@@ -448,69 +466,14 @@ cdef class POKERState(StreamLearner):
     def n(self, n):
         self.part.set_n(n)
 
-    @property
-    def y(self):
-        return self.part.view("y")
-
-    @y.setter
-    def y(self, values):
-        self.part.assign("y", values)
-
-    @property
-    def alpha(self):
-        return self.part.view("alpha")
-
-    @alpha.setter
-    def alpha(self, values):
-        self.part.assign("alpha", values)
-
-    @property
-    def g(self):
-        return self.part.view("g")
-
-    @g.setter
-    def g(self, values):
-        self.part.assign("g", values)
-
-    @property
-    def p(self):
-        return self.part.view("p")
-
-    @p.setter
-    def p(self, values):
-        self.part.assign("p", values)
-
-    @property
-    def d(self):
-        return self.part.view("d")
-
-    @d.setter
-    def d(self, values):
-        self.part.assign("d", values)
-
-    @property
-    def a0(self):
-        return self.part.view("a0")
-
-    @a0.setter
-    def a0(self, values):
-        self.part.assign("a0", values)
-
-    @property
-    def kdiag(self):
-        return self.part.view("kdiag")
-
-    @kdiag.setter
-    def kdiag(self, values):
-        self.part.assign("kdiag", values)
-
-    @property
-    def status(self):
-        return self.part.view("status")
-
-    @status.setter
-    def status(self, values):
-        self.part.assign("status", values)
+    y = _PartitionArray("y")
+    alpha = _PartitionArray("alpha")
+    g = _PartitionArray("g")
+    p = _PartitionArray("p")
+    d = _PartitionArray("d")
+    a0 = _PartitionArray("a0")
+    kdiag = _PartitionArray("kdiag")
+    status = _PartitionArray("status")
 
     cdef int _clone_into(self, POKERState o) except -1:
         """Copy into the fresh state ``o`` (made by ``__new__``) the declared data: the
