@@ -88,12 +88,13 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         (:data:`refsvm.idsvm.departures.DEPARTURES`: refinement of beta, repair of g and
         of y'alpha, the exactness check, the polish at extreme C, snapping, the drift
         refresh of the inverse, the column cache, the bias centring, the tie rule of long
-        runs of zero-length steps), each a named unit of ``refsvm/idsvm/departures/``.  None: the defaults.  ``"paper"``: the printed
-        method, every departure off -- which overrides ``refresh_every`` and
-        ``cache_size`` (no refresh, no cache) and ``fit_method`` (``fit`` learns example
-        by example); the exactness check stays on (it changes no number): where the
-        printed method loses exactness (noisy or duplicate streams) the example is rolled
-        back and :class:`ExactnessError` raised.  A dict changes single settings, e.g.
+        runs of zero-length steps), each a named unit of ``refsvm/idsvm/departures/``.
+        None: the defaults.  ``"paper"``: the printed method, every departure off --
+        which overrides ``refresh_every`` and ``cache_size`` (no refresh, no cache) and
+        ``fit_method`` (``fit`` learns example by example); the exactness check stays on
+        (it changes no number): where the printed method loses exactness (noisy or
+        duplicate streams) the example is rolled back and :class:`ExactnessError`
+        raised.  A dict changes single settings, e.g.
         ``{"repair": 0}`` or ``{"base": "paper", "refine": 3}``.
     backend : {"cython", "python"}, default="cython"
 

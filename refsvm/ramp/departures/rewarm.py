@@ -25,7 +25,8 @@ early in the finishing step (``OnlineRampSVM.fit``'s model is a ramp model).  0 
 paper form) never starts one.
 
 Settings: ``rewarm`` (unlearnings per arrival, >= 0; 0: off), ``rewarm_after`` (examples
-seen before the rule applies), ``rewarm_growth`` (how much longer each stretch ends).  Docs: ``docs/wang_vucetic.rst``, "Hinge stretches".
+seen before the rule applies), ``rewarm_growth`` (a stretch ends at this times the
+examples seen when it starts).  Docs: ``docs/wang_vucetic.rst``, "Hinge stretches".
 """
 
 from __future__ import annotations
