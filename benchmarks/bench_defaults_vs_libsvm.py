@@ -77,16 +77,15 @@ FIXED_BUDGET = {"departures": {"budget_per_sv": 0.0}}
 
 def load(name, quick=False, data_home=None):
     """(X, y, X_test, y_test, gamma) of one row, or None when its files are absent."""
+    from refsvm._validation import resolve_gamma
     from refsvm.datasets import make_train_test
 
     if name in GENERATED:
         n = 2000 if quick else 10000
         X, y, Xt, yt = make_train_test("gauss" if name == "gauss" else "ncheckerboard", n,
                                        random_state=0)
-        gamma = GENERATED[name]
-        if gamma == "scale":        # scikit-learn's and the estimator's rule, as a number
-            gamma = 1.0 / (X.shape[1] * X.var())
-        return X, y, Xt, yt, gamma
+        # "scale" as the estimator resolves it, a number (the offline optimum needs one)
+        return X, y, Xt, yt, resolve_gamma(GENERATED[name], X)
     if name == "noise":
         rng = np.random.RandomState(0)
         n = 1000 if quick else 2000
