@@ -67,3 +67,5 @@ cdef extern from "refsvm_rkpa.h":
     void refsvm_rkpa_ldl_update_batch(double* U, Py_ssize_t m, double* X, double* T,
                                       Py_ssize_t p, double* pb) noexcept nogil
     void refsvm_rkpa_ldl_solve(const double* U, Py_ssize_t m, double* b) noexcept nogil
+    int refsvm_rkpa_set_level(int cap) noexcept nogil
+    int refsvm_rkpa_get_level() noexcept nogil

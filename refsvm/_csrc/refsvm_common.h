@@ -49,6 +49,15 @@
 #define REFSVM_RESTRICT restrict
 #endif
 
+/* a function the compiler keeps apart (never inlined into its callers) */
+#if REFSVM_GNUC
+#define REFSVM_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define REFSVM_NOINLINE __declspec(noinline)
+#else
+#define REFSVM_NOINLINE
+#endif
+
 /* Contraction of a product and a sum into a fused multiply-add is off in a function
    that carries this (where the compiler would otherwise contract: GCC's default for
    GNU C); the baseline x86-64 build has no FMA to contract into. */

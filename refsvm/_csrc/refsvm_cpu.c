@@ -19,6 +19,8 @@ REFSVM_API int refsvm_cpu_detect(void) {
 #if REFSVM_GCC && __GNUC__ >= 12
     if (__builtin_cpu_supports("x86-64-v3"))
         f |= REFSVM_CPU_X86_64_V3;
+    if (__builtin_cpu_supports("x86-64-v4"))
+        f |= REFSVM_CPU_X86_64_V4;
 #endif
 #endif
     refsvm_cpu_flags = f;

@@ -1,7 +1,9 @@
 /* The hand-written C of the reduced-kernel PA twin (refsvm/linear/_reduced_kernel_pa.pyx,
    declared in refsvm/_clib.pxd).  Each function has a baseline body and, on x86-64 with
-   GCC 12 or later, an x86-64-v3 body (AVX2 and FMA) that the dispatcher (refsvm_cpu.h)
-   picks where the CPU has that level (refsvm_rkpa_vec.h). */
+   GCC 12 or later, an x86-64-v3 body (AVX2 and FMA) and for the dense kernel rows and
+   features (exp, sqdist, matvec, matmat, expanded) an x86-64-v4 body (AVX-512, the v3
+   bits), which the dispatcher (refsvm_cpu.h) picks where the CPU has that level
+   (refsvm_rkpa_vec.h). */
 #ifndef REFSVM_RKPA_H
 #define REFSVM_RKPA_H
 
@@ -11,6 +13,12 @@
    doubles) */
 #define REFSVM_RKPA_NB 4
 
+/* Caps the level of the bodies the functions below run: 0 the baseline, 1 x86-64-v3, 2
+   x86-64-v4 (each only where the CPU has it); returns the cap before.  A test hook: the
+   levels give the same bits from v3 on, and tests compare them. */
+REFSVM_API int refsvm_rkpa_set_level(int cap);
+/* The level the functions below run at now (the CPU's highest, within the cap). */
+REFSVM_API int refsvm_rkpa_get_level(void);
 /* v[i] = exp(v[i]) (Cody-Waite reduction and a degree-13 polynomial; 0 below -708) */
 REFSVM_API void refsvm_rkpa_exp(double* v, Py_ssize_t n);
 /* out[i] = scale * sum_j (AT[j m + i] - x[j])^2 */

@@ -1,9 +1,50 @@
-/* The bodies of refsvm_rkpa.c, compiled twice: for the baseline and, on x86-64 with GCC
-   12 or later, for the x86-64-v3 level (AVX2 and FMA: the compiler contracts a product
-   and a sum into one fused multiply-add there, so those bodies round otherwise than the
-   baseline ones).  Included by refsvm_rkpa.c
-   with REFSVM_VEC(name) naming the body and REFSVM_VEC_ATTR its attributes; no include
-   guard. */
+/* The bodies of refsvm_rkpa.c, compiled for the baseline and, on x86-64 with GCC 12 or
+   later, for the x86-64-v3 level (AVX2 and FMA: a product and a sum are one fused
+   multiply-add there, so those bodies round otherwise than the baseline ones) and for
+   the x86-64-v4 level (RKPA_WIDE defined: eight-wide loops in exp, matvec and matmat,
+   the same operations per entry as v3, so the same bits; the functions under
+   "#ifndef RKPA_WIDE" have no v4 body).  Included by refsvm_rkpa.c with REFSVM_VEC(name)
+   naming the body and REFSVM_VEC_ATTR its attributes; no include guard. */
+
+#ifndef RKPA_EXP_GROUP
+/* NQ vectors of W entries (type VT; MT and UT: the same lanes as int64 and uint64, BC a
+   double in every lane) at v + i through the steps of the scalar loop of exp, side by
+   side: the polynomial is a chain of 13 dependent multiply-adds per entry, and NQ
+   independent chains keep the multiply-add units busy.  Each entry gets the operations
+   of the scalar loop, in its order (the same bits). */
+#define RKPA_EXP_STEP(c) for (q = 0; q < NQ_; q++) p[q] = p[q] * r[q] + (c)
+#define RKPA_EXP_GROUP(VT, MT, UT, BC, W, NQ) do { \
+    enum { NQ_ = (NQ) }; \
+    VT x0[NQ_], x[NQ_], t[NQ_], r[NQ_], p[NQ_]; \
+    int q; \
+    for (q = 0; q < NQ_; q++) { \
+        x0[q] = *(const VT *) (v + i + (W) * q); \
+        const MT lo = x0[q] < -708.0; \
+        x[q] = (VT) ((lo & (MT) BC(-708.0)) | (~lo & (MT) x0[q])); \
+        const MT hi = x[q] > 709.0; \
+        x[q] = (VT) ((hi & (MT) BC(709.0)) | (~hi & (MT) x[q])); \
+        t[q] = x[q] * log2e + shift; \
+    } \
+    for (q = 0; q < NQ_; q++) { \
+        const VT k = t[q] - shift; \
+        r[q] = (x[q] - k * ln2hi) - k * ln2lo; \
+        p[q] = BC(1.0 / 6227020800.0); \
+    } \
+    RKPA_EXP_STEP(1.0 / 479001600.0); RKPA_EXP_STEP(1.0 / 39916800.0); \
+    RKPA_EXP_STEP(1.0 / 3628800.0); RKPA_EXP_STEP(1.0 / 362880.0); \
+    RKPA_EXP_STEP(1.0 / 40320.0); RKPA_EXP_STEP(1.0 / 5040.0); \
+    RKPA_EXP_STEP(1.0 / 720.0); RKPA_EXP_STEP(1.0 / 120.0); \
+    RKPA_EXP_STEP(1.0 / 24.0); RKPA_EXP_STEP(1.0 / 6.0); \
+    RKPA_EXP_STEP(0.5); RKPA_EXP_STEP(1.0); RKPA_EXP_STEP(1.0); \
+    for (q = 0; q < NQ_; q++) { \
+        UT b = (UT) t[q]; \
+        b = (b + (uint64_t)(1023 - 0x4338000000000000LL)) << 52; \
+        const VT y = p[q] * (VT) b; \
+        const MT under = x0[q] < -708.0; \
+        *(VT *) (v + i + (W) * q) = (VT) (~under & (MT) y); \
+    } \
+} while (0)
+#endif
 
 /* v[i] = exp(v[i]): x = n ln2 + r (Cody-Waite, |r| <= ln2/2), e^r by its Taylor
    polynomial of degree 13 (truncation < 5e-18), 2^n by the exponent bits.  Below
@@ -13,47 +54,16 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(exp)(double *REFSVM_RESTRICT v, Py_ssize_
     const double ln2hi = 6.93147180369123816490e-01, ln2lo = 1.90821492927058770002e-10;
     Py_ssize_t i = 0;
 #if REFSVM_GNUC
-    /* sixteen entries at a time, four vectors taken through each step together: the
-       polynomial is a chain of 13 dependent multiply-adds per entry, and four
-       independent chains side by side keep the multiply-add units busy.  Each entry
-       gets the operations of the loop below, in its order (the same bits). */
-    for (; i + 16 <= n; i += 16) {
-        rkpa_v4 x0[4], x[4], t[4], r[4], p[4];
-        int q;
-        for (q = 0; q < 4; q++) {
-            x0[q] = *(const rkpa_v4 *) (v + i + 4 * q);
-            const rkpa_m4 lo = x0[q] < -708.0;
-            x[q] = (rkpa_v4) ((lo & (rkpa_m4) rkpa_bc(-708.0)) | (~lo & (rkpa_m4) x0[q]));
-            const rkpa_m4 hi = x[q] > 709.0;
-            x[q] = (rkpa_v4) ((hi & (rkpa_m4) rkpa_bc(709.0)) | (~hi & (rkpa_m4) x[q]));
-            t[q] = x[q] * log2e + shift;
-        }
-        for (q = 0; q < 4; q++) {
-            const rkpa_v4 k = t[q] - shift;
-            r[q] = (x[q] - k * ln2hi) - k * ln2lo;
-            p[q] = rkpa_bc(1.0 / 6227020800.0);
-        }
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 479001600.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 39916800.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 3628800.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 362880.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 40320.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 5040.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 720.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 120.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 24.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0 / 6.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 0.5;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0;
-        for (q = 0; q < 4; q++) p[q] = p[q] * r[q] + 1.0;
-        for (q = 0; q < 4; q++) {
-            rkpa_u4 b = (rkpa_u4) t[q];
-            b = (b + (uint64_t)(1023 - 0x4338000000000000LL)) << 52;
-            const rkpa_v4 y = p[q] * (rkpa_v4) b;
-            const rkpa_m4 under = x0[q] < -708.0;
-            *(rkpa_v4 *) (v + i + 4 * q) = (rkpa_v4) (~under & (rkpa_m4) y);
-        }
-    }
+#ifdef RKPA_WIDE
+    /* thirty-two entries at a time (four vectors of eight), then eight */
+    for (; i + 32 <= n; i += 32) RKPA_EXP_GROUP(rkpa_v8, rkpa_m8, rkpa_u8, rkpa_bc8, 8, 4);
+    for (; i + 8 <= n; i += 8) RKPA_EXP_GROUP(rkpa_v8, rkpa_m8, rkpa_u8, rkpa_bc8, 8, 1);
+#endif
+    /* sixteen entries at a time (four vectors of four) */
+    for (; i + 16 <= n; i += 16) RKPA_EXP_GROUP(rkpa_v4, rkpa_m4, rkpa_u4, rkpa_bc, 4, 4);
+#ifdef RKPA_WIDE
+    for (; i + 4 <= n; i += 4) RKPA_EXP_GROUP(rkpa_v4, rkpa_m4, rkpa_u4, rkpa_bc, 4, 1);
+#endif
 #endif
     for (; i < n; i++) {
         double x0 = v[i];
@@ -101,15 +111,78 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(sqdist)(const double *REFSVM_RESTRICT AT,
     for (Py_ssize_t i = 0; i < m; i++) out[i] *= scale;
 }
 
+#ifndef RKPA_WIDE
+/* The outputs i .. m-1 of matvec, one at a time (the v4 bodies call the v3 one: the
+   compiler's code for these loops, whichever way it vectorises them, is then the same
+   code at both levels). */
+static REFSVM_VEC_ATTR REFSVM_NOINLINE void REFSVM_VEC(matvec_tail)(
+        const double *REFSVM_RESTRICT A, Py_ssize_t n_in, Py_ssize_t m,
+        const double *REFSVM_RESTRICT x, double *REFSVM_RESTRICT out, Py_ssize_t i) {
+    Py_ssize_t j;
+    for (; i < m; i++) {
+        double a = 0.0;
+        for (j = 0; j < n_in; j++) a = a + x[j] * A[j * m + i];
+        out[i] = a;
+    }
+}
+
+#if REFSVM_GNUC
+/* The outputs i .. m-1 of four rows of matmat, one output of the four at a time (as
+   matvec_tail). */
+static REFSVM_VEC_ATTR REFSVM_NOINLINE void REFSVM_VEC(matmat_tail4)(
+        const double *REFSVM_RESTRICT A, Py_ssize_t n_in, Py_ssize_t m,
+        const double *const *xs, double *out, Py_ssize_t i) {
+    const double *REFSVM_RESTRICT x0 = xs[0], *REFSVM_RESTRICT x1 = xs[1];
+    const double *REFSVM_RESTRICT x2 = xs[2], *REFSVM_RESTRICT x3 = xs[3];
+    double *o0 = out, *o1 = o0 + m, *o2 = o1 + m, *o3 = o2 + m;
+    Py_ssize_t j;
+    for (; i < m; i++) {
+        double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0;
+        for (j = 0; j < n_in; j++) {
+            const double aj = A[j * m + i];
+            c0 = c0 + x0[j] * aj;
+            c1 = c1 + x1[j] * aj;
+            c2 = c2 + x2[j] * aj;
+            c3 = c3 + x3[j] * aj;
+        }
+        o0[i] = c0;
+        o1[i] = c1;
+        o2[i] = c2;
+        o3[i] = c3;
+    }
+}
+#endif /* REFSVM_GNUC */
+#endif /* !RKPA_WIDE */
+
 /* out[i] = sum_{j < n_in} x[j] A[j m + i] (= A^T x for a row-major n_in x m matrix A).
    Each out[i] is accumulated over j in order, one multiply-add (fused in the x86-64-v3
    body) per term, whatever the tile it falls in: the result of a row never depends on
    how rows are grouped.  Tiles of 16 outputs stay in registers while A streams by. */
 static REFSVM_VEC_ATTR void REFSVM_VEC(matvec)(const double *REFSVM_RESTRICT A, Py_ssize_t n_in, Py_ssize_t m,
                          const double *REFSVM_RESTRICT x, double *REFSVM_RESTRICT out) {
-    Py_ssize_t i = 0, j;
+    Py_ssize_t i = 0;
 #if REFSVM_GNUC
+    Py_ssize_t j;
     const rkpa_v4 zero = {0.0, 0.0, 0.0, 0.0};
+#ifdef RKPA_WIDE
+    /* tiles of NQ vectors of eight outputs (NQ chains): 96, 64, 32, then 8 */
+#define RKPA_MV8(NQ) do { \
+        rkpa_v8 a[NQ]; \
+        int q; \
+        for (q = 0; q < (NQ); q++) a[q] = rkpa_bc8(0.0); \
+        for (j = 0; j < n_in; j++) { \
+            const double *p = A + j * m + i; \
+            const rkpa_v8 xj = rkpa_bc8(x[j]); \
+            for (q = 0; q < (NQ); q++) a[q] = a[q] + xj * *(const rkpa_v8 *) (p + 8 * q); \
+        } \
+        for (q = 0; q < (NQ); q++) memcpy(out + i + 8 * q, &a[q], 64); \
+    } while (0)
+    for (; i + 96 <= m; i += 96) RKPA_MV8(12);
+    for (; i + 64 <= m; i += 64) RKPA_MV8(8);
+    for (; i + 32 <= m; i += 32) RKPA_MV8(4);
+    for (; i + 8 <= m; i += 8) RKPA_MV8(1);
+#undef RKPA_MV8
+#endif
     for (; i + 16 <= m; i += 16) {
         rkpa_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
         for (j = 0; j < n_in; j++) {
@@ -134,11 +207,7 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matvec)(const double *REFSVM_RESTRICT A, 
         memcpy(out + i, &a0, 32);
     }
 #endif
-    for (; i < m; i++) {
-        double a = 0.0;
-        for (j = 0; j < n_in; j++) a = a + x[j] * A[j * m + i];
-        out[i] = a;
-    }
+    RKPA_TAIL(matvec_tail)(A, n_in, m, x, out, i);
 }
 
 /* out[r m + i] = sum_{j < n_in} xs[r][j] A[j m + i] for the n_rows rows xs[r]: the matvec
@@ -162,7 +231,31 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, 
         const double *REFSVM_RESTRICT x0 = xs[r], *REFSVM_RESTRICT x1 = xs[r + 1];
         const double *REFSVM_RESTRICT x2 = xs[r + 2], *REFSVM_RESTRICT x3 = xs[r + 3];
         double *o0 = out + r * m, *o1 = o0 + m, *o2 = o1 + m, *o3 = o2 + m;
-        for (i = 0; i < m12; i += 12) {
+        i = 0;
+#ifdef RKPA_WIDE
+        /* tiles of 4 rows x 24 outputs (three vectors of eight per row), then of 12 */
+        for (; i + 24 <= m; i += 24) {
+            rkpa_v8 a[4][3];
+            const double *xr[4] = {x0, x1, x2, x3};
+            int q, t;
+            for (q = 0; q < 4; q++)
+                for (t = 0; t < 3; t++) a[q][t] = rkpa_bc8(0.0);
+            for (j = 0; j < n_in; j++) {
+                const double *p = A + j * m + i;
+                const rkpa_v8 p0 = *(const rkpa_v8 *) p, p1 = *(const rkpa_v8 *) (p + 8);
+                const rkpa_v8 p2 = *(const rkpa_v8 *) (p + 16);
+                for (q = 0; q < 4; q++) {
+                    const rkpa_v8 b = rkpa_bc8(xr[q][j]);
+                    a[q][0] = a[q][0] + b * p0;
+                    a[q][1] = a[q][1] + b * p1;
+                    a[q][2] = a[q][2] + b * p2;
+                }
+            }
+            for (q = 0; q < 4; q++)
+                for (t = 0; t < 3; t++) memcpy(o0 + q * m + i + 8 * t, &a[q][t], 64);
+        }
+#endif
+        for (; i < m12; i += 12) {
             rkpa_v4 a00 = zero, a01 = zero, a02 = zero, a10 = zero, a11 = zero, a12 = zero;
             rkpa_v4 a20 = zero, a21 = zero, a22 = zero, a30 = zero, a31 = zero, a32 = zero;
             for (j = 0; j < n_in; j++) {
@@ -179,20 +272,7 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, 
             memcpy(o2 + i, &a20, 32); memcpy(o2 + i + 4, &a21, 32); memcpy(o2 + i + 8, &a22, 32);
             memcpy(o3 + i, &a30, 32); memcpy(o3 + i + 4, &a31, 32); memcpy(o3 + i + 8, &a32, 32);
         }
-        for (i = m4; i < m; i++) {
-            double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0;
-            for (j = 0; j < n_in; j++) {
-                const double aj = A[j * m + i];
-                c0 = c0 + x0[j] * aj;
-                c1 = c1 + x1[j] * aj;
-                c2 = c2 + x2[j] * aj;
-                c3 = c3 + x3[j] * aj;
-            }
-            o0[i] = c0;
-            o1[i] = c1;
-            o2[i] = c2;
-            o3[i] = c3;
-        }
+        RKPA_TAIL(matmat_tail4)(A, n_in, m, xs + r, o0, m4);
     }
     /* the outputs m12 .. m4 of the rows above */
     for (r = 0; r + 8 <= n4; r += 8) {
@@ -241,6 +321,9 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(matmat)(const double *REFSVM_RESTRICT A, 
     for (; r < n_rows; r++) REFSVM_VEC(matvec)(A, n_in, m, xs[r], out + r * m);
 }
 #undef RKPA_MM_BCAST
+
+#ifndef RKPA_WIDE
+/* (not in the x86-64-v4 bodies: these run their v3 bodies there) */
 
 /* (sum_i v[i] k[i], sum_i k[i]^2) in four lanes: the screen's numbers (any order of
    summation will do there) */
@@ -533,6 +616,8 @@ static REFSVM_VEC_ATTR void REFSVM_VEC(ldl_solve)(const double *REFSVM_RESTRICT 
         b[0] = b[0] - t;
     }
 }
+
+#endif /* !RKPA_WIDE */
 
 /* out[i] = -gamma * max(xn + an[i] - 2 out[i], 0): RBF exponent from cross products */
 static REFSVM_VEC_ATTR void REFSVM_VEC(expanded)(const double *REFSVM_RESTRICT an, Py_ssize_t m, double xn,

@@ -80,7 +80,7 @@ from refsvm._clib cimport (
     refsvm_rkpa_expanded as _rkpa_expanded, refsvm_rkpa_ldl_solve as _rkpa_ldl_solve,
     refsvm_rkpa_ldl_update_batch as _rkpa_ldl_update_batch,
     refsvm_rkpa_matmat as _rkpa_matmat, refsvm_rkpa_matvec as _rkpa_matvec,
-    refsvm_rkpa_sqdist as _rkpa_sqdist,
+    refsvm_rkpa_get_level as _rkpa_get_level, refsvm_rkpa_set_level as _rkpa_set_level, refsvm_rkpa_sqdist as _rkpa_sqdist,
     refsvm_rkpa_syr_batch as _rkpa_syr_batch)
 
 # rows per block of ``run`` (the kernel rows and features of a block stay in cache)
@@ -159,6 +159,18 @@ cdef inline void _sqnorm4(const double* const* xs, Py_ssize_t d, double* xn) noe
     xn[1] = s1
     xn[2] = s2
     xn[3] = s3
+
+
+def _vector_level(cap=None):
+    """Test hook: caps the level of the C bodies the twin runs (0 the baseline, 1
+    x86-64-v3, 2 x86-64-v4; each only where the CPU has it, refsvm_rkpa.h); from level 1
+    on every level gives the same bits.  Returns the level the bodies run at after the
+    call (without ``cap``: now)."""
+    if cap is not None:
+        if cap not in (0, 1, 2):
+            raise ValueError(f"cap must be 0, 1 or 2, got {cap!r}")
+        _rkpa_set_level(cap)
+    return _rkpa_get_level()
 
 
 def _exp(x):

@@ -112,6 +112,55 @@ def test_blocked_products_of_wider_rows_equal_the_stream_of_steps(name, kw, d):
     assert run.n_kernel_evals == stepped.n_kernel_evals == 37 * 38 // 2 + 700 * 37
 
 
+@pytest.fixture
+def vector_levels():
+    """The levels of the twin's C bodies this CPU runs from v3 on (refsvm_rkpa.h); the cap
+    is put back after the test."""
+    hook = _reduced_kernel_pa._vector_level
+    top = hook(2)
+    levels = [level for level in (1, 2) if hook(level) == level]
+    yield levels
+    hook(top)
+
+
+@pytest.mark.parametrize("name,kw", CASES[:3] + CASES[-1:], ids=IDS[:3] + IDS[-1:])
+def test_the_vector_levels_give_the_same_bits(name, kw, vector_levels):
+    """From x86-64-v3 on each level's bodies (v4: eight entries per instruction in exp,
+    the matvec and the blocked products) give every entry the same operations: the whole
+    state after a stream -- ``step`` and the blocked ``run``, dense and CSR, m̃ across
+    every tile and tail of the bodies -- is the same bit for bit."""
+    if len(vector_levels) < 2:
+        pytest.skip("the CPU has no x86-64-v4: one level to compare")
+    hook = _reduced_kernel_pa._vector_level
+    rng = np.random.RandomState(3)
+    for m, d in [(1, 12), (3, 2), (7, 9), (13, 30), (33, 9), (37, 12), (64, 30), (97, 9),
+                 (100, 21), (130, 60)]:
+        X = rng.uniform(-1, 1, size=(max(400, 2 * m), d))
+        y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.randn(X.shape[0]) > 0, 1.0, -1.0)
+        order = rng.permutation(X.shape[0])
+        kw_m = {**kw, "gamma": 1.0 / d}
+        for sparse in (False, True):
+            M = to_csr(X) if sparse else X
+            states = []
+            for level in vector_levels:
+                hook(level)
+                run = _state("cython", name, kw_m, X, sparse, m=m)
+                run.run(M, y, order)
+                stepped = _state("cython", name, kw_m, X, sparse, m=m)
+                for i in order[:50]:
+                    stepped.step(get_row(M, i), y[i])
+                states.append((run.get_state(), stepped.get_state()))
+            for before, after in zip(states[0], states[1]):
+                for key, value in before.items():
+                    np.testing.assert_array_equal(after[key], value,
+                                                  err_msg=f"m={m} d={d} {key}")
+    hook(vector_levels[0])
+    x = np.linspace(-750.0, 712.0, 263)
+    low = _reduced_kernel_pa._exp(x)
+    hook(vector_levels[-1])
+    np.testing.assert_array_equal(_reduced_kernel_pa._exp(x), low)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_feature_map_is_an_exact_factorisation_on_the_reduced_set(backend):
     X, _ = _xor(n=25, d=4, seed=4)
