@@ -2616,6 +2616,27 @@ def g_exact(coef, K, y, double b=0.0, double bias_sign=1.0, fixed=None):
     return out
 
 
+def dot2_rows(coef, K):
+    """sum_j c_j K[r, j] for every row r of K by Dot2, the terms j in order, from zeros:
+    (p, s), the sum being p + s (the reference's ``refsvm.core.exactness.dot2_sum(coef,
+    K)``: the same operations per term, so the same bits)."""
+    cdef const double[::1] cv = _float_array(coef)
+    Kc = np.ascontiguousarray(np.atleast_2d(np.asarray(K, dtype=np.float64)))
+    if Kc.ndim != 2 or Kc.shape[1] != cv.shape[0]:
+        raise ValueError("one column of K a coefficient")
+    cdef const double[:, ::1] Kv = Kc
+    cdef Py_ssize_t r, j, nrows = Kv.shape[0], m = cv.shape[0]
+    p = np.zeros(nrows)
+    s = np.zeros(nrows)
+    cdef double[::1] pv = p
+    cdef double[::1] sv = s
+    with nogil:
+        for r in range(nrows):
+            for j in range(m):
+                dot2_add(&pv[r], &sv[r], cv[j], Kv[r, j])
+    return p, s
+
+
 # ---------------------------------------------------------------- the polish
 # (reference: refsvm/core/exactness.py, the same operations in the same order)
 cdef void polish_add_column(double* pe, double* se, const signed char* status,

@@ -67,7 +67,8 @@ from refsvm._core cimport (CKernel, ColumnCache, EventChoice, MarginSet, Partiti
                            pivot_is_zero, neumaier_add, polish_refine, polish_step,
                            engine_join, engine_leave, engine_column, engine_column4, set_off)
 from refsvm._core cimport end_balance, end_wrong_side, fsum_check, g_exact_rows
-from refsvm._core import fsum as _core_fsum, g_exact as _core_g_exact
+from refsvm._core import dot2_rows as _core_dot2_rows, fsum as _core_fsum
+from refsvm._core import g_exact as _core_g_exact
 
 from refsvm.core import column_cache as _column_cache
 from refsvm.core import stream as _stream
@@ -1970,5 +1971,9 @@ cdef class POKERState(StreamLearner):
     _check_end = EndOfChunk._check_end
     exactness = EndOfChunk.exactness
     _fresh_g = EndOfChunk._fresh_g
+
+    def _dot2_rows(self, coef, K):
+        """The reference's ``_dot2_rows`` by the core's compiled Dot2 (the same bits)."""
+        return _core_dot2_rows(coef, K)
     _polish = EndOfChunk._polish
     _centre_bias = BiasCentring._centre_bias

@@ -111,3 +111,24 @@ def test_errors_of_the_sum_reach_the_caller():
     for f in (T.POKERState._polish_g, EndOfChunk._polish_g):
         with pytest.raises(ValueError):
             f(st, ids, sv, np.zeros(n))
+
+
+def test_dot2_rows_equal_the_reference_bit_for_bit():
+    """The twin's ``_dot2_rows`` (the core's compiled Dot2) against the reference's
+    (``refsvm.core.exactness.dot2_sum``): the same (p, s) on terms of every size,
+    cancelling sums, and products whose split overflows (the error term taken as 0)."""
+    rng = np.random.RandomState(4)
+    st = _state(0, 1e6, "rbf", False)
+    for nrows, m in [(0, 3), (1, 1), (7, 0), (33, 17), (200, 301)]:
+        coef = rng.randn(m) * 10.0 ** rng.randint(-8, 9, size=m)
+        K = rng.rand(nrows, m)
+        if m > 1:
+            coef[1] = -coef[0]                       # a cancelling pair
+        if m > 2 and nrows:
+            coef[2], K[0, 2] = 1e300, 1e8             # the split of 1e300 overflows
+        want = EndOfChunk._dot2_rows(st, coef, K)
+        got = st._dot2_rows(coef, K)
+        for w, g in zip(want, got):
+            assert np.asarray(g).tobytes() == np.asarray(w).tobytes()
+    with pytest.raises(ValueError, match="coefficient"):
+        st._dot2_rows(np.ones(3), np.ones((2, 4)))

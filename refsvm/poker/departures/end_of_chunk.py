@@ -188,12 +188,17 @@ class EndOfChunk:
             side = np.where(st[lo:lo + 512] == I_O, -g, g)
             doubt = np.flatnonzero((side + bound > gtol) & (side - bound <= gtol))
             if doubt.size:
-                p, e = dot2_sum(coef, K[doubt], start=(np.zeros(doubt.size),
-                                                       np.zeros(doubt.size)))
+                p, e = self._dot2_rows(coef, K[doubt])
                 p, q = two_sum(p, np.full(doubt.size, -b))
                 g[doubt] = y[doubt] * (p + (e + q)) - 1.0
             out[lo:lo + 512] = g
         return out
+
+    def _dot2_rows(self, coef, K):
+        """sum_j coef_j K[r, j] for every row r of K by Dot2, the terms in order: (p, s),
+        the sum being p + s (the compiled twin: the core's compiled loop, the same
+        operations)."""
+        return dot2_sum(coef, K, start=(np.zeros(K.shape[0]), np.zeros(K.shape[0])))
 
     def _polish(self, force=False):
         """At large c (c k_max above ``polish_ck``), g afresh at the end of an operation.
