@@ -26,7 +26,7 @@ cdef extern from "refsvm_ramp.h":
                                Py_ssize_t n) noexcept nogil
     void refsvm_ramp_prefetch(const void* p) noexcept nogil
     int refsvm_ramp_simd_get() noexcept nogil
-    void refsvm_ramp_simd_set(int on) noexcept nogil
+    void refsvm_ramp_simd_set(int level) noexcept nogil
 
 
 # ---------------------------------------------------------------- POKER

@@ -83,7 +83,8 @@ REFSVM_API Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow, const doub
    the working set A in rank order with the moved coordinate's full signed row read
    through the positions of A, g[j] -= c * row[A[j]], fused with step 11: the violators
    of Eq. (3) in increasing rank, each passed to refsvm_ramp_pick (qa the Q_jj of A by
-   rank, alpha read at A[j]). */
+   rank, alpha read at A[j]).  AVX-512F eight positions at a time, AVX2 four, a plain loop
+   elsewhere: the same IEEE operations and the same choice in every case. */
 REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
                                           const double* ut, const double* lt,
                                           const double* qa, const double* alpha, double c,
@@ -94,9 +95,11 @@ REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py
    k -- the same operations in the same order for every value as one pass per row. */
 REFSVM_API void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c,
                                       int nr, Py_ssize_t n);
-/* Which loops the passes above take (a test hook, OnlineSVMR's _simd_avx2): 1 the AVX2
-   loops, 0 the SSE2 / plain ones; set to 0, or back to what the CPU has. */
+/* Which loops the passes above take (a test hook, OnlineSVMR's _simd_level): 2 the
+   AVX-512F loop of refsvm_ramp_eq15_pick_idx and the AVX2 loops of the others, 1 the AVX2
+   loops, 0 the SSE2 / plain ones, each as far as the CPU has them.  _set caps the level
+   (2: what the CPU has, the default); _get is the level in force. */
 REFSVM_API int refsvm_ramp_simd_get(void);
-REFSVM_API void refsvm_ramp_simd_set(int on);
+REFSVM_API void refsvm_ramp_simd_set(int level);
 
 #endif /* REFSVM_RAMP_H */

@@ -46,14 +46,15 @@ from refsvm._clib cimport (
     refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set)
 
 
-def _simd_avx2(on=None):
-    """Test hook: whether the Eq. (15) passes take their AVX2 loops.  ``on=False`` makes
-    them take the SSE2 / plain loops (which must give the same numbers bit for bit),
-    ``on=True`` the AVX2 loops again where the CPU has them.  Returns the choice in force
-    before the call."""
-    before = bool(refsvm_ramp_simd_get())
-    if on is not None:
-        refsvm_ramp_simd_set(1 if on else 0)
+def _simd_level(level=None):
+    """Test hook: which loops the Eq. (15) passes take.  2: the AVX-512F loop of the fused
+    pass of shrinking rounds and the AVX2 loops of the others, 1: the AVX2 loops, 0: the
+    SSE2 / plain loops (all must give the same numbers bit for bit), each as far as the
+    CPU has them; ``level`` caps it (2, what the CPU has, is the default).  Returns the
+    level in force before the call."""
+    before = refsvm_ramp_simd_get()
+    if level is not None:
+        refsvm_ramp_simd_set(level)
     return before
 
 
@@ -1135,7 +1136,7 @@ cdef class OnlineSVMR(StreamLearner):
         Layout (twin only, same arithmetic as the reference): during a round, g, ut, lt
         and Q_jj of A live in contiguous copies (ga, uta, lta, qa, indexed by rank in A);
         Eq. (15) on A reads the moved coordinate's full row through A, fused with the scan
-        of step 11 (``refsvm_ramp_eq15_pick_idx``, AVX2 gathers)."""
+        of step 11 (``refsvm_ramp_eq15_pick_idx``, eight or four positions at a time)."""
         cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, last, back
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
         cdef double gain, bg, kpq, dl, dp, cl, cp, sk, min_gain
