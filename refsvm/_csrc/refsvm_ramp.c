@@ -160,11 +160,62 @@ static inline __m512d refsvm_ramp_load8_idx(const double* row, const Py_ssize_t*
         _mm256_insertf128_pd(_mm256_castpd128_pd256(r45), r67, 1), 1);
 }
 
-/* AVX-512F, eight positions at a time, the operations of the AVX2 body: the product and
-   the difference of Eq. (15) as two roundings (REFSVM_NO_CONTRACT: AVX-512F has fused
-   multiply-adds the compiler could otherwise contract into), the violators as a mask,
-   the same bound against bg before the scan, and refsvm_ramp_pick on the set bits in
-   increasing position. */
+/* Bit b set when position b of gk violates Eq. (3) (gk > ut or gk < lt) and, with
+   bg > 0, its bound is above bg (not refsvm_ramp_cannot_win: gk^2 h <= q bg false) */
+__attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
+static inline unsigned refsvm_ramp_survivors8(__m512d gk, const double* ut, const double* lt,
+                                              const double* qa, double bg, __m512d hv) {
+    __mmask8 m = _mm512_cmp_pd_mask(gk, _mm512_loadu_pd(ut), _CMP_GT_OQ)
+                 | _mm512_cmp_pd_mask(gk, _mm512_loadu_pd(lt), _CMP_LT_OQ);
+    if (bg > 0.0)
+        m = _mm512_mask_cmp_pd_mask(m, _mm512_mul_pd(_mm512_mul_pd(gk, gk), hv),
+                                    _mm512_mul_pd(_mm512_loadu_pd(qa), _mm512_set1_pd(bg)),
+                                    _CMP_NLE_UQ);
+    return m;
+}
+
+/* refsvm_ramp_eq13_gain(gk, q, refsvm_ramp_eq14(a, gk, q, C) - a) at eight positions,
+   the same operations lane by lane */
+__attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
+static inline __m512d refsvm_ramp_gain8(__m512d gk, __m512d q, __m512d a, __m512d Cv) {
+    const __m512d zero = _mm512_setzero_pd();
+    __m512d step = _mm512_mask_blend_pd(
+        _mm512_cmp_pd_mask(gk, zero, _CMP_GT_OQ), _mm512_set1_pd(-INFINITY),
+        _mm512_set1_pd(INFINITY));                   /* Eq. (14): g / q, or +-inf */
+    __m512d nw, d;
+    step = _mm512_mask_div_pd(step, _mm512_cmp_pd_mask(q, zero, _CMP_GT_OQ), gk, q);
+    nw = _mm512_add_pd(a, step);                     /* clipped to [0, C] */
+    d = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(nw, Cv, _CMP_GT_OQ), nw, Cv);
+    d = _mm512_sub_pd(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(nw, zero, _CMP_LT_OQ), d, zero),
+                      a);
+    return _mm512_sub_pd(_mm512_mul_pd(gk, d),       /* Eq. (13) */
+                         _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), q), d),
+                                       d));
+}
+
+/* Step 11 on the positions k + b of the set bits b of mask (gk their g): the gains of all
+   eight at once, then refsvm_ramp_pick's rule in increasing b */
+__attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
+static inline void refsvm_ramp_scan8(Py_ssize_t k, unsigned mask, __m512d gk,
+                                     const double* qa, const double* alpha,
+                                     const Py_ssize_t* A, __m512d Cv, Py_ssize_t* best,
+                                     double* bg) {
+    double gs[8], gains[8];
+    __m512d q = _mm512_loadu_pd(qa + k);
+    _mm512_storeu_pd(gains, refsvm_ramp_gain8(gk, q, refsvm_ramp_load8_idx(alpha, A + k), Cv));
+    _mm512_storeu_pd(gs, gk);
+    while (mask) {
+        int b = __builtin_ctz(mask);
+        mask &= mask - 1;
+        refsvm_ramp_pick_gain(k + b, gs[b], qa[k + b], gains[b], best, bg);
+    }
+}
+
+/* AVX-512F, sixteen positions at a time (then eight), the operations of the AVX2 body:
+   the product and the difference of Eq. (15) as two roundings (REFSVM_NO_CONTRACT:
+   AVX-512F has fused multiply-adds the compiler could otherwise contract into), the
+   violators as a mask, the same bound against bg before the scan, and refsvm_ramp_pick
+   on the set bits in increasing position. */
 __attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
 static void refsvm_ramp_eq15_pick_idx_avx512(double* g, const double* row,
                                              const Py_ssize_t* A, const double* ut,
@@ -174,24 +225,32 @@ static void refsvm_ramp_eq15_pick_idx_avx512(double* g, const double* row,
     Py_ssize_t k = 0, bk = *best;
     double bgk = *bg;
     const __m512d cv = _mm512_set1_pd(c), hv = _mm512_set1_pd(REFSVM_RAMP_GAIN_BOUND_HALF);
-    for (; k + 8 <= n; k += 8) {
-        __m512d gk = _mm512_sub_pd(_mm512_loadu_pd(g + k),
+    const __m512d Cv = _mm512_set1_pd(C);
+    for (; k + 8 <= n; k += 16) {
+        __m512d g0 = _mm512_sub_pd(_mm512_loadu_pd(g + k),
                                    _mm512_mul_pd(cv, refsvm_ramp_load8_idx(row, A + k)));
         unsigned mask;
-        _mm512_storeu_pd(g + k, gk);
-        mask = _mm512_cmp_pd_mask(gk, _mm512_loadu_pd(ut + k), _CMP_GT_OQ)
-               | _mm512_cmp_pd_mask(gk, _mm512_loadu_pd(lt + k), _CMP_LT_OQ);
-        if (mask && bgk > 0.0)
-            mask &= ~(unsigned) _mm512_cmp_pd_mask(
-                _mm512_mul_pd(_mm512_mul_pd(gk, gk), hv),
-                _mm512_mul_pd(_mm512_loadu_pd(qa + k), _mm512_set1_pd(bgk)), _CMP_LE_OQ);
-        while (mask) {
-            int b = __builtin_ctz(mask);
-            mask &= mask - 1;
-            refsvm_ramp_pick(k + b, g[k + b], qa[k + b], alpha[A[k + b]], C, &bk, &bgk);
+        _mm512_storeu_pd(g + k, g0);
+        if (k + 16 <= n) {
+            __m512d g1 = _mm512_sub_pd(_mm512_loadu_pd(g + k + 8),
+                                       _mm512_mul_pd(cv, refsvm_ramp_load8_idx(row, A + k + 8)));
+            _mm512_storeu_pd(g + k + 8, g1);
+            mask = refsvm_ramp_survivors8(g0, ut + k, lt + k, qa + k, bgk, hv)
+                   | (refsvm_ramp_survivors8(g1, ut + k + 8, lt + k + 8, qa + k + 8, bgk, hv)
+                      << 8);
+            if (mask) {
+                if (mask & 0xff)
+                    refsvm_ramp_scan8(k, mask & 0xff, g0, qa, alpha, A, Cv, &bk, &bgk);
+                if (mask >> 8)
+                    refsvm_ramp_scan8(k + 8, mask >> 8, g1, qa, alpha, A, Cv, &bk, &bgk);
+            }
+        } else {
+            mask = refsvm_ramp_survivors8(g0, ut + k, lt + k, qa + k, bgk, hv);
+            if (mask)
+                refsvm_ramp_scan8(k, mask, g0, qa, alpha, A, Cv, &bk, &bgk);
         }
     }
-    for (; k < n; k++) {
+    for (k = n - n % 8; k < n; k++) {
         double gk = g[k] - c * row[A[k]];
         g[k] = gk;
         if (gk > ut[k] || gk < lt[k])

@@ -59,6 +59,17 @@ static REFSVM_INLINE void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, do
     }
 }
 
+/* refsvm_ramp_pick with the gain of j already computed (by the same operations) */
+static REFSVM_INLINE void refsvm_ramp_pick_gain(Py_ssize_t j, double gk, double q, double gain,
+                                                Py_ssize_t* best, double* bg) {
+    if (refsvm_ramp_cannot_win(gk, q, *bg))
+        return;
+    if (*best < 0 || gain > *bg) {
+        *best = j;
+        *bg = gain;
+    }
+}
+
 /* a hint that *p is read soon (nothing where the compiler has no such hint) */
 static REFSVM_INLINE void refsvm_ramp_prefetch(const void* p) {
 #if REFSVM_GNUC
