@@ -282,6 +282,120 @@ REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py
             refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, best, bg);
     }
 }
+/* refsvm_ramp_working_set from position p0 on, with na members of A and nv of V so far */
+static Py_ssize_t refsvm_ramp_working_set_from(Py_ssize_t p0, Py_ssize_t na, Py_ssize_t* nv,
+                                               const char* in_v, const double* alpha,
+                                               const double* g, const double* ut,
+                                               const double* lt, const double* qdiag,
+                                               double C, double theta, double tol,
+                                               Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
+                                               double* ga, double* uta, double* lta,
+                                               double* qa, Py_ssize_t* best, double* bg) {
+    Py_ssize_t p;
+    for (p = p0; p < n; p++) {
+        double a = alpha[p], gg = g[p];
+        if (!in_v[p])
+            continue;
+        *nv += 1;
+        if ((a == 0.0 && gg < -theta) || (a == C && gg > theta))
+            continue;
+        A[na] = p;
+        rank[p] = na;
+        ga[na] = gg;
+        uta[na] = ut[p];
+        lta[na] = lt[p];
+        qa[na] = qdiag[p];
+        na++;
+        if ((a < C && gg > tol) || (a > 0.0 && gg < -tol))
+            refsvm_ramp_keep(p, refsvm_ramp_eq13_gain(gg, qdiag[p],
+                                                      refsvm_ramp_eq14(a, gg, qdiag[p], C) - a),
+                             best, bg);
+    }
+    return na;
+}
+
+#if REFSVM_X86_GNUC
+/* AVX-512F, eight positions at a time: the members of A as a mask, put in place by
+   compressions (each stored whole: na + 8 <= p + 8 <= n), the violators' gains by
+   refsvm_ramp_gain8, then refsvm_ramp_keep per set bit in increasing p */
+__attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
+static Py_ssize_t refsvm_ramp_working_set_avx512(const char* in_v, const double* alpha,
+                                                 const double* g, const double* ut,
+                                                 const double* lt, const double* qdiag,
+                                                 double C, double theta, double tol,
+                                                 Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
+                                                 double* ga, double* uta, double* lta,
+                                                 double* qa, Py_ssize_t* nv, Py_ssize_t* best,
+                                                 double* bg) {
+    Py_ssize_t p = 0, na = 0;
+    const __m512d zero = _mm512_setzero_pd(), Cv = _mm512_set1_pd(C);
+    const __m512d th = _mm512_set1_pd(theta), nth = _mm512_set1_pd(-theta);
+    const __m512d tl = _mm512_set1_pd(tol), ntl = _mm512_set1_pd(-tol);
+    __m512i idx = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    *nv = 0;
+    for (; p + 8 <= n; p += 8, idx = _mm512_add_epi64(idx, _mm512_set1_epi64(8))) {
+        __m512i iv = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i*) (in_v + p)));
+        __mmask8 in = _mm512_test_epi64_mask(iv, iv), keep, viol;
+        __m512d a, gg, q;
+        unsigned bits;
+        Py_ssize_t r;
+        if (!in)
+            continue;
+        *nv += __builtin_popcount((unsigned) in);
+        a = _mm512_loadu_pd(alpha + p);
+        gg = _mm512_loadu_pd(g + p);
+        keep = in & ~((_mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ)
+                       & _mm512_cmp_pd_mask(gg, nth, _CMP_LT_OQ))
+                      | (_mm512_cmp_pd_mask(a, Cv, _CMP_EQ_OQ)
+                         & _mm512_cmp_pd_mask(gg, th, _CMP_GT_OQ)));
+        if (!keep)
+            continue;
+        q = _mm512_loadu_pd(qdiag + p);
+        _mm512_storeu_si512(A + na, _mm512_maskz_compress_epi64(keep, idx));
+        _mm512_storeu_pd(ga + na, _mm512_maskz_compress_pd(keep, gg));
+        _mm512_storeu_pd(uta + na, _mm512_maskz_compress_pd(keep, _mm512_loadu_pd(ut + p)));
+        _mm512_storeu_pd(lta + na, _mm512_maskz_compress_pd(keep, _mm512_loadu_pd(lt + p)));
+        _mm512_storeu_pd(qa + na, _mm512_maskz_compress_pd(keep, q));
+        for (bits = keep, r = na; bits; bits &= bits - 1, r++)
+            rank[p + __builtin_ctz(bits)] = r;
+        na = r;
+        viol = keep & ((_mm512_cmp_pd_mask(a, Cv, _CMP_LT_OQ)
+                        & _mm512_cmp_pd_mask(gg, tl, _CMP_GT_OQ))
+                       | (_mm512_cmp_pd_mask(a, zero, _CMP_GT_OQ)
+                          & _mm512_cmp_pd_mask(gg, ntl, _CMP_LT_OQ)));
+        if (viol) {
+            double gains[8];
+            _mm512_storeu_pd(gains, refsvm_ramp_gain8(gg, q, a, Cv));
+            for (bits = viol; bits; bits &= bits - 1)
+                refsvm_ramp_keep(p + __builtin_ctz(bits), gains[__builtin_ctz(bits)], best, bg);
+        }
+    }
+    /* the upper halves cleared before the baseline code (GCC 12 leaves them set here, and
+       the SSE2 code that follows, such as the core's refsvm_dots, then runs slower) */
+    _mm256_zeroupper();
+    return refsvm_ramp_working_set_from(p, na, nv, in_v, alpha, g, ut, lt, qdiag, C, theta, tol,
+                                        n, A, rank, ga, uta, lta, qa, best, bg);
+}
+#endif
+
+REFSVM_API Py_ssize_t refsvm_ramp_working_set(const char* in_v, const double* alpha,
+                                              const double* g, const double* ut,
+                                              const double* lt, const double* qdiag,
+                                              double C, double theta, double tol,
+                                              Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
+                                              double* ga, double* uta, double* lta,
+                                              double* qa, Py_ssize_t* nv, Py_ssize_t* best,
+                                              double* bg) {
+#if REFSVM_X86_GNUC
+    if (refsvm_ramp_use_avx512())
+        return refsvm_ramp_working_set_avx512(in_v, alpha, g, ut, lt, qdiag, C, theta, tol, n,
+                                              A, rank, ga, uta, lta, qa, nv, best, bg);
+#endif
+    *nv = 0;
+    return refsvm_ramp_working_set_from(0, 0, nv, in_v, alpha, g, ut, lt, qdiag, C, theta, tol,
+                                        n, A, rank, ga, uta, lta, qa, best, bg);
+}
+
 #if REFSVM_X86_GNUC
 __attribute__((target("avx2")))
 static void refsvm_ramp_eq15_rows_avx2(double* g, const double* const* rows, const double* c,

@@ -43,7 +43,8 @@ cnp.import_array()
 from refsvm._clib cimport (
     refsvm_ramp_cannot_win as cannot_win, refsvm_ramp_eq13_gain as eq13_gain,
     refsvm_ramp_eq14 as eq14, refsvm_ramp_eq15, refsvm_ramp_eq15_pick_idx,
-    refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set)
+    refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set,
+    refsvm_ramp_working_set)
 
 
 def _simd_level(level=None):
@@ -1161,23 +1162,14 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double acc
         cdef double Hf[BLOCK_MAX * BLOCK_MAX]
         while not self._cut_short():                             # departure step_budget
-            na = 0
-            nv = 0
             best = -1
             bg = -INFINITY
-            for p in range(n):                                   # step 10 on V; the set A
-                if not self.in_v[p]:
-                    continue
-                nv += 1
-                if not ((alpha[p] == 0.0 and g[p] < -theta) or (alpha[p] == C and g[p] > theta)):
-                    A[na] = p
-                    rank[p] = na
-                    ga[na] = g[p]
-                    uta[na] = self.ut[p]
-                    lta[na] = self.lt[p]
-                    qa[na] = qdiag[p]
-                    na += 1
-                    self._consider(p, &best, &bg)
+            # step 10 on V; the set A: every p of V but alpha_p = 0 with g_p < -theta and
+            # alpha_p = C with g_p > theta, in increasing p (A[rank[p]] = p, the copies ga,
+            # uta, lta, qa), each passed to _consider's test and rule (refsvm_ramp_working_set)
+            na = refsvm_ramp_working_set(self.in_v, alpha, g, self.ut, self.lt, qdiag, C, theta,
+                                         self.tol, n, A, rank, ga, uta, lta, qa, &nv, &best,
+                                         &bg)
             if best < 0:
                 return 0
             min_gain = self._gain_threshold()

@@ -1289,9 +1289,9 @@ def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(name, value):
 def test_avx512_avx2_and_plain_loops_give_the_same_state(C):
     """The compiled twin's Eq. (15) passes (the filter of step 11; in shrinking rounds,
     its fusion with the scan over the violators for a row read through the working set,
-    and the pass over all of I for up to four moved rows at the end of a round) have
-    AVX-512F (the fused pass) and AVX2 loops chosen at run time and SSE2 / plain loops
-    elsewhere: on 600 overlapping Gaussian rows with shrinking and the bias, every level
+    and the pass over all of I for up to four moved rows at the end of a round) and the
+    making of a round's working set fused with its scan have AVX-512F (the fused pass,
+    the working set) and AVX2 loops chosen at run time and SSE2 / plain loops elsewhere: on 600 overlapping Gaussian rows with shrinking and the bias, every level
     the CPU has gives the state of the plain loops bit for bit after every example, and
     the widest loops are in force again afterwards."""
     X, y = make_two_gaussians(600, distance=1.0, random_state=7)
