@@ -1474,12 +1474,11 @@ cdef class OnlineSVMR(StreamLearner):
         cdef long long m = self.max_non_sv, grown
         if m < 0:
             return 0
-        for p in range(self.n):
-            if self.alpha[p] == 0.0 and not self.dead[p]:
-                self.tmp_keys[cnt].key = fabs(1.0 - self.g[p])
-                self.tmp_keys[cnt].id = self.ids[p]
-                self.tmp_keys[cnt].pos = p
-                cnt += 1
+        for p in range(self.n):                  # the live non-SVs, without a branch
+            self.tmp_keys[cnt].key = fabs(1.0 - self.g[p])
+            self.tmp_keys[cnt].id = self.ids[p]
+            self.tmp_keys[cnt].pos = p
+            cnt += (self.alpha[p] == 0.0) & (self.dead[p] == 0)
         if self.budget_per_sv > 0.0:
             # departure budget_per_sv: m grows with #SV (the live positions not in X)
             grown = <long long> (self.budget_per_sv * <double> (self.n - self.n_dead - cnt))
@@ -1567,10 +1566,9 @@ cdef class OnlineSVMR(StreamLearner):
         """f(x) for the example just appended to the store (row self.n)."""
         cdef Py_ssize_t p, j, n = self.n, n_sym = 0
         cdef double f = 0.0, v
-        for p in range(n):
-            if self.alpha[p] != 0.0:
-                self.svpos[n_sym] = p
-                n_sym += 1
+        for p in range(n):                       # the SVs, in order, without a branch
+            self.svpos[n_sym] = p
+            n_sym += self.alpha[p] != 0.0
         self._k_many(n, self.svpos, n_sym, self.kval)          # k(x_p, x) for the SVs
         for j in range(n_sym):
             p = self.svpos[j]
