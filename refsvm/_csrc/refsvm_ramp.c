@@ -9,8 +9,8 @@
 #include <immintrin.h>
 
 /* The widest loops that may run (the test hook refsvm_ramp_simd_set lowers it): 2 the
-   AVX-512F loop of refsvm_ramp_eq15_pick_idx and the AVX2 loops of the others, 1 the AVX2
-   loops, 0 the SSE2 / plain ones. */
+   AVX-512F loops (refsvm_ramp_eq15_pick_idx, refsvm_ramp_working_set) and the AVX2 loops of
+   the others, 1 the AVX2 loops, 0 the SSE2 / plain ones. */
 static int refsvm_ramp_simd_max = 2;
 
 static int refsvm_ramp_use_avx2(void) {

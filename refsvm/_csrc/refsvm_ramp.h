@@ -125,8 +125,8 @@ REFSVM_API Py_ssize_t refsvm_ramp_working_set(const char* in_v, const double* al
 REFSVM_API void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c,
                                       int nr, Py_ssize_t n);
 /* Which loops the passes above take (a test hook, OnlineSVMR's _simd_level): 2 the
-   AVX-512F loop of refsvm_ramp_eq15_pick_idx and the AVX2 loops of the others, 1 the AVX2
-   loops, 0 the SSE2 / plain ones, each as far as the CPU has them.  _set caps the level
+   AVX-512F loops (refsvm_ramp_eq15_pick_idx, refsvm_ramp_working_set) and the AVX2 loops of
+   the others, 1 the AVX2 loops, 0 the SSE2 / plain ones, each as far as the CPU has them.  _set caps the level
    (2: what the CPU has, the default); _get is the level in force. */
 REFSVM_API int refsvm_ramp_simd_get(void);
 REFSVM_API void refsvm_ramp_simd_set(int level);
