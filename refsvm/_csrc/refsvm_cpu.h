@@ -12,8 +12,8 @@
 enum {
     REFSVM_CPU_AVX2 = 1,          /* AVX2 (the 4-wide double bodies, gathers) */
     REFSVM_CPU_FMA = 2,           /* fused multiply-add (with AVX2: exp's 4-wide form) */
-    REFSVM_CPU_AVX512F = 4,       /* AVX-512F (8-wide exp, POKER's scan) */
-    REFSVM_CPU_AVX512DQ = 8,      /* AVX-512DQ (with F: the 8-row distances) */
+    REFSVM_CPU_AVX512F = 4,       /* AVX-512F (8-wide exp, POKER's scan, 8-row distances) */
+    REFSVM_CPU_AVX512DQ = 8,      /* AVX-512DQ (detected; no body needs it at present) */
     REFSVM_CPU_X86_64_V3 = 16,    /* the x86-64-v3 level (AVX2, FMA, BMI1/2, ...): RKPA */
     REFSVM_CPU_X86_64_V4 = 32,    /* the x86-64-v4 level (v3 and AVX-512F/BW/CD/DQ/VL): RKPA */
     REFSVM_CPU_DETECTED = 1 << 30 /* set once the features above were read */

@@ -45,18 +45,31 @@ static REFSVM_INLINE int refsvm_ramp_cannot_win(double g, double q, double bg) {
     return bg > 0.0 && g * g * REFSVM_RAMP_GAIN_BOUND_HALF <= q * bg;
 }
 
-/* Step 11 on one violator j of the working set (rank j, g value gk, Q_jj q, alpha a): the
-   twin's scan; keeps j when it is the first of the largest gain (*best < 0: none yet). */
-static REFSVM_INLINE void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a, double C,
-                                    Py_ssize_t* best, double* bg) {
-    double gain;
-    if (refsvm_ramp_cannot_win(gk, q, *bg))
-        return;
-    gain = refsvm_ramp_eq13_gain(gk, q, refsvm_ramp_eq14(a, gk, q, C) - a);
+/* The scan's rule: j (gain of Eq. 13 gain) is kept when it is the first of the largest
+   gain (*best < 0: none yet). */
+static REFSVM_INLINE void refsvm_ramp_keep(Py_ssize_t j, double gain, Py_ssize_t* best,
+                                           double* bg) {
     if (*best < 0 || gain > *bg) {
         *best = j;
         *bg = gain;
     }
+}
+
+/* Step 11 on one violator j of the working set (rank j, g value gk, Q_jj q, alpha a): the
+   twin's scan; keeps j when it is the first of the largest gain (*best < 0: none yet). */
+static REFSVM_INLINE void refsvm_ramp_pick(Py_ssize_t j, double gk, double q, double a, double C,
+                                    Py_ssize_t* best, double* bg) {
+    if (refsvm_ramp_cannot_win(gk, q, *bg))
+        return;
+    refsvm_ramp_keep(j, refsvm_ramp_eq13_gain(gk, q, refsvm_ramp_eq14(a, gk, q, C) - a), best,
+                     bg);
+}
+
+/* refsvm_ramp_pick with the gain of j already computed (by the same operations) */
+static REFSVM_INLINE void refsvm_ramp_pick_gain(Py_ssize_t j, double gk, double q, double gain,
+                                                Py_ssize_t* best, double* bg) {
+    if (!refsvm_ramp_cannot_win(gk, q, *bg))
+        refsvm_ramp_keep(j, gain, best, bg);
 }
 
 /* a hint that *p is read soon (nothing where the compiler has no such hint) */
@@ -83,20 +96,39 @@ REFSVM_API Py_ssize_t refsvm_ramp_eq15(double* g, const double* srow, const doub
    the working set A in rank order with the moved coordinate's full signed row read
    through the positions of A, g[j] -= c * row[A[j]], fused with step 11: the violators
    of Eq. (3) in increasing rank, each passed to refsvm_ramp_pick (qa the Q_jj of A by
-   rank, alpha read at A[j]). */
+   rank, alpha read at A[j]).  AVX-512F eight positions at a time, AVX2 four, a plain loop
+   elsewhere: the same IEEE operations and the same choice in every case. */
 REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py_ssize_t* A,
                                           const double* ut, const double* lt,
                                           const double* qa, const double* alpha, double c,
                                           double C, Py_ssize_t n, Py_ssize_t* best,
                                           double* bg);
+/* Step 10 of a shrinking round of the twin (OnlineSVMR._optimize_shrunk): the working set
+   A of V (in_v[p] set) without the examples shrunk by the margin theta (alpha_p = 0 with
+   g_p < -theta, alpha_p = C with g_p > theta), in increasing p: A[j] = p, rank[p] = j and
+   the copies ga, uta, lta, qa of g, ut, lt, qdiag at rank j; fused with the scan of step
+   11 over A (OnlineSVMR._consider: the violators of Eq. (3) with tolerance tol, each
+   passed to refsvm_ramp_keep with its gain, in increasing p).  Returns the size of A,
+   *nv the size of V.  A, ga, uta, lta, qa must hold n entries.  AVX-512F eight positions
+   at a time, a plain loop elsewhere: the same operations and the same choice. */
+REFSVM_API Py_ssize_t refsvm_ramp_working_set(const char* in_v, const double* alpha,
+                                              const double* g, const double* ut,
+                                              const double* lt, const double* qdiag,
+                                              double C, double theta, double tol,
+                                              Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
+                                              double* ga, double* uta, double* lta,
+                                              double* qa, Py_ssize_t* nv, Py_ssize_t* best,
+                                              double* bg);
 /* Eq. (15) on every position for nr (1 to 4) signed rows at once, the end of a shrinking
    round: g[k] -= c[0] * rows[0][k], then c[1] * rows[1][k], ... in that order for every
    k -- the same operations in the same order for every value as one pass per row. */
 REFSVM_API void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c,
                                       int nr, Py_ssize_t n);
-/* Which loops the passes above take (a test hook, OnlineSVMR's _simd_avx2): 1 the AVX2
-   loops, 0 the SSE2 / plain ones; set to 0, or back to what the CPU has. */
+/* Which loops the passes above take (a test hook, OnlineSVMR's _simd_level): 2 the
+   AVX-512F loops (refsvm_ramp_eq15_pick_idx, refsvm_ramp_working_set) and the AVX2 loops of
+   the others, 1 the AVX2 loops, 0 the SSE2 / plain ones, each as far as the CPU has them.  _set caps the level
+   (2: what the CPU has, the default); _get is the level in force. */
 REFSVM_API int refsvm_ramp_simd_get(void);
-REFSVM_API void refsvm_ramp_simd_set(int on);
+REFSVM_API void refsvm_ramp_simd_set(int level);
 
 #endif /* REFSVM_RAMP_H */

@@ -43,17 +43,19 @@ cnp.import_array()
 from refsvm._clib cimport (
     refsvm_ramp_cannot_win as cannot_win, refsvm_ramp_eq13_gain as eq13_gain,
     refsvm_ramp_eq14 as eq14, refsvm_ramp_eq15, refsvm_ramp_eq15_pick_idx,
-    refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set)
+    refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set,
+    refsvm_ramp_working_set)
 
 
-def _simd_avx2(on=None):
-    """Test hook: whether the Eq. (15) passes take their AVX2 loops.  ``on=False`` makes
-    them take the SSE2 / plain loops (which must give the same numbers bit for bit),
-    ``on=True`` the AVX2 loops again where the CPU has them.  Returns the choice in force
-    before the call."""
-    before = bool(refsvm_ramp_simd_get())
-    if on is not None:
-        refsvm_ramp_simd_set(1 if on else 0)
+def _simd_level(level=None):
+    """Test hook: which loops the Eq. (15) passes and a shrinking round's working set take.
+    2: the AVX-512F loops of a shrinking round (the working set, the fused pass) and the
+    AVX2 loops of the others, 1: the AVX2 loops, 0: the SSE2 / plain loops (all must give
+    the same numbers bit for bit), each as far as the CPU has them; ``level`` caps it (2, what the CPU has, is the default).  Returns the
+    level in force before the call."""
+    before = refsvm_ramp_simd_get()
+    if level is not None:
+        refsvm_ramp_simd_set(level)
     return before
 
 
@@ -1135,7 +1137,7 @@ cdef class OnlineSVMR(StreamLearner):
         Layout (twin only, same arithmetic as the reference): during a round, g, ut, lt
         and Q_jj of A live in contiguous copies (ga, uta, lta, qa, indexed by rank in A);
         Eq. (15) on A reads the moved coordinate's full row through A, fused with the scan
-        of step 11 (``refsvm_ramp_eq15_pick_idx``, AVX2 gathers)."""
+        of step 11 (``refsvm_ramp_eq15_pick_idx``, eight or four positions at a time)."""
         cdef Py_ssize_t n = self.n, na, nv, nt, p, k, j, jp, m, best, last, back
         cdef double C = self.C, theta = self.shrink_margin, a_old, a_new, delta, c, gk, a, d
         cdef double gain, bg, kpq, dl, dp, cl, cp, sk, min_gain
@@ -1160,23 +1162,14 @@ cdef class OnlineSVMR(StreamLearner):
         cdef double acc
         cdef double Hf[BLOCK_MAX * BLOCK_MAX]
         while not self._cut_short():                             # departure step_budget
-            na = 0
-            nv = 0
             best = -1
             bg = -INFINITY
-            for p in range(n):                                   # step 10 on V; the set A
-                if not self.in_v[p]:
-                    continue
-                nv += 1
-                if not ((alpha[p] == 0.0 and g[p] < -theta) or (alpha[p] == C and g[p] > theta)):
-                    A[na] = p
-                    rank[p] = na
-                    ga[na] = g[p]
-                    uta[na] = self.ut[p]
-                    lta[na] = self.lt[p]
-                    qa[na] = qdiag[p]
-                    na += 1
-                    self._consider(p, &best, &bg)
+            # step 10 on V; the set A: every p of V but alpha_p = 0 with g_p < -theta and
+            # alpha_p = C with g_p > theta, in increasing p (A[rank[p]] = p, the copies ga,
+            # uta, lta, qa), each passed to _consider's test and rule (refsvm_ramp_working_set)
+            na = refsvm_ramp_working_set(self.in_v, alpha, g, self.ut, self.lt, qdiag, C, theta,
+                                         self.tol, n, A, rank, ga, uta, lta, qa, &nv, &best,
+                                         &bg)
             if best < 0:
                 return 0
             min_gain = self._gain_threshold()
@@ -1481,12 +1474,11 @@ cdef class OnlineSVMR(StreamLearner):
         cdef long long m = self.max_non_sv, grown
         if m < 0:
             return 0
-        for p in range(self.n):
-            if self.alpha[p] == 0.0 and not self.dead[p]:
-                self.tmp_keys[cnt].key = fabs(1.0 - self.g[p])
-                self.tmp_keys[cnt].id = self.ids[p]
-                self.tmp_keys[cnt].pos = p
-                cnt += 1
+        for p in range(self.n):                  # the live non-SVs, without a branch
+            self.tmp_keys[cnt].key = fabs(1.0 - self.g[p])
+            self.tmp_keys[cnt].id = self.ids[p]
+            self.tmp_keys[cnt].pos = p
+            cnt += (self.alpha[p] == 0.0) & (self.dead[p] == 0)
         if self.budget_per_sv > 0.0:
             # departure budget_per_sv: m grows with #SV (the live positions not in X)
             grown = <long long> (self.budget_per_sv * <double> (self.n - self.n_dead - cnt))
@@ -1574,10 +1566,9 @@ cdef class OnlineSVMR(StreamLearner):
         """f(x) for the example just appended to the store (row self.n)."""
         cdef Py_ssize_t p, j, n = self.n, n_sym = 0
         cdef double f = 0.0, v
-        for p in range(n):
-            if self.alpha[p] != 0.0:
-                self.svpos[n_sym] = p
-                n_sym += 1
+        for p in range(n):                       # the SVs, in order, without a branch
+            self.svpos[n_sym] = p
+            n_sym += self.alpha[p] != 0.0
         self._k_many(n, self.svpos, n_sym, self.kval)          # k(x_p, x) for the SVs
         for j in range(n_sym):
             p = self.svpos[j]

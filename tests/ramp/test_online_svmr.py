@@ -1286,20 +1286,24 @@ def test_cycle_parameters_out_of_range_are_rejected_by_both_twins(name, value):
 
 
 @pytest.mark.parametrize("C", [1.0, 100.0])
-def test_avx2_and_plain_loops_give_the_same_state(C):
+def test_avx512_avx2_and_plain_loops_give_the_same_state(C):
     """The compiled twin's Eq. (15) passes (the filter of step 11; in shrinking rounds,
     its fusion with the scan over the violators for a row read through the working set,
-    and the pass over all of I for up to four moved rows at the
-    end of a round) have AVX2 loops chosen at run time and
-    SSE2 / plain loops elsewhere: on 600 overlapping Gaussian rows with shrinking and the
-    bias, both give the same state bit for bit after every example, and the AVX2 loops
-    (where the CPU has them) are in force again afterwards."""
+    and the pass over all of I for up to four moved rows at the end of a round) and the
+    making of a round's working set fused with its scan have AVX-512F (the fused pass,
+    the working set) and AVX2 loops chosen at run time and SSE2 / plain loops elsewhere: on 600 overlapping Gaussian rows with shrinking and the bias, every level
+    the CPU has gives the state of the plain loops bit for bit after every example, and
+    the widest loops are in force again afterwards."""
     X, y = make_two_gaussians(600, distance=1.0, random_state=7)
-    before = _ramp._simd_avx2()
+    before = _ramp._simd_level()
+    levels = []
     states = []
     try:
-        for on in (True, False):
-            _ramp._simd_avx2(on)
+        for level in (2, 1, 0):
+            _ramp._simd_level(level)
+            if _ramp._simd_level() in levels:   # the CPU has no loops of this level
+                continue
+            levels.append(_ramp._simd_level())
             s = _ramp.OnlineSVMR(2, C=C, gamma=0.5, shrinking=True, fit_intercept=True)
             run = []
             for t in range(y.shape[0]):
@@ -1308,8 +1312,10 @@ def test_avx2_and_plain_loops_give_the_same_state(C):
                     run.append(s.get_state())
             states.append(run)
     finally:
-        _ramp._simd_avx2(before)
-    assert _ramp._simd_avx2() == before
+        _ramp._simd_level(before)
+    assert _ramp._simd_level() == before
+    assert levels[-1] == 0
     assert states[0][-1]["n_steps"] > 1000
-    for t, (sa, sb) in enumerate(zip(*states)):
-        _bitwise(sa, sb, f"example {50 * t + 49}")
+    for level, other in zip(levels[:-1], states[:-1]):
+        for t, (sa, sb) in enumerate(zip(other, states[-1])):
+            _bitwise(sa, sb, f"level {level}, example {50 * t + 49}")
