@@ -161,16 +161,17 @@ cdef inline void _sqnorm4(const double* const* xs, Py_ssize_t d, double* xn) noe
     xn[3] = s3
 
 
-def _vector_level(cap=None):
-    """Test hook: caps the level of the C bodies the twin runs (0 the baseline, 1
-    x86-64-v3, 2 x86-64-v4; each only where the CPU has it, refsvm_rkpa.h); from level 1
-    on every level gives the same bits.  Returns the level the bodies run at after the
-    call (without ``cap``: now)."""
-    if cap is not None:
-        if cap not in (0, 1, 2):
-            raise ValueError(f"cap must be 0, 1 or 2, got {cap!r}")
-        _rkpa_set_level(cap)
-    return _rkpa_get_level()
+def _simd_level(level=None):
+    """Test hook: which bodies the twin's C runs (0 the baseline, 1 x86-64-v3, 2
+    x86-64-v4; each as far as the CPU has it, refsvm_rkpa.h; from 1 on every level gives
+    the same bits); ``level`` caps it (2, what the CPU has, is the default).  Returns the
+    level in force before the call (as the ramp twin's ``_simd_level``)."""
+    before = _rkpa_get_level()
+    if level is not None:
+        if level not in (0, 1, 2):
+            raise ValueError(f"level must be 0, 1 or 2, got {level!r}")
+        _rkpa_set_level(level)
+    return before
 
 
 def _exp(x):

@@ -51,8 +51,8 @@ def _simd_level(level=None):
     """Test hook: which loops the Eq. (15) passes and a shrinking round's working set take.
     2: the AVX-512F loops of a shrinking round (the working set, the fused pass) and the
     AVX2 loops of the others, 1: the AVX2 loops, 0: the SSE2 / plain loops (all must give
-    the same numbers bit for bit), each as far as the CPU has them; ``level`` caps it (2, what the CPU has, is the default).  Returns the
-    level in force before the call."""
+    the same numbers bit for bit), each as far as the CPU has them; ``level`` caps it (2,
+    what the CPU has, is the default).  Returns the level in force before the call."""
     before = refsvm_ramp_simd_get()
     if level is not None:
         refsvm_ramp_simd_set(level)

@@ -115,12 +115,15 @@ def test_blocked_products_of_wider_rows_equal_the_stream_of_steps(name, kw, d):
 @pytest.fixture
 def vector_levels():
     """The levels of the twin's C bodies this CPU runs from v3 on (refsvm_rkpa.h); the cap
-    is put back after the test."""
-    hook = _reduced_kernel_pa._vector_level
-    top = hook(2)
-    levels = [level for level in (1, 2) if hook(level) == level]
+    is put back to its default (2) after the test."""
+    hook = _reduced_kernel_pa._simd_level
+    levels = []
+    for level in (1, 2):
+        hook(level)
+        if hook() == level:
+            levels.append(level)
     yield levels
-    hook(top)
+    hook(2)
 
 
 @pytest.mark.parametrize("name,kw", CASES[:3] + CASES[-1:], ids=IDS[:3] + IDS[-1:])
@@ -131,7 +134,7 @@ def test_the_vector_levels_give_the_same_bits(name, kw, vector_levels):
     every tile and tail of the bodies -- is the same bit for bit."""
     if len(vector_levels) < 2:
         pytest.skip("the CPU has no x86-64-v4: one level to compare")
-    hook = _reduced_kernel_pa._vector_level
+    hook = _reduced_kernel_pa._simd_level
     rng = np.random.RandomState(3)
     for m, d in [(1, 12), (3, 2), (7, 9), (13, 30), (33, 9), (37, 12), (64, 30), (97, 9),
                  (100, 21), (130, 60)]:
