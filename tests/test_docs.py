@@ -50,6 +50,25 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
 
 
+def test_noisy_streams_table_shows_the_result_file():
+    """docs/defaults.rst shows the table benchmarks/bench_noisy_streams.py renders from
+    its result file (docs/_static/noisy_streams.json), every stream and C measured."""
+    import importlib.util
+    import json
+
+    path = ROOT / "benchmarks" / "bench_noisy_streams.py"
+    spec = importlib.util.spec_from_file_location("_bench_noisy_streams", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = json.loads((ROOT / "docs" / "_static" / "noisy_streams.json").read_text())
+    page = (ROOT / "docs" / "defaults.rst").read_text(encoding="utf-8")
+    shown = page[page.index(bench.BEGIN) + len(bench.BEGIN):page.index(bench.END)]
+    assert shown == bench.render_rst(result)
+    assert {(c["name"], c["C"]) for c in result["cells"]} == {
+        (n, C) for n in bench.STREAMS for C in (1.0, 10.0)}
+    assert result["summary"] == json.loads(json.dumps(bench.summary(result["cells"])))
+
+
 def test_defaults_page_shows_the_result_file():
     """docs/defaults.rst shows the table that benchmarks/bench_defaults_vs_libsvm.py
     renders from the result file it wrote (docs/_static/defaults_vs_libsvm.json): the

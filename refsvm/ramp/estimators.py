@@ -104,13 +104,14 @@ class OnlineRampSVM(SupportVectorsMixin, BaseKernelClassifier):
         as outliers, every later example that model gets badly wrong: on Banana (C = 1
         and 10, 8 random orders each) 3 of 16 runs ended at 67-71 % test accuracy and
         the benchmark's order at 85.6 % (LIBSVM: 88.7 %); with ``warmup=200`` all 16
-        end at 88.3-89.0 %.  Where the early model cannot yet draw the classes (a
-        checkerboard at a kernel as wide as its squares), the pass can still settle
-        in a poor local optimum, its updates unlearning and relearning the same
-        examples: then the departure ``rewarm`` (on by default) learns the stream in
-        hinge stretches, each ended by the ramp's steps 9-27 once (CCCP's start again),
-        and ``fit``'s finishing step ends the last one (``docs/wang_vucetic.rst``,
-        "Hinge stretches").  ``warmup=len(X) - 1`` in ``fit`` learns the whole pass
+        end at 88.3-89.0 %.  On noisy data the pass can still settle in a poor local
+        optimum: its updates unlearn and relearn the same examples (a checkerboard at a
+        kernel as wide as its squares), or it freezes on a small model (Gauss at
+        gamma = 2, C = 10).  Once the updates have unlearned more than 5 % of the
+        arrivals, the departure ``rewarm`` (on by default) learns the stream in hinge
+        stretches, each ended by the ramp's steps 9-27 once (CCCP's start again), and
+        ``fit``'s finishing step ends the last one (``docs/wang_vucetic.rst``, "Hinge
+        stretches").  ``warmup=len(X) - 1`` in ``fit`` learns the whole pass
         with the hinge loss and runs steps 9-27 once at its end, at about the hinge
         SVM's time and memory (``docs/defaults.rst``).
     shrinking : bool, default=True

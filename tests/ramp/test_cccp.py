@@ -80,7 +80,9 @@ def test_online_solution_is_a_cccp_fixed_point(mod, n, shrinking):
     off) keeps alpha; at a 1000x tighter inner tolerance f moves by less than the KKT slack."""
     X, y = gauss(n, 3)
     C, tol = 1.0, 1e-3
-    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=tol, min_gain=1e-14, shrinking=shrinking)
+    # rewarm off: a pass that ends inside one of its hinge stretches holds a hinge solution
+    s = mod.OnlineSVMR(2, False, C=C, gamma=0.5, tol=tol, min_gain=1e-14, shrinking=shrinking,
+                       departures={"rewarm": 0.0})
     s.run(X, y, np.arange(n, dtype=np.intp))
     st = s.get_state()
     assert np.array_equal(st["I"], np.arange(n))
@@ -105,7 +107,8 @@ def test_default_online_solution_is_a_cccp_fixed_point_up_to_the_gain_rule(shrin
     """With the paper's defaults (tol 1e-3, min_gain 1e-5) one CCCP round keeps V; f and the
     dual objective change only by the slack the gain rule leaves."""
     X, y = gauss(1000, 0)
-    s = _ramp.OnlineSVMR(2, False, C=1.0, gamma=0.5, shrinking=shrinking)
+    s = _ramp.OnlineSVMR(2, False, C=1.0, gamma=0.5, shrinking=shrinking,
+                         departures={"rewarm": 0.0})          # (see above)
     s.run(X, y, np.arange(1000, dtype=np.intp))
     st = s.get_state()
     r = cccp_ramp(X, y, 1.0, gamma=0.5, tol=1e-3, alpha0=st["alpha"], max_rounds=1)

@@ -3,7 +3,8 @@
 - the printed updates cascade on the noisy Checkerboard with a wide kernel: more
   unlearnings than arrivals (the failure the departure answers);
 - with the departure the stream is learned in hinge stretches, with far fewer steps, and
-  the model is as accurate; on a stream that does not cascade nothing changes;
+  the model is as accurate; on a stream whose pass unlearns fewer than ``rewarm`` = 5 %
+  of its arrivals nothing changes;
 - both twins take the same path through the stretches, example by example, and the
   finishing step ends a stretch under way in both;
 - the stretch is part of the saved state (pickle round trip mid-stretch; a state saved
@@ -18,10 +19,10 @@ import pytest
 from refsvm import OnlineRampSVM
 from refsvm._state_checks import check_state
 from refsvm.core.kernels import get_row
-from refsvm.datasets import make_checkerboard
+from refsvm.datasets import make_checkerboard, make_two_gaussians
 from refsvm.ramp import online_svmr as ramp
 
-from .test_online_svmr import check_invariants, compare_states, noisy_gauss
+from .test_online_svmr import check_invariants, compare_states
 
 _ramp = pytest.importorskip("refsvm.ramp._online_svmr")
 
@@ -51,7 +52,7 @@ def test_the_printed_updates_cascade_and_the_stretches_end_it():
     assert printed.hinge_until == 200
     assert printed.n_unlearned > printed.n_seen            # the cascade
     ours = learn(_ramp, X, y)
-    assert ours.hinge_until > 2000                         # a stretch under way
+    assert ours.hinge_until >= ours.n_seen                 # a stretch under way
     assert ours.n_steps < printed.n_steps / 3
     ours.finish(1e-9)
     assert ours.outlier_bound == 2.0 and ours.hinge_until == 1999
@@ -61,9 +62,11 @@ def test_the_printed_updates_cascade_and_the_stretches_end_it():
 
 
 def test_a_stream_that_does_not_cascade_is_unchanged():
-    X, y = noisy_gauss(1200, 3)
+    X, y = make_two_gaussians(1200, distance=3.0, random_state=3)
+    X, y = np.ascontiguousarray(X), y.astype(np.float64)
     a = learn(_ramp, X, y)
     b = learn(_ramp, X, y, departures={"rewarm": 0.0})
+    assert 0 < b.n_unlearned < 0.05 * b.n_seen             # the rule looked and held
     assert a.hinge_until == b.hinge_until == 200
     compare_states(a.get_state(), b.get_state(), "end", atol=0.0)
 

@@ -107,10 +107,11 @@ DEPARTURES = {
         answers="a stream can freeze a wrong early model: the parameter warmup > 0 may "
                 "learn the first arrivals with the hinge loss"),
     "rewarm": Departure(
-        default=1.0, paper=0.0, check=nonnegative,
-        answers="with a wide kernel and label noise the updates unlearn and relearn the "
-                "same examples (noisy Checkerboard, gamma = 0.5): more than rewarm "
-                "unlearnings per arrival start a hinge stretch (0: off)"),
+        default=0.05, paper=0.0, check=nonnegative,
+        answers="on noisy streams the ramp updates cascade (a wide kernel: the same "
+                "examples unlearned and relearned; noisy Checkerboard, gamma = 0.5) or "
+                "freeze on a model that misses whole regions (Gauss, gamma = 2, C = 10): "
+                "more than rewarm unlearnings per arrival start a hinge stretch (0: off)"),
     "rewarm_after": Departure(
         default=500, paper=500, check=integer(0, 2**62),
         answers="the examples seen before the rule of rewarm applies"),
