@@ -226,6 +226,7 @@ cdef class OnlineSVMR(StreamLearner):
     cdef readonly double rewarm          # unlearnings per arrival that start a hinge stretch ...
     cdef readonly long long rewarm_after # ... once this many examples are seen (see the reference)
     cdef readonly long long rewarm_growth  # a stretch ends at this times the examples seen
+    cdef readonly long long rewarm_max     # ... at most this many arrivals on (0: no cap)
     cdef double budget_left              # iterations of steps 10-15 left in this update
     cdef double update_work              # work of this update's steps 10-15 so far
     cdef double poll_work                # work since the last look for a signal
@@ -329,6 +330,7 @@ cdef class OnlineSVMR(StreamLearner):
         self.rewarm = dep["rewarm"]
         self.rewarm_after = dep["rewarm_after"]
         self.rewarm_growth = dep["rewarm_growth"]
+        self.rewarm_max = dep["rewarm_max"]
         self.budget_left = INFINITY
         self.n_features = n_features
         self.sparse = sparse
@@ -1641,13 +1643,15 @@ cdef class OnlineSVMR(StreamLearner):
     cdef inline void _rewarm(self) noexcept nogil:
         """After an arrival: more than ``rewarm`` unlearnings per arrival so far (or a
         stretch before) start a hinge stretch up to arrival ``rewarm_growth`` times the
-        examples seen (departure ``rewarm``; the reference's ``_rewarm``,
-        refsvm/ramp/departures/rewarm.py)."""
+        examples seen, at most ``rewarm_max`` arrivals on (departure ``rewarm``; the
+        reference's ``_rewarm``, refsvm/ramp/departures/rewarm.py)."""
         if (self.rewarm > 0.0 and self.n_seen > self.hinge_until
                 and self.n_seen >= self.rewarm_after
                 and (self.hinge_until > self.warmup
                      or <double> self.n_unlearned > self.rewarm * <double> self.n_seen)):
             self.hinge_until = self.rewarm_growth * self.n_seen
+            if self.rewarm_max and self.hinge_until > self.n_seen + self.rewarm_max:
+                self.hinge_until = self.n_seen + self.rewarm_max
 
     cdef inline void _end_rewarm(self) noexcept nogil:
         """A hinge stretch (not the warm-up) under way ends now (the reference's

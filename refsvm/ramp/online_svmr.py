@@ -208,7 +208,8 @@ block_guesses, block_kkt_tol, hold_out
     #: The settings of the departures kept as attributes (both twins).
     SETTINGS = ("singular_pairs", "pair_eta", "pair_eps", "cycle_window", "cycle_set",
                 "cycle_ratio", "cycle_eta", "block_guesses", "block_kkt_tol", "hold_out",
-                "budget_per_sv", "step_budget", "rewarm", "rewarm_after", "rewarm_growth")
+                "budget_per_sv", "step_budget", "rewarm", "rewarm_after", "rewarm_growth",
+                "rewarm_max")
     #: The counters of the state (get_state, save_state, load_state).
     COUNTERS = ("n_seen", "n_updates", "n_steps", "n_cccp_rounds", "n_unlearned", "n_removed",
                 "n_gain_stops", "n_row_builds", "n_shrink_rounds", "n_shrunk")
@@ -222,8 +223,7 @@ block_guesses, block_kkt_tol, hold_out
         dep = self.departures = resolve(DEPARTURES, departures)
         self.C = float(C)
         self.kernel = Kernel(kernel, gamma, degree, coef0)
-        self.tol = float(tol)
-        self.min_gain = float(min_gain)
+        self.tol, self.min_gain = float(tol), float(min_gain)
         self.max_non_sv = -1 if max_non_sv is None else int(max_non_sv)
         self.shrink_margin = float(shrink_margin)
         if int(warmup) < 0:

@@ -71,16 +71,18 @@ def test_a_stream_that_does_not_cascade_is_unchanged():
     compare_states(a.get_state(), b.get_state(), "end", atol=0.0)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_twins_agree_through_the_stretches(seed):
+@pytest.mark.parametrize("seed,cap", [(0, 0), (1, 0), (0, 70)])
+def test_twins_agree_through_the_stretches(seed, cap):
     """Both twins, example by example, with the rule made to fire early, then the
     finishing step ends the stretch.  The invariants are checked after every update that
     ran with the bound now in force (an update that starts a stretch ran with the bound 2,
-    and until the stretch's first update I keeps the ramp's outliers outside V)."""
+    and until the stretch's first update I keeps the ramp's outliers outside V).  With
+    ``rewarm_max`` no stretch is longer than it."""
     X, y = ncheck(420, seed)
     params = dict(C=10.0, gamma=GAMMA, tol=1e-3, min_gain=3e-6, max_non_sv=100,
                   shrinking=True, keep_rows=True, fit_intercept=True, stop="relative",
-                  warmup=50, departures={"rewarm": 0.05, "rewarm_after": 60})
+                  warmup=50, departures={"rewarm": 0.05, "rewarm_after": 60,
+                                         "rewarm_max": cap})
     a = ramp.OnlineSVMR(2, False, **params)
     b = _ramp.OnlineSVMR(2, False, **params)
     marks, updates = set(), 0
@@ -91,9 +93,12 @@ def test_twins_agree_through_the_stretches(seed):
         compare_states(sa, b.get_state(), f"example {t}", atol=1e-11)
         if a.n_updates > updates and sa["hinge_until"] in marks | {50}:
             check_invariants(sa, a, X[sa["I"]], 10.0, 1e-3, 3e-6, True, g_atol=1e-10)
+        if sa["hinge_until"] not in marks and sa["hinge_until"] > 50:   # a stretch starts
+            length = sa["hinge_until"] - a.n_seen
+            assert length == (min(cap, 3 * a.n_seen) if cap else 3 * a.n_seen)
         marks.add(sa["hinge_until"])
         updates = a.n_updates
-    assert len(marks) >= 3                                 # the warm-up and two stretches
+    assert len(marks) >= (5 if cap else 3)                 # the warm-up and the stretches
     assert a.hinge_until >= a.n_seen                       # one under way
     assert a.finish(1e-9) == b.finish(1e-9)
     compare_states(a.get_state(), b.get_state(), "after finish", atol=1e-11)
