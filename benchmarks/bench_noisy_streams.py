@@ -203,5 +203,29 @@ def main(argv=None):
     return result
 
 
+def test_noisy_streams(benchmark):
+    """pytest entry point: the figures of ``benchmarks/floors.toml`` group ``noisy streams
+    summary`` (``n_below_half_point``, ``median_time_ratio``, ``max_time_ratio``).  Does not
+    write the result file; a few minutes."""
+    import pytest
+
+    import conftest
+    from conftest import SHARED_DATA
+
+    if not SHARED_DATA.exists():
+        pytest.skip("shared data not available")
+    argv = ["--data-home", str(SHARED_DATA), "--no-write", "--repeat", "1"]
+    result = benchmark.pedantic(main, args=(argv,), rounds=1, iterations=1)
+    record_floors(result, conftest._RESULTS)
+
+
+def record_floors(result, results):
+    """The figures the floors of ``[noisy-streams]`` read, into ``results`` (conftest's)."""
+    s = result["summary"]
+    results["noisy streams summary"] = {"OnlineRampSVM defaults": {
+        "min": 1.0, "median": 1.0, "n_below_half_point": len(s["below_half_point"]),
+        "median_time_ratio": s["median_time_ratio"], "max_time_ratio": s["max_time_ratio"]}}
+
+
 if __name__ == "__main__":
     main()
