@@ -9,6 +9,7 @@ stays consistent, separate estimators in threads equal sequential fits.
 
 from __future__ import annotations
 
+import gc
 import signal
 import threading
 import time
@@ -80,6 +81,11 @@ def _interrupted_call(name, backend, X, y, delay):
 
     old = signal.signal(signal.SIGALRM, handler)
     est = REGISTRY[name](backend)
+    # no collection while the alarm is armed: an interrupt that lands in a gc callback
+    # (hypothesis installs one in a worker that ran its tests) is swallowed and reported
+    # as unraisable, and the attempt is lost
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         try:
             signal.setitimer(signal.ITIMER_REAL, delay)
@@ -93,6 +99,8 @@ def _interrupted_call(name, backend, X, y, delay):
         return est, exc, time.perf_counter() - fired[0]
     finally:
         signal.signal(signal.SIGALRM, old)
+        if collecting:
+            gc.enable()
     return est, None, None
 
 
