@@ -142,6 +142,25 @@ def ramp_optimum(X, y, C, gamma, X_test=None, y_test=None):
     return int(sv.shape[0]), bool(res.converged), acc
 
 
+def side_by_side(makers, X, y, X_test, y_test, repeat=2):
+    """Every estimator of ``makers`` (key -> a function that builds it) fitted on (X, y),
+    interleaved (one of each per round, ``repeat`` rounds): ``{key}_time`` (the best
+    round), ``{key}_acc`` (test accuracy) and ``{key}_sv`` (#SV) for every key."""
+    best = {k: np.inf for k in makers}
+    models = {}
+    for _ in range(max(1, repeat)):
+        for key, make in makers.items():
+            t0 = time.perf_counter()
+            models[key] = make().fit(X, y)
+            best[key] = min(best[key], time.perf_counter() - t0)
+    out = {}
+    for key, m in models.items():
+        out[f"{key}_time"] = best[key]
+        out[f"{key}_acc"] = float(m.score(X_test, y_test))
+        out[f"{key}_sv"] = int(np.sum(m.n_support_))
+    return out
+
+
 def run_row(name, C, repeat=2, quick=False, data_home=None, optimum=True):
     """One row: LIBSVM, the defaults and the fixed budget, side by side."""
     from sklearn.svm import SVC
@@ -155,18 +174,8 @@ def run_row(name, C, repeat=2, quick=False, data_home=None, optimum=True):
     makers = {"svc": lambda: SVC(C=C, gamma=gamma),
               "ramp": lambda: OnlineRampSVM(C=C, gamma=gamma),
               "fixed": lambda: OnlineRampSVM(C=C, gamma=gamma, **FIXED_BUDGET)}
-    best = {k: np.inf for k in makers}
-    models = {}
-    for _ in range(max(1, repeat)):
-        for key, make in makers.items():          # interleaved: one of each per round
-            t0 = time.perf_counter()
-            models[key] = make().fit(X, y)
-            best[key] = min(best[key], time.perf_counter() - t0)
-    row = {"name": name, "C": C, "n": int(X.shape[0]), "d": int(X.shape[1]), "gamma": gamma}
-    for key, m in models.items():
-        row[f"{key}_time"] = best[key]
-        row[f"{key}_acc"] = float(m.score(Xt, yt))
-        row[f"{key}_sv"] = int(np.sum(m.n_support_))
+    row = {"name": name, "C": C, "n": int(X.shape[0]), "d": int(X.shape[1]), "gamma": gamma,
+           **side_by_side(makers, X, y, Xt, yt, repeat)}
     if optimum and (row["ramp_sv"] > row["svc_sv"] or name in OPTIMUM_ROWS):
         row["optimum_sv"], row["optimum_converged"], row["optimum_acc"] = ramp_optimum(
             X, y, C, gamma, Xt, yt)
@@ -284,11 +293,16 @@ DOCS_PAGE = HERE.parent / "docs" / "defaults.rst"
 BEGIN, END = ".. BEGIN defaults table\n\n", "\n.. END defaults table"
 
 
+def replace_between(page, begin, end, table):
+    """Put ``table`` between the markers ``begin`` and ``end`` of the page ``page``."""
+    text = Path(page).read_text(encoding="utf-8")
+    a, b = text.index(begin) + len(begin), text.index(end)
+    Path(page).write_text(text[:a] + table + text[b:], encoding="utf-8")
+
+
 def write_docs_table(result, page=DOCS_PAGE):
     """Put ``render_rst(result)`` between the markers of ``docs/defaults.rst``."""
-    text = Path(page).read_text(encoding="utf-8")
-    a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
-    Path(page).write_text(text[:a] + render_rst(result) + text[b:], encoding="utf-8")
+    replace_between(page, BEGIN, END, render_rst(result))
 
 
 def main(argv=None):

@@ -29,7 +29,6 @@ import datetime as _dt
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +36,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.append(str(HERE.parent))  # a source checkout, not installed
+
+from bench_defaults_vs_libsvm import ramp_optimum, replace_between, side_by_side  # noqa: E402
 
 RESULT_FILE = HERE.parent / "docs" / "_static" / "noisy_streams.json"
 DOCS_PAGE = HERE.parent / "docs" / "defaults.rst"
@@ -102,21 +103,9 @@ def run_cell(name, C, repeat=2, data_home=None, optimum=True):
     makers = {"svc": lambda: SVC(C=C, gamma=gamma),
               "ramp": lambda: OnlineRampSVM(C=C, gamma=gamma),
               "old": lambda: OnlineRampSVM(C=C, gamma=gamma, **OLD_REWARM)}
-    best = {k: np.inf for k in makers}
-    models = {}
-    for _ in range(max(1, repeat)):
-        for key, make in makers.items():          # interleaved: one of each per round
-            t0 = time.perf_counter()
-            models[key] = make().fit(X, y)
-            best[key] = min(best[key], time.perf_counter() - t0)
-    cell = {"name": name, "C": C, "n": int(X.shape[0]), "gamma": gamma}
-    for key, m in models.items():
-        cell[f"{key}_time"] = best[key]
-        cell[f"{key}_acc"] = float(m.score(Xt, yt))
-        cell[f"{key}_sv"] = int(np.sum(m.n_support_))
+    cell = {"name": name, "C": C, "n": int(X.shape[0]), "gamma": gamma,
+            **side_by_side(makers, X, y, Xt, yt, repeat)}
     if optimum and cell["svc_acc"] - cell["ramp_acc"] > 0.005:
-        from bench_defaults_vs_libsvm import ramp_optimum
-
         _, _, cell["optimum_acc"] = ramp_optimum(X, y, C, gamma, Xt, yt)
     return cell
 
@@ -166,10 +155,8 @@ def render_rst(result):
 
 
 def write_docs_table(result, page=DOCS_PAGE):
-    """Put ``render_rst(result)`` between the markers of ``docs/defaults.rst``."""
-    text = Path(page).read_text(encoding="utf-8")
-    a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
-    Path(page).write_text(text[:a] + render_rst(result) + text[b:], encoding="utf-8")
+    """Put ``render_rst(result)`` between this table's markers of ``docs/defaults.rst``."""
+    replace_between(page, BEGIN, END, render_rst(result))
 
 
 def main(argv=None):

@@ -50,19 +50,28 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
 
 
-def test_noisy_streams_table_shows_the_result_file():
-    """docs/defaults.rst shows the table benchmarks/bench_noisy_streams.py renders from
-    its result file (docs/_static/noisy_streams.json), every stream and C measured."""
+def _table_of(script, result_file):
+    """(the benchmark module ``benchmarks/<script>``, its result file
+    ``docs/_static/<result_file>``, the table docs/defaults.rst shows between the
+    module's markers)."""
     import importlib.util
     import json
 
-    path = ROOT / "benchmarks" / "bench_noisy_streams.py"
-    spec = importlib.util.spec_from_file_location("_bench_noisy_streams", path)
+    spec = importlib.util.spec_from_file_location("_" + script[:-3],
+                                                  ROOT / "benchmarks" / script)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    result = json.loads((ROOT / "docs" / "_static" / "noisy_streams.json").read_text())
+    result = json.loads((ROOT / "docs" / "_static" / result_file).read_text())
     page = (ROOT / "docs" / "defaults.rst").read_text(encoding="utf-8")
-    shown = page[page.index(bench.BEGIN) + len(bench.BEGIN):page.index(bench.END)]
+    return bench, result, page[page.index(bench.BEGIN) + len(bench.BEGIN):page.index(bench.END)]
+
+
+def test_noisy_streams_table_shows_the_result_file():
+    """docs/defaults.rst shows the table benchmarks/bench_noisy_streams.py renders from
+    its result file (docs/_static/noisy_streams.json), every stream and C measured."""
+    import json
+
+    bench, result, shown = _table_of("bench_noisy_streams.py", "noisy_streams.json")
     assert shown == bench.render_rst(result)
     assert {(c["name"], c["C"]) for c in result["cells"]} == {
         (n, C) for n in bench.STREAMS for C in (1.0, 10.0)}
@@ -73,16 +82,9 @@ def test_defaults_page_shows_the_result_file():
     """docs/defaults.rst shows the table that benchmarks/bench_defaults_vs_libsvm.py
     renders from the result file it wrote (docs/_static/defaults_vs_libsvm.json): the
     page's numbers are a measurement's, not typed in."""
-    import importlib.util
     import json
 
-    path = ROOT / "benchmarks" / "bench_defaults_vs_libsvm.py"
-    spec = importlib.util.spec_from_file_location("_bench_defaults_vs_libsvm", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    result = json.loads((ROOT / "docs" / "_static" / "defaults_vs_libsvm.json").read_text())
-    page = (ROOT / "docs" / "defaults.rst").read_text(encoding="utf-8")
-    shown = page[page.index(bench.BEGIN) + len(bench.BEGIN):page.index(bench.END)]
+    bench, result, shown = _table_of("bench_defaults_vs_libsvm.py", "defaults_vs_libsvm.json")
     assert shown == bench.render_rst(result)
     # every row of the protocol is in the file, each measured at full size
     assert result["mode"] == "full"
