@@ -23,13 +23,24 @@ cdef extern from "refsvm_ramp.h":
                                    Py_ssize_t* best, double* bg) noexcept nogil
     # Step 10 of a shrinking round (the working set A of V and its copies) fused with the
     # scan of step 11 over A
-    Py_ssize_t refsvm_ramp_working_set(const char* in_v, const double* alpha, const double* g,
-                                       const double* ut, const double* lt,
-                                       const double* qdiag, double C, double theta, double tol,
-                                       Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
-                                       double* ga, double* uta, double* lta, double* qa,
-                                       Py_ssize_t* nv, Py_ssize_t* best,
-                                       double* bg) noexcept nogil
+    ctypedef struct refsvm_ramp_ws:
+        const char* in_v
+        const double* alpha
+        const double* g
+        const double* ut
+        const double* lt
+        const double* qdiag
+        double C, theta, tol
+        Py_ssize_t n
+        Py_ssize_t* A
+        Py_ssize_t* rank
+        double* ga
+        double* uta
+        double* lta
+        double* qa
+        Py_ssize_t nv, best
+        double bg
+    Py_ssize_t refsvm_ramp_working_set(refsvm_ramp_ws* w) noexcept nogil
     # Eq. (15) on every position for up to four rows at once (the end of a shrinking round)
     void refsvm_ramp_eq15_rows(double* g, const double* const* rows, const double* c, int nr,
                                Py_ssize_t n) noexcept nogil

@@ -282,21 +282,22 @@ REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py
             refsvm_ramp_pick(k, gk, qa[k], alpha[A[k]], C, best, bg);
     }
 }
-/* refsvm_ramp_working_set from position p0 on, with na members of A and nv of V so far */
-static Py_ssize_t refsvm_ramp_working_set_from(Py_ssize_t p0, Py_ssize_t na, Py_ssize_t* nv,
-                                               const char* in_v, const double* alpha,
-                                               const double* g, const double* ut,
-                                               const double* lt, const double* qdiag,
-                                               double C, double theta, double tol,
-                                               Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
-                                               double* ga, double* uta, double* lta,
-                                               double* qa, Py_ssize_t* best, double* bg) {
+/* refsvm_ramp_working_set from position p0 on, with na members of A and w->nv of V so
+   far */
+static Py_ssize_t refsvm_ramp_working_set_from(refsvm_ramp_ws* w, Py_ssize_t p0,
+                                               Py_ssize_t na) {
+    const char* in_v = w->in_v;
+    const double *alpha = w->alpha, *g = w->g, *ut = w->ut, *lt = w->lt, *qdiag = w->qdiag;
+    const double C = w->C, theta = w->theta, tol = w->tol;
+    const Py_ssize_t n = w->n;
+    Py_ssize_t *A = w->A, *rank = w->rank, nv = w->nv, best = w->best;
+    double *ga = w->ga, *uta = w->uta, *lta = w->lta, *qa = w->qa, bg = w->bg;
     Py_ssize_t p;
     for (p = p0; p < n; p++) {
         double a = alpha[p], gg = g[p];
         if (!in_v[p])
             continue;
-        *nv += 1;
+        nv += 1;
         if ((a == 0.0 && gg < -theta) || (a == C && gg > theta))
             continue;
         A[na] = p;
@@ -309,8 +310,11 @@ static Py_ssize_t refsvm_ramp_working_set_from(Py_ssize_t p0, Py_ssize_t na, Py_
         if ((a < C && gg > tol) || (a > 0.0 && gg < -tol))
             refsvm_ramp_keep(p, refsvm_ramp_eq13_gain(gg, qdiag[p],
                                                       refsvm_ramp_eq14(a, gg, qdiag[p], C) - a),
-                             best, bg);
+                             &best, &bg);
     }
+    w->nv = nv;
+    w->best = best;
+    w->bg = bg;
     return na;
 }
 
@@ -319,20 +323,18 @@ static Py_ssize_t refsvm_ramp_working_set_from(Py_ssize_t p0, Py_ssize_t na, Py_
    compressions (each stored whole: na + 8 <= p + 8 <= n), the violators' gains by
    refsvm_ramp_gain8, then refsvm_ramp_keep per set bit in increasing p */
 __attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
-static Py_ssize_t refsvm_ramp_working_set_avx512(const char* in_v, const double* alpha,
-                                                 const double* g, const double* ut,
-                                                 const double* lt, const double* qdiag,
-                                                 double C, double theta, double tol,
-                                                 Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
-                                                 double* ga, double* uta, double* lta,
-                                                 double* qa, Py_ssize_t* nv, Py_ssize_t* best,
-                                                 double* bg) {
+static Py_ssize_t refsvm_ramp_working_set_avx512(refsvm_ramp_ws* w) {
+    const char* in_v = w->in_v;
+    const double *alpha = w->alpha, *g = w->g, *ut = w->ut, *lt = w->lt, *qdiag = w->qdiag;
+    const double C = w->C;
+    const Py_ssize_t n = w->n;
+    Py_ssize_t *A = w->A, *rank = w->rank, nv = 0, best = w->best;
+    double *ga = w->ga, *uta = w->uta, *lta = w->lta, *qa = w->qa, bg = w->bg;
     Py_ssize_t p = 0, na = 0;
     const __m512d zero = _mm512_setzero_pd(), Cv = _mm512_set1_pd(C);
-    const __m512d th = _mm512_set1_pd(theta), nth = _mm512_set1_pd(-theta);
-    const __m512d tl = _mm512_set1_pd(tol), ntl = _mm512_set1_pd(-tol);
+    const __m512d th = _mm512_set1_pd(w->theta), nth = _mm512_set1_pd(-w->theta);
+    const __m512d tl = _mm512_set1_pd(w->tol), ntl = _mm512_set1_pd(-w->tol);
     __m512i idx = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    *nv = 0;
     for (; p + 8 <= n; p += 8, idx = _mm512_add_epi64(idx, _mm512_set1_epi64(8))) {
         __m512i iv = _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i*) (in_v + p)));
         __mmask8 in = _mm512_test_epi64_mask(iv, iv), keep, viol;
@@ -341,7 +343,7 @@ static Py_ssize_t refsvm_ramp_working_set_avx512(const char* in_v, const double*
         Py_ssize_t r;
         if (!in)
             continue;
-        *nv += __builtin_popcount((unsigned) in);
+        nv += __builtin_popcount((unsigned) in);
         a = _mm512_loadu_pd(alpha + p);
         gg = _mm512_loadu_pd(g + p);
         keep = in & ~((_mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ)
@@ -367,33 +369,27 @@ static Py_ssize_t refsvm_ramp_working_set_avx512(const char* in_v, const double*
             double gains[8];
             _mm512_storeu_pd(gains, refsvm_ramp_gain8(gg, q, a, Cv));
             for (bits = viol; bits; bits &= bits - 1)
-                refsvm_ramp_keep(p + __builtin_ctz(bits), gains[__builtin_ctz(bits)], best, bg);
+                refsvm_ramp_keep(p + __builtin_ctz(bits), gains[__builtin_ctz(bits)], &best,
+                                 &bg);
         }
     }
     /* the upper halves cleared before the baseline code (GCC 12 leaves them set here, and
        the SSE2 code that follows, such as the core's refsvm_dots, then runs slower) */
     _mm256_zeroupper();
-    return refsvm_ramp_working_set_from(p, na, nv, in_v, alpha, g, ut, lt, qdiag, C, theta, tol,
-                                        n, A, rank, ga, uta, lta, qa, best, bg);
+    w->nv = nv;
+    w->best = best;
+    w->bg = bg;
+    return refsvm_ramp_working_set_from(w, p, na);
 }
 #endif
 
-REFSVM_API Py_ssize_t refsvm_ramp_working_set(const char* in_v, const double* alpha,
-                                              const double* g, const double* ut,
-                                              const double* lt, const double* qdiag,
-                                              double C, double theta, double tol,
-                                              Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
-                                              double* ga, double* uta, double* lta,
-                                              double* qa, Py_ssize_t* nv, Py_ssize_t* best,
-                                              double* bg) {
+REFSVM_API Py_ssize_t refsvm_ramp_working_set(refsvm_ramp_ws* w) {
 #if REFSVM_X86_GNUC
     if (refsvm_ramp_use_avx512())
-        return refsvm_ramp_working_set_avx512(in_v, alpha, g, ut, lt, qdiag, C, theta, tol, n,
-                                              A, rank, ga, uta, lta, qa, nv, best, bg);
+        return refsvm_ramp_working_set_avx512(w);
 #endif
-    *nv = 0;
-    return refsvm_ramp_working_set_from(0, 0, nv, in_v, alpha, g, ut, lt, qdiag, C, theta, tol,
-                                        n, A, rank, ga, uta, lta, qa, best, bg);
+    w->nv = 0;
+    return refsvm_ramp_working_set_from(w, 0, 0);
 }
 
 #if REFSVM_X86_GNUC

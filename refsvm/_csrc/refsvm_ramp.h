@@ -108,17 +108,31 @@ REFSVM_API void refsvm_ramp_eq15_pick_idx(double* g, const double* row, const Py
    g_p < -theta, alpha_p = C with g_p > theta), in increasing p: A[j] = p, rank[p] = j and
    the copies ga, uta, lta, qa of g, ut, lt, qdiag at rank j; fused with the scan of step
    11 over A (OnlineSVMR._consider: the violators of Eq. (3) with tolerance tol, each
-   passed to refsvm_ramp_keep with its gain, in increasing p).  Returns the size of A,
-   *nv the size of V.  A, ga, uta, lta, qa must hold n entries.  AVX-512F eight positions
-   at a time, a plain loop elsewhere: the same operations and the same choice. */
-REFSVM_API Py_ssize_t refsvm_ramp_working_set(const char* in_v, const double* alpha,
-                                              const double* g, const double* ut,
-                                              const double* lt, const double* qdiag,
-                                              double C, double theta, double tol,
-                                              Py_ssize_t n, Py_ssize_t* A, Py_ssize_t* rank,
-                                              double* ga, double* uta, double* lta,
-                                              double* qa, Py_ssize_t* nv, Py_ssize_t* best,
-                                              double* bg);
+   passed to refsvm_ramp_keep with its gain, in increasing p).  Returns the size of A and
+   sets nv to the size of V.  A, ga, uta, lta, qa must hold n entries.  AVX-512F eight
+   positions at a time, a plain loop elsewhere: the same operations and the same choice. */
+typedef struct {
+    /* read: the n positions of I */
+    const char* in_v;
+    const double* alpha;
+    const double* g;
+    const double* ut;
+    const double* lt;
+    const double* qdiag;
+    double C, theta, tol;
+    Py_ssize_t n;
+    /* written: the set A (n entries each) */
+    Py_ssize_t* A;
+    Py_ssize_t* rank;
+    double* ga;
+    double* uta;
+    double* lta;
+    double* qa;
+    /* out: the size of V; in and out: refsvm_ramp_keep's best violator and its gain */
+    Py_ssize_t nv, best;
+    double bg;
+} refsvm_ramp_ws;
+REFSVM_API Py_ssize_t refsvm_ramp_working_set(refsvm_ramp_ws* w);
 /* Eq. (15) on every position for nr (1 to 4) signed rows at once, the end of a shrinking
    round: g[k] -= c[0] * rows[0][k], then c[1] * rows[1][k], ... in that order for every
    k -- the same operations in the same order for every value as one pass per row. */
@@ -126,8 +140,8 @@ REFSVM_API void refsvm_ramp_eq15_rows(double* g, const double* const* rows, cons
                                       int nr, Py_ssize_t n);
 /* Which loops the passes above take (a test hook, OnlineSVMR's _simd_level): 2 the
    AVX-512F loops (refsvm_ramp_eq15_pick_idx, refsvm_ramp_working_set) and the AVX2 loops of
-   the others, 1 the AVX2 loops, 0 the SSE2 / plain ones, each as far as the CPU has them.  _set caps the level
-   (2: what the CPU has, the default); _get is the level in force. */
+   the others, 1 the AVX2 loops, 0 the SSE2 / plain ones, each as far as the CPU has them.
+   _set caps the level (2: what the CPU has, the default); _get is the level in force. */
 REFSVM_API int refsvm_ramp_simd_get(void);
 REFSVM_API void refsvm_ramp_simd_set(int level);
 

@@ -44,7 +44,7 @@ from refsvm._clib cimport (
     refsvm_ramp_cannot_win as cannot_win, refsvm_ramp_eq13_gain as eq13_gain,
     refsvm_ramp_eq14 as eq14, refsvm_ramp_eq15, refsvm_ramp_eq15_pick_idx,
     refsvm_ramp_eq15_rows, refsvm_ramp_prefetch, refsvm_ramp_simd_get, refsvm_ramp_simd_set,
-    refsvm_ramp_working_set)
+    refsvm_ramp_working_set, refsvm_ramp_ws)
 
 
 def _simd_level(level=None):
@@ -1163,15 +1163,19 @@ cdef class OnlineSVMR(StreamLearner):
         cdef Py_ssize_t nb, i
         cdef double acc
         cdef double Hf[BLOCK_MAX * BLOCK_MAX]
+        cdef refsvm_ramp_ws ws
+        ws.in_v, ws.alpha, ws.g, ws.qdiag = self.in_v, alpha, g, qdiag
+        ws.ut, ws.lt = self.ut, self.lt
+        ws.C, ws.theta, ws.tol, ws.n = C, theta, self.tol, n
+        ws.A, ws.rank, ws.ga, ws.uta, ws.lta, ws.qa = A, rank, ga, uta, lta, qa
         while not self._cut_short():                             # departure step_budget
-            best = -1
-            bg = -INFINITY
+            ws.best = -1
+            ws.bg = -INFINITY
             # step 10 on V; the set A: every p of V but alpha_p = 0 with g_p < -theta and
             # alpha_p = C with g_p > theta, in increasing p (A[rank[p]] = p, the copies ga,
             # uta, lta, qa), each passed to _consider's test and rule (refsvm_ramp_working_set)
-            na = refsvm_ramp_working_set(self.in_v, alpha, g, self.ut, self.lt, qdiag, C, theta,
-                                         self.tol, n, A, rank, ga, uta, lta, qa, &nv, &best,
-                                         &bg)
+            na = refsvm_ramp_working_set(&ws)
+            nv, best, bg = ws.nv, ws.best, ws.bg
             if best < 0:
                 return 0
             min_gain = self._gain_threshold()
