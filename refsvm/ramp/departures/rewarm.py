@@ -33,9 +33,10 @@ first arrival after them steps 9-27 run once with the bound 2, as at the end of 
 warm-up.  Once a stretch has started the stretches follow one another, each
 ``rewarm_growth`` times longer up to ``rewarm_max`` arrivals, so steps 9-27 run from a
 hinge start O(log n) times on a short stream and once every ``rewarm_max`` arrivals on a
-long one, as offline CCCP does once from the hinge SVM; each such end drops, through Algorithm 2, the
-outliers it finds, so the stretches grow fast.  :meth:`Rewarm._end_rewarm` ends a stretch
-early in the finishing step (``OnlineRampSVM.fit``'s model is a ramp model).  0 (the
+long one, as offline CCCP does once from the hinge SVM; each such end drops, through
+Algorithm 2, the outliers it finds, so the stretches grow fast.
+:meth:`Rewarm._end_rewarm` ends a stretch early in the finishing step
+(``OnlineRampSVM.fit``'s model is a ramp model).  0 (the
 paper form) never starts one.  The cost: a stretch holds the hinge model's support
 vectors, more than the ramp's on noisy data (``docs/defaults.rst`` has the times).
 
