@@ -356,7 +356,8 @@ def main(argv=None):
                     print(json.dumps(r), file=sys.stderr, flush=True)
     from conftest import machine_note
 
-    result = {"written": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    result = {"written": now,
               "mode": "quick" if quick else "full", "machine": machine_note(),
               "load_average": [load0, os.getloadavg()[0] if hasattr(os, "getloadavg") else
                                float("nan")],
@@ -392,7 +393,7 @@ def main(argv=None):
             result["idsvm_written"] = (mtime.strftime("%Y-%m-%d %H:%M UTC")
                                        + ", the rows printed by the runs")
     elif ids:
-        result["idsvm_written"] = result["written"]
+        result["idsvm_written"] = now            # not the kept ramp rows' (--update)
     print(render_rst(result) if result["rows"] else "")
     if not args.no_write and not quick:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")

@@ -24,14 +24,19 @@ Two things LIBSVM's solution may hold that the path cannot start from:
   singular.  The total is moved onto as few of them as possible (:func:`_consolidate`),
   which changes neither f nor y'alpha.
 - margin vectors whose kernel columns are (numerically) combinations of others': a
-  margin set of hundreds on two features under a wide RBF kernel (pure label noise) has
-  a bordered matrix with condition number 1e19.  Pivoted Cholesky on Q_SS keeps a
-  regular part (:func:`_independent`); the others go to their nearer bound.  Any
-  feasible alpha with a regular margin set is a start: moving some alpha only changes p
-  and d, so the path passes more breakpoints and ends at the same optimum.  Where the
-  inverse of the kept part's bordered matrix is still not accurate, or a path stops
-  progressing (:class:`refsvm._exact_paths._StallWatch`, SelfInit's watch), the start
-  is given up and ``fit`` learns the problem example by example.
+  margin set of hundreds on two features under an RBF kernel (Gauss, pure label noise)
+  has a bordered matrix with condition number 1e19.  Pivoted Cholesky on Q_SS keeps a
+  regular part (:func:`_independent`); the others go to their nearer bound and the
+  kept part makes up their move (:func:`_regular_part`).  Any feasible alpha with a
+  regular margin set is a start: moving some alpha only changes p and d, so the path
+  passes more breakpoints and ends at the same optimum.  Those examples sit at a bound
+  with g near 0, as do LIBSVM's own violators at u = 0; so that no two are tied there
+  (ties of dependent examples make the path cycle in zero-length exchanges), in such a
+  start every example at a bound starts at least ``TIE_GAP`` (1 to 2 times, by id) on
+  its side of 0.  Where the inverse of the kept part's bordered matrix is still not
+  accurate, or a path stops progressing or runs far beyond a polish
+  (:class:`refsvm._exact_paths._StallWatch`, SelfInit's watch, with ``PATH_LIMIT``),
+  the start is given up and ``fit`` learns the problem example by example.
 
 The end is handed over in the core's layout (:mod:`refsvm.core.optimum`) and checked like
 every other start: IncrementalSVM's start (``load_optimum`` in
@@ -57,7 +62,13 @@ LIBSVM_TOL = 1e-3
 BOUND_SNAP = 1e-10
 #: a margin vector whose column's distance from the kept ones (the pivot of pivoted
 #: Cholesky on Q_SS) falls below this times max_i Q_ii is moved to its nearer bound
-PIVOT_LIMIT = 1e-8
+PIVOT_LIMIT = 1e-4
+#: examples at a bound start at least this far (times 1 to 2, by id) on their side of
+#: g = 0: no two are tied at u = 0
+TIE_GAP = 1e-4
+#: the start is given up when its paths cross more breakpoints than this times n, plus
+#: 100 (the benchmark's rows that end need 0.1 n at most)
+PATH_LIMIT = 0.2
 #: the bordered matrix's inverse is refused when M R - I exceeds this (max-abs)
 RESIDUAL_LIMIT = 1e-6
 #: above this residual of the start's inverse, every g is recomputed at the end
@@ -141,6 +152,47 @@ def _independent(Q):
     return keep
 
 
+def _columns(KS, S, keep, n):
+    """The kept columns of KS (margin set S, ``keep`` a mask over it), at least 8 wide."""
+    return np.ascontiguousarray(np.concatenate(
+        [KS[:, : keep.size][:, keep], np.zeros((n, max(8 - int(keep.sum()), 0)))], axis=1))
+
+
+def _regular_part(KS, S, y, alpha, b, C):
+    """A margin set with a regular bordered matrix in place of LIBSVM's singular one:
+    (S, KS, R, residual, b), R None when even that part's inverse is not accurate;
+    ``alpha`` is updated in place.
+
+    Pivoted Cholesky on Q_SS (:func:`_independent`) keeps a regular part K; the others
+    (D) go to their nearer bound.  Their move is then made up on K: alpha_K and b solve
+    the bordered system of K with the new alpha_D, so that g on K and y'alpha stay as
+    LIBSVM left them (and every other g nearly so, D's columns being nearly
+    combinations of K's; moving D alone shifts g by up to C k_max per member).  The
+    members of K that this puts outside [0, C] are clipped to that bound and leave K;
+    their move is not made up: solving again without them pushes others out in turn,
+    and the path from the smaller K is longer (``docs/defaults.rst`` has the figures)."""
+    n = KS.shape[0]
+    keep = _independent(KS[S, : S.size] * np.outer(y[S], y[S]))
+    K, D = S[keep], S[~keep]
+    moved = np.where(alpha[D] < 0.5 * C, 0.0, C) - alpha[D]
+    alpha[D] += moved
+    KK = _columns(KS, S, keep, n)
+    R, residual = _bordered_inverse(KK, K, y)
+    if R is None:
+        return K, KK, None, residual, b
+    QKD = KS[K][:, : keep.size][:, ~keep] * np.outer(y[K], y[D])
+    z = R @ -np.concatenate([[float(np.dot(y[D], moved))], QKD @ moved])
+    alpha[K] = np.clip(alpha[K] + z[1:], 0.0, C)
+    alpha[K[alpha[K] < BOUND_SNAP * C]] = 0.0
+    alpha[K[alpha[K] > C - BOUND_SNAP * C]] = C
+    inside = (alpha[K] > 0.0) & (alpha[K] < C)
+    if not inside.all():
+        KK = _columns(KK, K, inside, n)
+        K = K[inside]
+        R, residual = _bordered_inverse(KK, K, y)
+    return K, KK, R, residual, b - float(z[0])
+
+
 def _refine(path, reference, fresh):
     """The end made exact to round-off, or False: one step of iterative refinement of
     (b, alpha_S) on the bordered system's residuals (y'alpha and the margin vectors' g,
@@ -209,8 +261,8 @@ def libsvm_optimum(backend, params, X, y):
                              kernel=params["kernel"], gamma=params["gamma"],
                              degree=params["degree"], coef0=params["coef0"],
                              cache_size=params["cache_size"])
-    path.breakpoint_hook = _StallWatch()
     ids = path._append_rows(X, y)
+    path.breakpoint_hook = _StallWatch(limit=int(PATH_LIMIT * ids.size) + 100)
     path._activate(ids)
     n = ids.size
     S = ids[(alpha > 0.0) & (alpha < C)]
@@ -221,16 +273,13 @@ def libsvm_optimum(backend, params, X, y):
         for j, s in enumerate(S.tolist()):
             KS[:, j] = path._known(path._column(s))[:n]
         R, residual = _bordered_inverse(KS, S, y)
-        if R is None:
-            # a regular part of the margin set; the others go to their nearer bound
-            keep = _independent(KS[S, : S.size] * np.outer(y[S], y[S]))
-            alpha[S[~keep]] = np.where(alpha[S[~keep]] < 0.5 * C, 0.0, C)
-            S = S[keep]
-            KS = np.ascontiguousarray(np.concatenate(
-                [KS[:, : keep.size][:, keep], np.zeros((n, max(8 - S.size, 0)))], axis=1))
-            R, residual = _bordered_inverse(KS, S, y)
+        gap = 0.0
+        singular = R is None
+        if singular:
+            S, KS, R, residual, b = _regular_part(KS, S, y, alpha, b, C)
             if R is None:
                 return None
+            gap = TIE_GAP * (1.0 + np.arange(n) / n)
         at_c = ids[alpha == C]
         path.alpha[ids] = alpha
         path.status[at_c] = reference.I_C
@@ -243,8 +292,8 @@ def libsvm_optimum(backend, params, X, y):
         # g at u = 0 on the right side of 0 for each set; d carries LIBSVM's violation
         f = KS[:, : S.size] @ (alpha[S] * y[S]) + path._class_sums(ids, at_c)
         g = y * (f - b) - 1.0
-        g0 = np.where(alpha == C, np.minimum(g, 0.0),
-                      np.where(alpha == 0.0, np.maximum(g, 0.0), 0.0))
+        g0 = np.where(alpha == C, np.minimum(g, -gap),
+                      np.where(alpha == 0.0, np.maximum(g, gap), 0.0))
         path.b = b
         path.g[ids] = g0
         path.p[ids] = g0 - y * f
@@ -252,7 +301,7 @@ def libsvm_optimum(backend, params, X, y):
         path.fixed_bias()                                 # Eq. 3: u from 0 to 1
         path.adjust_bias()                                # Sec. 3: y'alpha to 0
         path._end_chunk("the start from LIBSVM")
-        if not _refine(path, reference, fresh=residual > FRESH_ABOVE):
+        if not _refine(path, reference, fresh=singular or residual > FRESH_ABOVE):
             return None
         return optimum_of(path)
     except (reference.CyclingError, reference.PathError, SelfInitStalled,

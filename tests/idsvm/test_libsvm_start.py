@@ -8,7 +8,11 @@ import pytest
 import scipy.sparse as sp
 
 from refsvm import IncrementalSVM
-from refsvm._warm_start import RESIDUAL_LIMIT, _consolidate, libsvm_optimum
+from refsvm._exact_paths import SelfInitStalled, _StallWatch
+from refsvm._warm_start import (PATH_LIMIT, RESIDUAL_LIMIT, _consolidate, _libsvm_solution,
+                                _regular_part, libsvm_optimum)
+from refsvm.datasets import make_gauss
+from refsvm.poker.partition import BIAS, FIXED
 
 from ..conftest import BACKENDS, assert_linear_dual_is_libsvm
 
@@ -107,3 +111,113 @@ def test_pure_label_noise_is_the_incremental_svm(backend, C):
 def test_one_class_is_not_started(backend):
     X = np.random.RandomState(0).randn(10, 2)
     assert libsvm_optimum(backend, _params(1.0), X, np.ones(10)) is None
+
+
+def test_regular_part_makes_up_the_dropped_margin_vectors():
+    """LIBSVM's singular margin set (Gauss under gamma = 2): the dependent members go to
+    their nearer bound and the kept part's alpha and b make up their move.  Every alpha
+    stays in [0, C], the kept part is strictly inside with a regular bordered matrix (R
+    its inverse), and g moves far less than with the dropped members moved alone."""
+    X, y = make_gauss(2000, random_state=13)
+    y = y.astype(float)
+    C = 10.0
+    alpha, b = _libsvm_solution(_params(C, gamma=2.0), X, y)
+    alpha[alpha < 1e-10 * C] = 0.0
+    alpha[alpha > C - 1e-10 * C] = C
+    S = np.flatnonzero((alpha > 0.0) & (alpha < C))
+    K = np.exp(-2.0 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    g_before = y * (K @ (alpha * y) - b) - 1.0
+    new = alpha.copy()
+    kept, KK, R, residual, b_new = _regular_part(np.ascontiguousarray(K[:, S]), S, y, new,
+                                                 b, C)
+    assert R is not None and residual <= RESIDUAL_LIMIT and 0 < kept.size < S.size
+    assert np.all((new >= 0.0) & (new <= C))
+    assert np.all((new[kept] > 0.0) & (new[kept] < C))
+    out = S[~np.isin(S, kept)]
+    assert np.all((new[out] == 0.0) | (new[out] == C))
+    M = np.zeros((kept.size + 1, kept.size + 1))
+    M[0, 1:] = M[1:, 0] = y[kept]
+    M[1:, 1:] = KK[kept, : kept.size] * np.outer(y[kept], y[kept])
+    np.testing.assert_allclose(M @ R, np.eye(kept.size + 1), atol=RESIDUAL_LIMIT)
+    # the dropped members alone at their bound, nothing made up
+    alone = alpha.copy()
+    alone[out] = new[out]
+    g_alone = y * (K @ (alone * y) - b) - 1.0
+    g_after = y * (K @ (new * y) - b_new) - 1.0
+    for part in (kept, slice(None)):
+        shift = np.median(np.abs(g_after[part] - g_before[part]))
+        assert shift < 0.1 * np.median(np.abs(g_alone[part] - g_before[part]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_narrow_kernel_on_gauss_starts_from_libsvm(backend):
+    """Haykin's Gauss under gamma = 2: LIBSVM's margin set of hundreds is singular.  The
+    start ends from it (the dropped members made up, no ties at u = 0) on the optimum;
+    it used to cycle in zero-length exchanges and fall back to the incremental pass
+    after 1,209 breakpoints (3,000 rows; the reference twin on 1,500 rows, in time)."""
+    X, y = make_gauss(3000 if backend == "cython" else 1500, random_state=13)
+    C = 1.0
+    est = IncrementalSVM(C=C, gamma=2.0, backend=backend).fit(X, y)
+    assert est.fit_paths_ == ["libsvm"]
+    # the KKT conditions, from the kernel matrix
+    K = np.exp(-2.0 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    alpha = np.zeros(y.size)
+    alpha[est.support_] = np.abs(est.dual_coef_[0])
+    yy = np.where(y == est.classes_[1], 1.0, -1.0)
+    g = yy * (K @ (alpha * yy) + est.intercept_[0]) - 1.0
+    tol = 1e-9 * (1.0 + C)
+    assert np.all(g[alpha == 0.0] >= -tol) and np.all(g[alpha == C] <= tol)
+    assert np.all(np.abs(g[(alpha > 0.0) & (alpha < C)]) <= tol)
+    assert abs(float(alpha @ yy)) <= 1e-9 * C
+
+
+class _Path:
+    def __init__(self, phase):
+        self.phase, self.u, self.tau, self.S = phase, 0.0, 0.0, []
+
+
+def test_the_watch_limits_the_breakpoints_of_a_progressing_path():
+    """A path that keeps progressing is still given up past ``limit`` watched breakpoints;
+    the breakpoints of other paths (the end polish) are not counted."""
+    watch = _StallWatch(limit=5)
+    state = _Path(FIXED)
+    for k in range(5):
+        state.u = 0.1 * (k + 1)
+        watch(state)
+    other = _Path(phase=-1)
+    for _ in range(10):
+        watch(other)
+    state.phase, state.tau = BIAS, 1.0
+    with pytest.raises(SelfInitStalled, match="limit of 5"):
+        watch(state)
+    # no limit: only a stall ends it
+    watch = _StallWatch()
+    for k in range(1000):
+        state.tau = 1.0 / (k + 2)
+        watch(state)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pure_label_noise_gives_up_within_the_limit(backend):
+    """Pure label noise, 1,000 examples: the start's paths would cross thousands of
+    breakpoints (degenerate exchanges on a numerically singular margin set); the start
+    is given up within ``PATH_LIMIT`` of them."""
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-2.0, 2.0, (1000, 2))
+    y = np.where(rng.rand(1000) < 0.33, 1.0, -1.0)
+    seen = []
+
+    class Counting(_StallWatch):
+        def __call__(self, state):
+            seen.append(state.phase)
+            super().__call__(state)
+
+    import refsvm._warm_start as ws
+    original = ws._StallWatch
+    ws._StallWatch = Counting
+    try:
+        assert libsvm_optimum(backend, _params(10.0), X, y) is None
+    finally:
+        ws._StallWatch = original
+    watched = sum(p in (FIXED, BIAS) for p in seen)
+    assert watched <= int(PATH_LIMIT * 1000) + 100 + 1
