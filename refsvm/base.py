@@ -32,6 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._blas_threads import one_blas_thread
 from ._validation import (
     BACKENDS,
     Options,
@@ -58,17 +59,28 @@ def _estimator_lock(est):
     return lock
 
 
+#: the learning calls: run with BLAS on one thread (``refsvm/_blas_threads.py``)
+_LEARNING = {"fit", "partial_fit", "unlearn", "loo_decisions", "loo_error", "run"}
+
+
 def locked(method):
     """Run ``method`` under the estimator's lock: one estimator used from several threads
-    learns and predicts one call at a time (separate estimators run in parallel)."""
+    learns and predicts one call at a time (separate estimators run in parallel).  The
+    learning calls (``_LEARNING``) also run with BLAS on one thread."""
 
     if getattr(method, "__refsvm_locked__", False):
         return method
 
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        with _estimator_lock(self):
-            return method(self, *args, **kwargs)
+    if method.__name__ in _LEARNING:
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            with _estimator_lock(self), one_blas_thread():
+                return method(self, *args, **kwargs)
+    else:
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            with _estimator_lock(self):
+                return method(self, *args, **kwargs)
 
     wrapper.__refsvm_locked__ = True
     return wrapper

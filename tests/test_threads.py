@@ -218,3 +218,46 @@ def test_fork_while_another_thread_learns(name, backend):
         time.sleep(0.01)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     est.partial_fit(X[:10], y[:10])  # and the parent's lock is free
+
+
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_learning_calls_run_with_one_blas_thread():
+    """fit, partial_fit and unlearn run with every BLAS library on one thread (OpenBLAS's
+    spinning threads otherwise take the cores of other work: ``refsvm/_blas_threads.py``);
+    predictions keep the user's count, and the count is restored after each call, also
+    after an error."""
+    from refsvm._blas_threads import one_blas_thread
+
+    seen = []
+
+    class Probe(refsvm.IncrementalSVM):
+        def _encode(self, y):                     # inside fit and partial_fit
+            seen.append(_blas_threads())
+            return super()._encode(y)
+
+        def _validate_X(self, X, reset):          # inside decision_function
+            seen.append(_blas_threads())
+            return super()._validate_X(X, reset)
+
+    X, y = _data()
+    before = _blas_threads()
+    if not before or max(before) < 2:
+        pytest.skip("no BLAS library with more than one thread here")
+    est = Probe(C=1.0).fit(X, y)
+    assert seen and all(set(s) == {1} for s in seen)
+    assert _blas_threads() == before
+    seen.clear()
+    est.decision_function(X[:5])
+    assert seen == [before]
+    # restored after an error inside a learning call
+    with pytest.raises(ValueError):
+        est.partial_fit(X[:3, :1], y[:3])
+    assert _blas_threads() == before
+    with one_blas_thread():
+        assert set(_blas_threads()) == {1}
+    assert _blas_threads() == before

@@ -65,6 +65,7 @@ cimport numpy as cnp
 import scipy.sparse as sp
 
 from refsvm._core cimport CKernel, RowStore, StreamLearner, kernel_many, kernel_row_many
+from refsvm._blas_threads import one_blas_thread
 from refsvm.core.departures import resolve
 from refsvm.linear._passive_aggressive cimport LinearModel, PAmState, PAState
 from refsvm.linear.departures import DEPARTURES
@@ -98,34 +99,11 @@ cdef enum:
 
 
 
-class _OneBlasThread:
-    """BLAS on one thread for the duration of a ``with``.  The blocks here are small
-    (64 x m̃ times m̃ x m̃): OpenBLAS's threads cost more than they give, and on a loaded
-    machine their spinning makes a pass ten times slower.  The libraries are found once
-    (threadpoolctl); entering and leaving is then two calls per library."""
-
-    libraries = None
-
-    def __enter__(self):
-        if _OneBlasThread.libraries is None:
-            from threadpoolctl import ThreadpoolController
-            _OneBlasThread.libraries = [lc for lc in ThreadpoolController().lib_controllers
-                                        if lc.user_api == "blas"]
-        self.saved = [(lc, lc.num_threads) for lc in _OneBlasThread.libraries]
-        for lc, n in self.saved:
-            if n != 1:
-                lc.set_num_threads(1)
-        return self
-
-    def __exit__(self, *exc):
-        for lc, n in self.saved:
-            if n != 1:
-                lc.set_num_threads(n)
-        return False
-
-
 def _single_threaded_blas():
-    return _OneBlasThread()
+    """BLAS on one thread (``refsvm/_blas_threads.py``): the blocks here are small (64 x m̃
+    times m̃ x m̃), OpenBLAS's threads cost more than they give, and on a loaded machine
+    their spinning makes a pass ten times slower."""
+    return one_blas_thread()
 
 
 cdef inline double* _buffer(cnp.ndarray a) noexcept:
