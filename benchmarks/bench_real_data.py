@@ -207,14 +207,28 @@ def run_one(X, y, Xt, yt, C, repeat=3, idsvm=True, ramp_params=None, pa_params=N
 BANDWIDTH_SIZES = [2 ** k for k in range(18, 28)]      # 256 KB .. 128 MB
 
 
-def measured_bandwidths(repeat=10):
+def measured_bandwidths(repeat=10, one_thread=False):
     """{"read": [...], "update": [...]}: bytes per second of the best of ``repeat`` passes
     over a float64 array of each size of ``BANDWIDTH_SIZES``; "read": reading it once (a
     dot product of the array with itself, BLAS), "update": reading and writing it in
     place.  Made non-increasing in the size (the larger of a size's figure and every
     larger size's), so that a figure read off for any array no smaller than its size is
-    at least what that array gets: a floor built on them stays a floor."""
+    at least what that array gets: a floor built on them stays a floor.  The dot product
+    runs on BLAS's threads (all cores), or with ``one_thread`` on one, as the compiled
+    twins' loops run."""
+    import contextlib
+
+    from refsvm._blas_threads import one_blas_thread
+
     out = {"read": [], "update": []}
+    with one_blas_thread() if one_thread else contextlib.nullcontext():
+        _measure_bandwidths(out, repeat)
+    for kind in out:
+        out[kind] = list(np.maximum.accumulate(out[kind][::-1])[::-1])
+    return out
+
+
+def _measure_bandwidths(out, repeat):
     for size in BANDWIDTH_SIZES:
         a = np.ones(size // 8)
         for kind, fn, moved in (("read", lambda: a @ a, size),
@@ -225,9 +239,6 @@ def measured_bandwidths(repeat=10):
                 fn()
                 best = min(best, time.perf_counter() - t0)
             out[kind].append(moved / best)
-    for kind in out:
-        out[kind] = list(np.maximum.accumulate(out[kind][::-1])[::-1])
-    return out
 
 
 def _bandwidth_at(table, nbytes):
@@ -236,7 +247,7 @@ def _bandwidth_at(table, nbytes):
     return table[max(i, 0)]
 
 
-def idsvm_memory_floor(X, y, C, bandwidths=None):
+def idsvm_memory_floor(X, y, C, bandwidths=None, one_core=None):
     """A lower bound on IncrementalSVM's time, exact after every example, from memory
     traffic alone: every adiabatic step reads and writes the bordered inverse R once
     ((|S| + 1)^2 doubles, the least a rank-one update of it touches) and reads the kernel
@@ -245,13 +256,15 @@ def idsvm_memory_floor(X, y, C, bandwidths=None):
     size (``measured_bandwidths``: in cache while it fits, from memory once it does not),
     and no faster.  The compiled state is stepped one example at a time to count the
     steps and |S| around each example (|S| during an example taken as the mean of before
-    and after)."""
+    and after).  With ``one_core`` (bandwidths measured on one thread) also the floor at
+    those bandwidths, ``floor_one_core``: the bound for code that runs on one core, as the
+    compiled twin does."""
     from refsvm.idsvm import _incremental_svm as twin
 
     bw = bandwidths or measured_bandwidths()
     st = twin.IncrementalSVMState(X.shape[1], False, C=C, kernel="rbf", gamma=1.0 / X.shape[1])
     yy = np.where(y > 0, 1.0, -1.0)
-    r_bytes = rate_bytes = r_time = rate_time = 0.0
+    r_bytes = rate_bytes = r_time = rate_time = one = 0.0
     for i in range(X.shape[0]):
         ns0, it0 = len(st._s_order()), st.n_iterations
         st.step(X[i], yy[i])
@@ -264,9 +277,15 @@ def idsvm_memory_floor(X, y, C, bandwidths=None):
         rate_bytes += steps * c_size
         r_time += steps * 2.0 * r_size / _bandwidth_at(bw["update"], r_size)
         rate_time += steps * c_size / _bandwidth_at(bw["read"], c_size)
-    return dict(steps=int(st.n_iterations), margin=len(st._s_order()), r_gb=r_bytes / 1e9,
-                rate_gb=rate_bytes / 1e9, r_s=r_time, rate_s=rate_time,
-                floor=r_time + rate_time)
+        if one_core:
+            one += steps * (2.0 * r_size / _bandwidth_at(one_core["update"], r_size)
+                            + c_size / _bandwidth_at(one_core["read"], c_size))
+    out = dict(steps=int(st.n_iterations), margin=len(st._s_order()), r_gb=r_bytes / 1e9,
+               rate_gb=rate_bytes / 1e9, r_s=r_time, rate_s=rate_time,
+               floor=r_time + rate_time)
+    if one_core:
+        out["floor_one_core"] = one
+    return out
 
 
 def libsvm_retrain_estimate(X, y, C, n_prefixes=10):
@@ -344,7 +363,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     quick = args.quick or os.environ.get(QUICK_ENV, "") not in ("", "0")
     n_train, n_test = (600, 400) if quick else (4000, 2000)
-    rows, bandwidths = [], None
+    rows, bandwidths, one_core = [], None, None
     load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     for name in args.sets.split(","):
         data = load(name, n_train, n_test, data_home=args.data_home)
@@ -357,8 +376,9 @@ def main(argv=None):
             r["name"] = name
             if args.idsvm_floor:
                 bandwidths = bandwidths or measured_bandwidths()
-                r.update({f"floor_{k}": v
-                          for k, v in idsvm_memory_floor(*data[:2], C, bandwidths).items()})
+                one_core = one_core or measured_bandwidths(one_thread=True)
+                r.update({f"floor_{k}": v for k, v in idsvm_memory_floor(
+                    *data[:2], C, bandwidths, one_core).items()})
             if args.retrain:
                 r["retrain_time"], r["retrain_points"] = libsvm_retrain_estimate(
                     *data[:2], C)
@@ -374,19 +394,29 @@ def main(argv=None):
               "and one read of the columns of S per step, each at the bandwidth measured for "
               "an array of its size")
         print("| data | C | steps | final |S| | R GB | R floor s | columns GB | columns floor s "
-              "| floor / LIBSVM | IDSVM / LIBSVM |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+              "| floor / LIBSVM | IDSVM / LIBSVM | IDSVM / floor | IDSVM / one-core floor |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             ids = f"{r['idsvm_time'] / r['svc_time']:.1f}x" if "idsvm_time" in r else "-"
+            per = (f"{r['idsvm_time'] / r['floor_floor']:.1f}x | "
+                   f"{r['idsvm_time'] / r['floor_floor_one_core']:.1f}x"
+                   if "idsvm_time" in r else "- | -")
             print(f"| {r['name']} | {r['C']:g} | {r['floor_steps']} | {r['floor_margin']} "
                   f"| {r['floor_r_gb']:.1f} | {r['floor_r_s']:.2f} | {r['floor_rate_gb']:.1f} "
                   f"| {r['floor_rate_s']:.2f} "
-                  f"| {r['floor_floor'] / r['svc_time']:.1f}x | {ids} |")
-        if bandwidths:
-            print("bandwidths, GB/s (read / update) at "
-                  + ", ".join(f"{size / 2 ** 20:g} MB {rd / 1e9:.0f}/{up / 1e9:.0f}"
-                              for size, rd, up in zip(BANDWIDTH_SIZES, bandwidths["read"],
-                                                      bandwidths["update"])))
+                  f"| {r['floor_floor'] / r['svc_time']:.1f}x | {ids} | {per} |")
+        if "idsvm_time" in rows[0]:
+            q = np.array([r["idsvm_time"] / r["floor_floor"] for r in rows])
+            q1 = np.array([r["idsvm_time"] / r["floor_floor_one_core"] for r in rows])
+            print(f"IDSVM / floor: median {np.median(q):.1f}x, max {q.max():.1f}x (issue 40: "
+                  f"<= 2x, <= 3x); / one-core floor: median {np.median(q1):.1f}x, max "
+                  f"{q1.max():.1f}x")
+        for label, bw in (("all cores", bandwidths), ("one core", one_core)):
+            if bw:
+                print(f"bandwidths ({label}), GB/s (read / update) at "
+                      + ", ".join(f"{size / 2 ** 20:g} MB {rd / 1e9:.0f}/{up / 1e9:.0f}"
+                                  for size, rd, up in zip(BANDWIDTH_SIZES, bw["read"],
+                                                          bw["update"])))
     if args.retrain and rows:
         print("\nAn exact model after every example: LIBSVM retrained on all rows so far "
               "after each one (libsvm_retrain_estimate: ten prefix sizes, interpolated) "
