@@ -488,6 +488,7 @@ cdef inline void sv_fold(ScaledVector* w, double threshold) noexcept nogil:
 # Rinv = M^-1 for the current n x n bordered matrix M (for IDSVM n = |S| + 1).
 
 from libc.math cimport exp, fabs, sqrt
+from libc.stdlib cimport free, malloc
 
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
@@ -496,14 +497,21 @@ cdef inline int lu_inverse(double* A, int nn, int* ipiv, double* work, double* o
                            Py_ssize_t ld) noexcept nogil:
     """out (row-major, leading dimension ld) <- the inverse of A (nn x nn, column-major, as
     the reference's ``lu_inverse`` hands it to LAPACK) by getrf + getri; A is overwritten,
-    ``ipiv`` holds nn ints, ``work`` nn doubles.  Returns 0; 1 when getrf finds A
-    singular, 2 when getri fails (out untouched)."""
-    cdef int info = 0, lwork = nn
+    ``ipiv`` holds nn ints, ``work`` nn doubles.  getri gets a workspace of
+    ``LU_WORK_ROWS`` (64) times nn doubles, as the reference's, for LAPACK's blocked code;
+    where that cannot be allocated, 3 is returned (out untouched).  Returns 0; 1 when
+    getrf finds A singular, 2 when getri fails (out untouched)."""
+    cdef int info = 0, lwork = 64 * nn
     cdef Py_ssize_t a, b
+    cdef double* big
     dgetrf(&nn, &nn, A, &nn, ipiv, &info)
     if info != 0:
         return 1
-    dgetri(&nn, A, &nn, ipiv, work, &lwork, &info)
+    big = <double*> malloc(max(lwork, 1) * sizeof(double))
+    if big == NULL:
+        return 3
+    dgetri(&nn, A, &nn, ipiv, big, &lwork, &info)
+    free(big)
     if info != 0:
         return 2
     for a in range(nn):

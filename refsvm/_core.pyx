@@ -2167,7 +2167,8 @@ cdef class MarginSet:
         """out (leading dimension ldo) <- M^-1 by getrf + getri (``lu_inverse``) of
         M = [[0, y_S'], [y_S, Q_SS]] formed from KS in A (column-major, as the reference's
         ``lu_inverse`` hands it to LAPACK; (ns + 1)^2 doubles, ``ipiv`` and ``work`` ns + 1
-        each).  Returns 0; 1 when M is singular, 2 when getri fails (out untouched)."""
+        each).  Returns 0; 1 when M is singular, 2 when getri fails, 3 when its workspace
+        cannot be allocated (out untouched)."""
         cdef int nn = <int> (self.ns + 1)
         cdef Py_ssize_t a, bb, k = self.ns
         cdef double ya
@@ -2261,6 +2262,8 @@ cdef int _test_inverse_afresh(MarginSet ms, const double* y) except -1:
     free(A)
     free(work)
     free(ipiv)
+    if info == 3:
+        raise MemoryError()
     if info:
         raise np.linalg.LinAlgError("singular bordered matrix")
     bordered_symmetrize(ms.R, ms.ld, nn)

@@ -82,13 +82,19 @@ def bordered_matrix(y, KS, S):
     return M
 
 
+#: getri's workspace, in rows of the matrix: room for LAPACK's blocked code (blocks of up
+#: to 64 columns; with one row of workspace it runs column by column, two to three times
+#: slower from a few hundred rows on).  The twins pass the same, so they block alike.
+LU_WORK_ROWS = 64
+
+
 def lu_inverse(M):
     """Inverse of a square matrix by LU (getrf + getri), the LAPACK calls the twins make;
     LinAlgError when it is singular."""
     lu, piv, info = lapack.dgetrf(M)
     if info != 0:
         raise np.linalg.LinAlgError(f"singular bordered matrix (getrf info={info})")
-    inv, info = lapack.dgetri(lu, piv, lwork=max(1, M.shape[0]))
+    inv, info = lapack.dgetri(lu, piv, lwork=max(1, LU_WORK_ROWS * M.shape[0]))
     if info != 0:
         raise np.linalg.LinAlgError(f"getri failed (info={info})")
     return inv

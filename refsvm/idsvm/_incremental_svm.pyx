@@ -617,6 +617,8 @@ cdef class IncrementalSVMState(StreamLearner):
             _fail("singular bordered matrix")
         if info == 2:
             _fail("getri failed")
+        if info == 3:
+            _nomem()
         # exactly symmetric (the updates keep it so; beta reads R's rows as columns)
         bordered_symmetrize(out, ld, nn)
         scale[0] = 0.0

@@ -559,9 +559,13 @@ cdef class POKERState(StreamLearner):
     cdef bint _refresh_c(self) except -1:
         """R afresh: getrf + getri of M = [[0, y_s'], [y_s, Q_ss]] (the margin set's
         ``inverse``); False if M is singular."""
+        cdef int info
         if self.ms.ns == 0:
             return False
-        if self.ms.inverse(self.c_y, self.lu, self.ipiv, self.work, self.ms.R, self.ms.ld):
+        info = self.ms.inverse(self.c_y, self.lu, self.ipiv, self.work, self.ms.R, self.ms.ld)
+        if info == 3:
+            _nomem()
+        if info:
             return False
         self.fresh = True
         self.n_refresh += 1
