@@ -18,6 +18,7 @@ error the estimator is left exactly as it was before the call.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
@@ -71,16 +72,12 @@ def locked(method):
     if getattr(method, "__refsvm_locked__", False):
         return method
 
-    if method.__name__ in _LEARNING:
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            with _estimator_lock(self), one_blas_thread():
-                return method(self, *args, **kwargs)
-    else:
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            with _estimator_lock(self):
-                return method(self, *args, **kwargs)
+    blas = one_blas_thread if method.__name__ in _LEARNING else contextlib.nullcontext
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with _estimator_lock(self), blas():
+            return method(self, *args, **kwargs)
 
     wrapper.__refsvm_locked__ = True
     return wrapper
