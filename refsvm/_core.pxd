@@ -493,15 +493,20 @@ from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_lapack cimport dgetrf, dgetri
 
 
-cdef inline int lu_inverse(double* A, int nn, int* ipiv, double* work, double* out,
+# getri's workspace in rows of the matrix: the reference's LU_WORK_ROWS
+# (refsvm/core/bordered.py), so that both twins run LAPACK's blocked code alike
+cdef enum:
+    LU_WORK_ROWS = 64
+
+
+cdef inline int lu_inverse(double* A, int nn, int* ipiv, double* out,
                            Py_ssize_t ld) noexcept nogil:
     """out (row-major, leading dimension ld) <- the inverse of A (nn x nn, column-major, as
     the reference's ``lu_inverse`` hands it to LAPACK) by getrf + getri; A is overwritten,
-    ``ipiv`` holds nn ints, ``work`` nn doubles.  getri gets a workspace of
-    ``LU_WORK_ROWS`` (64) times nn doubles, as the reference's, for LAPACK's blocked code;
-    where that cannot be allocated, 3 is returned (out untouched).  Returns 0; 1 when
-    getrf finds A singular, 2 when getri fails (out untouched)."""
-    cdef int info = 0, lwork = 64 * nn
+    ``ipiv`` holds nn ints.  getri gets a workspace of ``LU_WORK_ROWS`` times nn doubles,
+    allocated here; where that cannot be allocated, 3 is returned (out untouched).
+    Returns 0; 1 when getrf finds A singular, 2 when getri fails (out untouched)."""
+    cdef int info = 0, lwork = LU_WORK_ROWS * nn
     cdef Py_ssize_t a, b
     cdef double* big
     dgetrf(&nn, &nn, A, &nn, ipiv, &info)
@@ -949,7 +954,7 @@ cdef class MarginSet:
     cdef double max_abs(self) noexcept nogil
     cdef void known(self, Py_ssize_t i, double* out) noexcept nogil
     cdef void m_of(self, Py_ssize_t i, const double* y, double* m) noexcept nogil
-    cdef int inverse(self, const double* y, double* A, int* ipiv, double* work,
+    cdef int inverse(self, const double* y, double* A, int* ipiv,
                      double* out, Py_ssize_t ldo) noexcept nogil
     cdef int copy_into(self, MarginSet o) except -1 nogil
 

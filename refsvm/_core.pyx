@@ -2162,12 +2162,11 @@ cdef class MarginSet:
         for a in range(self.ns):
             m[a + 1] = (y[self.S[a]] * y[i]) * self.KS[a][i]
 
-    cdef int inverse(self, const double* y, double* A, int* ipiv, double* work,
+    cdef int inverse(self, const double* y, double* A, int* ipiv,
                      double* out, Py_ssize_t ldo) noexcept nogil:
         """out (leading dimension ldo) <- M^-1 by getrf + getri (``lu_inverse``) of
         M = [[0, y_S'], [y_S, Q_SS]] formed from KS in A (column-major, as the reference's
-        ``lu_inverse`` hands it to LAPACK; (ns + 1)^2 doubles, ``ipiv`` and ``work`` ns + 1
-        each).  Returns 0; 1 when M is singular, 2 when getri fails, 3 when its workspace
+        ``lu_inverse`` hands it to LAPACK; (ns + 1)^2 doubles, ``ipiv`` ns + 1).  Returns 0; 1 when M is singular, 2 when getri fails, 3 when its workspace
         cannot be allocated (out untouched)."""
         cdef int nn = <int> (self.ns + 1)
         cdef Py_ssize_t a, bb, k = self.ns
@@ -2179,7 +2178,7 @@ cdef class MarginSet:
             A[(a + 1) * nn] = ya
             for bb in range(k):
                 A[(a + 1) + (bb + 1) * nn] = (ya * y[self.S[bb]]) * self.KS[bb][self.S[a]]
-        return lu_inverse(A, nn, ipiv, work, out, ldo)
+        return lu_inverse(A, nn, ipiv, out, ldo)
 
     cdef int copy_into(self, MarginSet o) except -1 nogil:
         """``o`` (empty, with room for cap >= this cap rows) <- S, the columns (copies)
@@ -2256,11 +2255,9 @@ cdef int _test_inverse_afresh(MarginSet ms, const double* y) except -1:
     and made exactly symmetric; LinAlgError when the bordered matrix is singular."""
     cdef Py_ssize_t nn = ms.ns + 1
     cdef double* A = <double*> malloc(nn * nn * sizeof(double))
-    cdef double* work = <double*> malloc(nn * sizeof(double))
     cdef int* ipiv = <int*> malloc(nn * sizeof(int))
-    cdef int info = ms.inverse(y, A, ipiv, work, ms.R, ms.ld)
+    cdef int info = ms.inverse(y, A, ipiv, ms.R, ms.ld)
     free(A)
-    free(work)
     free(ipiv)
     if info == 3:
         raise MemoryError()

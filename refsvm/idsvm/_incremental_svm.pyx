@@ -601,16 +601,12 @@ cdef class IncrementalSVMState(StreamLearner):
         cdef int nn = <int> (self.ms.ns + 1), info
         cdef Py_ssize_t a, bb, ld = self.ms.ld
         cdef double* A = self.lu
-        cdef double* work
         if out == self.ms.R:
             self.rbound = INFINITY
         for a in range(nn):
             for bb in range(nn):
                 A[a + bb * nn] = self.Mb[a * ld + bb]
-        work = <double*> malloc(nn * sizeof(double))
-        if work == NULL: _nomem()
-        info = lu_inverse(A, nn, self.ipiv, work, out, ld)
-        free(work)
+        info = lu_inverse(A, nn, self.ipiv, out, ld)
         if info == 1:
             if soft:
                 return 1

@@ -562,7 +562,7 @@ cdef class POKERState(StreamLearner):
         cdef int info
         if self.ms.ns == 0:
             return False
-        info = self.ms.inverse(self.c_y, self.lu, self.ipiv, self.work, self.ms.R, self.ms.ld)
+        info = self.ms.inverse(self.c_y, self.lu, self.ipiv, self.ms.R, self.ms.ld)
         if info == 3:
             _nomem()
         if info:
