@@ -2170,14 +2170,22 @@ cdef class MarginSet:
         cannot be allocated (out untouched)."""
         cdef int nn = <int> (self.ns + 1)
         cdef Py_ssize_t a, bb, k = self.ns
-        cdef double ya
+        cdef double ya, yb
+        cdef const double* col
+        cdef double* dst
         A[0] = 0.0
         for a in range(k):
             ya = y[self.S[a]]
             A[a + 1] = ya
             A[(a + 1) * nn] = ya
-            for bb in range(k):
-                A[(a + 1) + (bb + 1) * nn] = (ya * y[self.S[bb]]) * self.KS[bb][self.S[a]]
+        # column by column: each of A's columns is written in order from one column of
+        # KS (entry by entry across KS's columns, every read was a cache miss)
+        for bb in range(k):
+            yb = y[self.S[bb]]
+            col = self.KS[bb]
+            dst = A + (bb + 1) * nn + 1
+            for a in range(k):
+                dst[a] = (y[self.S[a]] * yb) * col[self.S[a]]
         return lu_inverse(A, nn, ipiv, out, ldo)
 
     cdef int copy_into(self, MarginSet o) except -1 nogil:
