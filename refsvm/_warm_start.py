@@ -38,6 +38,10 @@ Two things LIBSVM's solution may hold that the path cannot start from:
   (:class:`refsvm._exact_paths._StallWatch`, SelfInit's watch, with ``PATH_LIMIT``),
   the start is given up and ``fit`` learns the problem example by example.
 
+The paths only carry the start to the optimum, whose end is checked: they form R afresh
+less often than POKER's own paths (``START_DEPARTURES``; on ill-conditioned margin sets
+the LU inverses were most of the start's time), and an R that has drifted by the end is
+formed afresh, with every g recomputed (``END_DRIFT``), before the end is refined.
 The end is handed over in the core's layout (:mod:`refsvm.core.optimum`) and checked like
 every other start: IncrementalSVM's start (``load_optimum`` in
 ``refsvm/idsvm/state_format.py``) accepts it only if it is exact to that family's
@@ -51,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._exact_paths import SelfInitStalled, _StallWatch
+from .core.bordered import bordered_drift
 from .core.exactness import refine
 from ._validation import load_backend
 
@@ -69,6 +74,19 @@ TIE_GAP = 1e-4
 #: the start is given up when its paths cross more breakpoints than this times n, plus
 #: 100 (the benchmark's rows that end need 0.1 n at most; Gauss under gamma = 4, 0.24 n)
 PATH_LIMIT = 0.5
+#: the POKER departures of the start's paths: R afresh after joins whose pivot is below
+#: 1e-8 of its scale and after shrinks of inverses with max|R| max|M| above 1e10, and
+#: pivots re-solved from a fresh R below 1e-8 of their scale (POKER's defaults: 1e-5,
+#: 1e6, 1e-6); the periodic probe keeps its drift limit (1e-12).  The start's end is
+#: refined and checked like any other, so R need only stay accurate enough for the path
+#: to find its breakpoints; on ill-conditioned margin sets POKER's defaults formed R
+#: afresh at a third of them (``docs/defaults.rst`` has the figures)
+START_DEPARTURES = {"small_pivot": 1e-8, "cond_refresh": 1e10, "doubt": 1e-8}
+#: an R at the start's end whose backward error (``bordered_drift``) exceeds this is
+#: formed afresh and every g recomputed: the kept g carry the drift of the updates made
+#: with it (moons at C = 10: a drift of 2e-10 and kept g up to 1e-9 off their values
+#: afresh; below 1e-10, within 6e-12 on the sets measured)
+END_DRIFT = 1e-10
 #: the bordered matrix's inverse is refused when M R - I exceeds this (max-abs)
 RESIDUAL_LIMIT = 1e-6
 #: above this residual of the start's inverse, every g is recomputed at the end
@@ -260,7 +278,7 @@ def libsvm_optimum(backend, params, X, y):
     path = module.POKERState(params["n_features"], params["sparse"], C=C,
                              kernel=params["kernel"], gamma=params["gamma"],
                              degree=params["degree"], coef0=params["coef0"],
-                             cache_size=params["cache_size"])
+                             cache_size=params["cache_size"], departures=START_DEPARTURES)
     ids = path._append_rows(X, y)
     path.breakpoint_hook = _StallWatch(limit=int(PATH_LIMIT * ids.size) + 100)
     path._activate(ids)
@@ -301,7 +319,12 @@ def libsvm_optimum(backend, params, X, y):
         path.fixed_bias()                                 # Eq. 3: u from 0 to 1
         path.adjust_bias()                                # Sec. 3: y'alpha to 0
         path._end_chunk("the start from LIBSVM")
-        if not _refine(path, reference, fresh=singular or residual > FRESH_ABOVE):
+        # an R that drifted on the way is formed afresh, and every g recomputed
+        drifted = bool(path.S) and not path.fresh and not bordered_drift(
+            np.asarray(path.R), path.y, np.asarray(path.KS), path.S) <= END_DRIFT
+        if drifted and not path._refresh():
+            return None
+        if not _refine(path, reference, fresh=singular or drifted or residual > FRESH_ABOVE):
             return None
         return optimum_of(path)
     except (reference.CyclingError, reference.PathError, SelfInitStalled,
