@@ -256,12 +256,14 @@ def _libsvm_solution(params, X, y):
     return alpha, -float(svc.intercept_[0])
 
 
-def libsvm_optimum(backend, params, X, y):
+def libsvm_optimum(backend, params, X, y, departures=START_DEPARTURES):
     """The exact SVM of (X, y) reached from LIBSVM's solution by POKER's fixed- and
     adjustable-bias paths (module docstring), by the POKER twin of ``backend``, with the
     numeric parameters of an IncrementalSVM state (``init_params()``): the exact SVM in
     the core's layout (:mod:`refsvm.core.optimum`, written by POKER's ``optimum_of``),
-    or None when the start is refused (a singular margin set) or a path fails."""
+    or None when the start is refused (a singular margin set) or a path fails.
+    ``departures``: those of the paths' POKER state (``START_DEPARTURES``; None: POKER's
+    own)."""
     from .poker import poker as reference
     from .poker.storage import optimum_of
 
@@ -278,7 +280,7 @@ def libsvm_optimum(backend, params, X, y):
     path = module.POKERState(params["n_features"], params["sparse"], C=C,
                              kernel=params["kernel"], gamma=params["gamma"],
                              degree=params["degree"], coef0=params["coef0"],
-                             cache_size=params["cache_size"], departures=START_DEPARTURES)
+                             cache_size=params["cache_size"], departures=departures)
     ids = path._append_rows(X, y)
     path.breakpoint_hook = _StallWatch(limit=int(PATH_LIMIT * ids.size) + 100)
     path._activate(ids)

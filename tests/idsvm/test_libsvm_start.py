@@ -181,10 +181,11 @@ def test_the_start_forms_r_afresh_rarely_on_ill_conditioned_margin_sets(backend,
     POKER's own refresh settings the start's path formed R afresh at half of its
     breakpoints (113 of 211 on 2,000 rows, the LU inverse most of the start's time; 8 of
     120 on 1,500 rows, the reference's size here); with ``START_DEPARTURES`` at under
-    half as many (34, 2), and it still ends on the optimum."""
+    half as many (34, 2), and the fit still ends on the optimum."""
     import refsvm._warm_start as ws
 
     X, y = make_gauss(2000 if backend == "cython" else 1500, random_state=3)
+    yy = np.where(y > 0, 1.0, -1.0)
     counts = {}
     for name, departures in (("poker", None), ("start", ws.START_DEPARTURES)):
         seen = []
@@ -195,14 +196,14 @@ def test_the_start_forms_r_afresh_rarely_on_ill_conditioned_margin_sets(backend,
                 super().__call__(state)
 
         monkeypatch.setattr(ws, "_StallWatch", Counting)
-        monkeypatch.setattr(ws, "START_DEPARTURES", departures)
-        est = IncrementalSVM(C=1.0, gamma=8.0, backend=backend).fit(X, y)
-        assert est.fit_paths_ == ["libsvm"]
-        _assert_optimal(est, X, y, 1.0, 8.0)
+        assert libsvm_optimum(backend, _params(1.0, gamma=8.0), X, yy, departures) is not None
         counts[name] = (seen[-1][0], sum(p in (FIXED, BIAS) for _, p in seen))
     (fresh_poker, steps_poker), (fresh_start, steps_start) = counts["poker"], counts["start"]
     assert abs(steps_start - steps_poker) <= 0.05 * steps_poker      # the same path
     assert fresh_poker >= 5 and fresh_start <= 0.5 * fresh_poker
+    est = IncrementalSVM(C=1.0, gamma=8.0, backend=backend).fit(X, y)
+    assert est.fit_paths_ == ["libsvm"]
+    _assert_optimal(est, X, y, 1.0, 8.0)
 
 
 @pytest.mark.parametrize("data", ["gauss", "moons"])
