@@ -827,8 +827,8 @@ cdef class IncrementalSVMState(StreamLearner):
 
         gamma_i = y_i ((y_c col_i + sum_j KS_ij w_j) + beta_b), w_j = beta_j y_{S_j}, the
         sum from 0.0 left to right in j (the reference's order, bit for bit): the core's
-        sweep over the kernel columns (``refsvm_cols_matvec``, eight columns per pass, AVX2
-        where the CPU has it, its row blocks walked the other way at every other step to
+        sweep over the kernel columns (``refsvm_cols_matvec``, eight columns per pass, AVX-512F
+        or AVX2 where the CPU has it, its row blocks walked the other way at every other step to
         meet the parts of the columns still cached; the same sweep as POKER's
         sensitivities), then gamma: of each block of rows as soon as it is summed while
         the columns fit the caches, else after the whole sweep."""
