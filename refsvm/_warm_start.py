@@ -214,7 +214,8 @@ def _regular_part(KS, S, y, alpha, b, C):
 def _refine(path, reference, fresh):
     """The end made exact to round-off, or False: one step of iterative refinement of
     (b, alpha_S) on the bordered system's residuals (y'alpha and the margin vectors' g,
-    from their columns), with ``fresh`` every kept g of I_o and I_c afresh from alpha and
+    from their columns), the kept g of I_o and I_c moved with it, with ``fresh`` every
+    kept g of I_o and I_c afresh from alpha and
     b (POKER's ``_fresh_g``, O(n #SV) kernel values), then POKER's exactness check.  The
     start's inverse can be less accurate than a path's (its margin set was chosen by
     LIBSVM, not grown one well-conditioned pivot at a time): without the fresh g the
@@ -231,8 +232,13 @@ def _refine(path, reference, fresh):
         R = np.asarray(path.R)
         step = refine(lambda v: -(R @ v), r, path.alpha[S], path.b, path.C, bias_sign=-1.0)
         if step is not None:                       # refused when an alpha leaves [0, C]
+            da, db = step[0] - path.alpha[S], float(step[1]) - path.b
             path.alpha[S], b = step
             path.b = float(b)
+            # the kept g of I_o and I_c move with the step (f = w'phi - b); those of I_s
+            # stay 0, where the step brings g_s from their columns
+            rest = act[path.status[act] != reference.I_S]
+            path.g[rest] += path.y[rest] * (KS[rest] @ (path.y[S] * da) - db)
     if fresh:
         amax = float(np.max(path.alpha[act])) if act.size else 0.0
         gtol = path.departures["kkt_tol"] * (1.0 + float(path.kmax) * amax)
