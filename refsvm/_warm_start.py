@@ -54,9 +54,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact_paths import SelfInitStalled, _StallWatch
+from ._exact_paths import SelfInitStalled, _StallWatch, _refine
 from .core.bordered import bordered_drift
-from .core.exactness import refine
 from ._validation import load_backend
 
 __all__ = ["libsvm_optimum"]
@@ -209,43 +208,6 @@ def _regular_part(KS, S, y, alpha, b, C):
         K = K[inside]
         R, residual = _bordered_inverse(KK, K, y)
     return K, KK, R, residual, b - float(z[0])
-
-
-def _refine(path, reference, fresh):
-    """The end made exact to round-off, or False: one step of iterative refinement of
-    (b, alpha_S) on the bordered system's residuals (y'alpha and the margin vectors' g,
-    from their columns), the kept g of I_o and I_c moved with it, with ``fresh`` every
-    kept g of I_o and I_c afresh from alpha and
-    b (POKER's ``_fresh_g``, O(n #SV) kernel values), then POKER's exactness check.  The
-    start's inverse can be less accurate than a path's (its margin set was chosen by
-    LIBSVM, not grown one well-conditioned pivot at a time): without the fresh g the
-    kept g drifted by up to 4e-8 on pure label noise (an inverse residual of 4e-8)."""
-    n = path.n
-    act = np.flatnonzero(path.status[:n] >= 0)
-    S = np.array(path.S, dtype=np.intp)
-    if S.size:
-        sv = act[path.alpha[act] > 0.0]
-        ya = path.alpha[sv] * path.y[sv]
-        KS = np.asarray(path.KS)[:, : S.size]
-        gs = path.y[S] * (ya @ KS[sv] - path.b) - 1.0
-        r = np.concatenate([[float(np.sum(path.y[act] * path.alpha[act]))], gs])
-        R = np.asarray(path.R)
-        step = refine(lambda v: -(R @ v), r, path.alpha[S], path.b, path.C, bias_sign=-1.0)
-        if step is not None:                       # refused when an alpha leaves [0, C]
-            da, db = step[0] - path.alpha[S], float(step[1]) - path.b
-            path.alpha[S], b = step
-            path.b = float(b)
-            # the kept g of I_o and I_c move with the step (f = w'phi - b); those of I_s
-            # stay 0, where the step brings g_s from their columns
-            rest = act[path.status[act] != reference.I_S]
-            path.g[rest] += path.y[rest] * (KS[rest] @ (path.y[S] * da) - db)
-    if fresh:
-        amax = float(np.max(path.alpha[act])) if act.size else 0.0
-        gtol = path.departures["kkt_tol"] * (1.0 + float(path.kmax) * amax)
-        g = path._fresh_g(act, gtol)
-        off = path.status[act] != reference.I_S
-        path.g[act[off]] = g[off]
-    return path.exactness() is None
 
 
 def _libsvm_solution(params, X, y):

@@ -71,10 +71,8 @@ class IncrementalSVM(SupportVectorsMixin, BaseKernelClassifier):
         (:class:`refsvm.POKER`'s ``fit``, the twin of the same ``backend``), whose end
         -- the same partition, kernel columns and inverse of the bordered matrix this
         method keeps -- becomes this estimator's state, so that everything after
-        ``fit`` is as after an incremental pass (see Notes); on ill-conditioned margin
-        sets (Gauss under gamma = 4, C = 10) its end can leave the margin vectors' g up
-        to 1e-7 off 0 (the start from LIBSVM: within 5e-12 on the sets measured).  A
-        SelfInit path that stops progressing (its parameter y'alpha unchanged over
+        ``fit`` is as after an incremental pass (see Notes).  A SelfInit path that
+        stops progressing (its parameter y'alpha unchanged over
         ``200 + 2 |I_s|`` breakpoints: a cycle of zero-length exchanges, e.g. on pure
         label noise) is abandoned at once.  "libsvm": LIBSVM's solution (:class:`sklearn.svm.SVC`,
         tol 1e-3) made exact by POKER's fixed- and adjustable-bias paths from it

@@ -236,6 +236,17 @@ def test_a_drifted_inverse_is_not_handed_on(data):
     assert np.max(np.abs(M @ st["Rinv"] - np.eye(S.size + 1))) <= 1e-4
 
 
+def test_selfinit_hands_on_no_end_off_the_optimum():
+    """SelfInit's end on Gauss under gamma = 4 (2,000 rows, C = 10) failed POKER's own
+    exactness check (a margin vector 7.3e-8 off g = 0, y'alpha 1.2e-7, against 1.1e-8
+    allowed) and became IncrementalSVM's state all the same.  It is now refined from R
+    afresh and handed on only when it passes (else the problem is learned example by
+    example)."""
+    X, y = make_gauss(2000, random_state=3)
+    est = IncrementalSVM(C=10.0, gamma=4.0, fit_method="selfinit").fit(X, y)
+    _assert_optimal(est, X, y, 10.0, 4.0)
+
+
 class _Path:
     def __init__(self, phase):
         self.phase, self.u, self.tau, self.S = phase, 0.0, 0.0, []
