@@ -193,6 +193,11 @@ cdef extern from "refsvm_kernels.h":
                           double* out0, double* out1, double* out2,
                           double* out3) noexcept nogil
 
+cdef extern from "refsvm_rows.h":
+    int refsvm_rows_get_width() noexcept nogil
+    void refsvm_rows_set_width(int width) noexcept nogil
+
+
 cdef extern from "refsvm_exp.h":
     void refsvm_exp_init() noexcept nogil
     void refsvm_exp_neg_many(double* out, Py_ssize_t m, double gamma) noexcept nogil
@@ -1439,6 +1444,30 @@ def exp_width(width=None):
             raise ValueError(f"exp width {width!r} is not available here: {exp_widths()}")
         refsvm_exp_set_width(width)
     return refsvm_exp_get_width()
+
+
+def sweep_width(width=None):
+    """How many rows at a time the core's sweep (``refsvm_cols_matvec``) and axpy
+    (``refsvm_axpy``) in this module take: 8 (AVX-512F), 4 (AVX2) or 1 (the baseline), the
+    widest the CPU has by default.  ``width`` sets it (one of :func:`sweep_widths`:
+    ValueError otherwise), for the tests: every body gives the same bits."""
+    if width is not None:
+        if width not in sweep_widths():
+            raise ValueError(f"sweep width {width!r} is not available here: {sweep_widths()}")
+        refsvm_rows_set_width(width)
+    return refsvm_rows_get_width()
+
+
+def sweep_widths():
+    """The sweep's widths this CPU runs (1 always)."""
+    cdef int saved = refsvm_rows_get_width(), w
+    out = []
+    for w in (8, 4, 1):
+        refsvm_rows_set_width(w)
+        if refsvm_rows_get_width() == w:
+            out.append(w)
+    refsvm_rows_set_width(saved)
+    return out
 
 
 def exp_widths():

@@ -49,7 +49,8 @@ static Py_ssize_t refsvm_sweep_block(Py_ssize_t n, Py_ssize_t k) {
 #endif
 
 /* one dispatch per function: the AVX2 body where the CPU has AVX2, else the baseline (the
-   sweep and axpy take their AVX-512F bodies first, where the CPU has AVX-512F) */
+   sweep and axpy: the widest of AVX-512F, AVX2 and the baseline that
+   refsvm_rows_get_width allows, below) */
 #if REFSVM_X86_GNUC
 #define REFSVM_PICK(name, args) (REFSVM_AVX2 ? refsvm_##name##_avx2 args \
                                              : refsvm_##name##_base args)
@@ -161,29 +162,47 @@ static void refsvm_axpy_avx512(double* dst, const double* src, double s, const d
     }
     for (; i < n; i++) dst[i] = src[i] + s * x[i];
 }
-#define REFSVM_AVX512 refsvm_cpu_has(REFSVM_CPU_AVX512F)
 #endif
+
+/* the widest body the sweep and axpy take, 8 (AVX-512F), 4 (AVX2) or 1 (the baseline),
+   where the CPU has it: the widest by default; the tests set each in turn
+   (refsvm_rows_set_width) and compare the bits */
+static int refsvm_rows_width = 8;
+
+REFSVM_API int refsvm_rows_get_width(void) {
+#if REFSVM_X86_GNUC
+    if (refsvm_rows_width >= 8 && refsvm_cpu_has(REFSVM_CPU_AVX512F)) return 8;
+    if (refsvm_rows_width >= 4 && REFSVM_AVX2) return 4;
+#endif
+    return 1;
+}
+
+REFSVM_API void refsvm_rows_set_width(int width) { refsvm_rows_width = width; }
 
 REFSVM_API void refsvm_cols_matvec(double* out, double** cols, const double* v,
                                    Py_ssize_t k, Py_ssize_t n, int back) {
 #if REFSVM_X86_GNUC
-    if (REFSVM_AVX512) {
+    int w = refsvm_rows_get_width();
+    if (w == 8)
         refsvm_cols_matvec_avx512(out, cols, v, k, n, back);
-        return;
-    }
+    else if (w == 4)
+        refsvm_cols_matvec_avx2(out, cols, v, k, n, back);
+    else
 #endif
-    REFSVM_PICK(cols_matvec, (out, cols, v, k, n, back));
+        refsvm_cols_matvec_base(out, cols, v, k, n, back);
 }
 
 REFSVM_API void refsvm_axpy(double* dst, const double* src, double s, const double* x,
                             Py_ssize_t n) {
 #if REFSVM_X86_GNUC
-    if (REFSVM_AVX512) {
+    int w = refsvm_rows_get_width();
+    if (w == 8)
         refsvm_axpy_avx512(dst, src, s, x, n);
-        return;
-    }
+    else if (w == 4)
+        refsvm_axpy_avx2(dst, src, s, x, n);
+    else
 #endif
-    REFSVM_PICK(axpy, (dst, src, s, x, n));
+        refsvm_axpy_base(dst, src, s, x, n);
 }
 
 REFSVM_API int refsvm_values_bad(const double* v, Py_ssize_t n, double limit) {

@@ -49,6 +49,11 @@ REFSVM_API double refsvm_csr_dot(const double* w, const int* idx, const double* 
    sensitivities). */
 REFSVM_API void refsvm_cols_matvec(double* out, double** cols, const double* v,
                                    Py_ssize_t k, Py_ssize_t n, int back);
+/* The widest body the sweep and axpy take where the CPU has it: 8 (AVX-512F), 4 (AVX2)
+   or 1 (the baseline); every body gives the same bits.  The widest by default; the set
+   is for the tests (refsvm._core.sweep_width). */
+REFSVM_API int refsvm_rows_get_width(void);
+REFSVM_API void refsvm_rows_set_width(int width);
 /* dst[i] = src[i] + s * x[i], i < n (dst may be src itself, or lie wholly before it in
    the same buffer): the row update of the rank-one grow and shrink of a bordered
    inverse. */

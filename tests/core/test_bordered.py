@@ -198,12 +198,34 @@ def test_max_abs_twins_agree(n):
             assert _core.bordered_max_abs_value(R, n) == np.nanmax(np.abs(R[:n, :n]))
 
 
-@pytest.mark.parametrize("n", [0, 1, 255, 256, 257, 1000, 3001])
+@pytest.fixture(params=[8, 4, 1], ids=lambda w: f"width{w}")
+def sweep_width(request):
+    """Each body of the core's sweep and axpy this CPU runs (AVX-512F, AVX2, the
+    baseline), set for the test and the widest restored after."""
+    if request.param not in _core.sweep_widths():
+        pytest.skip(f"this CPU does not run the {request.param}-wide body")
+    saved = _core.sweep_width()
+    _core.sweep_width(request.param)
+    yield request.param
+    _core.sweep_width(saved)
+
+
+def test_sweep_width_is_the_widest_by_default_and_refuses_others():
+    widths = _core.sweep_widths()
+    assert widths[-1] == 1 and _core.sweep_width() == widths[0]
+    with pytest.raises(ValueError, match="not available"):
+        _core.sweep_width(2)
+    assert _core.sweep_width() == widths[0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 15, 17, 255, 256, 257, 1000, 3001])
 @pytest.mark.parametrize("k", [0, 1, 3, 4, 5, 9, 24])
-def test_sweep_either_way_gives_the_reference_bits(n, k):
+def test_sweep_either_way_gives_the_reference_bits(n, k, sweep_width):
     """The core's sweep over kernel columns (IDSVM's rates, POKER's sensitivities) walks
     its row blocks forwards or backwards (the twins alternate): every row's sum is the
-    reference's matvec, left to right over the columns, bit for bit either way."""
+    reference's matvec, left to right over the columns, bit for bit either way, by
+    every body the CPU runs (the rows left over by the vector loops included)."""
+    assert _core.sweep_width() == sweep_width
     _assert_sweep_bits(n, k, np.random.RandomState(n + 31 * k))
 
 
@@ -219,7 +241,7 @@ def _assert_sweep_bits(n, k, rng):
 
 
 @pytest.mark.parametrize("n, k", [(2000, 263), (70000, 9)])
-def test_long_sweep_gives_the_reference_bits(n, k):
+def test_long_sweep_gives_the_reference_bits(n, k, sweep_width):
     """Columns beyond 4 MB are swept in long row blocks (65,536 rows: the prefetcher's
     streams) instead of 256: the same sums, bit for bit, either way, also with more rows
     than one long block."""
@@ -274,10 +296,11 @@ def test_symmetrize_makes_a_fresh_inverse_exactly_symmetric(seed):
 
 
 @pytest.mark.parametrize("n", [17, 41])
-def test_grow_and_shrink_twins_agree_on_larger_blocks(n):
-    """The compiled grow and shrink update whole rows four entries at a time (the core's
-    ``refsvm_axpy``; a row of the shrink is written one place to the left of where it is
-    read): bit for bit the reference's, at every size and every removed position."""
+def test_grow_and_shrink_twins_agree_on_larger_blocks(n, sweep_width):
+    """The compiled grow and shrink update whole rows eight or four entries at a time
+    (the core's ``refsvm_axpy``, each body the CPU runs; a row of the shrink is written
+    one place to the left of where it is read): bit for bit the reference's, at every
+    size and every removed position."""
     rng = np.random.RandomState(n)
     M, y, K = _bordered_matrix(rng, n, d=6)
     R_ref = ref.bordered_start(y[0], M[1, 1])
