@@ -181,7 +181,7 @@ def test_the_start_forms_r_afresh_rarely_on_ill_conditioned_margin_sets(backend,
     POKER's own refresh settings the start's path formed R afresh at half of its
     breakpoints (113 of 211 on 2,000 rows, the LU inverse most of the start's time; 8 of
     120 on 1,500 rows, the reference's size here); with ``START_DEPARTURES`` at under
-    half as many (34, 2), and the fit still ends on the optimum."""
+    half as many (23, 2), and the fit still ends on the optimum."""
     import refsvm._warm_start as ws
 
     X, y = make_gauss(2000 if backend == "cython" else 1500, random_state=3)
