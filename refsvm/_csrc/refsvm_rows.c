@@ -44,6 +44,15 @@ static Py_ssize_t refsvm_sweep_block(Py_ssize_t n, Py_ssize_t k) {
 #undef REFSVM_VEC
 #undef REFSVM_VEC_ATTR
 #define REFSVM_AVX2 refsvm_cpu_has(REFSVM_CPU_AVX2)
+/* the AVX-512F bodies, for the sweep and axpy (refsvm_rows_get_width): the baseline's
+   loops vectorised eight rows wide, with no fused multiply-add (REFSVM_NO_CONTRACT:
+   AVX-512F has it), so the same bits; the other functions keep the AVX2 body */
+#define REFSVM_VEC(name) refsvm_##name##_avx512
+#define REFSVM_VEC_ATTR __attribute__((target("avx512f,prefer-vector-width=512"), unused)) \
+    REFSVM_NO_CONTRACT
+#include "refsvm_rows_vec.h"
+#undef REFSVM_VEC
+#undef REFSVM_VEC_ATTR
 #else
 #define REFSVM_AVX2 0
 #endif
@@ -66,103 +75,6 @@ REFSVM_API double refsvm_dense_dot_sqnorm(const double* w, const double* x, Py_s
 REFSVM_API double refsvm_dense_dot(const double* w, const double* x, Py_ssize_t n) {
     return REFSVM_PICK(dense_dot, (w, x, n));
 }
-
-#if REFSVM_X86_GNUC
-/* o = o + a * c[i..i+7], lane by lane (two roundings) */
-#define REFSVM_SWEEP_STEP(o, a, c, i) \
-    o = _mm512_add_pd(o, _mm512_mul_pd((a), _mm512_loadu_pd((c) + (i))))
-/* The sweep of the baseline body (refsvm_rows_vec.h) with AVX-512F: eight rows a vector,
-   two vectors in flight, each lane the baseline's operations on its row in their order
-   (REFSVM_NO_CONTRACT: no fused multiply-add), the rows left over by the scalar loop of
-   the baseline, so the same bits.  The AVX2 body is bound by its dependent additions
-   while the columns are in the caches (about half the in-cache read bandwidth). */
-__attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
-static void refsvm_cols_matvec_avx512(double* out, double* const* cols, const double* v,
-                                      Py_ssize_t k, Py_ssize_t n, int back) {
-    Py_ssize_t i, j, bb, lo, hi, BLK = refsvm_sweep_block(n, k), nb = (n + BLK - 1) / BLK;
-    for (bb = 0; bb < nb; bb++) {
-        lo = (back ? nb - 1 - bb : bb) * BLK;
-        hi = lo + BLK < n ? lo + BLK : n;
-        for (i = lo; i < hi; i++) out[i] = 0.0;
-        j = 0;
-        while (j + 8 <= k) {
-            const double a0 = v[j], a1 = v[j + 1], a2 = v[j + 2], a3 = v[j + 3],
-                         a4 = v[j + 4], a5 = v[j + 5], a6 = v[j + 6], a7 = v[j + 7];
-            const __m512d w0 = _mm512_set1_pd(a0), w1 = _mm512_set1_pd(a1),
-                          w2 = _mm512_set1_pd(a2), w3 = _mm512_set1_pd(a3),
-                          w4 = _mm512_set1_pd(a4), w5 = _mm512_set1_pd(a5),
-                          w6 = _mm512_set1_pd(a6), w7 = _mm512_set1_pd(a7);
-            const double *c0 = cols[j], *c1 = cols[j + 1], *c2 = cols[j + 2],
-                         *c3 = cols[j + 3], *c4 = cols[j + 4], *c5 = cols[j + 5],
-                         *c6 = cols[j + 6], *c7 = cols[j + 7];
-            for (i = lo; i + 16 <= hi; i += 16) {
-                __m512d o = _mm512_loadu_pd(out + i), p = _mm512_loadu_pd(out + i + 8);
-                REFSVM_SWEEP_STEP(o, w0, c0, i); REFSVM_SWEEP_STEP(p, w0, c0, i + 8);
-                REFSVM_SWEEP_STEP(o, w1, c1, i); REFSVM_SWEEP_STEP(p, w1, c1, i + 8);
-                REFSVM_SWEEP_STEP(o, w2, c2, i); REFSVM_SWEEP_STEP(p, w2, c2, i + 8);
-                REFSVM_SWEEP_STEP(o, w3, c3, i); REFSVM_SWEEP_STEP(p, w3, c3, i + 8);
-                REFSVM_SWEEP_STEP(o, w4, c4, i); REFSVM_SWEEP_STEP(p, w4, c4, i + 8);
-                REFSVM_SWEEP_STEP(o, w5, c5, i); REFSVM_SWEEP_STEP(p, w5, c5, i + 8);
-                REFSVM_SWEEP_STEP(o, w6, c6, i); REFSVM_SWEEP_STEP(p, w6, c6, i + 8);
-                REFSVM_SWEEP_STEP(o, w7, c7, i); REFSVM_SWEEP_STEP(p, w7, c7, i + 8);
-                _mm512_storeu_pd(out + i, o);
-                _mm512_storeu_pd(out + i + 8, p);
-            }
-            for (; i < hi; i++)
-                out[i] = (((((((out[i] + a0 * c0[i]) + a1 * c1[i]) + a2 * c2[i])
-                         + a3 * c3[i]) + a4 * c4[i]) + a5 * c5[i]) + a6 * c6[i])
-                         + a7 * c7[i];
-            j += 8;
-        }
-        while (j + 4 <= k) {
-            const double a0 = v[j], a1 = v[j + 1], a2 = v[j + 2], a3 = v[j + 3];
-            const __m512d w0 = _mm512_set1_pd(a0), w1 = _mm512_set1_pd(a1),
-                          w2 = _mm512_set1_pd(a2), w3 = _mm512_set1_pd(a3);
-            const double *c0 = cols[j], *c1 = cols[j + 1], *c2 = cols[j + 2],
-                         *c3 = cols[j + 3];
-            for (i = lo; i + 8 <= hi; i += 8) {
-                __m512d o = _mm512_loadu_pd(out + i);
-                REFSVM_SWEEP_STEP(o, w0, c0, i);
-                REFSVM_SWEEP_STEP(o, w1, c1, i);
-                REFSVM_SWEEP_STEP(o, w2, c2, i);
-                REFSVM_SWEEP_STEP(o, w3, c3, i);
-                _mm512_storeu_pd(out + i, o);
-            }
-            for (; i < hi; i++)
-                out[i] = (((out[i] + a0 * c0[i]) + a1 * c1[i]) + a2 * c2[i]) + a3 * c3[i];
-            j += 4;
-        }
-        while (j < k) {
-            const double a0 = v[j];
-            const __m512d w0 = _mm512_set1_pd(a0);
-            const double* c0 = cols[j];
-            for (i = lo; i + 8 <= hi; i += 8) {
-                __m512d o = _mm512_loadu_pd(out + i);
-                REFSVM_SWEEP_STEP(o, w0, c0, i);
-                _mm512_storeu_pd(out + i, o);
-            }
-            for (; i < hi; i++) out[i] = out[i] + a0 * c0[i];
-            j += 1;
-        }
-    }
-}
-#undef REFSVM_SWEEP_STEP
-
-/* dst = src + s x with AVX-512F, eight at a time, each block loaded before it is stored
-   (as the other bodies: right for dst <= src); no fused multiply-add, so the same bits */
-__attribute__((target("avx512f"))) REFSVM_NO_CONTRACT
-static void refsvm_axpy_avx512(double* dst, const double* src, double s, const double* x,
-                               Py_ssize_t n) {
-    Py_ssize_t i = 0;
-    const __m512d s8 = _mm512_set1_pd(s);
-    for (; i + 8 <= n; i += 8) {
-        __m512d a = _mm512_loadu_pd(src + i);
-        a = _mm512_add_pd(a, _mm512_mul_pd(s8, _mm512_loadu_pd(x + i)));
-        _mm512_storeu_pd(dst + i, a);
-    }
-    for (; i < n; i++) dst[i] = src[i] + s * x[i];
-}
-#endif
 
 /* the widest body the sweep and axpy take, 8 (AVX-512F), 4 (AVX2) or 1 (the baseline),
    where the CPU has it: the widest by default; the tests set each in turn
