@@ -117,6 +117,8 @@ def _refine(path, reference, fresh):
     kept g drifted by up to 4e-8 on pure label noise (an inverse residual of 4e-8)."""
     n = path.n
     act = np.flatnonzero(path.status[:n] >= 0)
+    off = path.status[act] != reference.I_S                # I_o and I_c
+    rest = act[off]
     S = np.array(path.S, dtype=np.intp)
     if S.size:
         sv = act[path.alpha[act] > 0.0]
@@ -130,16 +132,15 @@ def _refine(path, reference, fresh):
             da, db = step[0] - path.alpha[S], float(step[1]) - path.b
             path.alpha[S], b = step
             path.b = float(b)
-            # the kept g of I_o and I_c move with the step (f = w'phi - b); those of I_s
-            # stay 0, where the step brings g_s from their columns
-            rest = act[path.status[act] != reference.I_S]
-            path.g[rest] += path.y[rest] * (KS[rest] @ (path.y[S] * da) - db)
+            # the kept g of I_o and I_c move with the step (f = w'phi - b), unless they
+            # are recomputed below; those of I_s stay 0, where the step brings g_s
+            # from their columns
+            if not fresh:
+                path.g[rest] += path.y[rest] * (KS[rest] @ (path.y[S] * da) - db)
     if fresh:
         amax = float(np.max(path.alpha[act])) if act.size else 0.0
         gtol = path.departures["kkt_tol"] * (1.0 + float(path.kmax) * amax)
-        g = path._fresh_g(act, gtol)
-        off = path.status[act] != reference.I_S
-        path.g[act[off]] = g[off]
+        path.g[rest] = path._fresh_g(act, gtol)[off]       # sums over every SV of act
     return path.exactness() is None
 
 
