@@ -7,6 +7,15 @@
 #include <immintrin.h>
 #endif
 
+/* Every body here gives the baseline's bits, so no product and sum may be contracted
+   into a fused multiply-add unless written so (_mm256_fmadd_pd).  Clang contracts
+   within an expression by default wherever the target has FMA (the AVX-512F bodies,
+   the AVX2-and-FMA row bound, aarch64): off for this file.  GCC: REFSVM_NO_CONTRACT on
+   each such function. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 #if REFSVM_GNUC
 #define REFSVM_UNROLL4 _Pragma("GCC unroll 4")
 #else
@@ -45,10 +54,16 @@ static Py_ssize_t refsvm_sweep_block(Py_ssize_t n, Py_ssize_t k) {
 #undef REFSVM_VEC_ATTR
 #define REFSVM_AVX2 refsvm_cpu_has(REFSVM_CPU_AVX2)
 /* the AVX-512F bodies, for the sweep and axpy (refsvm_rows_get_width): the baseline's
-   loops vectorised eight rows wide, with no fused multiply-add (REFSVM_NO_CONTRACT:
-   AVX-512F has it), so the same bits; the other functions keep the AVX2 body */
+   loops vectorised eight rows wide (GCC: prefer-vector-width, which Clang's target
+   attribute does not take), with no fused multiply-add (REFSVM_NO_CONTRACT: AVX-512F
+   has it), so the same bits; the other functions keep the AVX2 body */
+#if REFSVM_GCC
+#define REFSVM_AVX512_TARGET "avx512f,prefer-vector-width=512"
+#else
+#define REFSVM_AVX512_TARGET "avx512f"
+#endif
 #define REFSVM_VEC(name) refsvm_##name##_avx512
-#define REFSVM_VEC_ATTR __attribute__((target("avx512f,prefer-vector-width=512"), unused)) \
+#define REFSVM_VEC_ATTR __attribute__((target(REFSVM_AVX512_TARGET), unused)) \
     REFSVM_NO_CONTRACT
 #include "refsvm_rows_vec.h"
 #undef REFSVM_VEC
