@@ -5,6 +5,13 @@
 #include <emmintrin.h>
 #endif
 
+/* Every loop here gives the baseline's bits: Clang, which contracts a product and a sum
+   into a fused multiply-add by default wherever the target has FMA (the AVX-512F loops),
+   must not (as refsvm_rows.c) */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 #if REFSVM_X86_GNUC
 #include <immintrin.h>
 
