@@ -21,7 +21,14 @@ Windows configuration (its ``long`` stays 8 bytes in those headers).
 
 ``zig cc -fsyntax-only`` ends with "failed to rename" the object file it was told not to
 make (a quirk of its cache); that line alone is not a failure.
+
+The build's own flags (``_optimize_flags`` in ``setup.py``) then compile the same C to
+assembly, at -O3, for aarch64 and x86-64: no product and sum may come out fused into a
+multiply-add unless the code asks for one (an FMA intrinsic), since every twin must give
+its pure-Python reference's bits.  Clang contracts within an expression by default and
+GCC across statements, wherever the target has FMA: on every aarch64 CPU.
 """
+import ast
 import importlib.util
 import re
 import shutil
@@ -124,6 +131,80 @@ def test_generated_c_compiles(source, target, headers):
     proc = _zig_cc(target, headers[target], source, "-w",
                    "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
     _assert_compiles(proc, source, target)
+
+
+def _build_flags():
+    """The flags ``setup.py`` gives GCC and Clang in a release build (``_optimize_flags``,
+    read from ``setup.py`` itself)."""
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    fn = next(node for node in tree.body
+              if isinstance(node, ast.FunctionDef) and node.name == "_optimize_flags")
+    namespace = {"DEBUG": False}
+    exec(compile(ast.Module([fn], type_ignores=[]), "setup.py", "exec"), namespace)
+    return namespace["_optimize_flags"]("unix")
+
+
+#: a fused multiply-add or -subtract, scalar or vector: aarch64 (fmadd, fmsub, fnmadd,
+#: fnmsub; fmla, fmls) and x86-64 (vfmadd231pd, vfnmsub213sd, vfmaddsub..., ...)
+FUSED = {"aarch64-linux-gnu": re.compile(r"\s(f(n)?m(add|sub)|fml[as])\s"),
+         "x86_64-linux-gnu": re.compile(r"\svfn?m(add|sub)\w*[ps][sd]\s")}
+#: the functions that ask for fused multiply-adds (FMA intrinsics), and only on x86-64
+ASKS_FOR_FMA = {"refsvm_dense_dot_bound_fma", "refsvm_exp4", "refsvm_exp8"}
+LABEL = re.compile(r"^([A-Za-z_][\w.$]*):")
+
+
+def _fused_by_function(target, include, source, out):
+    """{function: number of fused instructions} in ``source`` compiled to assembly (the
+    file ``out``) for ``target`` with the build's flags (local labels, .L..., count to
+    their function)."""
+    cmd = [sys.executable, "-m", "ziglang", "cc", "-target", target, "-S", *_build_flags(),
+           "-isystem", str(include[0]), "-isystem", str(include[1]), "-I", str(CSRC),
+           "-I", str(source.parent), "-w", str(source), "-o", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0 and out.exists(), (
+        f"{source.relative_to(ROOT)} does not compile to assembly for {target}:\n"
+        f"{proc.stderr[-4000:]}")
+    counts, function = {}, None
+    for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+        label = LABEL.match(line)
+        if label and not label.group(1).startswith(".L"):
+            function = label.group(1)
+        elif FUSED[target].search(line + " "):
+            counts[function] = counts.get(function, 0) + 1
+    return counts
+
+
+def test_the_build_does_not_contract_into_fma():
+    assert "-ffp-contract=off" in _build_flags()
+
+
+@pytest.mark.parametrize("target", sorted(FUSED))
+@pytest.mark.parametrize("source", HAND_WRITTEN, ids=lambda p: p.name)
+def test_hand_written_c_fuses_only_where_it_asks(source, target, tmp_path):
+    python, numpy = Path(sysconfig.get_paths()["include"]), Path(np.get_include())
+    fused = _fused_by_function(target, (python, numpy), source, tmp_path / "out.s")
+    asked = ASKS_FOR_FMA if target.startswith("x86_64") else set()
+    assert not set(fused) - asked, (
+        f"{source.name} on {target}: fused multiply-adds the code does not ask for in "
+        f"{sorted(set(fused) - asked)}")
+
+
+def test_the_functions_allowed_fma_ask_for_it():
+    # each function of ASKS_FOR_FMA is written with FMA intrinsics
+    text = "\n".join(p.read_text(encoding="utf-8") for p in HAND_WRITTEN)
+    for name in ASKS_FOR_FMA:
+        body = text[text.index(name + "("):]
+        body = body[: body.index("\n}\n")]
+        assert "_fmadd_pd(" in body, name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", GENERATED, ids=lambda p: p.stem)
+def test_generated_c_fuses_nothing_on_aarch64(source, tmp_path):
+    python, numpy = Path(sysconfig.get_paths()["include"]), Path(np.get_include())
+    fused = _fused_by_function("aarch64-linux-gnu", (python, numpy), source,
+                               tmp_path / "out.s")
+    assert not fused, f"{source.name}: fused multiply-adds in {sorted(fused)}"
 
 
 def test_every_twin_has_its_generated_c_here():

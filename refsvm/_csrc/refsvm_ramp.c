@@ -1,15 +1,18 @@
 /* The hand-written C of the OnlineSVMR twin (refsvm_ramp.h). */
+
+/* Every loop here gives the baseline's bits: Clang, which contracts a product and a sum
+   into a fused multiply-add by default wherever the target has FMA (the AVX-512F loops,
+   aarch64), must not (as refsvm_rows.c).  The build says so for every file
+   (-ffp-contract=off, setup.py); this holds without it too, before the header, whose
+   inline functions the loops call. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 #include "refsvm_ramp.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#endif
-
-/* Every loop here gives the baseline's bits: Clang, which contracts a product and a sum
-   into a fused multiply-add by default wherever the target has FMA (the AVX-512F loops),
-   must not (as refsvm_rows.c) */
-#if defined(__clang__)
-#pragma clang fp contract(off)
 #endif
 
 #if REFSVM_X86_GNUC

@@ -11,7 +11,8 @@
    into a fused multiply-add unless written so (_mm256_fmadd_pd).  Clang contracts
    within an expression by default wherever the target has FMA (the AVX-512F bodies,
    the AVX2-and-FMA row bound, aarch64): off for this file.  GCC: REFSVM_NO_CONTRACT on
-   each such function. */
+   each such function.  The build also says so for every file (-ffp-contract=off,
+   setup.py). */
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
