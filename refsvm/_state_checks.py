@@ -69,6 +69,10 @@ BALANCE_TOL = 1e-8
 RESIDUAL_TOL = 1e-3
 
 
+#: an optional member that is not in the state's data
+_ABSENT = object()
+
+
 class _Reader:
     """The members of one state's data, each read once through a check."""
 
@@ -87,17 +91,19 @@ class _Reader:
         return key in self.data
 
     def _raw(self, key, required):
+        """The member ``key``; ``_ABSENT`` for an optional one that is not there (a member
+        that is there is checked even when it is None: a null in a file is no absence)."""
         if key not in self.data:
             if required:
                 self.fail(key, "missing")
-            return None
+            return _ABSENT
         self.seen.add(key)
         return self.data[key]
 
     # ---- scalars
     def integer(self, key, lo=0, hi=MAX_COUNT, required=True, default=None):
         v = self._raw(key, required)
-        if v is None and not required:
+        if v is _ABSENT:
             return default
         if isinstance(v, np.ndarray) and v.ndim == 0:
             v = v[()]
@@ -110,7 +116,7 @@ class _Reader:
 
     def real(self, key, lo=-np.inf, hi=np.inf, required=True, default=None):
         v = self._raw(key, required)
-        if v is None and not required:
+        if v is _ABSENT:
             return default
         if isinstance(v, np.ndarray) and v.ndim == 0:
             v = v[()]
@@ -125,7 +131,7 @@ class _Reader:
 
     def boolean(self, key, required=True):
         v = self._raw(key, required)
-        if v is None and not required:
+        if v is _ABSENT:
             return False
         if isinstance(v, np.ndarray) and v.ndim == 0:
             v = v[()]
@@ -140,7 +146,7 @@ class _Reader:
         """An array of ``kind`` ("f" float, "i" integer) whose shape matches ``shape``
         (None entries: any length).  Integers are returned as int64, floats as float64."""
         v = self._raw(key, required)
-        if v is None and not required:
+        if v is _ABSENT:
             return None
         if isinstance(v, (list, tuple)):
             if len(v) > MAX_COUNT:

@@ -149,6 +149,7 @@ def _meta_mutations(arrays):
         lambda m: m["states"][0]["init_params"].__setitem__("departures", {}))
     data = meta["states"][0]["data"]
     for key, value in list(data.items()):
+        put(f"json: {key} null", lambda m, k=key: m["states"][0]["data"].__setitem__(k, None))
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         for label, v in (("huge", 10**12), ("negative", -1), ("nan", float("nan"))):
@@ -360,6 +361,24 @@ def test_tampered_model_files_never_crash_or_hang_long(tmp_path):
     counts, failures = _sweep(tmp_path, long=True, workers=3)
     _report(counts)
     assert not failures, "\n".join(failures[:40])
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_null_member_is_rejected_by_name(name, tmp_path):
+    """A member of a state's data set to null (JSON's None) is refused by a ValueError
+    naming it, optional members too: a null is no absence."""
+    src = tmp_path / "m.npz"
+    arrays = _saved(name, "cython", False, src)
+    meta = json.loads(str(arrays["__meta__"][()]))
+    keys = [k for k, v in meta["states"][0]["data"].items() if v is not None]
+    assert keys
+    for key in keys:
+        m = json.loads(json.dumps(meta))
+        m["states"][0]["data"][key] = None
+        path = tmp_path / "null.npz"
+        _write(dict(arrays, __meta__=np.array(json.dumps(m))), path)
+        with pytest.raises(ValueError, match=key):
+            refsvm.load(path)
 
 
 def test_the_issue_reproducer_is_rejected_by_name(tmp_path):
