@@ -656,8 +656,12 @@ class ReducedKernelPA(_Departures, BaseKernelClassifier):
         else:
             idx = _first_distinct_rows(X, m)
             if idx.shape[0] < m:
-                raise ValueError(f"n_reduced={m}, but the data that starts the model has "
-                                 f"only {idx.shape[0]} distinct examples")
+                raise ValueError(
+                    f"n_reduced={m}, but the data that starts the model has only "
+                    f"{idx.shape[0]} distinct examples: the reduced set is the first "
+                    f"{m} distinct examples of the first partial_fit's data; give that "
+                    "call at least as many, lower n_reduced, or pass the points as "
+                    "reduced_set")
         return as_format(X[idx], sp.issparse(X)), idx
 
     def _start(self, X, classes):
