@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from .._validation import (Boolean, DeparturesRule, Integer, NonNegative, Options, Positive,
                            as_format, check_int, check_kernel_rows, check_magnitude,
                            check_params, check_sparse_structure, kernel_rules, load_backend)
-from ..base import BaseKernelClassifier, SupportVectorsMixin
+from ..base import _ARRAY_CHECKS, BaseKernelClassifier, SupportVectorsMixin
 from . import cccp as _cccp
 from . import online_asvmr as _strategies
 from . import online_svmr as _reference_module
@@ -329,6 +329,7 @@ class _ActiveLearner:
         self.classes = tuple(classes)
         self.module = load_backend(backend, _reference_module, "refsvm.ramp._online_svmr")
         self.state = None
+        self._max_sqnorm = 0.0  # the stream's largest squared row norm (``run``)
 
     # ---------------------------------------------------------------- helpers
     def _sign(self, label):
@@ -346,9 +347,52 @@ class _ActiveLearner:
     def _block(self):
         return 1
 
+    def _check_rows(self, X):
+        """X as the estimators take it (``_ARRAY_CHECKS``): a 2-D float64 array or CSR
+        matrix of at least one row and one column, of sound sparse structure, without
+        NaN, infinity or a value whose square overflows (``check_magnitude``)."""
+        from sklearn.utils import check_array
+
+        check_sparse_structure(X)
+        X = check_array(X, estimator=self, **_ARRAY_CHECKS)
+        check_magnitude(X)
+        return X
+
+    @staticmethod
+    def _check_one_label_per_row(X, y, x_name, y_name):
+        """y as a 1-D array of one label per row of X (a ValueError naming both)."""
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"{x_name} has {X.shape[0]} rows and {y_name} {y.shape} labels; "
+                             "one label per row")
+        return y
+
+    def _check_fitted(self):
+        """sklearn's NotFittedError before the first successful ``run``."""
+        if self.state is None:
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'run' with "
+                "appropriate arguments before using this estimator.")
+
+    def _check_features(self, X, n_features, x_name):
+        """X has the ``n_features`` columns of the stream (a ValueError naming X)."""
+        if X.shape[1] != n_features:
+            raise ValueError(f"{x_name} has {X.shape[1]} features, but {type(self).__name__} "
+                             f"is expecting {n_features} features as input.")
+
+    def _kernel(self):
+        """(kernel, gamma, degree, coef0) as the state uses them."""
+        return [self.params[k] for k in ("kernel", "gamma", "degree", "coef0")]
+
+    def _labels_of(self, f):
+        """The class of each decision value: ``classes[1]`` where f > 0."""
+        return np.where(f > 0, self.classes[1], self.classes[0])
+
     # ---------------------------------------------------------------- public API
     def run(self, X, oracle, X_test=None, y_test=None, eval_every=100, max_labels=None):
-        """Run the strategy over the stream X (rows in order).
+        """Run the strategy over the stream X (rows in order), from a new model.
 
         Parameters
         ----------
@@ -356,9 +400,11 @@ class _ActiveLearner:
             The unlabelled stream.
         oracle : callable or array-like
             ``oracle(i)`` gives the label of stream position i (an array is
-            read as ``y[i]``).  It is called only for queried examples.
+            read as ``y[i]`` and must hold one label of ``classes`` per row of X).
+            It is called only for queried examples.
         X_test, y_test : optional
-            Test set for the accuracy of the learning curve.
+            Test set for the accuracy of the learning curve (``y_test`` one label per row
+            of ``X_test``, which has the d features of X).
         eval_every : int
             A checkpoint every ``eval_every`` stream examples (and at the end).
         max_labels : int, optional
@@ -367,69 +413,129 @@ class _ActiveLearner:
         Returns
         -------
         LearningCurve
+
+        Raises
+        ------
+        ValueError
+            On bad input, before anything is learned: X not 2-D or without a row or a
+            column, NaN, infinity or overflowing values or kernel values, an oracle array
+            that is not one label of ``classes`` per row, a test set that does not match.
+
+        Notes
+        -----
+        The call is atomic: if it raises (bad input, an error of a callable oracle
+        partway through the stream, Ctrl-C), the learner is exactly as it was before the
+        call: ``state``, ``queried`` and ``curve_`` those of the previous run, if any.
         """
-        if not callable(oracle):
-            labels = np.asarray(oracle)
-            oracle = labels.__getitem__
+        # every input is checked before the learner changes
         eval_every = check_int("eval_every", eval_every, minimum=1)
         check_int("max_labels", max_labels, minimum=1, allow_none=True)
+        X = self._check_rows(X)
         sparse = sp.issparse(X)
-        check_sparse_structure(X)
         X = as_format(X, sparse)
-        check_magnitude(X)  # NaN, infinity, squares that overflow (as the estimators)
-        kernel = [self.params[k] for k in ("kernel", "gamma", "degree", "coef0")]
+        kernel = self._kernel()
         sq = check_kernel_rows(X, *kernel, where="the stream")
+        if not callable(oracle):
+            # an array holds every label: all are checked here (a callable's answers are
+            # checked as they come, by _sign)
+            labels = self._check_one_label_per_row(X, oracle, "X", "the oracle array")
+            known = (labels == self.classes[0]) | (labels == self.classes[1])
+            if not np.all(known):
+                self._sign(labels[np.flatnonzero(~known)[0]])  # the error names the label
+            oracle = labels.__getitem__
         if X_test is not None:
-            check_sparse_structure(X_test)
+            if y_test is None:
+                raise ValueError("X_test is given without y_test")
+            X_test = self._check_rows(X_test)
+            self._check_features(X_test, X.shape[1], "X_test")
             X_test = as_format(X_test, sparse)
-            check_magnitude(X_test)
             check_kernel_rows(X_test, *kernel, against=sq, where="the test rows and the stream")
-            y_test = np.asarray(y_test)
-        self.state = self.module.OnlineSVMR(X.shape[1], sparse, **self.params)
-        self.queried = []
+            y_test = self._check_one_label_per_row(X_test, y_test, "X_test", "y_test")
 
         def ask(i):
             return self._sign(oracle(i))
 
-        curve = {k: [] for k in ("n_seen", "n_labels", "accuracy", "n_support", "n_kernel_evals")}
-        n = X.shape[0]
-        h = self._block()
-        t = 0
-        next_eval = eval_every
-        while t < n:
-            stop = min(t + h, n)
-            self.queried.extend(self._select(X, ask, t, stop))
-            t = stop
-            done = max_labels is not None and len(self.queried) >= max_labels
-            if t >= next_eval or t == n or done:
-                curve["n_seen"].append(t)
-                curve["n_labels"].append(len(self.queried))
-                curve["accuracy"].append(self.score(X_test, y_test) if X_test is not None
-                                         else np.nan)
-                curve["n_support"].append(int(np.sum(self.state.get_state()["alpha"] != 0)))
-                curve["n_kernel_evals"].append(int(self.state.n_kernel_evals))
-                while next_eval <= t:
-                    next_eval += eval_every
-            if done:
-                break
-        self.curve_ = LearningCurve(
-            n_seen=np.array(curve["n_seen"], np.intp),
-            n_labels=np.array(curve["n_labels"], np.intp),
-            accuracy=np.array(curve["accuracy"], np.float64),
-            n_support=np.array(curve["n_support"], np.intp),
-            n_kernel_evals=np.array(curve["n_kernel_evals"], np.int64),
-            queried=np.array(self.queried, np.intp))
+        def accuracy():
+            # X_test is checked above: the state reads it as it is
+            return float(np.mean(self._labels_of(self.state.decision_function(X_test))
+                                 == y_test))
+
+        saved = self.__dict__.copy()
+        try:
+            self.state = self.module.OnlineSVMR(X.shape[1], sparse, **self.params)
+            self._max_sqnorm = sq  # the kernel range check of rows to predict
+            self.queried = []
+            curve = {k: [] for k in ("n_seen", "n_labels", "accuracy", "n_support",
+                                     "n_kernel_evals")}
+            n = X.shape[0]
+            h = self._block()
+            t = 0
+            next_eval = eval_every
+            while t < n:
+                stop = min(t + h, n)
+                self.queried.extend(self._select(X, ask, t, stop))
+                t = stop
+                done = max_labels is not None and len(self.queried) >= max_labels
+                if t >= next_eval or t == n or done:
+                    curve["n_seen"].append(t)
+                    curve["n_labels"].append(len(self.queried))
+                    curve["accuracy"].append(accuracy() if X_test is not None else np.nan)
+                    curve["n_support"].append(int(np.sum(self.state.get_state()["alpha"] != 0)))
+                    curve["n_kernel_evals"].append(int(self.state.n_kernel_evals))
+                    while next_eval <= t:
+                        next_eval += eval_every
+                if done:
+                    break
+            self.curve_ = LearningCurve(
+                n_seen=np.array(curve["n_seen"], np.intp),
+                n_labels=np.array(curve["n_labels"], np.intp),
+                accuracy=np.array(curve["accuracy"], np.float64),
+                n_support=np.array(curve["n_support"], np.intp),
+                n_kernel_evals=np.array(curve["n_kernel_evals"], np.int64),
+                queried=np.array(self.queried, np.intp))
+        except BaseException:
+            # the learner as it was: the previous run's state is a separate object, untouched
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         return self.curve_
 
     def decision_function(self, X):
+        """f(x) of the model learned by the last ``run``.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix, shape (n, d)
+            Rows with the d features of the stream, without NaN, infinity or overflowing
+            values.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``run``.
+        ValueError
+            On bad X (as ``run`` checks the stream) or another number of features.
+        """
+        self._check_fitted()
+        X = self._check_rows(X)
+        self._check_features(X, self.state.n_features, "X")
+        check_kernel_rows(X, *self._kernel(), against=self._max_sqnorm,
+                          where="these rows and the stream")
         return self.state.decision_function(as_format(X, self.state.sparse))
 
     def predict(self, X):
-        f = self.decision_function(X)
-        return np.where(f > 0, self.classes[1], self.classes[0])
+        """``classes[1]`` where f(x) > 0, else ``classes[0]`` (X as in
+        :meth:`decision_function`)."""
+        return self._labels_of(self.decision_function(X))
 
     def score(self, X, y):
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """Accuracy on ``(X, y)``: X as in :meth:`decision_function`, y one label per row."""
+        pred = self.predict(X)
+        return float(np.mean(pred == self._check_one_label_per_row(pred, y, "X", "y")))
 
 
 class QueryAll(_ActiveLearner):

@@ -105,8 +105,8 @@ def test_backends_agree_and_asvmr_beats_query_all_per_label():
     at = np.searchsorted(q.n_labels, a.n_labels[-1])
     assert a.accuracy[-1] >= q.accuracy[min(at, len(q.accuracy) - 1)] - 0.01
     assert np.all(np.diff(a.n_labels) >= 0) and np.all((a.accuracy > 0.5) & (a.accuracy <= 1))
-    py = OnlineASVMR(backend="python", **PARAMS).run(X[:300], y, Xt, yt, eval_every=100)
-    cy = OnlineASVMR(backend="cython", **PARAMS).run(X[:300], y, Xt, yt, eval_every=100)
+    py = OnlineASVMR(backend="python", **PARAMS).run(X[:300], y[:300], Xt, yt, eval_every=100)
+    cy = OnlineASVMR(backend="cython", **PARAMS).run(X[:300], y[:300], Xt, yt, eval_every=100)
     np.testing.assert_array_equal(py.queried, cy.queried)
     np.testing.assert_array_equal(py.n_kernel_evals, cy.n_kernel_evals)
     np.testing.assert_allclose(py.accuracy, cy.accuracy)
