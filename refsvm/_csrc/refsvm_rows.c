@@ -107,30 +107,27 @@ REFSVM_API int refsvm_rows_get_width(void) {
 
 REFSVM_API void refsvm_rows_set_width(int width) { refsvm_rows_width = width; }
 
+/* the dispatch of the sweep and axpy (no value returned): the body of the width
+   refsvm_rows_get_width gives */
+#if REFSVM_X86_GNUC
+#define REFSVM_PICK_WIDTH(name, args) do {                        \
+        int width_ = refsvm_rows_get_width();                      \
+        if (width_ == 8) refsvm_##name##_avx512 args;              \
+        else if (width_ == 4) refsvm_##name##_avx2 args;           \
+        else refsvm_##name##_base args;                            \
+    } while (0)
+#else
+#define REFSVM_PICK_WIDTH(name, args) refsvm_##name##_base args
+#endif
+
 REFSVM_API void refsvm_cols_matvec(double* out, double** cols, const double* v,
                                    Py_ssize_t k, Py_ssize_t n, int back) {
-#if REFSVM_X86_GNUC
-    int w = refsvm_rows_get_width();
-    if (w == 8)
-        refsvm_cols_matvec_avx512(out, cols, v, k, n, back);
-    else if (w == 4)
-        refsvm_cols_matvec_avx2(out, cols, v, k, n, back);
-    else
-#endif
-        refsvm_cols_matvec_base(out, cols, v, k, n, back);
+    REFSVM_PICK_WIDTH(cols_matvec, (out, cols, v, k, n, back));
 }
 
 REFSVM_API void refsvm_axpy(double* dst, const double* src, double s, const double* x,
                             Py_ssize_t n) {
-#if REFSVM_X86_GNUC
-    int w = refsvm_rows_get_width();
-    if (w == 8)
-        refsvm_axpy_avx512(dst, src, s, x, n);
-    else if (w == 4)
-        refsvm_axpy_avx2(dst, src, s, x, n);
-    else
-#endif
-        refsvm_axpy_base(dst, src, s, x, n);
+    REFSVM_PICK_WIDTH(axpy, (dst, src, s, x, n));
 }
 
 REFSVM_API int refsvm_values_bad(const double* v, Py_ssize_t n, double limit) {
