@@ -60,7 +60,7 @@ WINDOWS_ABSENT = {"pyconfig.h": ["HAVE_SYS_SELECT_H", "HAVE_ENDIAN_H"],
 def headers(tmp_path_factory):
     """target -> the Python and NumPy include directories to compile against."""
     python, numpy = Path(sysconfig.get_paths()["include"]), Path(np.get_include())
-    out = {t: (python, numpy) for t in TARGETS}
+    out = {t: (python, numpy) for t in TARGETS + ["x86_64-linux-gnu"]}
     root = tmp_path_factory.mktemp("windows-headers")
     win = (root / "python", root / "numpy")
     shutil.copytree(python, win[0])
@@ -76,9 +76,11 @@ def headers(tmp_path_factory):
     return out
 
 
-def _zig_cc(target, include, source, *flags):
-    """Run ``zig cc -fsyntax-only`` on one file for one target; the completed process."""
-    cmd = [sys.executable, "-m", "ziglang", "cc", "-target", target, "-fsyntax-only",
+def _zig_cc(target, include, source, *flags, assembly=None):
+    """Run ``zig cc -fsyntax-only`` on one file for one target, or with ``assembly`` (a
+    path) ``zig cc -S`` into that file; the completed process."""
+    mode = ["-fsyntax-only"] if assembly is None else ["-S", "-o", str(assembly)]
+    cmd = [sys.executable, "-m", "ziglang", "cc", "-target", target, *mode,
            "-isystem", str(include[0]), "-isystem", str(include[1]),
            "-I", str(CSRC), "-I", str(source.parent), "-Wno-unused-command-line-argument",
            *flags, str(source)]
@@ -157,10 +159,7 @@ def _fused_by_function(target, include, source, out):
     """{function: number of fused instructions} in ``source`` compiled to assembly (the
     file ``out``) for ``target`` with the build's flags (local labels, .L..., count to
     their function)."""
-    cmd = [sys.executable, "-m", "ziglang", "cc", "-target", target, "-S", *_build_flags(),
-           "-isystem", str(include[0]), "-isystem", str(include[1]), "-I", str(CSRC),
-           "-I", str(source.parent), "-w", str(source), "-o", str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    proc = _zig_cc(target, include, source, *_build_flags(), "-w", assembly=out)
     assert proc.returncode == 0 and out.exists(), (
         f"{source.relative_to(ROOT)} does not compile to assembly for {target}:\n"
         f"{proc.stderr[-4000:]}")
@@ -180,9 +179,8 @@ def test_the_build_does_not_contract_into_fma():
 
 @pytest.mark.parametrize("target", sorted(FUSED))
 @pytest.mark.parametrize("source", HAND_WRITTEN, ids=lambda p: p.name)
-def test_hand_written_c_fuses_only_where_it_asks(source, target, tmp_path):
-    python, numpy = Path(sysconfig.get_paths()["include"]), Path(np.get_include())
-    fused = _fused_by_function(target, (python, numpy), source, tmp_path / "out.s")
+def test_hand_written_c_fuses_only_where_it_asks(source, target, headers, tmp_path):
+    fused = _fused_by_function(target, headers[target], source, tmp_path / "out.s")
     asked = ASKS_FOR_FMA if target.startswith("x86_64") else set()
     assert not set(fused) - asked, (
         f"{source.name} on {target}: fused multiply-adds the code does not ask for in "
@@ -200,10 +198,9 @@ def test_the_functions_allowed_fma_ask_for_it():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("source", GENERATED, ids=lambda p: p.stem)
-def test_generated_c_fuses_nothing_on_aarch64(source, tmp_path):
-    python, numpy = Path(sysconfig.get_paths()["include"]), Path(np.get_include())
-    fused = _fused_by_function("aarch64-linux-gnu", (python, numpy), source,
-                               tmp_path / "out.s")
+def test_generated_c_fuses_nothing_on_aarch64(source, headers, tmp_path):
+    target = "aarch64-linux-gnu"
+    fused = _fused_by_function(target, headers[target], source, tmp_path / "out.s")
     assert not fused, f"{source.name}: fused multiply-adds in {sorted(fused)}"
 
 
