@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from .._validation import (Boolean, DeparturesRule, Integer, NonNegative, Options, Positive,
                            as_format, check_int, check_kernel_rows, check_magnitude,
-                           check_params, check_sparse_structure, kernel_rules, load_backend)
+                           check_params, check_sparse_structure, kernel_rules, load_backend,
+                           resolve_gamma)
 from ..base import _ARRAY_CHECKS, BaseKernelClassifier, SupportVectorsMixin
 from . import cccp as _cccp
 from . import online_asvmr as _strategies
@@ -283,8 +284,10 @@ class _ActiveLearner:
     Parameters
     ----------
     C, kernel, gamma, degree, coef0, tol, min_gain, max_non_sv, backend
-        As :class:`refsvm.OnlineRampSVM` (``gamma`` must be a number here; the inner
-        loop runs as printed, ``shrinking=False``).
+        As :class:`refsvm.OnlineRampSVM` (the inner loop runs as printed,
+        ``shrinking=False``).  ``gamma`` "scale" (the default) or "auto" is resolved on
+        the stream of each ``run``, as :class:`sklearn.svm.SVC` resolves it on its
+        training set; the value used is ``gamma_``.
     stop, fit_intercept : default "gain", False
         As :class:`refsvm.OnlineRampSVM`, but the paper's rule and zero-bias model by
         default (these learners reproduce Sec. V.E).
@@ -302,7 +305,7 @@ class _ActiveLearner:
         The oracle's labels; ``classes[1]`` is the positive class.
     """
 
-    _parameter_rules = {**kernel_rules(), "C": Positive(), "gamma": Positive(),
+    _parameter_rules = {**kernel_rules(), "C": Positive(),
                         "tol": Positive(), "min_gain": NonNegative(),
                         "stop": Options(*_reference_module.STOP_RULES),
                         "fit_intercept": Boolean(),
@@ -310,7 +313,7 @@ class _ActiveLearner:
                         "warmup": Integer(minimum=0),
                         "departures": DeparturesRule(DEPARTURES)}
 
-    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, tol=1e-3,
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
                  min_gain=1e-5, max_non_sv=None, backend="cython", classes=(-1, 1),
                  stop="gain", fit_intercept=False, warmup=0, departures=None):
         self.C, self.kernel, self.gamma, self.degree, self.coef0 = C, kernel, gamma, degree, coef0
@@ -320,7 +323,9 @@ class _ActiveLearner:
         check_params(self, self._parameter_rules)
         if len(classes) != 2 or classes[0] == classes[1]:
             raise ValueError(f"classes must be two distinct labels; got {classes!r}")
-        self.params = dict(C=float(C), kernel=kernel, gamma=float(gamma), degree=int(degree),
+        self.params = dict(C=float(C), kernel=kernel,
+                           gamma=gamma if isinstance(gamma, str) else float(gamma),
+                           degree=int(degree),
                            coef0=float(coef0), tol=float(tol), min_gain=float(min_gain),
                            max_non_sv=-1 if max_non_sv is None else int(max_non_sv),
                            stop=stop, fit_intercept=bool(fit_intercept), warmup=int(warmup),
@@ -382,9 +387,11 @@ class _ActiveLearner:
             raise ValueError(f"{x_name} has {X.shape[1]} features, but {type(self).__name__} "
                              f"is expecting {n_features} features as input.")
 
-    def _kernel(self):
-        """(kernel, gamma, degree, coef0) as the state uses them."""
-        return [self.params[k] for k in ("kernel", "gamma", "degree", "coef0")]
+    def _kernel(self, gamma=None):
+        """(kernel, gamma, degree, coef0) as the state uses them: the gamma of the last
+        ``run`` (``gamma_``), or the one given."""
+        return [self.params["kernel"], self.gamma_ if gamma is None else gamma,
+                self.params["degree"], self.params["coef0"]]
 
     def _labels_of(self, f):
         """The class of each decision value: ``classes[1]`` where f > 0."""
@@ -433,7 +440,8 @@ class _ActiveLearner:
         X = self._check_rows(X)
         sparse = sp.issparse(X)
         X = as_format(X, sparse)
-        kernel = self._kernel()
+        gamma = resolve_gamma(self.params["gamma"], X)
+        kernel = self._kernel(gamma)
         sq = check_kernel_rows(X, *kernel, where="the stream")
         if not callable(oracle):
             # an array holds every label: all are checked here (a callable's answers are
@@ -462,7 +470,9 @@ class _ActiveLearner:
 
         saved = self.__dict__.copy()
         try:
-            self.state = self.module.OnlineSVMR(X.shape[1], sparse, **self.params)
+            self.state = self.module.OnlineSVMR(X.shape[1], sparse,
+                                                **{**self.params, "gamma": gamma})
+            self.gamma_ = gamma
             self._max_sqnorm = sq  # the kernel range check of rows to predict
             self.queried = []
             curve = {k: [] for k in ("n_seen", "n_labels", "accuracy", "n_support",

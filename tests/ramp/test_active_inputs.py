@@ -204,3 +204,45 @@ def test_a_test_set_that_does_not_match_is_refused_before_learning(cls):
     with pytest.raises(ValueError, match="NaN"):
         learner.run(X, y, Xbad, yt)
     assert_unchanged(learner, X, before)
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_gamma_scale_is_the_default_resolved_on_each_run(cls):
+    """gamma "scale" (the default, as SVC's) is 1 / (d var(X)) of each run's stream: the
+    run is bit for bit the one with that number given, and ``gamma_`` holds it; "auto"
+    is 1 / d."""
+    from refsvm._validation import resolve_gamma
+
+    X, y = stream()
+    learner = cls()
+    assert learner.gamma == "scale"
+    learner.run(X, y)
+    assert learner.gamma_ == resolve_gamma("scale", X)
+    given = cls(gamma=learner.gamma_)
+    given.run(X, y)
+    np.testing.assert_array_equal(learner.curve_.n_support, given.curve_.n_support)
+    assert learner.decision_function(X).tobytes() == given.decision_function(X).tobytes()
+    # another stream, ten times wider: gamma is resolved again, on it
+    learner.run(10 * X, y)
+    assert learner.gamma_ == resolve_gamma("scale", 10 * X)
+    auto = cls(gamma="auto")
+    auto.run(X, y)
+    assert auto.gamma_ == 1.0 / X.shape[1]
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_a_rejected_run_keeps_the_last_gamma(cls):
+    X, y = stream()
+    learner = cls()
+    learner.run(X, y)
+    gamma, before = learner.gamma_, snapshot(learner, X)
+    with pytest.raises(ValueError, match="oracle"):
+        learner.run(10 * X, y[:-1])
+    assert learner.gamma_ == gamma
+    assert_unchanged(learner, X, before)
+
+
+@pytest.mark.parametrize("gamma", ["median", 0.0, -1.0, float("nan")])
+def test_a_bad_gamma_is_refused_at_construction(gamma):
+    with pytest.raises(ValueError, match="gamma"):
+        QueryAll(gamma=gamma)
