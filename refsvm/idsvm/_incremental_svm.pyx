@@ -20,7 +20,7 @@ module is imported); the departures' settings from the state's ``departures``
 (``refsvm.idsvm.departures.DEPARTURES``), read into the struct ``dep`` when the state is
 made.  ``departures="paper"`` runs the printed increments here as in the reference.
 """
-from libc.math cimport INFINITY, fabs, isfinite, sqrt
+from libc.math cimport INFINITY, fabs, fmax, isfinite, sqrt
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memmove, memset
 
@@ -49,6 +49,7 @@ from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
 from refsvm.idsvm.departures import DEPARTURES
 from refsvm.idsvm.departures.exactness import ExactnessError
+from refsvm.idsvm.departures.refinement import ROUND_UNIT as _ROUND_UNIT
 from refsvm.idsvm.departures.steep_ties import STEEP_SPAN as _STEEP_SPAN
 from refsvm.idsvm.state_format import kkt_diagnostics, state_arrays
 
@@ -79,6 +80,7 @@ cdef double EPS_PIVOT_SCALE = _constants.EPS_PIVOT_SCALE
 cdef double EPS_PIVOT_ABS = _constants.EPS_PIVOT_ABS
 cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
 cdef double EPS_MACH = _constants.EPS_MACH
+cdef double ROUND_UNIT = _ROUND_UNIT
 cdef int KKT_G = _core_exactness.KKT_G
 cdef int KKT_H = _core_exactness.KKT_H
 
@@ -799,14 +801,15 @@ cdef class IncrementalSVMState(StreamLearner):
 
     cdef bint _correct(self, double smax, bint last, double* rmax) noexcept nogil:
         """One step of the refinement of beta: rmax = max|rho| (self.rho, the residual M
-        beta + m); 1 when it is at most refine_tol smax or this was the ``last`` check, else
+        beta + m); 1 when it is at most max(refine_tol, (ns + 2) u) smax (the round-off of
+        its own sums, refinement.py's ``_correct``) or this was the ``last`` check, else
         beta <- beta - Rinv rho and 0 (_refine, _refined_rates)."""
         cdef Py_ssize_t nn = self.ms.ns + 1, a
         rmax[0] = 0.0
         for a in range(nn):
             if fabs(self.rho[a]) > rmax[0]:
                 rmax[0] = fabs(self.rho[a])
-        if rmax[0] <= self.dep.refine_tol * smax or last:
+        if rmax[0] <= fmax(self.dep.refine_tol, <double> (nn + 1) * ROUND_UNIT) * smax or last:
             return 1
         bordered_beta_sym(self.ms.R, self.ms.ld, nn, self.rho, self.dbeta, self.rows)
         for a in range(nn):

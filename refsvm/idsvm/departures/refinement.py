@@ -7,7 +7,9 @@ streams, and the near-duplicates of ``tests/idsvm/test_degenerate.py``) that bet
 residuals |M beta + m| ~1e-7; the rates computed from it flip sign at random and the
 adiabatic loop cycles.  Refined against M itself (at most ``refine`` corrections
 beta <- beta - R (M beta + m), until the residual is below ``refine_tol`` of the scale
-of its terms) the residual is at round-off; when refinement does not converge (above
+of its terms, or within the round-off of its own sums, (k + 2) u of that scale for k
+margin vectors, u = 2^-53: above ``refine_tol`` = 1e-14 from k = 88 on) the residual is
+at round-off; when refinement does not converge (above
 ``refactor_above``) R is refactorised from the kernel columns and beta computed again.
 
 Docs: ``docs/cauwenberghs_poggio.rst``, "Safeguards" (item 1).
@@ -20,6 +22,9 @@ from ...core.bordered import dot as _dot
 from ...core.bordered import matvec as _matvec
 
 __all__ = ["Refinement"]
+
+#: the unit round-off of float64, 2^-53
+ROUND_UNIT = 2.0 ** -53
 
 
 class Refinement:
@@ -62,10 +67,13 @@ class Refinement:
 
     def _correct(self, beta, rho, smax, last):
         """One step of the refinement of beta from its residual rho = M beta + m:
-        (beta, max|rho|, done), done when max|rho| <= refine_tol smax or this was the
-        ``last`` check, else beta - Rinv rho."""
+        (beta, max|rho|, done), done when max|rho| <= max(refine_tol, (k + 2) u) smax (k + 1
+        = beta.size) or this was the ``last`` check, else beta - Rinv rho."""
         rmax = float(np.max(np.abs(rho)))
-        if rmax <= self.departures["refine_tol"] * smax or last:
+        # a residual within the round-off of its own sums ((k + 2) terms: u (k + 2) of
+        # their scale, u = 2^-53) is as small as a correction can make it
+        tol = max(self.departures["refine_tol"], (beta.size + 1) * ROUND_UNIT)
+        if rmax <= tol * smax or last:
             return beta, rmax, True
         return beta + bordered_beta(self.Rinv, rho), rmax, False
 
