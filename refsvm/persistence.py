@@ -206,8 +206,8 @@ def _check_attributes(est, attrs, n_states, path):
     classes = attrs["classes_"]
     if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.shape[0] < 2:
         bad("classes_", "must be a 1-D array of at least two labels")
-    if classes.dtype.kind not in "iufUSO" or np.unique(classes).shape[0] != classes.shape[0]:
-        bad("classes_", "labels must be distinct numbers or strings")
+    if classes.dtype.kind not in "biufUSO" or np.unique(classes).shape[0] != classes.shape[0]:
+        bad("classes_", "labels must be distinct booleans, numbers or strings")
     if n_states != (1 if classes.shape[0] == 2 else classes.shape[0]):
         bad("classes_", f"{classes.shape[0]} classes do not match {n_states} state(s)")
     if not isinstance(attrs["_sparse_"], bool):

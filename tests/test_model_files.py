@@ -504,3 +504,19 @@ def test_a_state_with_an_empty_margin_set_round_trips(family, backend):
             state.step(x, t)
             again.step(x, t)
     np.testing.assert_array_equal(again.decision_function(X), state.decision_function(X))
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_model_of_boolean_labels_loads(name, tmp_path):
+    """Labels of dtype bool (y = x_0 > 0) are learned, saved and loaded: the file's check
+    of ``classes_`` takes booleans as it takes numbers and strings."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(80, 3))
+    y = X[:, 0] + 0.3 * rng.normal(size=80) > 0
+    model = REGISTRY[name]("cython").fit(X, y)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    loaded = refsvm.load(path)
+    assert loaded.classes_.dtype == np.bool_
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.decision_function(X).tobytes() == model.decision_function(X).tobytes()
