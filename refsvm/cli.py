@@ -292,7 +292,9 @@ def main(argv=None):
                       scheduler=args.scheduler, out=args.out, data_home=args.data_home,
                       fmt=args.format, only=args.only, progress=not args.no_progress,
                       run=not args.no_run, record=args.record, sample=args.sample)
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
+            # OSError: an --out or --record path that is a file, a scheduler that does
+            # not answer, ...
             parser.error(str(exc))
         except Interrupted as exc:
             print(str(exc), file=sys.stderr)
@@ -334,7 +336,11 @@ def trace_command(args, parser, out=None):
     if args.plot:
         from .tracing.plots import plot_run
 
-        for path in plot_run(result, args.plot):
+        try:
+            paths = plot_run(result, args.plot)
+        except OSError as exc:              # --plot names a file, or a directory not writable
+            parser.error(str(exc))
+        for path in paths:
             print(f"figure: {path}", file=sys.stderr)
     return 0
 

@@ -47,3 +47,21 @@ def test_main_rejects_tiny_runs(capsys):
     with pytest.raises(SystemExit):
         cli.main(["compare", "--n-samples", "3"])
     assert "at least 10" in capsys.readouterr().err
+
+
+def test_an_output_path_that_is_a_file_is_an_error_line(tmp_path, capsys):
+    """--out, --record and --plot naming an existing file: parser's error line and exit
+    2, no traceback (they raised NotADirectoryError / FileExistsError)."""
+    import pytest
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for argv in (["reproduce", "bagnell", "--no-run", "--out", str(afile)],
+                 ["reproduce", "bagnell", "--quick", "--no-run", "--record", str(afile),
+                  "--out", str(tmp_path / "o1")],
+                 ["trace", "onlinesvmr", "--n-samples", "5", "--plot", str(afile)]):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv)
+        assert exc.value.code == 2, argv
+        err = capsys.readouterr().err
+        assert "refsvm" in err and "error:" in err and str(afile) in err, (argv, err)
