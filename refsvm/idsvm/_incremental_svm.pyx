@@ -49,7 +49,6 @@ from refsvm.core.kernels import Kernel, SparseRow
 from refsvm.idsvm import constants as _constants
 from refsvm.idsvm.departures import DEPARTURES
 from refsvm.idsvm.departures.exactness import ExactnessError
-from refsvm.idsvm.departures.refinement import ROUND_UNIT as _ROUND_UNIT
 from refsvm.idsvm.departures.steep_ties import STEEP_SPAN as _STEEP_SPAN
 from refsvm.idsvm.state_format import kkt_diagnostics, state_arrays
 
@@ -80,7 +79,6 @@ cdef double EPS_PIVOT_SCALE = _constants.EPS_PIVOT_SCALE
 cdef double EPS_PIVOT_ABS = _constants.EPS_PIVOT_ABS
 cdef long long STEPS_PER_EXAMPLE = _constants.STEPS_PER_EXAMPLE
 cdef double EPS_MACH = _constants.EPS_MACH
-cdef double ROUND_UNIT = _ROUND_UNIT
 cdef int KKT_G = _core_exactness.KKT_G
 cdef int KKT_H = _core_exactness.KKT_H
 
@@ -809,7 +807,7 @@ cdef class IncrementalSVMState(StreamLearner):
         for a in range(nn):
             if fabs(self.rho[a]) > rmax[0]:
                 rmax[0] = fabs(self.rho[a])
-        if rmax[0] <= fmax(self.dep.refine_tol, <double> (nn + 1) * ROUND_UNIT) * smax or last:
+        if rmax[0] <= fmax(self.dep.refine_tol, <double> (nn + 1) * (0.5 * EPS_MACH)) * smax or last:
             return 1
         bordered_beta_sym(self.ms.R, self.ms.ld, nn, self.rho, self.dbeta, self.rows)
         for a in range(nn):

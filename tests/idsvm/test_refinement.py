@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from refsvm.idsvm import incremental_svm as idsvm
-from refsvm.idsvm.departures.refinement import ROUND_UNIT
+from refsvm.idsvm.constants import EPS_MACH
 
 from ..conftest import assert_states_equal
 from .test_oracle import assert_kkt, assert_matches_svc
@@ -24,10 +24,6 @@ def _wide_stream(n=300, d=60, seed=0):
     return X, np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
 
 
-def test_round_unit_is_half_the_machine_epsilon():
-    assert ROUND_UNIT == np.finfo(np.float64).eps / 2
-
-
 @pytest.mark.parametrize("k", [None, 300])
 def test_a_correction_stops_within_the_round_off_of_the_residual(k):
     X, y = _wide_stream(60, 5)
@@ -35,7 +31,7 @@ def test_a_correction_stops_within_the_round_off_of_the_residual(k):
     st.run(X, y, range(60))
     k = st.Rinv.shape[0] - 1 if k is None else k        # None: the state's own margin set
     beta, smax = np.linspace(-1.0, 1.0, k + 1), 3.0
-    level = max(st.departures["refine_tol"], (k + 2) * ROUND_UNIT) * smax
+    level = max(st.departures["refine_tol"], (k + 2) * (0.5 * EPS_MACH)) * smax
     # (k + 2) u is above refine_tol = 1e-14 from k = 88 on
     assert (level > 1e-14 * smax) == (k >= 88)
     rho = np.zeros(k + 1)

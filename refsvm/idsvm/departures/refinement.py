@@ -20,11 +20,9 @@ import numpy as np
 from ...core.bordered import bordered_beta
 from ...core.bordered import dot as _dot
 from ...core.bordered import matvec as _matvec
+from ..constants import EPS_MACH
 
 __all__ = ["Refinement"]
-
-#: the unit round-off of float64, 2^-53
-ROUND_UNIT = 2.0 ** -53
 
 
 class Refinement:
@@ -71,8 +69,8 @@ class Refinement:
         = beta.size) or this was the ``last`` check, else beta - Rinv rho."""
         rmax = float(np.max(np.abs(rho)))
         # a residual within the round-off of its own sums ((k + 2) terms: u (k + 2) of
-        # their scale, u = 2^-53) is as small as a correction can make it
-        tol = max(self.departures["refine_tol"], (beta.size + 1) * ROUND_UNIT)
+        # their scale, u = EPS_MACH / 2 = 2^-53) is as small as a correction can make it
+        tol = max(self.departures["refine_tol"], (beta.size + 1) * (0.5 * EPS_MACH))
         if rmax <= tol * smax or last:
             return beta, rmax, True
         return beta + bordered_beta(self.Rinv, rho), rmax, False
